@@ -1,0 +1,21 @@
+// The models' predictions for the seeds' classic tables, as report sections.
+// Pure C++: these run on any machine, GPU or not.
+#pragma once
+
+#include "memhier/report/document.hpp"
+
+namespace memhier::bench {
+
+/// Bank-conflict degree and wavefronts for strides 1..33 and 64, for 4-, 8- and
+/// 16-byte accesses, beside the seed's gcd(stride, 32) table.
+report::Section predicted_bank_strides();
+
+/// The transpose tile variants (unpadded, padded, swizzled) and the naive
+/// transpose's global accesses.
+report::Section predicted_transpose_tiles();
+
+/// The lecture's global-memory scenarios: aligned, permuted, misaligned, one word,
+/// scattered; sectors, lines and bus utilization for caching and non-caching loads.
+report::Section predicted_coalescing();
+
+}  // namespace memhier::bench

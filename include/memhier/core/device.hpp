@@ -1,0 +1,48 @@
+// What the CUDA runtime says about the machine: device properties and versions.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace memhier::core {
+
+/// Exit status of any GPU command on a machine without a usable CUDA device.
+inline constexpr int kExitNoDevice = 3;
+
+/// Properties of one CUDA device, read through the runtime API.
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int sm_clock_khz = 0;          ///< maximum SM clock
+  int mem_clock_khz = 0;         ///< peak memory clock
+  int mem_bus_width_bits = 0;
+  std::size_t global_mem_bytes = 0;
+  int l2_bytes = 0;
+  int persisting_l2_max_bytes = 0;
+  int smem_per_block = 0;
+  int smem_per_block_optin = 0;
+  int smem_per_sm = 0;
+  int regs_per_sm = 0;
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  bool ecc = false;
+
+  /// 2 × memory clock × bus width: the datasheet DRAM bandwidth, GB/s.
+  double peak_dram_gbps() const;
+};
+
+/// Driver and runtime versions as "13.0"; driver empty when no driver is loaded.
+struct Versions {
+  std::string runtime;
+  std::string driver;
+};
+
+Versions cuda_versions();
+
+/// The device `ordinal`, or nullopt with `why` set to one sentence (no driver, no
+/// device, ordinal out of range).
+std::optional<DeviceInfo> query_device(int ordinal, std::string* why);
+
+}  // namespace memhier::core

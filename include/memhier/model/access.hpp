@@ -1,0 +1,56 @@
+// What one warp-wide memory instruction costs, from each lane's byte address.
+// All the rules live in src/model/access.cpp so that they can be corrected in one
+// place when the profiler disagrees.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace memhier::model {
+
+inline constexpr int kWarpSize = 32;
+
+/// One warp instruction: a byte address per lane, the access width, active lanes.
+struct WarpAccess {
+  std::array<std::uint64_t, kWarpSize> address{};
+  std::uint32_t active_mask = 0xffffffffu;
+  int width_bytes = 4;    ///< 1, 2, 4, 8 or 16
+  bool is_store = false;
+
+  bool active(int lane) const { return (active_mask >> lane) & 1u; }
+};
+
+/// True when width is one of the native access sizes 1, 2, 4, 8, 16.
+bool valid_width(int width_bytes);
+
+/// Shared-memory cost of one instruction (32 banks of 4 bytes).
+struct SharedCost {
+  int wavefronts = 0;        ///< shared-memory passes the instruction needs
+  int ideal_wavefronts = 0;  ///< phases that carry data (1, 2 or 4 for a full warp)
+  int conflicts = 0;         ///< wavefronts - ideal_wavefronts
+  int degree = 0;            ///< worst number of distinct words one bank serves in one phase
+  int phases = 1;            ///< 1 (<= 4 bytes), 2 (8 bytes), 4 (16 bytes)
+  std::array<int, kWarpSize> lane_bank{};   ///< bank of each lane's first word, -1 if inactive
+  std::array<int, kWarpSize> bank_words{};  ///< worst distinct-word count per bank over phases
+};
+
+/// Applies the bank rules: lanes that touch the same 32-bit word count it once
+/// (broadcast on loads, one writer on stores); 8-byte accesses are served in
+/// half-warp phases, 16-byte accesses in quarter-warp phases.
+SharedCost shared_cost(const WarpAccess& w);
+
+/// Global-memory cost of one instruction.
+struct GlobalCost {
+  int requests = 0;          ///< 1 when any lane is active
+  int sectors = 0;           ///< distinct 32-byte sectors touched
+  int lines = 0;             ///< distinct 128-byte lines touched
+  int ideal_sectors = 0;     ///< ceil(bytes_needed / 32): the fewest sectors that could carry them
+  int bytes_needed = 0;      ///< distinct bytes the active lanes touch
+  double sectors_per_request = 0.0;
+  double caching_utilization = 0.0;     ///< bytes_needed / (lines * 128)
+  double noncaching_utilization = 0.0;  ///< bytes_needed / (sectors * 32)
+};
+
+GlobalCost global_cost(const WarpAccess& w);
+
+}  // namespace memhier::model

@@ -1,0 +1,59 @@
+// Architecture table: the per-SM and per-block limits that decide occupancy and
+// the memory geometry (banks, lines, sectors) the access models use.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memhier::model {
+
+/// Limits of one compute capability, as documented in the CUDA programming guide
+/// (tables "Technical Specifications per Compute Capability") and cuda_occupancy.h.
+struct ArchSpec {
+  int cc_major = 0;
+  int cc_minor = 0;
+  std::string name;  ///< family name, e.g. "Hopper"
+
+  int warp_size = 32;
+  int max_threads_per_block = 1024;
+  int max_warps_per_sm = 0;
+  int max_blocks_per_sm = 0;
+
+  int regs_per_sm = 65536;           ///< 32-bit registers per SM
+  int max_regs_per_block = 65536;    ///< 32-bit registers one block may use
+  int max_regs_per_thread = 255;
+  int reg_alloc_unit = 256;          ///< registers are allocated per warp in this unit
+  int sm_sub_partitions = 4;         ///< the register file is split evenly among these
+
+  int smem_per_sm = 0;               ///< largest shared-memory carveout, bytes
+  int smem_per_block_default = 48 * 1024;  ///< without cudaFuncAttributeMaxDynamicSharedMemorySize
+  int smem_per_block_optin = 0;      ///< largest dynamic + static per block with the opt-in
+  int smem_reserved_per_block = 0;   ///< bytes the system reserves in each resident block
+  int smem_alloc_unit = 128;         ///< shared memory is allocated per block in this unit
+  /// Selectable shared-memory sizes per SM, KiB, ascending; the last equals smem_per_sm.
+  /// A carveout request is rounded up to the first entry that holds it.
+  std::vector<int> carveout_kb;
+  int l1_plus_smem_kb = 0;           ///< unified L1 + shared capacity per SM, KiB
+
+  int shared_banks = 32;
+  int bank_width_bytes = 4;
+  int cache_line_bytes = 128;
+  int sector_bytes = 32;
+
+  int cuda_cores_per_sm = 0;         ///< fp32 lanes per SM (FMA per clock)
+
+  /// "9.0"
+  std::string cc() const;
+};
+
+/// Every compute capability memhier knows, in ascending order.
+const std::vector<ArchSpec>& all_archs();
+
+/// The spec for `major.minor`, or nullptr when memhier has no table for it.
+const ArchSpec* find_arch(int major, int minor);
+
+/// Parses "9.0", "90", "sm_90", "sm_90a" or "compute_90"; nullptr when unknown or malformed.
+const ArchSpec* find_arch(const std::string& cc);
+
+}  // namespace memhier::model

@@ -1,0 +1,92 @@
+// The report's data model: plain records that every writer renders the same way.
+// No CUDA here: a report never touches the device.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memhier::report {
+
+inline constexpr int kSchemaVersion = 1;
+inline constexpr const char* kSchemaName = "memhier.report";
+
+/// One table cell: empty, text, or a number shown with a fixed precision.
+struct Value {
+  enum class Kind { empty, text, number };
+  Kind kind = Kind::empty;
+  std::string text;
+  double number = 0.0;
+  int precision = 0;  ///< digits after the point when shown
+
+  static Value none() { return {}; }
+  static Value str(std::string s) { return {Kind::text, std::move(s), 0.0, 0}; }
+  static Value num(double v, int precision = 0) { return {Kind::number, {}, v, precision}; }
+  static Value integer(std::int64_t v) { return {Kind::number, {}, static_cast<double>(v), 0}; }
+
+  /// As shown in text formats ("12.50", "n/a" for non-finite numbers, "" for empty).
+  std::string display() const;
+};
+
+struct Column {
+  std::string name;
+  std::string unit;  ///< "", "B", "GB/s", "cycles", "%", ...
+  std::string key;   ///< JSON/CSV key; derived from name when empty
+};
+
+struct Table {
+  std::string id;     ///< stable, used for anchors and file names
+  std::string title;
+  std::string caption;
+  std::vector<Column> columns;
+  std::vector<std::vector<Value>> rows;  ///< each row has columns.size() cells
+  std::vector<std::string> notes;
+};
+
+struct Series {
+  std::string name;
+  std::vector<double> x;  ///< ignored by bar charts (categories instead)
+  std::vector<double> y;
+};
+
+struct Chart {
+  enum class Kind { line, bar };
+  std::string id;
+  std::string title;
+  Kind kind = Kind::line;
+  std::string x_label, x_unit;
+  std::string y_label, y_unit;
+  bool log_x = false;
+  bool log_y = false;
+  std::vector<std::string> categories;  ///< bar charts: one per y value
+  std::vector<Series> series;
+};
+
+struct Section {
+  std::string id;
+  std::string title;
+  std::vector<std::string> paragraphs;
+  std::vector<Table> tables;
+  std::vector<Chart> charts;
+};
+
+/// Where and how the figures were made.
+struct Meta {
+  std::string tool = "memhier";
+  std::string version;
+  std::string command;     ///< the command line that produced the document
+  std::string date_utc;    ///< ISO 8601
+  std::string host;
+  std::string toolkit;     ///< "CUDA 13.0"
+  std::string driver;      ///< empty without a GPU
+  std::string device;      ///< "NVIDIA H100 80GB HBM3 (cc 9.0)" or "none"
+  std::string git_commit;
+};
+
+struct Document {
+  std::string title;
+  Meta meta;
+  std::vector<Section> sections;
+};
+
+}  // namespace memhier::report

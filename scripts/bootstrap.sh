@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs what memhier needs to build, and only what is missing.
+# Exit 0 when everything is present (or was installed), nonzero otherwise.
+set -euo pipefail
+
+# command-or-file to check -> Debian package that provides it
+declare -A need=(
+  [cmake]=cmake
+  [ninja]=ninja-build
+  [/usr/include/CLI/CLI.hpp]=libcli11-dev
+  [/usr/include/nlohmann/json.hpp]=nlohmann-json3-dev
+  [/usr/include/fmt/format.h]=libfmt-dev
+  [/usr/include/gtest/gtest.h]=libgtest-dev
+)
+
+missing=()
+for what in "${!need[@]}"; do
+  if [[ $what == /* ]]; then
+    [[ -e $what ]] || missing+=("${need[$what]}")
+  else
+    command -v "$what" >/dev/null 2>&1 || missing+=("${need[$what]}")
+  fi
+done
+
+# CMake 3.24 or newer: the presets and CUDA architecture handling need it.
+if command -v cmake >/dev/null 2>&1; then
+  v=$(cmake --version | awk 'NR==1{print $3}')
+  if [[ $(printf '%s\n3.24\n' "$v" | sort -V | head -n1) != 3.24 ]]; then
+    echo "bootstrap: cmake $v is older than 3.24; install a newer CMake (e.g. 'pip install cmake' or Kitware's apt repository)." >&2
+    exit 1
+  fi
+fi
+
+if ((${#missing[@]})); then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+  if [[ $(id -u) -eq 0 ]]; then
+    echo "bootstrap: installing ${missing[*]}"
+    (apt-get install -y --no-install-recommends "${missing[@]}" ||
+      { apt-get update -qq && apt-get install -y --no-install-recommends "${missing[@]}"; }) >/dev/null
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    echo "bootstrap: installing ${missing[*]} with sudo"
+    (sudo apt-get install -y --no-install-recommends "${missing[@]}" ||
+      { sudo apt-get update -qq && sudo apt-get install -y --no-install-recommends "${missing[@]}"; }) >/dev/null
+  else
+    echo "bootstrap: missing packages; run as root: sudo $cmd" >&2
+    exit 1
+  fi
+fi
+
+# nvcc: from PATH, CUDACXX, or the default installation folder.
+if ! command -v nvcc >/dev/null 2>&1 && [[ -z ${CUDACXX:-} ]] && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "bootstrap: the CUDA toolkit (nvcc) was not found; install CUDA 12 or newer and put its bin folder on PATH." >&2
+  exit 1
+fi
+exit 0

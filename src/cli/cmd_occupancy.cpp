@@ -1,0 +1,111 @@
+// memhier occupancy: how many blocks fit on an SM, what limits them, what would help.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "memhier/model/occupancy.hpp"
+
+namespace memhier::cli {
+namespace {
+
+struct OccOptions {
+  std::string cc = "9.0";
+  std::string block = "256";
+  int regs = 32;
+  std::string smem = "0";
+  std::string static_smem = "0";
+  int carveout = -1;
+  bool json = false;
+};
+
+std::string kib(int bytes) { return fmt::format("{:.1f} KiB", bytes / 1024.0); }
+
+int run_occupancy(const OccOptions& o) {
+  const model::ArchSpec* arch = model::find_arch(o.cc);
+  if (!arch) {
+    std::string known;
+    for (const auto& a : model::all_archs()) known += (known.empty() ? "" : ", ") + a.cc();
+    throw UsageError("unknown compute capability '" + o.cc + "'; known: " + known + ".");
+  }
+  const std::vector<int> b = parse_block(o.block);
+  model::LaunchResources r;
+  r.block_threads = b[0] * b[1] * b[2];
+  r.regs_per_thread = o.regs;
+  const std::int64_t dyn = parse_size(o.smem, "--smem");
+  const std::int64_t st = parse_size(o.static_smem, "--static-smem");
+  if (dyn > (1 << 30) || st > (1 << 30)) throw UsageError("shared memory size is too large.");
+  r.dynamic_smem_bytes = static_cast<int>(dyn);
+  r.static_smem_bytes = static_cast<int>(st);
+  r.carveout_percent = o.carveout;
+  model::OccupancyResult res;
+  try {
+    res = model::occupancy(*arch, r);
+  } catch (const model::OccupancyError& e) {
+    throw UsageError(e.message);
+  }
+  const std::string advice = model::occupancy_advice(*arch, r, res);
+  if (o.json) {
+    nlohmann::json j = json_header("memhier.occupancy", make_meta(false));
+    j["cc"] = arch->cc();
+    j["block_threads"] = r.block_threads;
+    j["regs_per_thread"] = r.regs_per_thread;
+    j["dynamic_smem_bytes"] = r.dynamic_smem_bytes;
+    j["static_smem_bytes"] = r.static_smem_bytes;
+    j["carveout_percent"] = r.carveout_percent;
+    j["blocks_per_sm"] = res.blocks_per_sm;
+    j["active_warps"] = res.active_warps;
+    j["max_warps"] = res.max_warps;
+    j["occupancy"] = res.occupancy;
+    j["limiter"] = model::to_string(res.limiter);
+    j["bounds"] = {{"warps", res.blocks_by_warps},
+                   {"blocks", res.blocks_by_blocks},
+                   {"registers", res.blocks_by_registers},
+                   {"shared_memory", res.blocks_by_smem}};
+    j["regs_per_block"] = res.regs_per_block;
+    j["smem_per_block"] = res.smem_per_block;
+    j["smem_carveout_bytes"] = res.smem_carveout_bytes;
+    j["advice"] = advice;
+    print_json(j);
+    return kExitOk;
+  }
+  std::cout << fmt::format(
+      "compute capability {} ({}): block {} threads, {} registers/thread, {} shared/block "
+      "({} static + {} dynamic), carveout {}\n",
+      arch->cc(), arch->name, r.block_threads, r.regs_per_thread,
+      kib(r.static_smem_bytes + r.dynamic_smem_bytes), kib(r.static_smem_bytes),
+      kib(r.dynamic_smem_bytes), r.carveout_percent < 0 ? "default" : fmt::format("{}%", r.carveout_percent));
+  std::cout << fmt::format("  blocks per SM   {}\n", res.blocks_per_sm);
+  std::cout << fmt::format("  active warps    {} of {}\n", res.active_warps, res.max_warps);
+  std::cout << fmt::format("  occupancy       {:.1f}%\n", 100.0 * res.occupancy);
+  std::cout << fmt::format("  limiter         {}\n", model::to_string(res.limiter));
+  std::cout << fmt::format(
+      "  blocks allowed by each resource: warps {}, blocks {}, registers {} ({} per block), "
+      "shared memory {} ({} per block of a {} carveout)\n",
+      res.blocks_by_warps, res.blocks_by_blocks, res.blocks_by_registers, res.regs_per_block,
+      res.blocks_by_smem, kib(res.smem_per_block), kib(res.smem_carveout_bytes));
+  std::cout << "  advice          " << (advice.empty() ? "none: occupancy is 100%." : advice)
+            << '\n';
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_occupancy(CLI::App& app, int& rc) {
+  auto o = std::make_shared<OccOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "occupancy", "Blocks and warps per SM, the limiter, and the smallest change that helps");
+  sub->add_option("--cc", o->cc, "Compute capability: 7.0 7.5 8.0 8.6 8.9 9.0 10.0 12.0 (default 9.0)");
+  sub->add_option("--block", o->block, "Threads per block, or a shape such as 32x8 (default 256)");
+  sub->add_option("--regs", o->regs, "Registers per thread (default 32)");
+  sub->add_option("--smem", o->smem, "Dynamic shared memory per block: 48K, 100KiB, 4096 (default 0)");
+  sub->add_option("--static-smem", o->static_smem, "Static shared memory per block (default 0)");
+  sub->add_option("--carveout", o->carveout,
+                  "Preferred shared-memory carveout, percent 0..100 (default: the driver's choice)");
+  sub->add_flag("--json", o->json, "Print JSON");
+  sub->callback([o, &rc] { rc = run_occupancy(*o); });
+}
+
+}  // namespace memhier::cli

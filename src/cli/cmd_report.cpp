@@ -1,0 +1,70 @@
+// memhier report: everything registered, as terminal tables and as files.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "memhier/bench/model_tables.hpp"
+#include "memhier/report/writers.hpp"
+
+namespace memhier::cli {
+namespace {
+
+struct ReportOptions {
+  std::string out = "memhier-report";
+  bool json = false;
+  bool quiet = false;
+};
+
+void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::binary);
+  f << text;
+  if (!f) throw std::runtime_error("cannot write " + p.string() + ".");
+}
+
+int run_report(const ReportOptions& o) {
+  report::Document doc;
+  doc.title = "memhier report";
+  doc.meta = make_meta(true);
+  doc.sections.push_back(bench::predicted_bank_strides());
+  doc.sections.push_back(bench::predicted_transpose_tiles());
+  doc.sections.push_back(bench::predicted_coalescing());
+
+  if (!o.out.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec) throw UsageError("cannot create the output folder '" + o.out + "': " + ec.message() + ".");
+    const std::filesystem::path dir(o.out);
+    write_file(dir / "index.html", report::to_html(doc));
+    write_file(dir / "report.md", report::to_markdown(doc));
+    write_file(dir / "results.json", report::to_json(doc).dump(2) + "\n");
+  }
+  if (o.json) {
+    print_json(report::to_json(doc));
+  } else if (!o.quiet) {
+    std::cout << report::to_terminal(doc);
+  }
+  if (!o.out.empty() && !o.json)
+    std::cout << fmt::format("\nWrote {0}/index.html, {0}/report.md and {0}/results.json.\n", o.out);
+  return kExitOk;
+}
+
+}  // namespace
+
+CLI::App* add_report(CLI::App& app, int& rc) {
+  auto o = std::make_shared<ReportOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "report", "Run everything registered and write the report (the default command)");
+  sub->add_option("--out", o->out, "Folder for index.html, report.md, results.json "
+                                   "(default memhier-report; '' writes no files)");
+  sub->add_flag("--json", o->json, "Print the whole report as JSON on stdout");
+  sub->add_flag("--quiet", o->quiet, "Print only where the files went");
+  sub->callback([o, &rc] { rc = run_report(*o); });
+  return sub;
+}
+
+}  // namespace memhier::cli

@@ -1,0 +1,15 @@
+// Each subcommand registers its options and sets `rc` when it runs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace memhier::cli {
+
+void add_analyze(CLI::App& app, int& rc);
+void add_occupancy(CLI::App& app, int& rc);
+void add_info(CLI::App& app, int& rc);
+void add_list(CLI::App& app, int& rc);
+/// Returns the report subcommand, which also runs when no subcommand is given.
+CLI::App* add_report(CLI::App& app, int& rc);
+
+}  // namespace memhier::cli

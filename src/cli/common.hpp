@@ -1,0 +1,60 @@
+// Shared pieces of the memhier command: input parsing, errors, metadata, output.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "memhier/report/document.hpp"
+
+namespace memhier::cli {
+
+/// Exit statuses (documented in the README).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitBadInput = 2;  ///< bad input of any kind: one sentence on stderr
+inline constexpr int kExitNoDevice = 3;  ///< a GPU command on a machine without a usable GPU
+inline constexpr int kExitFailure = 1;   ///< anything else (I/O error, CUDA error)
+
+/// Bad input: the message is one sentence for the user; the command exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// "48K", "48KB", "48KiB", "1M", "49152" -> bytes. Throws UsageError.
+std::int64_t parse_size(const std::string& text, const std::string& what);
+
+/// "32x8", "32x8x2", "256" -> {x, y, z}. Throws UsageError.
+std::vector<int> parse_block(const std::string& text);
+
+/// "k=3" -> {"k", 3}. Throws UsageError.
+std::pair<std::string, std::int64_t> parse_assignment(const std::string& text);
+
+/// A swept variable: "s=1..33" or "s=0..64:4".
+struct Sweep {
+  std::string name;
+  std::int64_t from = 0, to = 0, step = 1;
+  std::vector<std::int64_t> values() const;
+};
+Sweep parse_sweep(const std::string& text);
+
+/// Integer from decimal or 0x hex, throwing UsageError naming `what`.
+std::int64_t parse_integer(const std::string& text, const std::string& what);
+
+/// The command line, date, host, toolkit; with `with_device`, the driver and GPU too.
+report::Meta make_meta(bool with_device);
+
+/// meta as JSON, with the schema name and version every JSON output carries.
+nlohmann::json json_header(const std::string& schema, const report::Meta& meta);
+
+/// Sets the command line recorded in metadata (from main).
+void set_command_line(int argc, char** argv);
+
+/// Prints JSON with two-space indentation and a newline.
+void print_json(const nlohmann::json& j);
+
+}  // namespace memhier::cli

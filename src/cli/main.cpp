@@ -1,0 +1,53 @@
+// memhier: measure, explain and master the memory hierarchy of an NVIDIA GPU.
+#include <iostream>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "memhier/model/expr.hpp"
+
+#ifndef MEMHIER_VERSION
+#define MEMHIER_VERSION "0.0.0"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace memhier;
+  cli::set_command_line(argc, argv);
+  CLI::App app{
+      "memhier: measure, explain and master the memory hierarchy of an NVIDIA GPU.\n"
+      "With no subcommand, runs 'memhier report'.",
+      "memhier"};
+  app.set_version_flag("--version", std::string("memhier ") + MEMHIER_VERSION);
+  app.require_subcommand(0, 1);
+  int rc = cli::kExitOk;
+  cli::add_analyze(app, rc);
+  cli::add_occupancy(app, rc);
+  cli::add_list(app, rc);
+  cli::add_info(app, rc);
+  const CLI::App* report = cli::add_report(app, rc);
+  try {
+    app.parse(argc, argv);
+    if (app.get_subcommands().empty()) {
+      // The default command is the report.
+      app.clear();
+      app.parse(std::vector<std::string>{report->get_name()});
+    }
+    return rc;
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "memhier: " << e.what() << " (see 'memhier --help').\n";
+    return cli::kExitBadInput;
+  } catch (const cli::UsageError& e) {
+    std::cerr << "memhier: " << e.what() << '\n';
+    return cli::kExitBadInput;
+  } catch (const model::ParseError& e) {
+    std::cerr << "memhier: " << e.pretty() << '\n';
+    return cli::kExitBadInput;
+  } catch (const model::EvalError& e) {
+    std::cerr << "memhier: " << e.message << '\n';
+    return cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "memhier: " << e.what() << '\n';
+    return cli::kExitFailure;
+  }
+}

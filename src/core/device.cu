@@ -1,0 +1,87 @@
+#include <cuda_runtime.h>
+
+#include "memhier/core/device.hpp"
+
+namespace memhier::core {
+namespace {
+
+std::string version_string(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+int attribute(cudaDeviceAttr attr, int dev) {
+  int v = 0;
+  // An attribute the driver does not know reads as 0 rather than failing the query.
+  if (cudaDeviceGetAttribute(&v, attr, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return v;
+}
+
+}  // namespace
+
+double DeviceInfo::peak_dram_gbps() const {
+  return 2.0 * mem_clock_khz * 1e3 * (mem_bus_width_bits / 8.0) / 1e9;
+}
+
+Versions cuda_versions() {
+  Versions v;
+  int rt = 0, drv = 0;
+  if (cudaRuntimeGetVersion(&rt) == cudaSuccess) v.runtime = version_string(rt);
+  if (cudaDriverGetVersion(&drv) == cudaSuccess && drv > 0) v.driver = version_string(drv);
+  return v;
+}
+
+std::optional<DeviceInfo> query_device(int ordinal, std::string* why) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    if (why) {
+      if (err == cudaSuccess || err == cudaErrorNoDevice)
+        *why = "no CUDA device is present on this machine.";
+      else if (driver == 0)
+        *why = "no NVIDIA driver is loaded, so this machine has no usable GPU.";
+      else
+        *why = std::string("no usable CUDA device (") + cudaGetErrorString(err) + ").";
+    }
+    cudaGetLastError();
+    return std::nullopt;
+  }
+  if (ordinal < 0 || ordinal >= count) {
+    if (why)
+      *why = "device " + std::to_string(ordinal) + " does not exist (this machine has " +
+             std::to_string(count) + ").";
+    return std::nullopt;
+  }
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, ordinal) != cudaSuccess) {
+    if (why) *why = std::string("cannot read device properties: ") +
+                    cudaGetErrorString(cudaGetLastError()) + ".";
+    return std::nullopt;
+  }
+  DeviceInfo d;
+  d.ordinal = ordinal;
+  d.name = p.name;
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  d.sm_count = p.multiProcessorCount;
+  d.sm_clock_khz = attribute(cudaDevAttrClockRate, ordinal);
+  d.mem_clock_khz = attribute(cudaDevAttrMemoryClockRate, ordinal);
+  d.mem_bus_width_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, ordinal);
+  d.global_mem_bytes = p.totalGlobalMem;
+  d.l2_bytes = p.l2CacheSize;
+  d.persisting_l2_max_bytes = p.persistingL2CacheMaxSize;
+  d.smem_per_block = static_cast<int>(p.sharedMemPerBlock);
+  d.smem_per_block_optin = static_cast<int>(p.sharedMemPerBlockOptin);
+  d.smem_per_sm = static_cast<int>(p.sharedMemPerMultiprocessor);
+  d.regs_per_sm = p.regsPerMultiprocessor;
+  d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+  d.ecc = p.ECCEnabled != 0;
+  return d;
+}
+
+}  // namespace memhier::core

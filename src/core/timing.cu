@@ -1,0 +1,96 @@
+#include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "memhier/core/buffer.hpp"
+#include "memhier/core/timing.hpp"
+
+namespace memhier::core {
+namespace {
+
+// Events created once per call of time_it and destroyed on every path.
+struct EventPair {
+  cudaEvent_t start{}, stop{};
+  EventPair() {
+    MEMHIER_CUDA(cudaEventCreate(&start));
+    MEMHIER_CUDA(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+};
+
+double quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+__global__ void spin_kernel(long long cycles, long long* out) {
+  const long long start = clock64();
+  long long now = start;
+  while (now - start < cycles) now = clock64();
+  if (threadIdx.x == 0) *out = now - start;
+}
+
+}  // namespace
+
+NvtxRange::NvtxRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
+NvtxRange::~NvtxRange() { nvtxRangePop(); }
+
+Timing time_it(const std::function<void(cudaStream_t)>& launch, const TimingOptions& opt) {
+  NvtxRange range(opt.name.empty() ? std::string("memhier") : opt.name);
+  DeviceBuffer<char> flush;
+  if (opt.flush_l2) {
+    int dev = 0, l2 = 0;
+    MEMHIER_CUDA(cudaGetDevice(&dev));
+    MEMHIER_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    flush = DeviceBuffer<char>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
+  }
+  for (int i = 0; i < opt.warmup; ++i) launch(opt.stream);
+  MEMHIER_CUDA(cudaStreamSynchronize(opt.stream));
+
+  EventPair ev;
+  std::vector<double> ms;
+  double total = 0;
+  while (static_cast<int>(ms.size()) < opt.max_reps &&
+         (static_cast<int>(ms.size()) < opt.min_reps || total < opt.min_total_ms)) {
+    if (opt.flush_l2) MEMHIER_CUDA(cudaMemsetAsync(flush.data(), ms.size() & 0xff, flush.bytes(), opt.stream));
+    MEMHIER_CUDA(cudaEventRecord(ev.start, opt.stream));
+    launch(opt.stream);
+    MEMHIER_CUDA(cudaEventRecord(ev.stop, opt.stream));
+    MEMHIER_CUDA(cudaEventSynchronize(ev.stop));
+    float t = 0;
+    MEMHIER_CUDA(cudaEventElapsedTime(&t, ev.start, ev.stop));
+    ms.push_back(t);
+    total += t;
+  }
+  std::sort(ms.begin(), ms.end());
+  Timing r;
+  r.reps = static_cast<int>(ms.size());
+  r.min_ms = ms.front();
+  r.max_ms = ms.back();
+  r.median_ms = quantile(ms, 0.5);
+  r.p10_ms = quantile(ms, 0.1);
+  r.p90_ms = quantile(ms, 0.9);
+  return r;
+}
+
+double measure_sm_clock_mhz() {
+  DeviceBuffer<long long> out(1);
+  const long long cycles = 20'000'000;  // ~10 ms at 2 GHz: long enough for event resolution
+  Timing t = time_it(
+      [&](cudaStream_t s) {
+        spin_kernel<<<1, 32, 0, s>>>(cycles, out.data());
+        MEMHIER_CHECK_LAUNCH();
+      },
+      TimingOptions{"sm-clock", 1, 3, 3, 0.0, false, nullptr});
+  return static_cast<double>(cycles) / (t.median_ms * 1e3);
+}
+
+void reset_persisting_l2() { MEMHIER_CUDA(cudaCtxResetPersistingL2Cache()); }
+
+}  // namespace memhier::core

@@ -1,0 +1,66 @@
+// Helpers shared by the report writers (private to src/report): escaping, keys, ids,
+// number formatting. Everything here is locale-independent so output is deterministic.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "memhier/report/document.hpp"
+
+namespace memhier::report::detail {
+
+/// Lowercase ASCII slug: runs of characters outside [a-z0-9] (and `keep`) become one `sep`.
+std::string slug(std::string_view s, char sep, std::string_view keep = {});
+
+/// JSON/CSV keys of a table's columns: given key or slug of the name, made unique.
+std::vector<std::string> column_keys(const Table& t);
+
+/// "name (unit)", or just "name" when the unit is empty.
+std::string header_label(const Column& c);
+
+/// The cell at (row, col); a missing cell (short row) reads as empty.
+const Value& cell(const Table& t, std::size_t row, std::size_t col);
+
+/// True when every non-empty cell of the column is a number (and there is at least one).
+bool numeric_column(const Table& t, std::size_t col);
+
+/// Shortest text that reads back to the same double; integers without exponent or ".0".
+/// Non-finite values give "".
+std::string format_full(double v);
+
+/// Fixed-point with `decimals` digits, never "-0".
+std::string format_fixed(double v, int decimals);
+
+/// Escape for XML/HTML text and attribute values; drops characters XML 1.0 forbids.
+std::string xml_escape(std::string_view s);
+
+/// Replace invalid UTF-8 sequences with U+FFFD (JSON serialisation rejects them).
+std::string utf8_valid(std::string_view s);
+
+/// Number of code points (a terminal-width estimate good enough for aligned columns).
+std::size_t text_width(std::string_view s);
+
+/// Control characters (newline, tab, ...) become spaces: one cell is one line.
+std::string one_line(std::string_view s);
+
+/// At most one blank line in a row, and exactly one newline at the end.
+std::string tidy_blank_lines(const std::string& s);
+
+/// (label, value) pairs of the non-empty meta fields, in a fixed order.
+std::vector<std::pair<std::string, std::string>> meta_fields(const Meta& m);
+
+/// Unique, anchor-safe ids for every section, table and chart of a document, in order.
+struct DocumentIds {
+  std::vector<std::string> sections;
+  std::vector<std::vector<std::string>> tables;  ///< [section][table]
+  std::vector<std::vector<std::string>> charts;  ///< [section][chart]
+};
+DocumentIds assign_ids(const Document& d);
+
+/// The chart as SVG; `standalone` adds the XML namespace (not needed inline in HTML5).
+std::string svg_chart(const Chart& c, bool standalone);
+
+}  // namespace memhier::report::detail

@@ -1,0 +1,166 @@
+// One self-contained HTML5 page: inline CSS and inline SVG, nothing fetched from anywhere,
+// so the file can be mailed, archived or opened offline and look the same.
+#include "common.hpp"
+#include "memhier/report/writers.hpp"
+
+namespace memhier::report {
+
+namespace {
+
+using detail::xml_escape;
+
+constexpr const char* kStyle = R"css(
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #ffffff; color: #1f2328;
+  font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+.page { max-width: 1040px; margin: 0 auto; padding: 24px 20px 48px; }
+header { border-bottom: 1px solid #d0d7de; margin-bottom: 20px; }
+h1 { font-size: 1.8em; line-height: 1.25; margin: 0.2em 0 0.6em; }
+h2 { font-size: 1.35em; margin: 1.8em 0 0.6em; padding-bottom: 0.25em; border-bottom: 1px solid #eaeef2; }
+h3 { font-size: 1.05em; margin: 1.4em 0 0.4em; }
+p { margin: 0.5em 0 0.9em; max-width: 80ch; }
+a { color: #0969da; text-decoration: none; }
+a:hover { text-decoration: underline; }
+code { font: 0.9em/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  background: #f6f8fa; padding: 1px 5px; border-radius: 4px; overflow-wrap: anywhere; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 3px 18px; margin: 0 0 18px;
+  font-size: 0.92em; }
+dl.meta dt { color: #57606a; }
+dl.meta dd { margin: 0; overflow-wrap: anywhere; }
+nav.toc { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 20px;
+  margin: 0 0 8px; font-size: 0.95em; }
+nav.toc h2 { font-size: 1em; margin: 0.2em 0; padding: 0; border: 0; }
+nav.toc ol { margin: 4px 0; padding-left: 22px; }
+nav.toc ol ol { font-size: 0.95em; }
+.block { margin: 0 0 26px; }
+.caption { color: #57606a; font-size: 0.92em; margin: 0.2em 0 0.6em; }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 0.92em; font-variant-numeric: tabular-nums; }
+th, td { padding: 5px 12px; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; border-bottom: 2px solid #d0d7de; white-space: nowrap; }
+th .unit { color: #57606a; font-weight: normal; }
+tbody tr:nth-child(even) { background: #f6f8fa; }
+tbody tr:hover { background: #eef4fb; }
+.num { text-align: right; white-space: nowrap; }
+.na { color: #8c959f; }
+ul.notes { color: #57606a; font-size: 0.88em; margin: 0.6em 0 0; padding-left: 20px; }
+figure.chart { margin: 18px 0 30px; }
+figure.chart svg { display: block; width: 100%; max-width: 720px; height: auto;
+  border: 1px solid #eaeef2; border-radius: 6px; }
+footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid #eaeef2; color: #8c959f;
+  font-size: 0.85em; }
+@media (max-width: 640px) { body { font-size: 14px; } .page { padding: 16px 12px 32px; } }
+@media print { nav.toc { display: none; } tbody tr:hover { background: none; } }
+)css";
+
+std::string table_html(const Table& t, const std::string& id) {
+  std::string out = "<div class=\"block\" id=\"" + xml_escape(id) + "\">\n";
+  if (!t.title.empty()) out += "<h3>" + xml_escape(t.title) + "</h3>\n";
+  if (!t.caption.empty()) out += "<p class=\"caption\">" + xml_escape(t.caption) + "</p>\n";
+  if (!t.columns.empty()) {
+    std::vector<bool> numeric(t.columns.size());
+    out += "<div class=\"table-wrap\"><table>\n<thead><tr>";
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      numeric[c] = detail::numeric_column(t, c);
+      const Column& col = t.columns[c];
+      out += numeric[c] ? "<th class=\"num\">" : "<th>";
+      out += xml_escape(col.name);
+      if (!col.unit.empty()) out += " <span class=\"unit\">(" + xml_escape(col.unit) + ")</span>";
+      out += "</th>";
+    }
+    out += "</tr></thead>\n<tbody>\n";
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      out += "<tr>";
+      for (std::size_t c = 0; c < t.columns.size(); ++c) {
+        const Value& v = detail::cell(t, r, c);
+        const char* cls = "";
+        if (v.kind == Value::Kind::number) {
+          cls = v.display() == "n/a" ? " class=\"num na\"" : " class=\"num\"";
+        } else if (numeric[c]) {
+          cls = " class=\"num\"";  // an empty cell in a numeric column lines up with its numbers
+        }
+        out += std::string("<td") + cls + ">" + xml_escape(v.display()) + "</td>";
+      }
+      out += "</tr>\n";
+    }
+    out += "</tbody>\n</table></div>\n";
+  }
+  if (!t.notes.empty()) {
+    out += "<ul class=\"notes\">\n";
+    for (const std::string& n : t.notes) out += "<li>" + xml_escape(n) + "</li>\n";
+    out += "</ul>\n";
+  }
+  return out + "</div>\n";
+}
+
+std::string meta_html(const Meta& m) {
+  const auto fields = detail::meta_fields(m);
+  if (fields.empty()) return {};
+  std::string out = "<dl class=\"meta\">\n";
+  for (const auto& [label, value] : fields) {
+    const bool code = label == "Command" || label == "Commit";
+    const std::string v = xml_escape(value);
+    out += "<dt>" + xml_escape(label) + "</dt><dd>" + (code ? "<code>" + v + "</code>" : v) + "</dd>\n";
+  }
+  return out + "</dl>\n";
+}
+
+std::string toc_html(const Document& d, const detail::DocumentIds& ids) {
+  if (d.sections.empty()) return {};
+  std::string out = "<nav class=\"toc\">\n<h2>Contents</h2>\n<ol>\n";
+  const auto link = [](const std::string& id, const std::string& text) {
+    return "<a href=\"#" + xml_escape(id) + "\">" + xml_escape(text.empty() ? id : text) + "</a>";
+  };
+  for (std::size_t s = 0; s < d.sections.size(); ++s) {
+    const Section& sec = d.sections[s];
+    out += "<li>" + link(ids.sections[s], sec.title);
+    if (!sec.tables.empty() || !sec.charts.empty()) {
+      out += "\n<ol>\n";
+      for (std::size_t t = 0; t < sec.tables.size(); ++t) {
+        out += "<li>Table: " + link(ids.tables[s][t], sec.tables[t].title) + "</li>\n";
+      }
+      for (std::size_t c = 0; c < sec.charts.size(); ++c) {
+        out += "<li>Chart: " + link(ids.charts[s][c], sec.charts[c].title) + "</li>\n";
+      }
+      out += "</ol>\n";
+    }
+    out += "</li>\n";
+  }
+  return out + "</ol>\n</nav>\n";
+}
+
+}  // namespace
+
+std::string to_html(const Document& d) {
+  const detail::DocumentIds ids = detail::assign_ids(d);
+  const std::string title = d.title.empty() ? "memhier report" : d.title;
+  std::string out;
+  out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += "<title>" + xml_escape(title) + "</title>\n";
+  out += std::string("<style>") + kStyle + "</style>\n</head>\n<body>\n<div class=\"page\">\n";
+  out += "<header>\n<h1>" + xml_escape(title) + "</h1>\n" + meta_html(d.meta) + "</header>\n";
+  out += toc_html(d, ids);
+  out += "<main>\n";
+  for (std::size_t s = 0; s < d.sections.size(); ++s) {
+    const Section& sec = d.sections[s];
+    out += "<section id=\"" + xml_escape(ids.sections[s]) + "\">\n";
+    out += "<h2>" + xml_escape(sec.title.empty() ? ids.sections[s] : sec.title) + "</h2>\n";
+    for (const std::string& p : sec.paragraphs) out += "<p>" + xml_escape(p) + "</p>\n";
+    for (std::size_t t = 0; t < sec.tables.size(); ++t) out += table_html(sec.tables[t], ids.tables[s][t]);
+    for (std::size_t c = 0; c < sec.charts.size(); ++c) {
+      // Inline SVG in HTML5 needs no namespace, which keeps the page free of any URL.
+      out += "<figure class=\"chart\" id=\"" + xml_escape(ids.charts[s][c]) + "\">\n" +
+             detail::svg_chart(sec.charts[c], false) + "</figure>\n";
+    }
+    out += "</section>\n";
+  }
+  out += "</main>\n";
+  std::string tool = d.meta.tool.empty() ? "memhier" : d.meta.tool;
+  if (!d.meta.version.empty()) tool += " " + d.meta.version;
+  out += "<footer>Generated by " + xml_escape(tool) + ".</footer>\n</div>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace memhier::report

@@ -1,0 +1,176 @@
+// The memhier command as a user meets it: exit codes, one-sentence errors, JSON keys.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+Result run(const std::vector<std::string>& args) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string tag = std::to_string(getpid());
+  const auto out = dir / ("memhier_cli_out_" + tag), err = dir / ("memhier_cli_err_" + tag);
+  std::string cmd = quote(MEMHIER_BIN);
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " >" + quote(out.string()) + " 2>" + quote(err.string());
+  const int raw = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+// Bad input: exit 2, nothing on stdout, one sentence on stderr's first line.
+void expect_bad_input(const std::vector<std::string>& args) {
+  const Result r = run(args);
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.rfind("memhier: ", 0), 0u) << r.err;
+}
+
+}  // namespace
+
+TEST(Cli, HelpListsEverySubcommand) {
+  const Result r = run({"--help"});
+  EXPECT_EQ(r.status, 0);
+  for (const char* sub : {"analyze", "occupancy", "list", "info", "report"})
+    EXPECT_NE(r.out.find(sub), std::string::npos) << sub;
+}
+
+TEST(Cli, AnalyzeSharedJsonKeys) {
+  const Result r = run({"analyze", "shared", "float tile[32][32]", "tile[lane][0]", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["wavefronts"], 32);
+  EXPECT_EQ(j["ideal_wavefronts"], 1);
+  EXPECT_EQ(j["conflicts"], 31);
+  EXPECT_EQ(j["degree"], 32);
+  EXPECT_EQ(j["schema"], "memhier.analyze.shared");
+  ASSERT_EQ(j["fixes"].size(), 2u);
+  for (const auto& f : j["fixes"]) EXPECT_EQ(f["conflicts"], 0) << f.dump();
+}
+
+TEST(Cli, AnalyzeSharedTextShowsFix) {
+  const Result r = run({"analyze", "shared", "float tile[32][32]", "tile[tx][ty]", "--block", "32x32"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("float tile[32][33]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("conflict-free"), std::string::npos) << r.out;
+}
+
+TEST(Cli, AnalyzeGlobalJsonKeys) {
+  const Result r = run({"analyze", "global", "float a[]", "a[lane]", "--offset-bytes", "4", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["requests"], 1);
+  EXPECT_EQ(j["sectors"], 5);
+  EXPECT_EQ(j["lines"], 2);
+  EXPECT_DOUBLE_EQ(j["sectors_per_request"].get<double>(), 5.0);
+}
+
+TEST(Cli, SweepGivesOneObjectPerValue) {
+  const Result r = run({"analyze", "shared", "float s[]", "lane * stride", "--sweep", "stride=1..33", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), 33u);
+  EXPECT_EQ(j[31]["stride"], 32);
+  EXPECT_EQ(j[31]["degree"], 32);
+  EXPECT_EQ(j[32]["degree"], 1);
+  const Result g = run({"analyze", "global", "float a[]", "a[lane * s]", "--sweep", "s=1..4", "--json"});
+  ASSERT_EQ(g.status, 0) << g.err;
+  EXPECT_EQ(nlohmann::json::parse(g.out)[3]["sectors"], 16);
+}
+
+TEST(Cli, SetGivesVariablesValues) {
+  const Result r = run({"analyze", "shared", "float tile[32][33]", "tile[lane][k]", "--set", "k=3", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["conflicts"], 0);
+}
+
+TEST(Cli, OccupancyJsonKeys) {
+  const Result r = run({"occupancy", "--cc", "9.0", "--block", "256", "--regs", "64", "--smem", "48K", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* k : {"blocks_per_sm", "active_warps", "occupancy", "limiter"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_GT(j["blocks_per_sm"].get<int>(), 0);
+}
+
+TEST(Cli, ListAndInfoAnswer) {
+  const Result l = run({"list", "--json"});
+  ASSERT_EQ(l.status, 0) << l.err;
+  EXPECT_TRUE(nlohmann::json::parse(l.out)["entries"].is_array());
+  const Result i = run({"info"});
+  EXPECT_EQ(i.status, 0) << i.err;
+  EXPECT_FALSE(i.out.empty());
+}
+
+TEST(Cli, ReportWritesItsFiles) {
+  const auto dir = std::filesystem::temp_directory_path() / ("memhier_report_" + std::to_string(getpid()));
+  const Result r = run({"report", "--out", dir.string(), "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* f : {"index.html", "report.md", "results.json"})
+    EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
+  const auto j = nlohmann::json::parse(slurp(dir / "results.json"));
+  EXPECT_EQ(j["schema"], "memhier.report");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, BadInputExitsTwoWithOneSentence) {
+  expect_bad_input({"analyze", "shared", "flaot s[]", "s[lane]"});
+  expect_bad_input({"analyze", "shared", "float tile[32][32]", "tile[lane][33]"});
+  expect_bad_input({"analyze", "global", "float a[]", "a[k]"});
+  expect_bad_input({"analyze", "shared", "float s[]", "s[lane]", "--sweep", "k=5..1"});
+  expect_bad_input({"analyze", "shared", "float s[]", "s[lane]", "--block", "2048"});
+  expect_bad_input({"analyze", "shared", "float s[]", "s[lane]", "--warp", "3"});
+  expect_bad_input({"occupancy", "--cc", "6.1"});
+  expect_bad_input({"occupancy", "--block", "2048"});
+  expect_bad_input({"occupancy", "--regs", "300"});
+  expect_bad_input({"occupancy", "--smem", "lots"});
+  expect_bad_input({"frobnicate"});
+  expect_bad_input({"analyze", "shared", "float s[]"});
+}
+
+TEST(Cli, MalformedExpressionShowsCaretUnderTheColumn) {
+  const Result r = run({"analyze", "shared", "float tile[32][32]", "tile[lane+][0]"});
+  EXPECT_EQ(r.status, 2);
+  // The caret line: spaces then '^' under the ']' that ended the expression early.
+  const auto caret = r.err.find('^');
+  ASSERT_NE(caret, std::string::npos) << r.err;
+  const auto line_start = r.err.rfind('\n', caret) + 1;
+  const auto prev_line_start = r.err.rfind('\n', line_start - 2) + 1;
+  const std::string input_line = r.err.substr(prev_line_start, line_start - 1 - prev_line_start);
+  const std::size_t col = caret - line_start;
+  ASSERT_LT(col, input_line.size()) << r.err;
+  EXPECT_EQ(input_line[col], ']') << r.err;
+}
