@@ -5,10 +5,12 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/bench/model_tables.hpp"
+#include "memhier/core/device.hpp"
 #include "memhier/report/writers.hpp"
 
 namespace memhier::cli {
@@ -18,6 +20,8 @@ struct ReportOptions {
   std::string out = "memhier-report";
   bool json = false;
   bool quiet = false;
+  bool quick = false;
+  bool no_gpu = false;
 };
 
 void write_file(const std::filesystem::path& p, const std::string& text) {
@@ -30,6 +34,23 @@ int run_report(const ReportOptions& o) {
   report::Document doc;
   doc.title = "memhier report";
   doc.meta = make_meta(true);
+  // Measurements first when there is a GPU; the models' predictions work everywhere.
+  std::string why;
+  std::optional<core::DeviceInfo> dev;
+  if (!o.no_gpu) dev = core::query_device(0, &why);
+  if (dev) {
+    const bench::ProbeRun run = measure_probes(*dev, o.quick, {});
+    doc.sections.push_back(run.summary);
+    for (const auto& s : run.sections) doc.sections.push_back(s);
+  } else {
+    report::Section none;
+    none.id = "no-gpu";
+    none.title = "Measurements";
+    none.paragraphs.push_back(o.no_gpu ? "Measurements skipped (--no-gpu): only the models' predictions follow."
+                                       : "No measurements: " + why +
+                                             " The models' predictions below need no GPU.");
+    doc.sections.push_back(none);
+  }
   doc.sections.push_back(bench::predicted_bank_strides());
   doc.sections.push_back(bench::predicted_transpose_tiles());
   doc.sections.push_back(bench::predicted_coalescing());
@@ -63,6 +84,8 @@ CLI::App* add_report(CLI::App& app, int& rc) {
                                    "(default memhier-report; '' writes no files)");
   sub->add_flag("--json", o->json, "Print the whole report as JSON on stdout");
   sub->add_flag("--quiet", o->quiet, "Print only where the files went");
+  sub->add_flag("--quick", o->quick, "Fewer sizes and repetitions in the measurements");
+  sub->add_flag("--no-gpu", o->no_gpu, "Skip the measurements even when a GPU is present");
   sub->callback([o, &rc] { rc = run_report(*o); });
   return sub;
 }

@@ -25,6 +25,11 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A GPU command on a machine without a usable GPU: one sentence, exit 3.
+struct NoDevice : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// "48K", "48KB", "48KiB", "1M", "49152" -> bytes. Throws UsageError.
 std::int64_t parse_size(const std::string& text, const std::string& what);
 

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   int rc = cli::kExitOk;
   cli::add_analyze(app, rc);
   cli::add_occupancy(app, rc);
+  cli::add_probe(app, rc);
   cli::add_list(app, rc);
   cli::add_info(app, rc);
   const CLI::App* report = cli::add_report(app, rc);
@@ -40,6 +41,9 @@ int main(int argc, char** argv) {
   } catch (const cli::UsageError& e) {
     std::cerr << "memhier: " << e.what() << '\n';
     return cli::kExitBadInput;
+  } catch (const cli::NoDevice& e) {
+    std::cerr << "memhier: " << e.what() << '\n';
+    return cli::kExitNoDevice;
   } catch (const model::ParseError& e) {
     std::cerr << "memhier: " << e.pretty() << '\n';
     return cli::kExitBadInput;

@@ -881,7 +881,8 @@ Decl parse_decl(const std::string& text) {
     c.skip_ws();
     if (!c.at(']'))
       c.fail(c.pos, "expected ']' to close the '[' at column " + std::to_string(open + 1) +
-                        " but found " + c.describe_here() + " (extents are integer literals)");
+                        " but found " + c.describe_here() +
+                        (c.at_end() ? "" : " (extents are integer literals)"));
     ++c.pos;
     d.dims.push_back(extent);
   }
@@ -915,8 +916,7 @@ Access Access::parse(const std::string& text, const Decl& decl) {
     named = (more && text[look] == '[') || (first == decl.name && (!more || text[look] == '.'));
     if (first == decl.name && !named)
       c.fail(look, quote(first) + " is the array; index it as " + first +
-                       "[...] or give a bare "
-                       "element index");
+                       "[...] or give a bare element index");
   }
 
   if (!named) {

@@ -1,19 +1,23 @@
 // Shared helpers of the report writers: escaping, keys, ids, locale-free number text.
 #include "common.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdint>
 #include <set>
-
-#include <fmt/format.h>
 
 namespace memhier::report::detail {
 
 namespace {
 
-bool is_lower_alnum(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'); }
+bool is_lower_alnum(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+}
 
-char ascii_lower(char ch) { return (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch; }
+char ascii_lower(char ch) {
+  return (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
+}
 
 // First unused of base, base<sep>2, base<sep>3, ...; records the result as used.
 std::string make_unique(std::string base, std::set<std::string>& used, char sep) {
@@ -138,11 +142,21 @@ std::string xml_escape(std::string_view raw) {
   out.reserve(s.size());
   for (char ch : s) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         // XML 1.0 forbids most C0 controls even as references; a space keeps words apart.
         if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {

@@ -20,9 +20,12 @@ std::string csv_field(const std::string& s) {
 
 std::string csv_value(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::empty: return {};
-    case Value::Kind::text: return csv_field(v.text);
-    case Value::Kind::number: return detail::format_full(v.number);  // non-finite: empty field
+    case Value::Kind::empty:
+      return {};
+    case Value::Kind::text:
+      return csv_field(v.text);
+    case Value::Kind::number:
+      return detail::format_full(v.number);  // non-finite: empty field
   }
   return {};
 }

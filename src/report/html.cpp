@@ -101,7 +101,8 @@ std::string meta_html(const Meta& m) {
   for (const auto& [label, value] : fields) {
     const bool code = label == "Command" || label == "Commit";
     const std::string v = xml_escape(value);
-    out += "<dt>" + xml_escape(label) + "</dt><dd>" + (code ? "<code>" + v + "</code>" : v) + "</dd>\n";
+    out += "<dt>" + xml_escape(label) + "</dt><dd>" + (code ? "<code>" + v + "</code>" : v) +
+           "</dd>\n";
   }
   return out + "</dl>\n";
 }
@@ -148,7 +149,8 @@ std::string to_html(const Document& d) {
     out += "<section id=\"" + xml_escape(ids.sections[s]) + "\">\n";
     out += "<h2>" + xml_escape(sec.title.empty() ? ids.sections[s] : sec.title) + "</h2>\n";
     for (const std::string& p : sec.paragraphs) out += "<p>" + xml_escape(p) + "</p>\n";
-    for (std::size_t t = 0; t < sec.tables.size(); ++t) out += table_html(sec.tables[t], ids.tables[s][t]);
+    for (std::size_t t = 0; t < sec.tables.size(); ++t)
+      out += table_html(sec.tables[t], ids.tables[s][t]);
     for (std::size_t c = 0; c < sec.charts.size(); ++c) {
       // Inline SVG in HTML5 needs no namespace, which keeps the page free of any URL.
       out += "<figure class=\"chart\" id=\"" + xml_escape(ids.charts[s][c]) + "\">\n" +

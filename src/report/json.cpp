@@ -11,7 +11,9 @@ namespace {
 using nlohmann::json;
 
 // JSON text must be valid UTF-8: dump() would throw on a stray byte from a device name.
-json str(const std::string& s) { return detail::utf8_valid(s); }
+json str(const std::string& s) {
+  return detail::utf8_valid(s);
+}
 
 // JSON has no NaN or infinity: a missing figure is null.
 json number(double v) {
@@ -21,8 +23,10 @@ json number(double v) {
 
 json cell_json(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::empty: return nullptr;
-    case Value::Kind::text: return str(v.text);
+    case Value::Kind::empty:
+      return nullptr;
+    case Value::Kind::text:
+      return str(v.text);
     case Value::Kind::number:
       // Counts stay integers in JSON ("16384", not "16384.0") while exact in a double.
       if (v.precision == 0 && std::isfinite(v.number) && v.number == std::trunc(v.number) &&
@@ -70,8 +74,9 @@ json to_json(const Table& t) {
   const std::vector<std::string> keys = detail::column_keys(t);
   json columns = json::array();
   for (std::size_t c = 0; c < t.columns.size(); ++c) {
-    columns.push_back(
-        {{"name", str(t.columns[c].name)}, {"unit", str(t.columns[c].unit)}, {"key", str(keys[c])}});
+    columns.push_back({{"name", str(t.columns[c].name)},
+                       {"unit", str(t.columns[c].unit)},
+                       {"key", str(keys[c])}});
   }
   json rows = json::array();
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
@@ -81,14 +86,21 @@ json to_json(const Table& t) {
     }
     rows.push_back(std::move(row));
   }
-  return {{"id", str(t.id)},       {"title", str(t.title)},      {"caption", str(t.caption)},
-          {"columns", std::move(columns)}, {"rows", std::move(rows)}, {"notes", strings(t.notes)}};
+  return {{"id", str(t.id)},           {"title", str(t.title)},
+          {"caption", str(t.caption)}, {"columns", std::move(columns)},
+          {"rows", std::move(rows)},   {"notes", strings(t.notes)}};
 }
 
 json to_json(const Meta& m) {
-  return {{"tool", str(m.tool)},         {"version", str(m.version)},   {"command", str(m.command)},
-          {"date_utc", str(m.date_utc)}, {"host", str(m.host)},         {"toolkit", str(m.toolkit)},
-          {"driver", str(m.driver)},     {"device", str(m.device)},     {"git_commit", str(m.git_commit)}};
+  return {{"tool", str(m.tool)},
+          {"version", str(m.version)},
+          {"command", str(m.command)},
+          {"date_utc", str(m.date_utc)},
+          {"host", str(m.host)},
+          {"toolkit", str(m.toolkit)},
+          {"driver", str(m.driver)},
+          {"device", str(m.device)},
+          {"git_commit", str(m.git_commit)}};
 }
 
 json to_json(const Document& d) {

@@ -22,13 +22,15 @@ std::string md_escape(const std::string& raw, bool block_start = true) {
     const char ch = s[i];
     if (std::string_view("\\`*_[]<>|&~").find(ch) != std::string_view::npos) {
       out.push_back('\\');
-    } else if (block_start && i == 0 && std::string_view("#+-=").find(ch) != std::string_view::npos) {
+    } else if (block_start && i == 0 &&
+               std::string_view("#+-=").find(ch) != std::string_view::npos) {
       out.push_back('\\');  // would start a heading or a list
     }
     out.push_back(ch);
   }
   const std::size_t digits = out.find_first_not_of("0123456789");
-  if (block_start && digits != 0 && digits != std::string::npos && (out[digits] == '.' || out[digits] == ')')) {
+  if (block_start && digits != 0 && digits != std::string::npos &&
+      (out[digits] == '.' || out[digits] == ')')) {
     out.insert(digits, "\\");
   }
   return out;
@@ -88,12 +90,13 @@ std::string to_markdown(const Document& d) {
     const Section& sec = d.sections[s];
     out += "\n## " + md_escape(sec.title.empty() ? ids.sections[s] : sec.title, false) + "\n\n";
     for (const std::string& p : sec.paragraphs) out += md_escape(p) + "\n\n";
-    for (std::size_t t = 0; t < sec.tables.size(); ++t) out += md_table(sec.tables[t], ids.tables[s][t]);
+    for (std::size_t t = 0; t < sec.tables.size(); ++t)
+      out += md_table(sec.tables[t], ids.tables[s][t]);
     for (std::size_t c = 0; c < sec.charts.size(); ++c) {
       // Markdown cannot carry inline SVG portably: link to the chart in the HTML report.
       const Chart& chart = sec.charts[c];
-      out += "Chart: [" + md_escape(chart.title.empty() ? ids.charts[s][c] : chart.title, false) + "](" +
-             kHtmlFile + "#" + ids.charts[s][c] + ") (drawn in the HTML report)\n\n";
+      out += "Chart: [" + md_escape(chart.title.empty() ? ids.charts[s][c] : chart.title, false) +
+             "](" + kHtmlFile + "#" + ids.charts[s][c] + ") (drawn in the HTML report)\n\n";
     }
   }
   return detail::tidy_blank_lines(out);

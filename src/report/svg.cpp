@@ -1,10 +1,10 @@
 // SVG charts drawn by hand: line charts (linear or log axes) and grouped bar charts.
 // Every coordinate is formatted by fmt (no locale) and every value checked finite first.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-
-#include <fmt/format.h>
 
 #include "common.hpp"
 #include "memhier/report/writers.hpp"
@@ -15,7 +15,7 @@ namespace {
 
 constexpr double kWidth = 720;
 constexpr double kHeight = 420;
-constexpr double kPlotLeft = 76;   // room for y tick labels and the rotated y label
+constexpr double kPlotLeft = 76;  // room for y tick labels and the rotated y label
 constexpr double kPlotRight = kWidth - 24;
 constexpr double kLegendTop = 44;  // below the title
 constexpr double kLegendRow = 18;
@@ -29,7 +29,9 @@ constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
 constexpr std::size_t kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 constexpr std::size_t kMarkerShapes = 5;  // circle, square, triangle, diamond, inverted triangle
 
-const char* colour(std::size_t series) { return kPalette[series % kPaletteSize]; }
+const char* colour(std::size_t series) {
+  return kPalette[series % kPaletteSize];
+}
 
 // Rough advance width of a sans-serif string; only used for layout, never for correctness.
 double text_px(const std::string& s, double font_size) {
@@ -85,7 +87,8 @@ std::string linear_label(double v, double step, double max_abs) {
   int k = 0;
   if (max_abs >= 1e4) k = std::min(4, static_cast<int>(std::floor(std::log10(max_abs) / 3.0)));
   const double scale = std::pow(10.0, 3 * k);
-  const int decimals = std::clamp(-static_cast<int>(std::floor(std::log10(step / scale) + 1e-9)), 0, 9);
+  const int decimals =
+      std::clamp(-static_cast<int>(std::floor(std::log10(step / scale) + 1e-9)), 0, 9);
   if (std::fabs(v) < step * 1e-6) return "0";
   return detail::format_fixed(v / scale, decimals) + kSuffix[k];
 }
@@ -199,19 +202,21 @@ std::string marker(std::size_t series, double x, double y, const std::string& to
   const std::string cy = px(y);
   switch (series % kMarkerShapes) {
     case 0:
-      return fmt::format("<circle class=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3.5\">{}</circle>", cls, cx, cy, body);
+      return fmt::format("<circle class=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3.5\">{}</circle>", cls, cx,
+                         cy, body);
     case 1:
-      return fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"6.6\" height=\"6.6\">{}</rect>",
-                         cls, px(x - 3.3), px(y - 3.3), body);
+      return fmt::format(
+          "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"6.6\" height=\"6.6\">{}</rect>", cls,
+          px(x - 3.3), px(y - 3.3), body);
     case 2:
-      return fmt::format("<path class=\"{}\" d=\"M{},{}L{},{}L{},{}Z\">{}</path>", cls, cx, px(y - 4.6),
-                         px(x + 4.2), px(y + 3), px(x - 4.2), px(y + 3), body);
+      return fmt::format("<path class=\"{}\" d=\"M{},{}L{},{}L{},{}Z\">{}</path>", cls, cx,
+                         px(y - 4.6), px(x + 4.2), px(y + 3), px(x - 4.2), px(y + 3), body);
     case 3:
-      return fmt::format("<path class=\"{}\" d=\"M{},{}L{},{}L{},{}L{},{}Z\">{}</path>", cls, cx, px(y - 4.6),
-                         px(x + 4.2), cy, cx, px(y + 4.6), px(x - 4.2), cy, body);
+      return fmt::format("<path class=\"{}\" d=\"M{},{}L{},{}L{},{}L{},{}Z\">{}</path>", cls, cx,
+                         px(y - 4.6), px(x + 4.2), cy, cx, px(y + 4.6), px(x - 4.2), cy, body);
     default:
-      return fmt::format("<path class=\"{}\" d=\"M{},{}L{},{}L{},{}Z\">{}</path>", cls, cx, px(y + 4.6),
-                         px(x + 4.2), px(y - 3), px(x - 4.2), px(y - 3), body);
+      return fmt::format("<path class=\"{}\" d=\"M{},{}L{},{}L{},{}Z\">{}</path>", cls, cx,
+                         px(y + 4.6), px(x + 4.2), px(y - 3), px(x - 4.2), px(y - 3), body);
   }
 }
 
@@ -239,14 +244,15 @@ double draw_legend(const Chart& c, std::string& out) {
     }
     const double mid = y + 5;
     if (c.kind == Chart::Kind::line) {
-      fmt::format_to(std::back_inserter(out),
-                     "<g fill=\"{0}\" stroke=\"{0}\"><line x1=\"{1}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" "
-                     "stroke-width=\"2\"/>{4}</g>\n",
-                     colour(i), px(x), px(mid), px(x + 24), marker(i, x + 12, mid, name, "legend-marker"));
+      fmt::format_to(
+          std::back_inserter(out),
+          "<g fill=\"{0}\" stroke=\"{0}\"><line x1=\"{1}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" "
+          "stroke-width=\"2\"/>{4}</g>\n",
+          colour(i), px(x), px(mid), px(x + 24), marker(i, x + 12, mid, name, "legend-marker"));
     } else {
       fmt::format_to(std::back_inserter(out),
-                     "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"12\" fill=\"{}\"/>\n", px(x + 5),
-                     px(mid - 6), colour(i));
+                     "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"12\" fill=\"{}\"/>\n",
+                     px(x + 5), px(mid - 6), colour(i));
     }
     fmt::format_to(std::back_inserter(out), "<text x=\"{}\" y=\"{}\" fill=\"#222\">{}</text>\n",
                    px(x + 30), px(mid + 4), detail::xml_escape(name));
@@ -263,7 +269,8 @@ double plot_left(const Scale& ys) {
   return std::clamp(34 + widest + 10, kPlotLeft, 200.0);
 }
 
-void draw_y_axis(const Scale& ys, double left, double right, const std::string& title, std::string& out) {
+void draw_y_axis(const Scale& ys, double left, double right, const std::string& title,
+                 std::string& out) {
   out += "<g class=\"y-axis\" font-size=\"11\" fill=\"#333\">\n";
   for (const Tick& t : ys.ticks) {
     const double y = ys.pos(t.value);
@@ -273,8 +280,9 @@ void draw_y_axis(const Scale& ys, double left, double right, const std::string& 
                    px(left), px(y), px(right), t.major ? "#dddddd" : "#f0f0f0",
                    px(left - (t.major ? 5 : 3)));
     if (!t.label.empty()) {
-      fmt::format_to(std::back_inserter(out), "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-                     px(left - 8), px(y + 4), detail::xml_escape(t.label));
+      fmt::format_to(std::back_inserter(out),
+                     "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", px(left - 8),
+                     px(y + 4), detail::xml_escape(t.label));
     }
   }
   const double mid = (ys.p0 + ys.p1) / 2;
@@ -286,20 +294,22 @@ void draw_y_axis(const Scale& ys, double left, double right, const std::string& 
 
 void draw_frame(double left, double top, double right, double bottom, std::string& out) {
   fmt::format_to(std::back_inserter(out),
-                 "<path d=\"M{0},{1}V{2}H{3}\" fill=\"none\" stroke=\"#333\"/>\n", px(left), px(top),
-                 px(bottom), px(right));
+                 "<path d=\"M{0},{1}V{2}H{3}\" fill=\"none\" stroke=\"#333\"/>\n", px(left),
+                 px(top), px(bottom), px(right));
 }
 
 void draw_x_title(const std::string& title, double left, double right, std::string& out) {
   if (title.empty()) return;
-  fmt::format_to(std::back_inserter(out),
-                 "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" fill=\"#333\">{}</text>\n",
-                 px((left + right) / 2), px(kHeight - 12), detail::xml_escape(title));
+  fmt::format_to(
+      std::back_inserter(out),
+      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" fill=\"#333\">{}</text>\n",
+      px((left + right) / 2), px(kHeight - 12), detail::xml_escape(title));
 }
 
 void draw_no_data(double left, double top, double right, double bottom, std::string& out) {
   fmt::format_to(std::back_inserter(out),
-                 "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\" fill=\"#777\">no data</text>\n",
+                 "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\" fill=\"#777\">no "
+                 "data</text>\n",
                  px((left + right) / 2), px((top + bottom) / 2));
 }
 
@@ -349,8 +359,9 @@ void draw_line_chart(const Chart& c, double top, std::string& out) {
                    px(x), px(top), px(bottom), t.major ? "#dddddd" : "#f0f0f0",
                    px(bottom + (t.major ? 5 : 3)));
     if (!t.label.empty()) {
-      fmt::format_to(std::back_inserter(out), "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                     px(x), px(bottom + 18), detail::xml_escape(t.label));
+      fmt::format_to(std::back_inserter(out),
+                     "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x),
+                     px(bottom + 18), detail::xml_escape(t.label));
     }
   }
   out += "</g>\n";
@@ -426,11 +437,13 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
     const double y = bottom + 16;
     if (slanted) {
       fmt::format_to(std::back_inserter(out),
-                     "<text x=\"{0}\" y=\"{1}\" transform=\"rotate(-35 {0} {1})\" text-anchor=\"end\">{2}</text>\n",
+                     "<text x=\"{0}\" y=\"{1}\" transform=\"rotate(-35 {0} {1})\" "
+                     "text-anchor=\"end\">{2}</text>\n",
                      px(x + 4), px(y - 4), detail::xml_escape(labels[i]));
     } else {
-      fmt::format_to(std::back_inserter(out), "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                     px(x), px(y), detail::xml_escape(labels[i]));
+      fmt::format_to(std::back_inserter(out),
+                     "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x), px(y),
+                     detail::xml_escape(labels[i]));
     }
   }
   out += "</g>\n";
@@ -446,10 +459,13 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
     for (std::size_t i = 0; i < std::min(s.y.size(), ncat); ++i) {
       if (!ys.usable(s.y[i])) continue;
       const double y = ys.pos(s.y[i]);
-      const double x = left + group * static_cast<double>(i) + group * 0.1 + bar_w * static_cast<double>(si);
+      const double x =
+          left + group * static_cast<double>(i) + group * 0.1 + bar_w * static_cast<double>(si);
       fmt::format_to(std::back_inserter(out),
-                     "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>\n",
-                     px(x), px(std::min(y, base)), px(std::max(bar_w - 1, 1.0)), px(std::fabs(base - y)),
+                     "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" "
+                     "height=\"{}\"><title>{}</title></rect>\n",
+                     px(x), px(std::min(y, base)), px(std::max(bar_w - 1, 1.0)),
+                     px(std::fabs(base - y)),
                      detail::xml_escape(series_name(c, si) + ", " + labels[i] + ": " +
                                         value_text(s.y[i], c.y_unit)));
       any_bar = true;
@@ -457,7 +473,8 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
     out += "</g>\n";
   }
   if (!ys.log && ys.lo < 0.0) {  // a visible zero line when bars go both ways
-    fmt::format_to(std::back_inserter(out), "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#333\"/>\n",
+    fmt::format_to(std::back_inserter(out),
+                   "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#333\"/>\n",
                    px(left), px(base), px(right));
   }
   draw_frame(left, top, right, bottom, out);
@@ -477,12 +494,13 @@ std::string svg_chart(const Chart& c, bool standalone) {
                  standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", kWidth, kHeight, kWidth,
                  kHeight, kFont);
   out += "<title>" + xml_escape(c.title) + "</title>\n";
-  fmt::format_to(std::back_inserter(out), "<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", kWidth,
-                 kHeight);
-  fmt::format_to(std::back_inserter(out),
-                 "<text x=\"{}\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"600\" "
-                 "fill=\"#111\">{}</text>\n",
-                 kWidth / 2, xml_escape(c.title));
+  fmt::format_to(std::back_inserter(out), "<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n",
+                 kWidth, kHeight);
+  fmt::format_to(
+      std::back_inserter(out),
+      "<text x=\"{}\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"600\" "
+      "fill=\"#111\">{}</text>\n",
+      kWidth / 2, xml_escape(c.title));
   // Many series push the plot down; keep at least 140 px of plot whatever the legend needs.
   const double top = std::min(draw_legend(c, out) + 8, kHeight - 52 - 140);
   if (c.kind == Chart::Kind::bar) {
@@ -496,6 +514,8 @@ std::string svg_chart(const Chart& c, bool standalone) {
 
 }  // namespace detail
 
-std::string to_svg(const Chart& c) { return detail::svg_chart(c, true); }
+std::string to_svg(const Chart& c) {
+  return detail::svg_chart(c, true);
+}
 
 }  // namespace memhier::report

@@ -76,7 +76,8 @@ std::string to_terminal(const Table& t) {
     }
     out += rule(widths);
     out += "|";
-    for (std::size_t c = 0; c < ncols; ++c) out += " " + pad(header[c], widths[c], numeric[c]) + " |";
+    for (std::size_t c = 0; c < ncols; ++c)
+      out += " " + pad(header[c], widths[c], numeric[c]) + " |";
     out += "\n" + rule(widths);
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
       out += "|";

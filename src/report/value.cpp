@@ -9,8 +9,10 @@ namespace memhier::report {
 
 std::string Value::display() const {
   switch (kind) {
-    case Kind::empty: return {};
-    case Kind::text: return text;
+    case Kind::empty:
+      return {};
+    case Kind::text:
+      return text;
     case Kind::number:
       if (!std::isfinite(number)) return "n/a";
       // Fixed notation keeps large integers out of exponent form; the clamp bounds the width.

@@ -63,7 +63,7 @@ void expect_bad_input(const std::vector<std::string>& args) {
 TEST(Cli, HelpListsEverySubcommand) {
   const Result r = run({"--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* sub : {"analyze", "occupancy", "list", "info", "report"})
+  for (const char* sub : {"analyze", "occupancy", "probe", "list", "info", "report"})
     EXPECT_NE(r.out.find(sub), std::string::npos) << sub;
 }
 
@@ -137,7 +137,7 @@ TEST(Cli, ListAndInfoAnswer) {
 
 TEST(Cli, ReportWritesItsFiles) {
   const auto dir = std::filesystem::temp_directory_path() / ("memhier_report_" + std::to_string(getpid()));
-  const Result r = run({"report", "--out", dir.string(), "--quiet"});
+  const Result r = run({"report", "--out", dir.string(), "--quiet", "--no-gpu"});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* f : {"index.html", "report.md", "results.json"})
     EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
@@ -173,4 +173,17 @@ TEST(Cli, MalformedExpressionShowsCaretUnderTheColumn) {
   const std::size_t col = caret - line_start;
   ASSERT_LT(col, input_line.size()) << r.err;
   EXPECT_EQ(input_line[col], ']') << r.err;
+}
+
+TEST(Cli, GpuCommandsWithoutAGpuExitThree) {
+  const Result info = run({"info", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  if (!nlohmann::json::parse(info.out)["device"].is_null()) GTEST_SKIP() << "this machine has a GPU";
+  const Result r = run({"probe", "--quick"});
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("needs a GPU"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UnknownProbeIsBadInput) {
+  expect_bad_input({"probe", "--only", "no-such-probe"});
 }

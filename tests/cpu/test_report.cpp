@@ -4,7 +4,10 @@
 // Golden files live in MEMHIER_GOLDEN_DIR (tests/golden). After an intended change to a
 // writer, regenerate them with MEMHIER_UPDATE_GOLDEN=1 and review the diff before committing:
 //   MEMHIER_UPDATE_GOLDEN=1 ./memhier_cpu_tests --gtest_filter='ReportGolden.*'
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -12,8 +15,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "memhier/report/document.hpp"
 #include "memhier/report/writers.hpp"
@@ -48,7 +49,8 @@ Table tier_table() {
       {Value::str("shared"), Value::integer(233472), Value::num(23.04, 1), Value::num(kInf, 2),
        Value::none()},
   };
-  t.notes = {"n/a: not measured on this card.", "Sizes are per SM for L1 and shared | per GPU otherwise."};
+  t.notes = {"n/a: not measured on this card.",
+             "Sizes are per SM for L1 and shared | per GPU otherwise."};
   return t;
 }
 
@@ -88,7 +90,8 @@ Chart bandwidth_chart() {
   c.y_label = "bandwidth";
   c.y_unit = "GB/s";
   c.categories = {"copy", "read", "write"};
-  c.series = {{"measured", {}, {2905.4, 3012.9, 2780.0}}, {"datasheet <peak>", {}, {3350, 3350, 3350}}};
+  c.series = {{"measured", {}, {2905.4, 3012.9, 2780.0}},
+              {"datasheet <peak>", {}, {3350, 3350, 3350}}};
   return c;
 }
 
@@ -132,7 +135,9 @@ bool update_golden() {
   return env != nullptr && std::string(env) == "1";
 }
 
-std::string golden_path(const std::string& name) { return std::string(MEMHIER_GOLDEN_DIR) + "/" + name; }
+std::string golden_path(const std::string& name) {
+  return std::string(MEMHIER_GOLDEN_DIR) + "/" + name;
+}
 
 std::vector<std::string> split_lines(const std::string& s) {
   std::vector<std::string> lines;
@@ -162,19 +167,31 @@ void check_golden(const std::string& name, const std::string& actual) {
   const auto got = split_lines(actual);
   std::size_t i = 0;
   while (i < want.size() && i < got.size() && want[i] == got[i]) ++i;
-  ADD_FAILURE() << name << " differs from " << path << " at line " << i + 1 << ":\n  golden: "
-                << (i < want.size() ? want[i] : "<end of file>")
+  ADD_FAILURE() << name << " differs from " << path << " at line " << i + 1
+                << ":\n  golden: " << (i < want.size() ? want[i] : "<end of file>")
                 << "\n  actual: " << (i < got.size() ? got[i] : "<end of file>")
                 << "\nIf the change is intended, rerun with MEMHIER_UPDATE_GOLDEN=1 to rewrite the "
                    "golden files, then review the diff.";
 }
 
-TEST(ReportGolden, Terminal) { check_golden("report.txt", to_terminal(sample_document())); }
-TEST(ReportGolden, Csv) { check_golden("report.csv", to_csv(tier_table())); }
-TEST(ReportGolden, Markdown) { check_golden("report.md", to_markdown(sample_document()) ); }
-TEST(ReportGolden, Json) { check_golden("report.json", to_json(sample_document()).dump(2) + "\n"); }
-TEST(ReportGolden, Svg) { check_golden("report.svg", to_svg(latency_chart())); }
-TEST(ReportGolden, Html) { check_golden("report.html", to_html(sample_document())); }
+TEST(ReportGolden, Terminal) {
+  check_golden("report.txt", to_terminal(sample_document()));
+}
+TEST(ReportGolden, Csv) {
+  check_golden("report.csv", to_csv(tier_table()));
+}
+TEST(ReportGolden, Markdown) {
+  check_golden("report.md", to_markdown(sample_document()));
+}
+TEST(ReportGolden, Json) {
+  check_golden("report.json", to_json(sample_document()).dump(2) + "\n");
+}
+TEST(ReportGolden, Svg) {
+  check_golden("report.svg", to_svg(latency_chart()));
+}
+TEST(ReportGolden, Html) {
+  check_golden("report.html", to_html(sample_document()));
+}
 
 TEST(ReportGolden, OutputIsDeterministic) {
   const Document d = sample_document();
@@ -196,7 +213,8 @@ TEST(ReportValue, Display) {
   EXPECT_EQ(Value::num(12.5, 2).display(), "12.50");
   EXPECT_EQ(Value::num(2.0 / 3.0, 3).display(), "0.667");
   EXPECT_EQ(Value::num(1234.5678, 1).display(), "1234.6");
-  EXPECT_EQ(Value::num(-1.25, 1).display(), "-1.2");  // round half to even on the exact binary value
+  EXPECT_EQ(Value::num(-1.25, 1).display(),
+            "-1.2");  // round half to even on the exact binary value
   EXPECT_EQ(Value::num(-0.001, 2).display(), "0.00");  // no "-0.00"
   EXPECT_EQ(Value::num(-0.0).display(), "0");
   EXPECT_EQ(Value::num(kNaN, 2).display(), "n/a");
@@ -268,9 +286,9 @@ TEST(ReportJson, SchemaKeysAndNullForNonFinite) {
   EXPECT_TRUE(rows[0].at("size").is_number_integer());  // counts stay integers
   EXPECT_EQ(rows[2].at("size"), 85899345920LL);
   EXPECT_DOUBLE_EQ(rows[0].at("bw").get<double>(), 19876.54321);  // full precision, not "19876.54"
-  EXPECT_TRUE(rows[2].at("bw").is_null());                         // NaN
-  EXPECT_TRUE(rows[3].at("bw").is_null());                         // infinity
-  EXPECT_TRUE(rows[3].at("remark").is_null());                     // empty cell
+  EXPECT_TRUE(rows[2].at("bw").is_null());                        // NaN
+  EXPECT_TRUE(rows[3].at("bw").is_null());                        // infinity
+  EXPECT_TRUE(rows[3].at("remark").is_null());                    // empty cell
   EXPECT_EQ(rows[1].at("remark"), "partitioned | far half slower");
 
   const auto& chart = sec.at("charts")[0];
@@ -287,7 +305,8 @@ TEST(ReportJson, SchemaKeysAndNullForNonFinite) {
 
 TEST(ReportJson, ColumnKeysAreSlugsAndUnique) {
   Table t;
-  t.columns = {{"L2 hit rate (%)", "%", ""}, {"L2 hit-rate", "", ""}, {"%", "", ""}, {"x", "", "given Key"}};
+  t.columns = {
+      {"L2 hit rate (%)", "%", ""}, {"L2 hit-rate", "", ""}, {"%", "", ""}, {"x", "", "given Key"}};
   t.rows = {{Value::num(97.5, 1), Value::num(1, 0), Value::none(), Value::str("v")}};
   const nlohmann::json j = to_json(t);
   std::vector<std::string> keys;
@@ -337,19 +356,23 @@ TEST(ReportJson, InvalidUtf8DoesNotThrow) {
     }
     i = j + 1;
   }
-  if (!stack.empty()) return ::testing::AssertionFailure() << "<" << stack.back() << "> never closed";
+  if (!stack.empty())
+    return ::testing::AssertionFailure() << "<" << stack.back() << "> never closed";
   if (roots != 1) return ::testing::AssertionFailure() << roots << " root elements";
   return ::testing::AssertionSuccess();
 }
 
 std::size_t count(const std::string& haystack, const std::string& needle) {
   std::size_t n = 0;
-  for (std::size_t i = haystack.find(needle); i != std::string::npos; i = haystack.find(needle, i + 1)) ++n;
+  for (std::size_t i = haystack.find(needle); i != std::string::npos;
+       i = haystack.find(needle, i + 1))
+    ++n;
   return n;
 }
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   return s;
 }
 
@@ -485,8 +508,8 @@ TEST(ReportHtml, SelfContainedAndEscaped) {
   EXPECT_EQ(count(html, "<svg"), 2u);  // both charts inline
   EXPECT_EQ(count(html, "<style>"), 1u);
   const std::string l = lower(html);
-  for (const char* banned : {"http://", "https://", "<script", "<link", "<img", "<iframe", " src=",
-                             "url(", "@import", "@font-face"}) {
+  for (const char* banned : {"http://", "https://", "<script", "<link", "<img", "<iframe",
+                             " src=", "url(", "@import", "@font-face"}) {
     EXPECT_EQ(l.find(banned), std::string::npos) << banned;
   }
   EXPECT_EQ(html.find("<&>"), std::string::npos);

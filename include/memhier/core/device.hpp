@@ -6,9 +6,6 @@
 
 namespace memhier::core {
 
-/// Exit status of any GPU command on a machine without a usable CUDA device.
-inline constexpr int kExitNoDevice = 3;
-
 /// Properties of one CUDA device, read through the runtime API.
 struct DeviceInfo {
   int ordinal = 0;

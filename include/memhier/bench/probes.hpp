@@ -1,0 +1,37 @@
+// Runs the registered probes on the current device and gathers their sections.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "memhier/probe/probe.hpp"
+#include "memhier/report/document.hpp"
+
+namespace memhier::bench {
+
+struct ProbeRunOptions {
+  bool quick = false;
+  std::vector<std::string> only;  ///< probe names or families; empty = all
+  std::function<void(const std::string&)> progress = [](const std::string&) {};
+};
+
+struct ProbeRun {
+  probe::Context context;
+  report::Section summary;               ///< the measured memory-spaces table
+  std::vector<report::Section> sections;  ///< one per probe, in registry order
+  std::vector<std::string> names;         ///< the probes that ran
+  double seconds = 0;                     ///< wall time of the whole run
+};
+
+/// The names and families a user may pass to --only.
+std::vector<std::string> probe_names();
+
+/// Throws std::invalid_argument (one sentence listing the known names) for an unknown name.
+void check_probe_names(const std::vector<std::string>& only);
+
+/// Measures the SM clock, runs the selected probes, builds the summary. Throws
+/// std::invalid_argument for an unknown name in `only`, core::CudaError on CUDA failure.
+ProbeRun run_probes(const core::DeviceInfo& device, const ProbeRunOptions& opt);
+
+}  // namespace memhier::bench

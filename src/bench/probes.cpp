@@ -1,0 +1,59 @@
+#include "memhier/bench/probes.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "memhier/core/timing.hpp"
+#include "memhier/registry.hpp"
+
+namespace memhier::bench {
+
+std::vector<std::string> probe_names() {
+  probe::register_probes();
+  std::vector<std::string> names;
+  for (const RegistryEntry& e : registry()) {
+    if (e.kind != "probe") continue;
+    names.push_back(e.name);
+    if (std::find(names.begin(), names.end(), e.family) == names.end()) names.push_back(e.family);
+  }
+  return names;
+}
+
+void check_probe_names(const std::vector<std::string>& only) {
+  const std::vector<std::string> known = probe_names();
+  for (const std::string& n : only)
+    if (std::find(known.begin(), known.end(), n) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw std::invalid_argument("unknown probe '" + n + "'; known: " + list + ".");
+    }
+}
+
+ProbeRun run_probes(const core::DeviceInfo& device, const ProbeRunOptions& opt) {
+  check_probe_names(opt.only);
+  const auto t0 = std::chrono::steady_clock::now();
+  ProbeRun run;
+  run.context.device = device;
+  run.context.quick = opt.quick;
+  run.context.progress = opt.progress;
+  opt.progress("measuring the SM clock");
+  run.context.sm_clock_mhz = core::measure_sm_clock_mhz();
+  std::vector<probe::TierFigure> tiers;
+  for (const RegistryEntry& e : registry()) {
+    if (e.kind != "probe" || !e.run_probe) continue;
+    if (!opt.only.empty() && std::find(opt.only.begin(), opt.only.end(), e.name) == opt.only.end() &&
+        std::find(opt.only.begin(), opt.only.end(), e.family) == opt.only.end())
+      continue;
+    opt.progress(e.name);
+    probe::Result r = e.run_probe(run.context);
+    tiers.insert(tiers.end(), r.tiers.begin(), r.tiers.end());
+    run.sections.push_back(std::move(r.section));
+    run.names.push_back(e.name);
+  }
+  run.summary = probe::summary_section(tiers, run.context);
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return run;
+}
+
+}  // namespace memhier::bench

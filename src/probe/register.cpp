@@ -1,0 +1,60 @@
+#include <cmath>
+#include <map>
+
+#include "families.hpp"
+
+namespace memhier::probe {
+
+void register_probes() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  // Report order: the summary's tiers first, then the penalties, then the layouts.
+  for (auto family : {latency_probes, bandwidth_probes, shared_stride_probes, global_stride_probes,
+                      l2_probes, layout_probes, constant_probes, register_probes_family,
+                      smem_config_probes, caching_probes})
+    for (RegistryEntry& e : family()) register_entry(std::move(e));
+}
+
+report::Section summary_section(const std::vector<TierFigure>& figures, const Context& ctx) {
+  static const char* order[] = {"registers", "shared", "L1", "L2", "HBM", "constant", "local"};
+  std::map<std::string, TierFigure> merged;
+  for (const TierFigure& f : figures) {
+    TierFigure& m = merged[f.tier];
+    m.tier = f.tier;
+    if (std::isnan(m.latency_cycles)) m.latency_cycles = f.latency_cycles;
+    if (std::isnan(m.bandwidth_gbps)) m.bandwidth_gbps = f.bandwidth_gbps;
+    if (m.size.empty()) m.size = f.size;
+  }
+  report::Section s;
+  s.id = "memory-spaces";
+  s.title = "Memory spaces, measured on this card";
+  s.paragraphs.push_back("Latency from dependent pointer chasing by one thread (cycles at the "
+                         "measured SM clock of " + std::to_string(static_cast<int>(ctx.sm_clock_mhz)) +
+                         " MHz); bandwidth with every SM busy.");
+  report::Table t;
+  t.id = "memory-spaces";
+  t.title = "Latency and bandwidth per tier";
+  t.columns = {{"tier", "", "tier"},
+               {"latency", "cycles", "latency_cycles"},
+               {"latency", "ns", "latency_ns"},
+               {"bandwidth", "GB/s", "bandwidth_gbps"},
+               {"size", "", "size"}};
+  using report::Value;
+  auto add = [&](const TierFigure& f) {
+    t.rows.push_back({Value::str(f.tier), Value::num(f.latency_cycles, 0),
+                      Value::num(std::isnan(f.latency_cycles) ? NAN : ctx.cycles_to_ns(f.latency_cycles), 1),
+                      Value::num(f.bandwidth_gbps, 0), Value::str(f.size)});
+  };
+  for (const char* tier : order)
+    if (merged.count(tier)) add(merged[tier]);
+  for (const auto& [name, f] : merged) {
+    bool known = false;
+    for (const char* tier : order) known = known || name == tier;
+    if (!known) add(f);
+  }
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
+}  // namespace memhier::probe

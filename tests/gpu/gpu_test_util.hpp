@@ -1,0 +1,78 @@
+// Helpers for GPU tests: skip cleanly without a device, find figures in probe tables.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "memhier/core/device.hpp"
+#include "memhier/core/timing.hpp"
+#include "memhier/probe/probe.hpp"
+#include "memhier/registry.hpp"
+
+namespace memhier::testing {
+
+/// The device, or nullopt with the reason (the caller GTEST_SKIPs with it).
+inline std::optional<core::DeviceInfo> gpu_or_reason(std::string* why) {
+  return core::query_device(0, why);
+}
+
+#define MEMHIER_REQUIRE_GPU(dev_var)                                          \
+  std::string memhier_why_;                                                   \
+  auto dev_var = ::memhier::testing::gpu_or_reason(&memhier_why_);           \
+  if (!dev_var) GTEST_SKIP() << "no GPU: " << memhier_why_
+
+/// A quick-mode context for `dev` (measures the SM clock once per process).
+inline probe::Context quick_context(const core::DeviceInfo& dev) {
+  static double mhz = core::measure_sm_clock_mhz();
+  probe::Context c;
+  c.device = dev;
+  c.sm_clock_mhz = mhz;
+  c.quick = true;
+  return c;
+}
+
+/// Runs the registered probe `name` (after register_probes()).
+inline probe::Result run_probe(const std::string& name, probe::Context& ctx) {
+  probe::register_probes();
+  for (const RegistryEntry& e : registry())
+    if (e.kind == "probe" && e.name == name) return e.run_probe(ctx);
+  ADD_FAILURE() << "probe " << name << " is not registered";
+  return {};
+}
+
+inline const report::Table* find_table(const report::Section& s, const std::string& id) {
+  for (const report::Table& t : s.tables)
+    if (t.id == id) return &t;
+  return nullptr;
+}
+
+inline int column(const report::Table& t, const std::string& key) {
+  for (std::size_t i = 0; i < t.columns.size(); ++i)
+    if (t.columns[i].key == key) return static_cast<int>(i);
+  return -1;
+}
+
+/// The number in column `value_key` of the first row whose column `match_key` shows `match`.
+inline double lookup(const report::Table& t, const std::string& match_key, const std::string& match,
+                     const std::string& value_key) {
+  const int m = column(t, match_key), v = column(t, value_key);
+  if (m < 0 || v < 0) return NAN;
+  for (const auto& row : t.rows)
+    if (row[m].display() == match) return row[v].number;
+  return NAN;
+}
+
+/// Every number in the table is finite and positive (empty and text cells are skipped).
+inline void expect_all_positive(const report::Table& t) {
+  for (const auto& row : t.rows)
+    for (std::size_t i = 0; i < row.size(); ++i)
+      if (row[i].kind == report::Value::Kind::number) {
+        EXPECT_TRUE(std::isfinite(row[i].number) && row[i].number > 0)
+            << t.id << " column " << t.columns[i].name << " = " << row[i].number;
+      }
+}
+
+}  // namespace memhier::testing
