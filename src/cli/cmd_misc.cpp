@@ -95,7 +95,7 @@ void add_list(CLI::App& app, int& rc) {
       std::cout << "No kernels or probes are registered in this build yet.\n";
     } else {
       for (const auto& e : entries)
-        std::cout << fmt::format("{:<7} {:<12} {:>2} {:<22} {}\n", e.kind, e.family, e.rung,
+        std::cout << fmt::format("{:<6} {:<14} {:<22} {}\n", e.kind, e.family,
                                  e.name, e.technique);
     }
     rc = kExitOk;

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/model/expr.hpp"
+#include "memhier/probe/probe.hpp"
 
 #ifndef MEMHIER_VERSION
 #define MEMHIER_VERSION "0.0.0"
@@ -12,6 +13,7 @@
 int main(int argc, char** argv) {
   using namespace memhier;
   cli::set_command_line(argc, argv);
+  probe::register_probes();  // the one registry: list, probe and report iterate it
   CLI::App app{
       "memhier: measure, explain and master the memory hierarchy of an NVIDIA GPU.\n"
       "With no subcommand, runs 'memhier report'.",

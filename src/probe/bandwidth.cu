@@ -17,14 +17,14 @@ namespace memhier::probe {
 namespace {
 
 constexpr int kSharedBlock = 256;
-constexpr int kSharedUnroll = 8;     // rows of the shared buffer each thread reads per pass
-constexpr int kL1Block = 1024;       // at most 2 blocks per SM: 64 KiB resident, well inside L1
+constexpr int kSharedUnroll = 8;  // rows of the shared buffer each thread reads per pass
+constexpr int kL1Block = 1024;    // at most 2 blocks per SM: 64 KiB resident, well inside L1
 constexpr int kL1ChunkBytes = 32 * 1024;
 constexpr int kL1PerThread = kL1ChunkBytes / 16 / kL1Block;
 constexpr int kStreamBlock = 256;
 constexpr int kL2Block = 256;
 constexpr int kConstBlock = 256;
-constexpr int kConstWords = 256;     // 1 KiB: fits the smallest per-SM constant cache
+constexpr int kConstWords = 256;  // 1 KiB: fits the smallest per-SM constant cache
 constexpr int kConstUnroll = 8;
 
 static_assert(kL1PerThread >= 1, "L1 chunk must give every thread at least one float4");
@@ -49,7 +49,10 @@ __device__ __forceinline__ std::uint32_t lds_fold<4>(std::uint32_t addr) {
 template <>
 __device__ __forceinline__ std::uint32_t lds_fold<8>(std::uint32_t addr) {
   std::uint32_t a, b;
-  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "r"(addr) : "memory");
+  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];"
+               : "=r"(a), "=r"(b)
+               : "r"(addr)
+               : "memory");
   return a ^ b;
 }
 template <>
@@ -86,7 +89,9 @@ __device__ __forceinline__ std::uint32_t ldc(std::uint64_t const_addr) {
   return a;
 }
 
-__device__ __forceinline__ std::uint32_t fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
+__device__ __forceinline__ std::uint32_t fold(uint4 v) {
+  return v.x ^ v.y ^ v.z ^ v.w;
+}
 
 // ---------------------------------------------------------------------------------
 // Kernels. Each folds what it loads into one word per thread, written unconditionally.
@@ -115,7 +120,8 @@ __global__ void __launch_bounds__(kSharedBlock)
 __global__ void __launch_bounds__(kL1Block)
     l1_read_kernel(const uint4* __restrict__ buf, std::uint32_t* __restrict__ out, int passes,
                    int pass_step) {
-  const uint4* chunk = buf + static_cast<std::size_t>(blockIdx.x) * (kL1ChunkBytes / 16) + threadIdx.x;
+  const uint4* chunk =
+      buf + static_cast<std::size_t>(blockIdx.x) * (kL1ChunkBytes / 16) + threadIdx.x;
   std::uint32_t acc = threadIdx.x;
 #pragma unroll 2
   for (int p = 0; p < passes; ++p) {
@@ -158,10 +164,12 @@ __global__ void __launch_bounds__(kStreamBlock)
   out[tid] = acc;
 }
 
-__global__ void __launch_bounds__(kStreamBlock) hbm_write_kernel(uint4* __restrict__ dst, std::size_t n4) {
+__global__ void __launch_bounds__(kStreamBlock)
+    hbm_write_kernel(uint4* __restrict__ dst, std::size_t n4) {
   const std::size_t T = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::uint32_t v = 0x3f800000u | (static_cast<std::uint32_t>(tid) & 0x7fffffu);  // 1.x, never 0
+  const std::uint32_t v =
+      0x3f800000u | (static_cast<std::uint32_t>(tid) & 0x7fffffu);  // 1.x, never 0
   const uint4 val = make_uint4(v, v ^ 1u, v ^ 2u, v ^ 3u);
   std::size_t i = tid;
   for (; i + 3 * T < n4; i += 4 * T) {
@@ -192,8 +200,8 @@ __device__ __forceinline__ float4 triad(float4 b, float4 c, float s) {
 }
 
 __global__ void __launch_bounds__(kStreamBlock)
-    hbm_triad_kernel(float4* __restrict__ a, const float4* __restrict__ b, const float4* __restrict__ c,
-                     float s, std::size_t n4) {
+    hbm_triad_kernel(float4* __restrict__ a, const float4* __restrict__ b,
+                     const float4* __restrict__ c, float s, std::size_t n4) {
   const std::size_t T = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (; i + 3 * T < n4; i += 4 * T) {
@@ -209,14 +217,16 @@ __global__ void __launch_bounds__(kStreamBlock)
 
 // Every lane reads the same word (the address depends only on the loop counters),
 // advancing through the table together: one broadcast per load.
-__global__ void __launch_bounds__(kConstBlock) constant_read_kernel(std::uint32_t* __restrict__ out, int passes, int pass_step) {
+__global__ void __launch_bounds__(kConstBlock)
+    constant_read_kernel(std::uint32_t* __restrict__ out, int passes, int pass_step) {
   std::uint64_t base = static_cast<std::uint64_t>(__cvta_generic_to_constant(c_words));
   std::uint32_t acc = threadIdx.x;
   for (int p = 0; p < passes; ++p) {
 #pragma unroll 1
     for (int j = 0; j < kConstWords; j += kConstUnroll) {
 #pragma unroll
-      for (int k = 0; k < kConstUnroll; ++k) acc ^= ldc(base + 4u * static_cast<std::uint32_t>(j + k));
+      for (int k = 0; k < kConstUnroll; ++k)
+        acc ^= ldc(base + 4u * static_cast<std::uint32_t>(j + k));
     }
     base += static_cast<std::uint64_t>(pass_step);
   }
@@ -232,11 +242,14 @@ std::string fixed(double v, int precision) {
   return buf;
 }
 
-std::string tbps(double gbps_value) { return fixed(gbps_value / 1000.0, 2) + " TB/s"; }
+std::string tbps(double gbps_value) {
+  return fixed(gbps_value / 1000.0, 2) + " TB/s";
+}
 
 /// "reproduced" when `measured` lies in [lo / tol, hi * tol], else how far off it is.
 std::string ratio_verdict(double measured, double lo, double hi, double tol) {
-  if (!std::isfinite(measured) || measured <= 0) return "not measurable here: no figure was measured";
+  if (!std::isfinite(measured) || measured <= 0)
+    return "not measurable here: no figure was measured";
   if (measured >= lo / tol && measured <= hi * tol) return "reproduced";
   const double r = measured > hi * tol ? measured / hi : measured / lo;
   return "differs: " + fixed(r, r < 0.1 ? 3 : 2) + "x the claim (tolerance x" + fixed(tol, 1) + ")";
@@ -277,9 +290,15 @@ struct TierRow {
   bool per_sm_meaningful = false;  // bytes per clock per SM makes sense for on-chip tiers
 };
 
-std::string kib(double bytes) { return fixed(bytes / 1024.0, 0) + " KiB"; }
-std::string mib(double bytes) { return fixed(bytes / (1024.0 * 1024.0), 0) + " MiB"; }
-std::string gib(double bytes) { return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 0) + " GiB"; }
+std::string kib(double bytes) {
+  return fixed(bytes / 1024.0, 0) + " KiB";
+}
+std::string mib(double bytes) {
+  return fixed(bytes / (1024.0 * 1024.0), 0) + " MiB";
+}
+std::string gib(double bytes) {
+  return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 0) + " GiB";
+}
 
 Result run_bandwidth(Context& ctx) {
   using report::Value;
@@ -300,10 +319,12 @@ Result run_bandwidth(Context& ctx) {
   std::size_t S = std::min(want, static_cast<std::size_t>(static_cast<double>(free_b) * 0.6 / 3.0));
   S = S / (std::size_t(1) << 20) * (std::size_t(1) << 20);  // whole MiB: float4-aligned
   const std::size_t l2 = static_cast<std::size_t>(std::max(dev.l2_bytes, 1));
-  if (S < (std::size_t(4) << 20)) throw core::CudaError(cudaErrorMemoryAllocation,
-                                                        "bandwidth: less than 12 MiB of device memory free");
+  if (S < (std::size_t(4) << 20))
+    throw core::CudaError(cudaErrorMemoryAllocation,
+                          "bandwidth: less than 12 MiB of device memory free");
   if (S < 4 * l2)
-    notes.push_back("Only " + mib(static_cast<double>(S)) + " per HBM array could be allocated (< 4x L2): "
+    notes.push_back("Only " + mib(static_cast<double>(S)) +
+                    " per HBM array could be allocated (< 4x L2): "
                     "the HBM rows may include L2 hits.");
   const std::size_t n4 = S / 16;
   const std::size_t nf = S / 4;
@@ -323,7 +344,8 @@ Result run_bandwidth(Context& ctx) {
   const int grid_c = full_grid(constant_read_kernel, kConstBlock, ctx);
 
   std::size_t out_n = static_cast<std::size_t>(grid_stream_read) * kStreamBlock;
-  for (int g : {grid_s4, grid_s8, grid_s16}) out_n = std::max(out_n, static_cast<std::size_t>(g) * kSharedBlock);
+  for (int g : {grid_s4, grid_s8, grid_s16})
+    out_n = std::max(out_n, static_cast<std::size_t>(g) * kSharedBlock);
   out_n = std::max(out_n, static_cast<std::size_t>(grid_l2) * kL2Block);
   out_n = std::max(out_n, static_cast<std::size_t>(grid_c) * kConstBlock);
   // L1 grid is sized below (after the carveout is set); its blocks are at most 2 per SM.
@@ -358,25 +380,30 @@ Result run_bandwidth(Context& ctx) {
   double l1_gbps = NAN;
   {
     // Prefer the largest L1 for this kernel, and put the default back however we leave.
-    MEMHIER_CUDA(cudaFuncSetAttribute(l1_read_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+    MEMHIER_CUDA(cudaFuncSetAttribute(l1_read_kernel,
+                                      cudaFuncAttributePreferredSharedMemoryCarveout,
                                       cudaSharedmemCarveoutMaxL1));
     struct CarveoutReset {
       ~CarveoutReset() {
-        cudaFuncSetAttribute(l1_read_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                             cudaSharedmemCarveoutDefault);
+        // A destructor cannot throw: on failure, clear the error so no later check misreports it.
+        if (cudaFuncSetAttribute(l1_read_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 cudaSharedmemCarveoutDefault) != cudaSuccess)
+          (void)cudaGetLastError();
       }
     } carveout_reset;
     const int grid_l1 = std::min(full_grid(l1_read_kernel, kL1Block, ctx), dev.sm_count * 2);
     const std::size_t chunk_floats = static_cast<std::size_t>(kL1ChunkBytes) / 4;
     if (static_cast<std::size_t>(grid_l1) * chunk_floats > nf)
-      throw core::CudaError(cudaErrorMemoryAllocation, "bandwidth: L1 chunks do not fit the buffer");
+      throw core::CudaError(cudaErrorMemoryAllocation,
+                            "bandwidth: L1 chunks do not fit the buffer");
     auto launch = [&](cudaStream_t s, int passes) {
-      l1_read_kernel<<<grid_l1, kL1Block, 0, s>>>(reinterpret_cast<const uint4*>(c.data()), out.data(),
-                                                  passes, 0);
+      l1_read_kernel<<<grid_l1, kL1Block, 0, s>>>(reinterpret_cast<const uint4*>(c.data()),
+                                                  out.data(), passes, 0);
       MEMHIER_CHECK_LAUNCH();
     };
     const int passes = calibrate_passes(launch, target_ms);
-    const core::Timing t = core::time_it([&](cudaStream_t s) { launch(s, passes); }, timing("bandwidth: L1", ctx));
+    const core::Timing t =
+        core::time_it([&](cudaStream_t s) { launch(s, passes); }, timing("bandwidth: L1", ctx));
     l1_gbps = gbps(static_cast<double>(grid_l1) * kL1ChunkBytes * passes, t.median_ms);
     rows.push_back({"L1", "ld.ca re-reads, 32 KiB per block", l1_gbps, true});
   }
@@ -388,19 +415,23 @@ Result run_bandwidth(Context& ctx) {
     const std::size_t threads = static_cast<std::size_t>(grid_l2) * kL2Block;
     const int per_thread = static_cast<int>(std::max<std::size_t>(1, l2 / 4 / 16 / threads));
     const std::size_t working = threads * static_cast<std::size_t>(per_thread) * 16;
-    if (working > S) throw core::CudaError(cudaErrorMemoryAllocation, "bandwidth: L2 working set too large");
+    if (working > S)
+      throw core::CudaError(cudaErrorMemoryAllocation, "bandwidth: L2 working set too large");
     auto launch = [&](cudaStream_t s, int passes) {
-      l2_read_kernel<<<grid_l2, kL2Block, 0, s>>>(reinterpret_cast<const uint4*>(c.data()), per_thread,
-                                                  out.data(), passes, 0);
+      l2_read_kernel<<<grid_l2, kL2Block, 0, s>>>(reinterpret_cast<const uint4*>(c.data()),
+                                                  per_thread, out.data(), passes, 0);
       MEMHIER_CHECK_LAUNCH();
     };
     const int passes = calibrate_passes(launch, target_ms);
-    const core::Timing t = core::time_it([&](cudaStream_t s) { launch(s, passes); }, timing("bandwidth: L2", ctx));
+    const core::Timing t =
+        core::time_it([&](cudaStream_t s) { launch(s, passes); }, timing("bandwidth: L2", ctx));
     l2_gbps = gbps(static_cast<double>(working) * passes, t.median_ms);
-    rows.push_back({"L2", "ld.cg re-reads, " + mib(static_cast<double>(working)) + " working set", l2_gbps, true});
+    rows.push_back({"L2", "ld.cg re-reads, " + mib(static_cast<double>(working)) + " working set",
+                    l2_gbps, true});
     if (working * 2 > l2)
-      notes.push_back("The L2 working set is over half of L2 (the grid is large for this L2): "
-                      "the L2 row may include DRAM traffic.");
+      notes.push_back(
+          "The L2 working set is over half of L2 (the grid is large for this L2): "
+          "the L2 row may include DRAM traffic.");
   }
 
   // ---- HBM: read, write, copy, triad, cudaMemcpy ----
@@ -416,29 +447,32 @@ Result run_bandwidth(Context& ctx) {
   const std::string size_text = mib(Sd) + " per array";
   const uint4* b4c = reinterpret_cast<const uint4*>(b.data());
   uint4* a4 = reinterpret_cast<uint4*>(a.data());
-  const double read_gbps = stream_row("HBM read", "float4 loads, grid-stride, " + size_text, Sd, [&](cudaStream_t s) {
-    hbm_read_kernel<<<grid_stream_read, kStreamBlock, 0, s>>>(b4c, n4, out.data());
-    MEMHIER_CHECK_LAUNCH();
-  });
+  const double read_gbps =
+      stream_row("HBM read", "float4 loads, grid-stride, " + size_text, Sd, [&](cudaStream_t s) {
+        hbm_read_kernel<<<grid_stream_read, kStreamBlock, 0, s>>>(b4c, n4, out.data());
+        MEMHIER_CHECK_LAUNCH();
+      });
   stream_row("HBM write", "float4 stores, grid-stride, " + size_text, Sd, [&](cudaStream_t s) {
     hbm_write_kernel<<<grid_stream_write, kStreamBlock, 0, s>>>(a4, n4);
     MEMHIER_CHECK_LAUNCH();
   });
-  const double copy_gbps = stream_row("HBM copy", "a = b, bytes read + written, " + size_text, 2 * Sd, [&](cudaStream_t s) {
-    hbm_copy_kernel<<<grid_stream_copy, kStreamBlock, 0, s>>>(b4c, a4, n4);
-    MEMHIER_CHECK_LAUNCH();
-  });
-  const double triad_gbps = stream_row("HBM triad", "a = b + s*c, 3 streams, " + size_text, 3 * Sd, [&](cudaStream_t s) {
-    hbm_triad_kernel<<<grid_stream_triad, kStreamBlock, 0, s>>>(
-        reinterpret_cast<float4*>(a.data()), reinterpret_cast<const float4*>(b.data()),
-        reinterpret_cast<const float4*>(c.data()), 1.5f, n4);
-    MEMHIER_CHECK_LAUNCH();
-  });
-  const double d2d_gbps = stream_row("cudaMemcpy D2D", "cudaMemcpyAsync a <- b, bytes read + written, " + size_text,
-                                     2 * Sd, [&](cudaStream_t s) {
-                                       MEMHIER_CUDA(cudaMemcpyAsync(a.data(), b.data(), S,
-                                                                    cudaMemcpyDeviceToDevice, s));
-                                     });
+  const double copy_gbps = stream_row(
+      "HBM copy", "a = b, bytes read + written, " + size_text, 2 * Sd, [&](cudaStream_t s) {
+        hbm_copy_kernel<<<grid_stream_copy, kStreamBlock, 0, s>>>(b4c, a4, n4);
+        MEMHIER_CHECK_LAUNCH();
+      });
+  const double triad_gbps =
+      stream_row("HBM triad", "a = b + s*c, 3 streams, " + size_text, 3 * Sd, [&](cudaStream_t s) {
+        hbm_triad_kernel<<<grid_stream_triad, kStreamBlock, 0, s>>>(
+            reinterpret_cast<float4*>(a.data()), reinterpret_cast<const float4*>(b.data()),
+            reinterpret_cast<const float4*>(c.data()), 1.5f, n4);
+        MEMHIER_CHECK_LAUNCH();
+      });
+  const double d2d_gbps = stream_row(
+      "cudaMemcpy D2D", "cudaMemcpyAsync a <- b, bytes read + written, " + size_text, 2 * Sd,
+      [&](cudaStream_t s) {
+        MEMHIER_CUDA(cudaMemcpyAsync(a.data(), b.data(), S, cudaMemcpyDeviceToDevice, s));
+      });
 
   // ---- constant: warp-uniform reads of a 1 KiB __constant__ table ----
   ctx.progress("bandwidth: constant");
@@ -453,17 +487,21 @@ Result run_bandwidth(Context& ctx) {
       MEMHIER_CHECK_LAUNCH();
     };
     const int passes = calibrate_passes(launch, target_ms);
-    const core::Timing t =
-        core::time_it([&](cudaStream_t s) { launch(s, passes); }, timing("bandwidth: constant", ctx));
-    // Bytes delivered to threads: 4 per lane per load, although the cache reads the word once per warp.
+    const core::Timing t = core::time_it([&](cudaStream_t s) { launch(s, passes); },
+                                         timing("bandwidth: constant", ctx));
+    // Bytes delivered to threads: 4 per lane per load, although the cache reads the word once per
+    // warp.
     const double bytes = static_cast<double>(grid_c) * kConstBlock * passes * kConstWords * 4.0;
     const_gbps = gbps(bytes, t.median_ms);
-    rows.push_back({"constant", "warp-uniform 4-byte reads, 1 KiB table (bytes delivered to lanes)", const_gbps, true});
+    rows.push_back({"constant", "warp-uniform 4-byte reads, 1 KiB table (bytes delivered to lanes)",
+                    const_gbps, true});
   }
 
   // ---- tables ----
   const double clk_mhz = ctx.sm_clock_mhz;
-  auto per_sm_clk = [&](double g) { return g * 1e3 / (static_cast<double>(dev.sm_count) * clk_mhz); };
+  auto per_sm_clk = [&](double g) {
+    return g * 1e3 / (static_cast<double>(dev.sm_count) * clk_mhz);
+  };
   report::Table t;
   t.id = "bandwidth-tiers";
   t.title = "Bandwidth per tier, every SM busy";
@@ -477,68 +515,87 @@ Result run_bandwidth(Context& ctx) {
     t.rows.push_back({Value::str(r.tier), Value::str(r.access), Value::num(r.gbps_value, 0),
                       per_sm ? Value::num(per_sm_clk(r.gbps_value), 1) : Value::none()});
   }
-  t.notes.push_back("Per SM per clock uses the measured SM clock (" + fixed(clk_mhz, 0) + " MHz) and " +
-                    std::to_string(dev.sm_count) + " SMs; it is left empty for DRAM, which the SM clock does not pace.");
-  t.notes.push_back("Copy and cudaMemcpy count bytes read + bytes written; triad counts 3 streams.");
-  t.notes.push_back("Constant counts 4 bytes per lane per load (bytes delivered), one broadcast per warp.");
+  t.notes.push_back("Per SM per clock uses the measured SM clock (" + fixed(clk_mhz, 0) +
+                    " MHz) and " + std::to_string(dev.sm_count) +
+                    " SMs; it is left empty for DRAM, which the SM clock does not pace.");
+  t.notes.push_back(
+      "Copy and cudaMemcpy count bytes read + bytes written; triad counts 3 streams.");
+  t.notes.push_back(
+      "Constant counts 4 bytes per lane per load (bytes delivered), one broadcast per warp.");
   for (const std::string& n : notes) t.notes.push_back(n);
 
   report::Table ratio;
   ratio.id = "bandwidth-copy-ratio";
   ratio.title = "Copy kernel against the vendor copy";
   ratio.columns = {{"quantity", "", "quantity"}, {"value", "", "value"}};
-  ratio.rows.push_back({Value::str("HBM copy / cudaMemcpy"), Value::num(d2d_gbps > 0 ? copy_gbps / d2d_gbps : NAN, 2)});
+  ratio.rows.push_back({Value::str("HBM copy / cudaMemcpy"),
+                        Value::num(d2d_gbps > 0 ? copy_gbps / d2d_gbps : NAN, 2)});
   const double peak = dev.peak_dram_gbps();
   if (peak > 0) {
-    ratio.rows.push_back({Value::str("HBM read / datasheet DRAM"), Value::num(read_gbps / peak, 2)});
-    ratio.rows.push_back({Value::str("HBM copy / datasheet DRAM"), Value::num(copy_gbps / peak, 2)});
-    ratio.rows.push_back({Value::str("cudaMemcpy / datasheet DRAM"), Value::num(d2d_gbps / peak, 2)});
+    ratio.rows.push_back(
+        {Value::str("HBM read / datasheet DRAM"), Value::num(read_gbps / peak, 2)});
+    ratio.rows.push_back(
+        {Value::str("HBM copy / datasheet DRAM"), Value::num(copy_gbps / peak, 2)});
+    ratio.rows.push_back(
+        {Value::str("cudaMemcpy / datasheet DRAM"), Value::num(d2d_gbps / peak, 2)});
   } else {
-    ratio.notes.push_back("The runtime reports no memory clock or bus width: no datasheet DRAM figure.");
+    ratio.notes.push_back(
+        "The runtime reports no memory clock or bus width: no datasheet DRAM figure.");
   }
 
   // ---- claims ----
   const double best_hbm = std::max({read_gbps, copy_gbps, triad_gbps});
   std::vector<ClaimRow> claims;
-  claims.push_back({"001 §GPU memory hierarchy (H100 SXM)", "shared memory ~3+ TB/s aggregate (taken as 3-6 TB/s)",
-                    tbps(best_shared) + " (best width)", ratio_verdict(best_shared, 3000, 6000, 1.5)});
+  claims.push_back({"001 §GPU memory hierarchy (H100 SXM)",
+                    "shared memory ~3+ TB/s aggregate (taken as 3-6 TB/s)",
+                    tbps(best_shared) + " (best width)",
+                    ratio_verdict(best_shared, 3000, 6000, 1.5)});
   claims.push_back({"000 §The five memory spaces (H100 SXM5)", "shared memory ~19 TB/s",
-                    tbps(best_shared) + " (best width)", ratio_verdict(best_shared, 19000, 19000, 1.5)});
+                    tbps(best_shared) + " (best width)",
+                    ratio_verdict(best_shared, 19000, 19000, 1.5)});
   claims.push_back({"001 §GPU memory hierarchy (H100 SXM)", "L1 cache ~1.5-2 TB/s", tbps(l1_gbps),
                     ratio_verdict(l1_gbps, 1500, 2000, 1.5)});
-  claims.push_back({"000 §The five memory spaces (H100 SXM5)", "L1 + texture ~19 TB/s", tbps(l1_gbps),
-                    ratio_verdict(l1_gbps, 19000, 19000, 1.5)});
-  claims.push_back({"001 §L2 Cache; 000 §The five memory spaces (H100)", "L2 ~12 TB/s", tbps(l2_gbps),
-                    ratio_verdict(l2_gbps, 12000, 12000, 1.5)});
+  claims.push_back({"000 §The five memory spaces (H100 SXM5)", "L1 + texture ~19 TB/s",
+                    tbps(l1_gbps), ratio_verdict(l1_gbps, 19000, 19000, 1.5)});
+  claims.push_back({"001 §L2 Cache; 000 §The five memory spaces (H100)", "L2 ~12 TB/s",
+                    tbps(l2_gbps), ratio_verdict(l2_gbps, 12000, 12000, 1.5)});
   claims.push_back({"001 §HBM Basics (H100)", "HBM3 peak 3,350 GB/s",
                     fixed(best_hbm, 0) + " GB/s (best of read, copy, triad)",
                     ratio_verdict(best_hbm, 3350, 3350, 1.25)});
   if (peak > 0) {
     const double frac = copy_gbps / peak;
-    claims.push_back({"001 §Memory coalescing (A100)",
-                      "coalesced streaming reaches ~88% of the datasheet DRAM bandwidth (taken as 73-103%)",
-                      fixed(100 * frac, 0) + "% of this card's datasheet " + fixed(peak, 0) +
-                          " GB/s (2 x memory clock x bus width), copy kernel",
-                      (frac >= 0.73 && frac <= 1.03) ? "reproduced"
-                                                      : "differs: " + fixed(100 * frac, 0) + "% of the datasheet"});
+    claims.push_back(
+        {"001 §Memory coalescing (A100)",
+         "coalesced streaming reaches ~88% of the datasheet DRAM bandwidth (taken as 73-103%)",
+         fixed(100 * frac, 0) + "% of this card's datasheet " + fixed(peak, 0) +
+             " GB/s (2 x memory clock x bus width), copy kernel",
+         (frac >= 0.73 && frac <= 1.03)
+             ? "reproduced"
+             : "differs: " + fixed(100 * frac, 0) + "% of the datasheet"});
   } else {
-    claims.push_back({"001 §Memory coalescing (A100)", "coalesced streaming reaches ~88% of the datasheet DRAM bandwidth",
-                      "n/a", "not measurable here: the runtime reports no memory clock or bus width"});
+    claims.push_back({"001 §Memory coalescing (A100)",
+                      "coalesced streaming reaches ~88% of the datasheet DRAM bandwidth", "n/a",
+                      "not measurable here: the runtime reports no memory clock or bus width"});
   }
   {
     // One warp-wide broadcast per SM clock delivers 32 lanes x 4 bytes = 128 B/clk/SM.
     const double per_clk = clk_mhz > 0 ? per_sm_clk(const_gbps) / 128.0 : NAN;
     std::string verdict = "not measurable here: no SM clock";
     if (std::isfinite(per_clk))
-      verdict = per_clk >= 0.8 ? "reproduced"
-                               : "differs: " + fixed(per_clk, 2) + " broadcasts per SM clock (tolerance 0.8)";
-    claims.push_back({"000 §Constant memory; 001 §Constant memory",
-                      "a warp-uniform constant read is broadcast in a single cycle (>= 1 warp read per SM clock)",
-                      fixed(per_clk, 2) + " warp reads per SM clock (" + tbps(const_gbps) + " delivered)", verdict});
+      verdict = per_clk >= 0.8
+                    ? "reproduced"
+                    : "differs: " + fixed(per_clk, 2) + " broadcasts per SM clock (tolerance 0.8)";
+    claims.push_back(
+        {"000 §Constant memory; 001 §Constant memory",
+         "a warp-uniform constant read is broadcast in a single cycle (>= 1 warp read per SM "
+         "clock)",
+         fixed(per_clk, 2) + " warp reads per SM clock (" + tbps(const_gbps) + " delivered)",
+         verdict});
   }
-  claims.push_back({"DESIGN §Timing", "a hand-written copy kernel is judged against cudaMemcpy in the same run",
-                    "copy " + fixed(copy_gbps, 0) + " GB/s vs cudaMemcpy " + fixed(d2d_gbps, 0) + " GB/s (" +
-                        fixed(d2d_gbps > 0 ? copy_gbps / d2d_gbps : NAN, 2) + "x)",
+  claims.push_back({"DESIGN §Timing",
+                    "a hand-written copy kernel is judged against cudaMemcpy in the same run",
+                    "copy " + fixed(copy_gbps, 0) + " GB/s vs cudaMemcpy " + fixed(d2d_gbps, 0) +
+                        " GB/s (" + fixed(d2d_gbps > 0 ? copy_gbps / d2d_gbps : NAN, 2) + "x)",
                     (d2d_gbps > 0 && copy_gbps / d2d_gbps >= 0.9)
                         ? "reproduced"
                         : "differs: the copy kernel reaches under 90% of cudaMemcpy"});
@@ -546,13 +603,19 @@ Result run_bandwidth(Context& ctx) {
   // ---- section ----
   sec.paragraphs.push_back(
       "Every tier read (or written) by a grid that fills every SM, timed as the median of repeated "
-      "launches. Shared memory: each thread reads its own conflict-free words with ld.shared of 4, 8 "
-      "or 16 bytes in an unrolled loop, folding them into one word per thread. L1: each block re-reads "
-      "its own 32 KiB chunk with ld.global.ca (at most two blocks per SM, carveout set to the largest "
+      "launches. Shared memory: each thread reads its own conflict-free words with ld.shared of 4, "
+      "8 "
+      "or 16 bytes in an unrolled loop, folding them into one word per thread. L1: each block "
+      "re-reads "
+      "its own 32 KiB chunk with ld.global.ca (at most two blocks per SM, carveout set to the "
+      "largest "
       "L1). L2: each thread re-reads its own 16-byte words of a working set of about L2/4 with "
-      "ld.global.cg, so every SM reads distinct data and nothing is served from L1. HBM: grid-stride "
-      "float4 streams over arrays of " + mib(Sd) + " (" + fixed(Sd / static_cast<double>(l2), 0) +
-      "x L2): read, write, copy, triad a = b + s*c, and cudaMemcpy device-to-device on the same arrays "
+      "ld.global.cg, so every SM reads distinct data and nothing is served from L1. HBM: "
+      "grid-stride "
+      "float4 streams over arrays of " +
+      mib(Sd) + " (" + fixed(Sd / static_cast<double>(l2), 0) +
+      "x L2): read, write, copy, triad a = b + s*c, and cudaMemcpy device-to-device on the same "
+      "arrays "
       "as the ceiling. Constant: every lane of a warp reads the same __constant__ word (ld.const), "
       "advancing together through a 1 KiB table.");
   sec.tables.push_back(std::move(t));
@@ -570,8 +633,8 @@ Result run_bandwidth(Context& ctx) {
   report::Series series;
   series.name = "measured";
   for (const TierRow& r : rows) {
-    chart.categories.push_back(r.tier == "shared" ? "shared " + r.access.substr(0, r.access.find('-')) + " B"
-                                                  : r.tier);
+    chart.categories.push_back(
+        r.tier == "shared" ? "shared " + r.access.substr(0, r.access.find('-')) + " B" : r.tier);
     series.y.push_back(r.gbps_value);
   }
   chart.series.push_back(std::move(series));
@@ -585,7 +648,8 @@ Result run_bandwidth(Context& ctx) {
     f.size = std::move(size);
     return f;
   };
-  result.tiers.push_back(tier("shared", best_shared, kib(static_cast<double>(dev.smem_per_sm)) + "/SM"));
+  result.tiers.push_back(
+      tier("shared", best_shared, kib(static_cast<double>(dev.smem_per_sm)) + "/SM"));
   result.tiers.push_back(tier("L1", l1_gbps, ""));
   result.tiers.push_back(tier("L2", l2_gbps, mib(static_cast<double>(dev.l2_bytes))));
   result.tiers.push_back(tier("HBM", copy_gbps, gib(static_cast<double>(dev.global_mem_bytes))));
@@ -600,8 +664,10 @@ std::vector<RegistryEntry> bandwidth_probes() {
   e.kind = "probe";
   e.family = "bandwidth";
   e.name = "bandwidth";
-  e.technique = "every tier with every SM busy: shared (4/8/16 B), L1 ld.ca, L2 ld.cg, HBM read/write/copy/triad "
-                "against cudaMemcpy, constant broadcast";
+  e.technique =
+      "every tier with every SM busy: shared (4/8/16 B), L1 ld.ca, L2 ld.cg, HBM "
+      "read/write/copy/triad "
+      "against cudaMemcpy, constant broadcast";
   e.claim = {"001 §GPU memory hierarchy; 000 §The five memory spaces",
              "H100: shared ~3+ (001) or ~19 (000) TB/s, L2 ~12 TB/s, HBM3 3,350 GB/s"};
   e.run_probe = run_bandwidth;

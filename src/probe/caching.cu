@@ -408,14 +408,15 @@ Result run_caching(Context& ctx) {
   s.paragraphs.push_back(fmt(
       "Cache operators by inline PTX (ld.global.ca: L1 and L2; .cg: L2 only; .cs: evict-first "
       "streaming; .nc: the read-only/texture path, as __ldg). reuse: %u blocks (every SM full) each "
-      "re-read a private %d KiB window %d times (%.1f MiB in all, inside the L2), so .ca can hit in "
-      "L1 and .cg must go to L2; GB/s counts every byte delivered. stream: one pass over %.0f MiB "
+      "re-read a private %d KiB window %d times (%.1f MiB in all; the L2 holds %.0f MiB), so .ca can "
+      "hit in L1 and .cg must go to L2; GB/s counts every byte delivered. stream: one pass over %.0f MiB "
       "(%.1fx the L2). scatter: %d random 4-byte words per thread over the same buffer; GB/s counts "
       "the 4 useful bytes per load. stencil-5x5: a 5x5 box average over a %dx%d float image through "
       "a texture object (cudaArray, point filtering, clamp) against the same sum in the same order "
       "on plain global loads with clamped indices; GB/s counts each input and output pixel once, and "
       "the two outputs are compared pixel by pixel before timing.",
       grid, kWindowFloats * 4 / 1024, reps, static_cast<double>(grid) * kWindowFloats * 4 / static_cast<double>(mib),
+      static_cast<double>(l2) / static_cast<double>(mib),
       static_cast<double>(bytes) / static_cast<double>(mib), static_cast<double>(bytes) / static_cast<double>(l2),
       kScatterPerThread, img, img));
 

@@ -16,9 +16,10 @@ namespace memhier::probe {
 namespace {
 
 constexpr int kGlobalBlock = 256;
-constexpr std::uint32_t kRandom = 0;          // stride code for the random gather
-constexpr std::uint32_t kRandomShare = 32;    // the gather makes n / 32 accesses, as many as stride 32
-constexpr int kModelWarps = 64;               // warps the model averages over
+constexpr std::uint32_t kRandom = 0;  // stride code for the random gather
+constexpr std::uint32_t kRandomShare =
+    32;                          // the gather makes n / 32 accesses, as many as stride 32
+constexpr int kModelWarps = 64;  // warps the model averages over
 
 /// A well-mixed integer hash (lowbias32): the random gather's positions.
 __host__ __device__ inline std::uint32_t gather_hash(std::uint32_t x) {
@@ -33,7 +34,8 @@ __host__ __device__ inline std::uint32_t gather_hash(std::uint32_t x) {
 /// Element that thread-access `i` reads: i * stride, or a hashed position for the random
 /// gather (stride kRandom); `mask` = elements - 1 (a power of two). Shared by the kernel
 /// and the coalescing model. Access i runs on lane i % 32 of warp i / 32.
-__host__ __device__ inline std::uint32_t global_stride_element(std::uint32_t i, std::uint32_t stride,
+__host__ __device__ inline std::uint32_t global_stride_element(std::uint32_t i,
+                                                               std::uint32_t stride,
                                                                std::uint32_t mask) {
   return (stride == kRandom ? gather_hash(i) : i * stride) & mask;
 }
@@ -41,8 +43,8 @@ __host__ __device__ inline std::uint32_t global_stride_element(std::uint32_t i, 
 // Grid-stride over the accesses, 4 independent loads in flight per thread; the sum is
 // written per thread so no load can be dropped.
 __global__ void __launch_bounds__(kGlobalBlock)
-    global_stride_kernel(const float* __restrict__ data, std::uint32_t accesses, std::uint32_t stride,
-                         std::uint32_t mask, float* __restrict__ out) {
+    global_stride_kernel(const float* __restrict__ data, std::uint32_t accesses,
+                         std::uint32_t stride, std::uint32_t mask, float* __restrict__ out) {
   const std::uint32_t T = gridDim.x * blockDim.x;
   const std::uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
   float acc = 0.f;
@@ -117,7 +119,9 @@ Result run_global_stride(Context& ctx) {
   const std::size_t cap = std::min(want, free_b / 2);
   std::size_t bytes = std::size_t(1) << 20;
   while (bytes * 2 <= cap) bytes *= 2;
-  if (cap < bytes) throw core::CudaError(cudaErrorMemoryAllocation, "global-stride: under 1 MiB of device memory free");
+  if (cap < bytes)
+    throw core::CudaError(cudaErrorMemoryAllocation,
+                          "global-stride: under 1 MiB of device memory free");
   const std::size_t n = bytes / 4;  // <= 2^28 floats: every index fits 32 bits
   const std::uint32_t mask = static_cast<std::uint32_t>(n - 1);
   const std::size_t l2 = static_cast<std::size_t>(std::max(dev.l2_bytes, 1));
@@ -133,7 +137,8 @@ Result run_global_stride(Context& ctx) {
     r.stride = s;
     r.pattern = s == kRandom ? "random" : "stride " + std::to_string(s);
     ctx.progress("global-stride: " + r.pattern);
-    const std::uint32_t accesses = static_cast<std::uint32_t>(n / (s == kRandom ? kRandomShare : s));
+    const std::uint32_t accesses =
+        static_cast<std::uint32_t>(n / (s == kRandom ? kRandomShare : s));
     core::TimingOptions o;
     o.name = "global-stride: " + r.pattern;
     o.warmup = 1;
@@ -143,7 +148,8 @@ Result run_global_stride(Context& ctx) {
     o.flush_l2 = true;  // every launch starts from DRAM, whatever the last one left in L2
     const core::Timing t = core::time_it(
         [&](cudaStream_t st) {
-          global_stride_kernel<<<grid, kGlobalBlock, 0, st>>>(data.data(), accesses, s, mask, out.data());
+          global_stride_kernel<<<grid, kGlobalBlock, 0, st>>>(data.data(), accesses, s, mask,
+                                                              out.data());
           MEMHIER_CHECK_LAUNCH();
         },
         o);
@@ -161,7 +167,8 @@ Result run_global_stride(Context& ctx) {
   t.id = "global-stride";
   t.title = "Useful global-memory bandwidth against stride";
   t.caption = "Thread-access i reads element i * stride (4-byte floats) of a " +
-              fixed(static_cast<double>(bytes) / (1 << 20), 0) + " MiB buffer; useful bytes are the 4 each "
+              fixed(static_cast<double>(bytes) / (1 << 20), 0) +
+              " MiB buffer; useful bytes are the 4 each "
               "access asked for; L2 flushed before every launch.";
   t.columns = {{"pattern", "", "pattern"},
                {"useful bandwidth", "GB/s", "gbps"},
@@ -170,10 +177,14 @@ Result run_global_stride(Context& ctx) {
                {"model relative", "x", "predicted_relative"}};
   for (const Row& r : rows)
     t.rows.push_back({Value::str(r.pattern), Value::num(r.gbps_value, 0), Value::num(r.relative, 3),
-                      Value::num(r.model.sectors_per_request, 1), Value::num(r.predicted_relative, 3)});
-  t.notes.push_back("Model: src/model/access.cpp over the kernel's own addresses (global_stride_element), "
-                    "averaged over the first " + std::to_string(kModelWarps) + " warps; model relative = "
-                    "bytes asked for / bytes in the 32-byte sectors fetched, against stride 1.");
+                      Value::num(r.model.sectors_per_request, 1),
+                      Value::num(r.predicted_relative, 3)});
+  t.notes.push_back(
+      "Model: src/model/access.cpp over the kernel's own addresses (global_stride_element), "
+      "averaged over the first " +
+      std::to_string(kModelWarps) +
+      " warps; model relative = "
+      "bytes asked for / bytes in the 32-byte sectors fetched, against stride 1.");
   t.notes.push_back("The random gather makes n/" + std::to_string(kRandomShare) +
                     " accesses at hashed positions: as many requests as stride 32.");
   if (bytes < 4 * l2)
@@ -212,21 +223,25 @@ Result run_global_stride(Context& ctx) {
     return std::isfinite(value) && value >= expected * (1 - kTol) && value <= expected * (1 + kTol);
   };
   std::vector<ClaimRow> claims;
-  claims.push_back({"001 §Memory coalescing (A100)", "stride 2 halves useful bandwidth (~900 vs ~1,800 GB/s)",
-                    "stride 2: " + one_over(rel(2)) + " of stride 1",
-                    close_to(rel(2), 0.5) ? "reproduced" : "differs: outside " + tol_text + " of 1/2"});
+  claims.push_back(
+      {"001 §Memory coalescing (A100)", "stride 2 halves useful bandwidth (~900 vs ~1,800 GB/s)",
+       "stride 2: " + one_over(rel(2)) + " of stride 1",
+       close_to(rel(2), 0.5) ? "reproduced" : "differs: outside " + tol_text + " of 1/2"});
   claims.push_back({"001 §Memory coalescing (A100)", "stride 4: ~1/4, stride 8: ~1/8 of coalesced",
                     "stride 4: " + one_over(rel(4)) + "; stride 8: " + one_over(rel(8)),
-                    close_to(rel(4), 0.25) && close_to(rel(8), 0.125) ? "reproduced"
-                                                              : "differs: outside " + tol_text + " of 1/4, 1/8"});
+                    close_to(rel(4), 0.25) && close_to(rel(8), 0.125)
+                        ? "reproduced"
+                        : "differs: outside " + tol_text + " of 1/4, 1/8"});
   {
     // 001 counts 128-byte lines (1/32); 32-byte sectors give 1/8: accept the span, with tolerance.
     const double r32 = rel(32);
-    const bool ok = std::isfinite(r32) && r32 >= (1.0 / 32) * (1 - kTol) && r32 <= (1.0 / 8) * (1 + kTol);
+    const bool ok =
+        std::isfinite(r32) && r32 >= (1.0 / 32) * (1 - kTol) && r32 <= (1.0 / 8) * (1 + kTol);
     std::string where = "differs: ";
     if (std::isfinite(r32)) where += r32 > 1.0 / 8 ? "better than 1/8" : "worse than 1/32";
     claims.push_back({"001 §Memory coalescing (A100); 004 §Global memory transactions",
-                      "stride 32: one transaction per thread, ~1/32 (lines) to ~1/8 (32-byte sectors) of coalesced",
+                      "stride 32: one transaction per thread, ~1/32 (lines) to ~1/8 (32-byte "
+                      "sectors) of coalesced",
                       "stride 32: " + one_over(r32) + " of stride 1", ok ? "reproduced" : where});
   }
   {
@@ -234,7 +249,8 @@ Result run_global_stride(Context& ctx) {
     const double rr = rel(kRandom);
     const double below = std::isfinite(rr) && rr > 0 ? 1.0 / rr : NAN;
     const bool ok = std::isfinite(below) && below >= 12.5 && below <= 50;
-    claims.push_back({"001 §Memory coalescing (A100)", "a random gather is ~25x below coalesced (taken as 12.5-50x)",
+    claims.push_back({"001 §Memory coalescing (A100)",
+                      "a random gather is ~25x below coalesced (taken as 12.5-50x)",
                       "random: " + fixed(below, 1) + "x below stride 1",
                       ok ? "reproduced" : "differs: " + fixed(below, 1) + "x below"});
   }
@@ -243,24 +259,33 @@ Result run_global_stride(Context& ctx) {
     const double g1 = rows.front().gbps_value;
     if (peak > 0) {
       const double frac = g1 / peak;
-      claims.push_back({"001 §Memory coalescing (A100)", "coalesced 4-byte loads reach ~88% of peak (taken as 73-103%)",
-                        "stride 1: " + fixed(g1, 0) + " GB/s = " + fixed(100 * frac, 0) + "% of the datasheet " +
-                            fixed(peak, 0) + " GB/s",
-                        frac >= 0.73 && frac <= 1.03 ? "reproduced"
-                                                     : "differs: " + fixed(100 * frac, 0) + "% of the datasheet"});
+      claims.push_back({"001 §Memory coalescing (A100)",
+                        "coalesced 4-byte loads reach ~88% of peak (taken as 73-103%)",
+                        "stride 1: " + fixed(g1, 0) + " GB/s = " + fixed(100 * frac, 0) +
+                            "% of the datasheet " + fixed(peak, 0) + " GB/s",
+                        frac >= 0.73 && frac <= 1.03
+                            ? "reproduced"
+                            : "differs: " + fixed(100 * frac, 0) + "% of the datasheet"});
     } else {
-      claims.push_back({"001 §Memory coalescing (A100)", "coalesced 4-byte loads reach ~88% of peak",
-                        fixed(g1, 0) + " GB/s", "not measurable here: the runtime reports no memory clock or bus width"});
+      claims.push_back({"001 §Memory coalescing (A100)",
+                        "coalesced 4-byte loads reach ~88% of peak", fixed(g1, 0) + " GB/s",
+                        "not measurable here: the runtime reports no memory clock or bus width"});
     }
   }
 
   sec.paragraphs.push_back(
-      "Every SM busy; thread-access i (lane i mod 32 of warp i / 32) reads the 4-byte element i * stride "
-      "of a buffer of " + fixed(static_cast<double>(bytes) / (1 << 20), 0) + " MiB (" +
-      fixed(static_cast<double>(bytes) / static_cast<double>(l2), 0) + "x L2), so each stride sweeps the "
-      "whole buffer with n / stride accesses; the random gather reads hashed positions. The L2 is flushed "
-      "before every launch, so the figures are DRAM's. Useful bandwidth counts only the 4 bytes each "
-      "access asked for; beside it, the coalescing model's 32-byte sectors per warp request for the same "
+      "Every SM busy; thread-access i (lane i mod 32 of warp i / 32) reads the 4-byte element i * "
+      "stride "
+      "of a buffer of " +
+      fixed(static_cast<double>(bytes) / (1 << 20), 0) + " MiB (" +
+      fixed(static_cast<double>(bytes) / static_cast<double>(l2), 0) +
+      "x L2), so each stride sweeps the "
+      "whole buffer with n / stride accesses; the random gather reads hashed positions. The L2 is "
+      "flushed "
+      "before every launch, so the figures are DRAM's. Useful bandwidth counts only the 4 bytes "
+      "each "
+      "access asked for; beside it, the coalescing model's 32-byte sectors per warp request for "
+      "the same "
       "addresses, from the same index function as the kernel.");
   sec.tables.push_back(std::move(t));
   sec.tables.push_back(claims_table("global-stride", claims));
@@ -275,9 +300,11 @@ std::vector<RegistryEntry> global_stride_probes() {
   e.kind = "probe";
   e.family = "global_stride";
   e.name = "global-stride";
-  e.technique = "thread i reads element i*stride (4 bytes), strides 1..32 and a random gather, from DRAM, "
-                "beside the coalescing model's sectors per request";
-  e.claim = {"001 §Memory coalescing (A100)", "stride 2 halves useful bandwidth; stride 32 ~3% of coalesced"};
+  e.technique =
+      "thread i reads element i*stride (4 bytes), strides 1..32 and a random gather, from DRAM, "
+      "beside the coalescing model's sectors per request";
+  e.claim = {"001 §Memory coalescing (A100)",
+             "stride 2 halves useful bandwidth; stride 32 ~3% of coalesced"};
   e.run_probe = run_global_stride;
   return {e};
 }

@@ -17,7 +17,7 @@
 namespace memhier::probe {
 namespace {
 
-constexpr std::uint64_t kLine = 128;           // L1/L2 line: one slot per line in the sweep
+constexpr std::uint64_t kLine = 128;            // L1/L2 line: one slot per line in the sweep
 constexpr std::uint64_t kPageTouch = 64 << 10;  // TLB warm: one load per 64 KiB (<= any GPU page)
 constexpr std::uint64_t kBigPage = 2 << 20;     // cudaMalloc's large page on current GPUs
 constexpr int kChaseBlock = 1024;               // threads that warm; thread 0 chases
@@ -54,7 +54,8 @@ __host__ __device__ inline std::uint64_t ring_feistel(std::uint64_t x, std::uint
   const std::uint64_t mask = (std::uint64_t{1} << half_bits) - 1;
   std::uint64_t l = x >> half_bits, r = x & mask;
   for (std::uint32_t round = 0; round < 4; ++round) {
-    const std::uint64_t f = ring_mix(static_cast<std::uint32_t>(r) ^ (key + round * 0x9e3779b9U)) & mask;
+    const std::uint64_t f =
+        ring_mix(static_cast<std::uint32_t>(r) ^ (key + round * 0x9e3779b9U)) & mask;
     const std::uint64_t next_l = r;
     r = l ^ f;
     l = next_l;
@@ -63,8 +64,8 @@ __host__ __device__ inline std::uint64_t ring_feistel(std::uint64_t x, std::uint
 }
 
 // A bijection on [0, n): walk the Feistel cycle until it lands below n (at most ~4 steps).
-__host__ __device__ inline std::uint64_t ring_perm(std::uint64_t k, std::uint64_t n, std::uint32_t half_bits,
-                                                   std::uint32_t key) {
+__host__ __device__ inline std::uint64_t ring_perm(std::uint64_t k, std::uint64_t n,
+                                                   std::uint32_t half_bits, std::uint32_t key) {
   std::uint64_t x = k;
   do x = ring_feistel(x, half_bits, key);
   while (x >= n);
@@ -83,7 +84,9 @@ __host__ __device__ inline std::uint64_t ring_slot(const RingLayout& lay, std::u
 __host__ __device__ inline std::uint64_t ring_offset(const RingLayout& lay, std::uint64_t slot) {
   std::uint64_t off = slot * lay.stride;
   if (lay.jitter_lines > 1)
-    off += (ring_mix(static_cast<std::uint32_t>(slot ^ (slot >> 32)) ^ lay.inner_key) % lay.jitter_lines) * kLine;
+    off += (ring_mix(static_cast<std::uint32_t>(slot ^ (slot >> 32)) ^ lay.inner_key) %
+            lay.jitter_lines) *
+           kLine;
   return off;
 }
 
@@ -93,10 +96,12 @@ std::uint32_t half_bits_for(std::uint64_t n) {
   return h;
 }
 
-RingLayout make_layout(std::uint64_t slots, std::uint64_t stride, std::uint64_t group, std::uint32_t seed) {
+RingLayout make_layout(std::uint64_t slots, std::uint64_t stride, std::uint64_t group,
+                       std::uint32_t seed) {
   if (slots < 2 || stride < 8 || stride % 8 != 0 || group < 1 || slots % group != 0)
-    throw std::invalid_argument("latency: bad ring layout (" + std::to_string(slots) + " slots, stride " +
-                                std::to_string(stride) + ", group " + std::to_string(group) + ")");
+    throw std::invalid_argument("latency: bad ring layout (" + std::to_string(slots) +
+                                " slots, stride " + std::to_string(stride) + ", group " +
+                                std::to_string(group) + ")");
   RingLayout lay;
   lay.slots = slots;
   lay.stride = stride;
@@ -115,7 +120,8 @@ void check_layout(const RingLayout& lay) {
   std::vector<char> seen(lay.slots, 0);
   for (std::uint64_t k = 0; k < lay.slots; ++k) {
     const std::uint64_t s = ring_slot(lay, k);
-    if (s >= lay.slots || seen[s]) throw std::logic_error("latency: ring order is not a permutation");
+    if (s >= lay.slots || seen[s])
+      throw std::logic_error("latency: ring order is not a permutation");
     seen[s] = 1;
   }
 }
@@ -157,11 +163,12 @@ __global__ void warm_l2_kernel(const char* base, RingLayout lay, std::uint64_t* 
 struct ChaseArgs {
   const char* base = nullptr;
   RingLayout lay;
-  std::uint64_t block_warm_slots = 0;  ///< slots [0, n) pre-read by the block with the chase's operator
-  std::uint64_t touch_bytes = 0;       ///< [0, n) touched once per 64 KiB: the SM's TLB is warm
-  int warm_steps = 0;                  ///< dependent hops before the clock starts
-  int steps = 0;                       ///< timed hops
-  long long* cycles = nullptr;         ///< this launch's cycles for `steps` hops
+  std::uint64_t block_warm_slots =
+      0;                          ///< slots [0, n) pre-read by the block with the chase's operator
+  std::uint64_t touch_bytes = 0;  ///< [0, n) touched once per 64 KiB: the SM's TLB is warm
+  int warm_steps = 0;             ///< dependent hops before the clock starts
+  int steps = 0;                  ///< timed hops
+  long long* cycles = nullptr;    ///< this launch's cycles for `steps` hops
   std::uint64_t* sink = nullptr;
 };
 
@@ -170,7 +177,8 @@ struct ChaseArgs {
 template <bool kCg>
 __global__ void __launch_bounds__(kChaseBlock) chase_global_kernel(ChaseArgs a) {
   std::uint64_t acc = 0;
-  for (std::uint64_t off = threadIdx.x * kPageTouch; off < a.touch_bytes; off += kChaseBlock * kPageTouch)
+  for (std::uint64_t off = threadIdx.x * kPageTouch; off < a.touch_bytes;
+       off += kChaseBlock * kPageTouch)
     acc ^= chase_load<true>(reinterpret_cast<std::uint64_t>(a.base + off));
   for (std::uint64_t s = threadIdx.x; s < a.block_warm_slots; s += kChaseBlock)
     acc ^= chase_load<kCg>(reinterpret_cast<std::uint64_t>(a.base + ring_offset(a.lay, s)));
@@ -178,7 +186,8 @@ __global__ void __launch_bounds__(kChaseBlock) chase_global_kernel(ChaseArgs a) 
   __syncthreads();
   if (threadIdx.x != 0) return;
 
-  std::uint64_t p = reinterpret_cast<std::uint64_t>(a.base + ring_offset(a.lay, ring_slot(a.lay, 0)));
+  std::uint64_t p =
+      reinterpret_cast<std::uint64_t>(a.base + ring_offset(a.lay, ring_slot(a.lay, 0)));
   for (int i = 0; i < a.warm_steps; ++i) p = chase_load<kCg>(p);
   const long long t0 = clock64();
 #pragma unroll 16
@@ -190,19 +199,22 @@ __global__ void __launch_bounds__(kChaseBlock) chase_global_kernel(ChaseArgs a) 
 
 // The ring in dynamic shared memory; slots hold 32-bit shared-window addresses, so
 // each hop is one LDS whose address is the previous LDS's result.
-__global__ void __launch_bounds__(256) chase_shared_kernel(RingLayout lay, int warm_steps, int steps,
-                                                           long long* cycles, std::uint64_t* sink) {
+__global__ void __launch_bounds__(256)
+    chase_shared_kernel(RingLayout lay, int warm_steps, int steps, long long* cycles,
+                        std::uint64_t* sink) {
   extern __shared__ __align__(16) unsigned char smem[];
   const std::uint32_t base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
   for (std::uint64_t k = threadIdx.x; k < lay.slots; k += blockDim.x) {
-    const std::uint64_t from = ring_slot(lay, k), to = ring_slot(lay, k + 1 == lay.slots ? 0 : k + 1);
+    const std::uint64_t from = ring_slot(lay, k),
+                        to = ring_slot(lay, k + 1 == lay.slots ? 0 : k + 1);
     *reinterpret_cast<std::uint32_t*>(smem + ring_offset(lay, from)) =
         base + static_cast<std::uint32_t>(ring_offset(lay, to));
   }
   __syncthreads();
   if (threadIdx.x != 0) return;
   std::uint32_t p = base + static_cast<std::uint32_t>(ring_offset(lay, ring_slot(lay, 0)));
-  for (int i = 0; i < warm_steps; ++i) asm volatile("ld.shared.u32 %0, [%0];" : "+r"(p) : : "memory");
+  for (int i = 0; i < warm_steps; ++i)
+    asm volatile("ld.shared.u32 %0, [%0];" : "+r"(p) : : "memory");
   const long long t0 = clock64();
 #pragma unroll 16
   for (int i = 0; i < steps; ++i) asm volatile("ld.shared.u32 %0, [%0];" : "+r"(p) : : "memory");
@@ -215,7 +227,8 @@ __global__ void __launch_bounds__(256) chase_shared_kernel(RingLayout lay, int w
 // so each hop is an indexed constant load (LDC with a register address).
 __constant__ std::uint32_t c_ring[kConstWords];
 
-__global__ void chase_constant_kernel(int warm_steps, int steps, long long* cycles, std::uint64_t* sink) {
+__global__ void chase_constant_kernel(int warm_steps, int steps, long long* cycles,
+                                      std::uint64_t* sink) {
   const char* ring = reinterpret_cast<const char*>(c_ring);
   std::uint32_t off = 0;
   for (int i = 0; i < warm_steps; ++i) off = *reinterpret_cast<const std::uint32_t*>(ring + off);
@@ -229,8 +242,8 @@ __global__ void chase_constant_kernel(int warm_steps, int steps, long long* cycl
 
 // A per-thread array indexed with run-time values: the compiler must give it a stack
 // frame in local memory (checked at run time with cudaFuncGetAttributes).
-__global__ void chase_local_kernel(const std::uint32_t* ring, int warm_steps, int steps, long long* cycles,
-                                   std::uint64_t* sink) {
+__global__ void chase_local_kernel(const std::uint32_t* ring, int warm_steps, int steps,
+                                   long long* cycles, std::uint64_t* sink) {
   std::uint32_t lm[kLocalWords];
   for (int i = 0; i < kLocalWords; ++i) lm[i] = ring[i];
   const char* bytes = reinterpret_cast<const char*>(lm);
@@ -286,8 +299,8 @@ std::size_t free_device_bytes() {
 
 void build_ring(char* base, const RingLayout& lay, const Context& ctx) {
   check_layout(lay);
-  const std::uint64_t blocks = std::min<std::uint64_t>((lay.slots + 255) / 256,
-                                                       static_cast<std::uint64_t>(ctx.device.sm_count) * 16);
+  const std::uint64_t blocks = std::min<std::uint64_t>(
+      (lay.slots + 255) / 256, static_cast<std::uint64_t>(ctx.device.sm_count) * 16);
   build_ring_kernel<<<static_cast<unsigned>(blocks), 256>>>(base, lay);
   MEMHIER_CHECK_LAUNCH();
   MEMHIER_CUDA(cudaDeviceSynchronize());
@@ -305,7 +318,7 @@ void verify_ring(const char* base, const RingLayout& lay) {
     std::memcpy(&next, host.data() + off, sizeof next);
     off = next - reinterpret_cast<std::uint64_t>(base);
     const bool closes = off == start;
-    if (off >= bytes || closes != (k == lay.slots))
+    if (off > bytes - sizeof next || closes != (k == lay.slots))
       throw std::logic_error("latency: device-built ring is not one cycle over every slot");
   }
 }
@@ -343,8 +356,8 @@ struct GlobalChasePlan {
   bool flush_l2 = false;
 };
 
-double chase_global(const std::string& name, const char* base, const RingLayout& lay, const GlobalChasePlan& plan,
-                    std::uint64_t* sink, const Context& ctx) {
+double chase_global(const std::string& name, const char* base, const RingLayout& lay,
+                    const GlobalChasePlan& plan, std::uint64_t* sink, const Context& ctx) {
   const std::uint64_t ring_bytes = lay.slots * lay.stride;
   ChaseArgs a;
   a.base = base;
@@ -383,7 +396,8 @@ struct LatencyClaim {
 };
 
 const LatencyClaim kClaims[] = {
-    {"shared", "001 §GPU Memory Hierarchy Comparison (H100 SXM)", "shared memory ~20-30 cycles", 20, 30},
+    {"shared", "001 §GPU Memory Hierarchy Comparison (H100 SXM)", "shared memory ~20-30 cycles", 20,
+     30},
     {"shared", "000 §The Five Memory Spaces: Real Numbers", "shared memory ~32 cycles", 32, 32},
     {"L1", "001 §L1 Cache", "L1 hit ~30-40 cycles", 30, 40},
     {"L1", "000 §The Five Memory Spaces: Real Numbers", "L1 + texture ~40 cycles", 40, 40},
@@ -395,18 +409,20 @@ const LatencyClaim kClaims[] = {
     {"HBM", "001 §HBM Basics", "global memory (HBM) 400-600 cycles", 400, 600},
     {"HBM", "000 §The Five Memory Spaces: Real Numbers", "global (HBM) ~400 cycles", 400, 400},
     {"HBM", "published H100 pointer-chase microbenchmarks", "HBM about 650-690 cycles", 650, 690},
-    {"constant", "000 §The Five Memory Spaces: Real Numbers", "constant memory ~40 cycles (cached, broadcast)",
-     40, 40},
-    {"local", "000 §The Five Memory Spaces: Real Numbers", "local memory ~400 cycles (in HBM)", 400, 400},
-    {"local", "001 §Register Spilling", "a spill costs 400-600 cycles if it misses both caches", 400, 600},
+    {"constant", "000 §The Five Memory Spaces: Real Numbers",
+     "constant memory ~40 cycles (cached, broadcast)", 40, 40},
+    {"local", "000 §The Five Memory Spaces: Real Numbers", "local memory ~400 cycles (in HBM)", 400,
+     400},
+    {"local", "001 §Register Spilling", "a spill costs 400-600 cycles if it misses both caches",
+     400, 600},
 };
 
 std::string range_verdict(double measured, double lo, double hi, const char* unit) {
   if (!std::isfinite(measured)) return "not measurable here: no figure on this card (see notes)";
   if (measured >= 0.5 * lo && measured <= 1.5 * hi) return "reproduced";
   const bool low = measured < 0.5 * lo;
-  return "differs: " + fmt(measured) + " " + unit + " is " + fmt(measured / (low ? lo : hi), 2) + "x the claim's " +
-         (low ? "low" : "high") + " end (tolerance ±50%)";
+  return "differs: " + fmt(measured) + " " + unit + " is " + fmt(measured / (low ? lo : hi), 2) +
+         "x the claim's " + (low ? "low" : "high") + " end (tolerance ±50%)";
 }
 
 // ---------------------------------------------------------------------------------
@@ -432,20 +448,25 @@ Result run_latency_tiers(Context& ctx) {
     const RingLayout lay = make_layout(128, kLine, 1, 11);
     check_layout(lay);
     const std::size_t smem = lay.slots * lay.stride;
-    const double c = chase_cycles("latency-shared", steps, 1, reps, false, [&](cudaStream_t s, long long* out) {
-      chase_shared_kernel<<<1, 256, smem, s>>>(lay, static_cast<int>(lay.slots), steps, out, sink.data());
-      MEMHIER_CHECK_LAUNCH();
-    });
-    rows.push_back({"shared", "ld.shared.u32 chase, 16 KiB ring in dynamic shared memory, 128 B spacing", c,
+    const double c =
+        chase_cycles("latency-shared", steps, 1, reps, false, [&](cudaStream_t s, long long* out) {
+          chase_shared_kernel<<<1, 256, smem, s>>>(lay, static_cast<int>(lay.slots), steps, out,
+                                                   sink.data());
+          MEMHIER_CHECK_LAUNCH();
+        });
+    rows.push_back({"shared",
+                    "ld.shared.u32 chase, 16 KiB ring in dynamic shared memory, 128 B spacing", c,
                     fmt(ctx.device.smem_per_sm / 1024.0) + " KiB/SM"});
   }
 
   // Global rings share one buffer: the largest is the HBM ring.
   const std::size_t free_b = free_device_bytes();
-  std::uint64_t hbm_bytes = quick ? 256 * MiB : 1 * GiB;
-  hbm_bytes = std::min<std::uint64_t>(hbm_bytes, free_b / 2 / kBigPage * kBigPage);
   const std::uint64_t l2 = static_cast<std::uint64_t>(std::max(ctx.device.l2_bytes, 1 << 20));
-  const std::uint64_t l2_ring = std::max<std::uint64_t>(64 * KiB, std::min<std::uint64_t>(4 * MiB, l2 / 4) / kLine * kLine);
+  const std::uint64_t l2_ring =
+      std::max<std::uint64_t>(64 * KiB, std::min<std::uint64_t>(4 * MiB, l2 / 4) / kLine * kLine);
+  // At least 8x the L2, so a card with a large L2 still gets a ring L2 cannot hold.
+  std::uint64_t hbm_bytes = std::max<std::uint64_t>(quick ? 256 * MiB : 1 * GiB, 8 * l2);
+  hbm_bytes = std::min<std::uint64_t>(hbm_bytes, free_b / 2) / kBigPage * kBigPage;
   const bool hbm_ok = hbm_bytes >= 4 * l2 && hbm_bytes >= 8 * kBigPage;
   core::DeviceBuffer<char> buf(std::max<std::uint64_t>(hbm_ok ? hbm_bytes : 0, l2_ring));
 
@@ -479,8 +500,10 @@ Result run_latency_tiers(Context& ctx) {
     plan.warmup = 1;
     plan.reps = reps;
     const double c = chase_global("latency-l2", buf.data(), lay, plan, sink.data(), ctx);
-    rows.push_back({"L2", "ld.global.cg.u64 chase, " + fmt_bytes(static_cast<double>(l2_ring)) +
-                              " ring (L2 is " + fmt_bytes(static_cast<double>(l2)) + "), 128 B spacing, warmed",
+    rows.push_back({"L2",
+                    "ld.global.cg.u64 chase, " + fmt_bytes(static_cast<double>(l2_ring)) +
+                        " ring (L2 is " + fmt_bytes(static_cast<double>(l2)) +
+                        "), 128 B spacing, warmed",
                     c, fmt_bytes(static_cast<double>(l2))});
   }
 
@@ -499,7 +522,8 @@ Result run_latency_tiers(Context& ctx) {
     plan.warmup = 0;
     plan.reps = reps;
     plan.flush_l2 = true;
-    const RingLayout friendly = make_layout(hbm_bytes / hbm_stride, hbm_stride, kBigPage / hbm_stride, 14);
+    const RingLayout friendly =
+        make_layout(hbm_bytes / hbm_stride, hbm_stride, kBigPage / hbm_stride, 14);
     build_ring(buf.data(), friendly, ctx);
     hbm_page = chase_global("latency-hbm-page", buf.data(), friendly, plan, sink.data(), ctx);
     const RingLayout missing = make_layout(hbm_bytes / hbm_stride, hbm_stride, 1, 15);
@@ -509,22 +533,27 @@ Result run_latency_tiers(Context& ctx) {
     notes.push_back("HBM: not enough free device memory for a ring of at least 4x the L2 size (" +
                     fmt_bytes(static_cast<double>(free_b)) + " free).");
   }
-  const std::string hbm_desc = fmt_bytes(static_cast<double>(hbm_bytes)) + " ring, 4 KiB spacing, L2 flushed";
-  rows.push_back({"HBM", "ld.global.cg.u64 chase, " + hbm_desc + ", page-friendly (512 hops per 2 MiB page)",
-                  hbm_page, fmt(static_cast<double>(ctx.device.global_mem_bytes) / GiB, 0) + " GiB"});
-  rows.push_back({"HBM (TLB-missing)", "ld.global.cg.u64 chase, " + hbm_desc + ", a random page on every hop",
-                  hbm_tlb, ""});
+  const std::string hbm_desc =
+      fmt_bytes(static_cast<double>(hbm_bytes)) + " ring, 4 KiB spacing, L2 flushed";
+  rows.push_back(
+      {"HBM", "ld.global.cg.u64 chase, " + hbm_desc + ", page-friendly (512 hops per 2 MiB page)",
+       hbm_page, fmt(static_cast<double>(ctx.device.global_mem_bytes) / GiB, 0) + " GiB"});
+  rows.push_back({"HBM (TLB-missing)",
+                  "ld.global.cg.u64 chase, " + hbm_desc + ", a random page on every hop", hbm_tlb,
+                  ""});
 
   // Constant: 1 KiB ring (16 slots, 64 B apart) in a __constant__ array.
   ctx.progress("latency: constant");
   {
     const std::vector<std::uint32_t> ring = make_ring(kConstWords * 4 / 64, 64, 16);
     MEMHIER_CUDA(cudaMemcpyToSymbol(c_ring, ring.data(), ring.size() * sizeof(std::uint32_t)));
-    const double c = chase_cycles("latency-constant", steps, 1, reps, false, [&](cudaStream_t s, long long* out) {
-      chase_constant_kernel<<<1, 1, 0, s>>>(16, steps, out, sink.data());
-      MEMHIER_CHECK_LAUNCH();
-    });
-    rows.push_back({"constant", "indexed ld.const chase, 1 KiB ring in a __constant__ array, 64 B spacing", c,
+    const double c = chase_cycles(
+        "latency-constant", steps, 1, reps, false, [&](cudaStream_t s, long long* out) {
+          chase_constant_kernel<<<1, 1, 0, s>>>(16, steps, out, sink.data());
+          MEMHIER_CHECK_LAUNCH();
+        });
+    rows.push_back({"constant",
+                    "indexed ld.const chase, 1 KiB ring in a __constant__ array, 64 B spacing", c,
                     "64 KiB"});
   }
 
@@ -543,8 +572,9 @@ Result run_latency_tiers(Context& ctx) {
         MEMHIER_CHECK_LAUNCH();
       });
     } else {
-      notes.push_back("local: the compiler kept the chased array out of local memory (stack frame " +
-                      std::to_string(attr.localSizeBytes) + " B), so there is no local figure.");
+      notes.push_back(
+          "local: the compiler kept the chased array out of local memory (stack frame " +
+          std::to_string(attr.localSizeBytes) + " B), so there is no local figure.");
     }
     rows.push_back({"local",
                     "ld.local chase, 1 KiB per-thread array with run-time offsets (stack frame " +
@@ -557,25 +587,34 @@ Result run_latency_tiers(Context& ctx) {
   res.section.id = "latency";
   res.section.title = "Latency per tier (pointer chasing)";
   res.section.paragraphs.push_back(
-      "One thread follows a random cyclic ring of pointers, each load's address being the previous load's "
+      "One thread follows a random cyclic ring of pointers, each load's address being the previous "
+      "load's "
       "value, so the loads form one dependent chain. clock64() is read inside the kernel around " +
-      std::to_string(steps) + " hops after a warm-up pass; the figure is cycles per hop (median of " +
-      std::to_string(reps) + " launches) and nanoseconds at the measured SM clock of " + fmt(ctx.sm_clock_mhz) +
-      " MHz. ld.ca keeps L1 in the path, ld.cg bypasses it to isolate L2; the HBM ring is far larger than L2 "
+      std::to_string(steps) +
+      " hops after a warm-up pass; the figure is cycles per hop (median of " +
+      std::to_string(reps) + " launches) and nanoseconds at the measured SM clock of " +
+      fmt(ctx.sm_clock_mhz) +
+      " MHz. ld.ca keeps L1 in the path, ld.cg bypasses it to isolate L2; the HBM ring is far "
+      "larger than L2 "
       "and L2 is flushed before each launch.");
   report::Table t;
   t.id = "latency-tiers";
   t.title = "Load-to-use latency per tier";
-  t.columns = {{"tier", "", "tier"}, {"method", "", "method"}, {"latency", "cycles", "cycles"},
+  t.columns = {{"tier", "", "tier"},
+               {"method", "", "method"},
+               {"latency", "cycles", "cycles"},
                {"latency", "ns", "ns"}};
   for (const Row& r : rows)
-    t.rows.push_back({report::Value::str(r.tier), report::Value::str(r.method), report::Value::num(r.cycles, 1),
+    t.rows.push_back({report::Value::str(r.tier), report::Value::str(r.method),
+                      report::Value::num(r.cycles, 1),
                       report::Value::num(to_ns(ctx, r.cycles), 1)});
   t.notes = notes;
-  t.notes.push_back("The HBM row keeps 512 hops inside one 2 MiB page (address translation hits); the "
-                    "TLB-missing row jumps to a random page every hop, adding the page-table cache miss.");
-  t.notes.push_back("The local-memory array is small and warm, so it is served by L1: this is the cost of "
-                    "local memory that hits, not of a spill that misses both caches.");
+  t.notes.push_back(
+      "The HBM row keeps 512 hops inside one 2 MiB page (address translation hits); the "
+      "TLB-missing row jumps to a random page every hop, adding the page-table cache miss.");
+  t.notes.push_back(
+      "The local-memory array is small and warm, so it is served by L1: this is the cost of "
+      "local memory that hits, not of a spill that misses both caches.");
   res.section.tables.push_back(std::move(t));
 
   auto cycles_of = [&](const std::string& tier) {
@@ -587,7 +626,8 @@ Result run_latency_tiers(Context& ctx) {
   for (const LatencyClaim& c : kClaims) {
     const double m = cycles_of(c.tier);
     claims.push_back({c.source, std::string(c.tier) + ": " + c.text,
-                      fmt(m, 1) + " cycles (" + fmt(to_ns(ctx, m), 1) + " ns)", range_verdict(m, c.lo, c.hi, "cycles")});
+                      fmt(m, 1) + " cycles (" + fmt(to_ns(ctx, m), 1) + " ns)",
+                      range_verdict(m, c.lo, c.hi, "cycles")});
   }
   res.section.tables.push_back(claims_table("latency", claims));
 
@@ -618,8 +658,9 @@ std::vector<Knee> find_knees(const std::vector<double>& y) {
   std::size_t tier_start = 0;
   std::size_t i = 1;
   while (i < y.size()) {
-    const double ref = median(std::vector<double>(y.begin() + static_cast<std::ptrdiff_t>(tier_start),
-                                                  y.begin() + static_cast<std::ptrdiff_t>(i)));
+    const double ref =
+        median(std::vector<double>(y.begin() + static_cast<std::ptrdiff_t>(tier_start),
+                                   y.begin() + static_cast<std::ptrdiff_t>(i)));
     if (std::isfinite(y[i]) && std::isfinite(ref) && y[i] > 1.4 * ref) {
       std::size_t j = i;
       while (j + 1 < y.size() && std::isfinite(y[j + 1]) && y[j + 1] > 1.1 * y[j]) ++j;
@@ -642,11 +683,14 @@ std::vector<std::uint64_t> sweep_sizes(const Context& ctx, std::uint64_t cap) {
     s.push_back(b);
   }
   const double l2 = std::max(ctx.device.l2_bytes, 1 << 20);
-  for (double f : {0.75, 1.25, 1.5}) s.push_back(static_cast<std::uint64_t>(l2 * f) / (64 * KiB) * (64 * KiB));
+  for (double f : {0.75, 1.25, 1.5})
+    s.push_back(static_cast<std::uint64_t>(l2 * f) / (64 * KiB) * (64 * KiB));
   if (!ctx.quick) s.push_back(static_cast<std::uint64_t>(l2 * 0.875) / (64 * KiB) * (64 * KiB));
   std::sort(s.begin(), s.end());
   s.erase(std::unique(s.begin(), s.end()), s.end());
-  s.erase(std::remove_if(s.begin(), s.end(), [&](std::uint64_t b) { return b > cap || b > top || b < KiB; }), s.end());
+  s.erase(std::remove_if(s.begin(), s.end(),
+                         [&](std::uint64_t b) { return b > cap || b > top || b < KiB; }),
+          s.end());
   return s;
 }
 
@@ -677,7 +721,8 @@ Result run_latency_working_set(Context& ctx) {
     build_ring(buf.data(), lay, ctx);
     GlobalChasePlan plan;
     plan.block_warm_bytes = 2 * MiB;
-    plan.warm_steps = static_cast<int>(std::min<std::uint64_t>(lay.slots, static_cast<std::uint64_t>(pass_cap)));
+    plan.warm_steps =
+        static_cast<int>(std::min<std::uint64_t>(lay.slots, static_cast<std::uint64_t>(pass_cap)));
     plan.steps = steps;
     plan.warmup = 0;
     plan.reps = reps;
@@ -694,33 +739,47 @@ Result run_latency_working_set(Context& ctx) {
   res.section.id = "latency-working-set";
   res.section.title = "Latency against working set";
   res.section.paragraphs.push_back(
-      "Pointer chasing by one thread over random rings from " + fmt_bytes(xs.front()) + " to " + fmt_bytes(xs.back()) +
-      " (one slot per 128-byte line), with ld.ca (through L1) and ld.cg (L2 and beyond). Before each launch a "
-      "full-grid pass reads every slot (the ring sits in L2 as far as it fits), the chase block touches every "
+      "Pointer chasing by one thread over random rings from " + fmt_bytes(xs.front()) + " to " +
+      fmt_bytes(xs.back()) +
+      " (one slot per 128-byte line), with ld.ca (through L1) and ld.cg (L2 and beyond). Before "
+      "each launch a "
+      "full-grid pass reads every slot (the ring sits in L2 as far as it fits), the chase block "
+      "touches every "
       "64 KiB (a warm TLB) and, for rings up to 2 MiB, reads every slot itself (a warm L1); then " +
-      std::to_string(steps) + " dependent hops are timed with clock64(). Latency steps up where the ring "
-      "outgrows a cache: the knees.");
+      std::to_string(steps) + " dependent hops are timed with clock64() (median of " +
+      std::to_string(reps) + " launches; ns at the measured SM clock of " + fmt(ctx.sm_clock_mhz) +
+      " MHz). Latency steps up where the ring outgrows a cache: the knees.");
 
   report::Table t;
   t.id = "latency-working-set";
   t.title = "Latency against ring size";
-  t.columns = {{"working set", "B", "working_set_bytes"}, {"ld.ca", "cycles", "ca_cycles"},
-               {"ld.cg", "cycles", "cg_cycles"}, {"ld.ca", "ns", "ca_ns"}, {"ld.cg", "ns", "cg_ns"}};
+  t.columns = {{"working set", "B", "working_set_bytes"},
+               {"ld.ca", "cycles", "ca_cycles"},
+               {"ld.cg", "cycles", "cg_cycles"},
+               {"ld.ca", "ns", "ca_ns"},
+               {"ld.cg", "ns", "cg_ns"}};
   for (std::size_t i = 0; i < xs.size(); ++i)
-    t.rows.push_back({report::Value::integer(static_cast<std::int64_t>(xs[i])), report::Value::num(ca[i], 1),
-                      report::Value::num(cg[i], 1), report::Value::num(to_ns(ctx, ca[i]), 1),
+    t.rows.push_back({report::Value::integer(static_cast<std::int64_t>(xs[i])),
+                      report::Value::num(ca[i], 1), report::Value::num(cg[i], 1),
+                      report::Value::num(to_ns(ctx, ca[i]), 1),
                       report::Value::num(to_ns(ctx, cg[i]), 1)});
   if (sizes.back() < (quick ? 256 * MiB : 4 * GiB))
-    t.notes.push_back("The sweep stops at " + fmt_bytes(xs.back()) + ": half the free device memory.");
+    t.notes.push_back("The sweep stops at " + fmt_bytes(xs.back()) +
+                      ": half the free device memory.");
   res.section.tables.push_back(std::move(t));
 
   // Knees on both series.
   report::Table k;
   k.id = "latency-knees";
   k.title = "Knees: where latency steps up";
-  k.caption = "A point more than 1.4x the current tier's median starts a new tier. The class follows the size: "
-              "up to 1 MiB L1, up to 4x the L2 size L2, beyond that the reach of the address-translation caches.";
-  k.columns = {{"knee", "", "knee"}, {"working set", "B", "working_set_bytes"}, {"before", "cycles", "before_cycles"},
+  k.caption =
+      "A point more than 1.4x the current tier's median starts a new tier. The class follows the "
+      "size: "
+      "up to 1 MiB L1, up to 4x the L2 size L2, beyond that the reach of the address-translation "
+      "caches.";
+  k.columns = {{"knee", "", "knee"},
+               {"working set", "B", "working_set_bytes"},
+               {"before", "cycles", "before_cycles"},
                {"after", "cycles", "after_cycles"}};
   struct Found {
     std::string label;
@@ -737,9 +796,10 @@ Result run_latency_working_set(Context& ctx) {
       const auto repeats = std::count(used.begin(), used.end(), label);
       used.push_back(label);
       if (repeats > 0) label += " step " + std::to_string(repeats + 1);
-      found.push_back({label, sizes[kn.index], kn.index > 0 ? sizes[kn.index - 1] : sizes[kn.index], kn.before,
-                       kn.after});
-      k.rows.push_back({report::Value::str(label), report::Value::integer(static_cast<std::int64_t>(sizes[kn.index])),
+      found.push_back({label, sizes[kn.index], kn.index > 0 ? sizes[kn.index - 1] : sizes[kn.index],
+                       kn.before, kn.after});
+      k.rows.push_back({report::Value::str(label),
+                        report::Value::integer(static_cast<std::int64_t>(sizes[kn.index])),
                         report::Value::num(kn.before, 1), report::Value::num(kn.after, 1)});
     }
   }
@@ -765,25 +825,33 @@ Result run_latency_working_set(Context& ctx) {
       if (f.label == label) return &f;
     return nullptr;
   };
-  auto capacity_row = [&](const char* source, const std::string& claim, const Found* f, double lo, double hi) {
-    if (!f) return ClaimRow{source, claim, "no knee found", "not measurable here: the curve shows no step there"};
-    const bool overlaps = static_cast<double>(f->bytes) >= 0.5 * lo && static_cast<double>(f->prev_bytes) <= 1.5 * hi;
-    const std::string measured = "latency rises between " + fmt_bytes(static_cast<double>(f->prev_bytes)) + " and " +
-                                 fmt_bytes(static_cast<double>(f->bytes)) + " (" + fmt(f->before) + " -> " +
-                                 fmt(f->after) + " cycles)";
+  auto capacity_row = [&](const char* source, const std::string& claim, const Found* f, double lo,
+                          double hi) {
+    if (!f)
+      return ClaimRow{source, claim, "no knee found",
+                      "not measurable here: the curve shows no step there"};
+    const bool overlaps =
+        static_cast<double>(f->bytes) >= 0.5 * lo && static_cast<double>(f->prev_bytes) <= 1.5 * hi;
+    const std::string measured = "latency rises between " +
+                                 fmt_bytes(static_cast<double>(f->prev_bytes)) + " and " +
+                                 fmt_bytes(static_cast<double>(f->bytes)) + " (" + fmt(f->before) +
+                                 " -> " + fmt(f->after) + " cycles)";
     return ClaimRow{source, claim, measured,
                     overlaps ? "reproduced" : "differs: the step is outside the claimed size ±50%"};
   };
   std::vector<ClaimRow> claims;
   claims.push_back(capacity_row("001 §L1 Cache", "L1 holds up to 128-256 KB per SM (ld.ca knee)",
                                 first_knee("L1 (ld.ca)"), 128.0 * KiB, 256.0 * KiB));
-  claims.push_back(capacity_row("001 §L2 Cache", "L2 is 50 MB on H100 (ld.cg knee; this card's properties say " +
-                                                     fmt_bytes(static_cast<double>(l2)) + ")",
+  claims.push_back(capacity_row("001 §L2 Cache",
+                                "L2 is 50 MB on H100 (ld.cg knee; this card's properties say " +
+                                    fmt_bytes(static_cast<double>(l2)) + ")",
                                 first_knee("L2 (ld.cg)"), 50e6, 50e6));
   {
     const double far = cg.back();
-    claims.push_back({"001 §HBM Basics", "global memory latency 400-600 cycles (ld.cg, largest ring)",
-                      fmt(far, 1) + " cycles at " + fmt_bytes(xs.back()), range_verdict(far, 400, 600, "cycles")});
+    claims.push_back({"001 §HBM Basics",
+                      "global memory latency 400-600 cycles (ld.cg, largest ring)",
+                      fmt(far, 1) + " cycles at " + fmt_bytes(xs.back()),
+                      range_verdict(far, 400, 600, "cycles")});
   }
   res.section.tables.push_back(claims_table("latency-working-set", claims));
   return res;
@@ -797,8 +865,9 @@ std::vector<RegistryEntry> latency_probes() {
   tiers.kind = "probe";
   tiers.family = "latency";
   tiers.name = "latency";
-  tiers.technique = "one-thread pointer chase over a random ring per tier (shared, L1 via ld.ca, L2 via ld.cg, "
-                    "HBM, constant, local), timed with clock64()";
+  tiers.technique =
+      "one-thread pointer chase over a random ring per tier (shared, L1 via ld.ca, L2 via ld.cg, "
+      "HBM, constant, local), timed with clock64()";
   tiers.claim = {"001 §GPU Memory Hierarchy Comparison; 000 §The Five Memory Spaces",
                  "shared ~20-30 cycles, L1 ~30-40, L2 ~200, HBM 400-600, constant ~40, local ~400"};
   tiers.run_probe = run_latency_tiers;
@@ -808,9 +877,11 @@ std::vector<RegistryEntry> latency_probes() {
   ws.kind = "probe";
   ws.family = "latency";
   ws.name = "latency-working-set";
-  ws.technique = "pointer-chase latency against ring size (1 KiB to 4 GiB), ld.ca and ld.cg, knees found";
-  ws.claim = {"001 §L1 Cache; §L2 Cache", "latency steps up where the working set outgrows L1 (128-256 KB) and "
-                                          "L2 (50 MB on H100)"};
+  ws.technique =
+      "pointer-chase latency against ring size (1 KiB to 4 GiB), ld.ca and ld.cg, knees found";
+  ws.claim = {"001 §L1 Cache; §L2 Cache",
+              "latency steps up where the working set outgrows L1 (128-256 KB) and "
+              "L2 (50 MB on H100)"};
   ws.run_probe = run_latency_working_set;
   v.push_back(std::move(ws));
   return v;

@@ -16,13 +16,15 @@ namespace memhier::probe {
 namespace {
 
 constexpr int kStrideBlock = 256;
-constexpr int kStrideUnroll = 8;             // loads per thread per pass, each from its own base
-constexpr std::uint32_t kStrideElems = 2048; // power of two > 31 * 64: no two lanes alias for strides <= 64
+constexpr int kStrideUnroll = 8;  // loads per thread per pass, each from its own base
+constexpr std::uint32_t kStrideElems =
+    2048;  // power of two > 31 * 64: no two lanes alias for strides <= 64
 constexpr std::uint32_t kStrideBaseStep = 32;  // elements between the bases of successive loads
 
 /// Element (of the access width) that `lane` reads in load `k` of a pass: lane * stride past
 /// a base that moves with k, modulo the array. Shared by the kernel and the bank model.
-__host__ __device__ inline std::uint32_t shared_stride_element(std::uint32_t lane, std::uint32_t stride,
+__host__ __device__ inline std::uint32_t shared_stride_element(std::uint32_t lane,
+                                                               std::uint32_t stride,
                                                                std::uint32_t k) {
   return (k * kStrideBaseStep + lane * stride) & (kStrideElems - 1);
 }
@@ -41,7 +43,10 @@ __device__ __forceinline__ std::uint32_t lds_fold<4>(std::uint32_t addr) {
 template <>
 __device__ __forceinline__ std::uint32_t lds_fold<8>(std::uint32_t addr) {
   std::uint32_t a, b;
-  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "r"(addr) : "memory");
+  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];"
+               : "=r"(a), "=r"(b)
+               : "r"(addr)
+               : "memory");
   return a ^ b;
 }
 template <>
@@ -96,10 +101,10 @@ Prediction predict(int width, std::uint32_t stride) {
     model::WarpAccess w;
     w.width_bytes = width;
     for (int lane = 0; lane < model::kWarpSize; ++lane)
-      w.address[lane] = static_cast<std::uint64_t>(
-                            shared_stride_element(static_cast<std::uint32_t>(lane), stride,
-                                                  static_cast<std::uint32_t>(k))) *
-                        static_cast<std::uint64_t>(width);
+      w.address[lane] =
+          static_cast<std::uint64_t>(shared_stride_element(static_cast<std::uint32_t>(lane), stride,
+                                                           static_cast<std::uint32_t>(k))) *
+          static_cast<std::uint64_t>(width);
     const model::SharedCost c = model::shared_cost(w);
     p.wavefronts += c.wavefronts;
     p.degree = std::max(p.degree, c.degree);
@@ -185,8 +190,8 @@ Result run_shared_stride(Context& ctx) {
       r.pred = predict(width, stride);
       r.predicted_slowdown = r.pred.wavefronts / p1.wavefronts;
       // Fewer passes where the model expects a conflict: every launch lasts about as long.
-      const int passes = std::max(
-          2, static_cast<int>(std::lround(passes1 / std::max(1.0, r.predicted_slowdown))));
+      const int passes =
+          std::max(2, static_cast<int>(std::lround(passes1 / std::max(1.0, r.predicted_slowdown))));
       core::TimingOptions o;
       o.name = "shared-stride";
       o.warmup = 1;
@@ -195,7 +200,8 @@ Result run_shared_stride(Context& ctx) {
       o.min_total_ms = ctx.quick ? 0.3 : 1.5;
       const core::Timing t = core::time_it([&](cudaStream_t s) { launch(s, stride, passes); }, o);
       r.ms_per_pass = t.median_ms / passes;
-      const double bytes = static_cast<double>(grid) * kStrideBlock * passes * kStrideUnroll * width;
+      const double bytes =
+          static_cast<double>(grid) * kStrideBlock * passes * kStrideUnroll * width;
       r.gbps_value = gbps(bytes, t.median_ms);
       if (stride == 1) ms_per_pass1 = r.ms_per_pass;
       r.slowdown = r.ms_per_pass / ms_per_pass1;
@@ -210,8 +216,9 @@ Result run_shared_stride(Context& ctx) {
   report::Table t;
   t.id = "shared-stride";
   t.title = "Shared-memory bandwidth against stride";
-  t.caption = "Lane l reads element (base + l * stride) mod " + std::to_string(kStrideElems) +
-              " of the access width; slowdown is time per load over the stride-1 time of the same width.";
+  t.caption =
+      "Lane l reads element (base + l * stride) mod " + std::to_string(kStrideElems) +
+      " of the access width; slowdown is time per load over the stride-1 time of the same width.";
   t.columns = {{"stride", "elements", "stride"},
                {"width", "B", "width_bytes"},
                {"bandwidth", "GB/s", "gbps"},
@@ -220,13 +227,16 @@ Result run_shared_stride(Context& ctx) {
                {"model slowdown", "x", "predicted_slowdown"},
                {"model degree", "way", "predicted_degree"}};
   for (const Row& r : rows)
-    t.rows.push_back({Value::integer(r.stride), Value::integer(r.width), Value::num(r.gbps_value, 0),
-                      Value::num(r.slowdown, 2), Value::num(r.pred.wavefronts, 1),
-                      Value::num(r.predicted_slowdown, 2), Value::integer(r.pred.degree)});
-  t.notes.push_back("Model: src/model/access.cpp over the kernel's own addresses (shared_stride_element): "
-                    "4-byte accesses in one phase, 8-byte in two half-warp phases, 16-byte in four "
-                    "quarter-warp phases; degree = worst distinct words one bank serves in a phase.");
-  t.notes.push_back("Bandwidth counts the bytes the lanes asked for (loads x width), every SM busy.");
+    t.rows.push_back({Value::integer(r.stride), Value::integer(r.width),
+                      Value::num(r.gbps_value, 0), Value::num(r.slowdown, 2),
+                      Value::num(r.pred.wavefronts, 1), Value::num(r.predicted_slowdown, 2),
+                      Value::integer(r.pred.degree)});
+  t.notes.push_back(
+      "Model: src/model/access.cpp over the kernel's own addresses (shared_stride_element): "
+      "4-byte accesses in one phase, 8-byte in two half-warp phases, 16-byte in four "
+      "quarter-warp phases; degree = worst distinct words one bank serves in a phase.");
+  t.notes.push_back(
+      "Bandwidth counts the bytes the lanes asked for (loads x width), every SM busy.");
 
   // ---- chart ----
   report::Chart chart;
@@ -281,21 +291,23 @@ Result run_shared_stride(Context& ctx) {
     for (const std::string& s : off) list += (list.empty() ? "" : ", ") + s;
     claims.push_back({"002 §Bank conflict degree by stride",
                       "a stride of s 4-byte words costs gcd(s, 32) passes: gcd(s, 32)x slower",
-                      std::to_string(n - static_cast<int>(off.size())) + " of " + std::to_string(n) +
-                          " strides within " + tol_text + " of gcd(s, 32)",
+                      std::to_string(n - static_cast<int>(off.size())) + " of " +
+                          std::to_string(n) + " strides within " + tol_text + " of gcd(s, 32)",
                       off.empty() ? "reproduced" : "differs: strides " + list});
   }
   {
     const Row* r32 = find(4, 32);
-    claims.push_back({"002 §32-way bank conflict; 001 §Bank conflicts (V100)",
-                      "stride 32: all lanes in one bank, 32x slower (full serialization)", slow_text(r32),
-                      r32 && within(r32->slowdown, 32, kTol) ? "reproduced"
-                                                             : "differs: outside " + tol_text + " of 32x"});
+    claims.push_back(
+        {"002 §32-way bank conflict; 001 §Bank conflicts (V100)",
+         "stride 32: all lanes in one bank, 32x slower (full serialization)", slow_text(r32),
+         r32 && within(r32->slowdown, 32, kTol) ? "reproduced"
+                                                : "differs: outside " + tol_text + " of 32x"});
     const Row* r33 = find(4, 33);
-    claims.push_back({"002 §Why stride-33 has no conflicts", "stride 33 (odd, the padding trick) is conflict-free",
-                      slow_text(r33),
-                      r33 && within(r33->slowdown, 1, kTol) ? "reproduced"
-                                                            : "differs: outside " + tol_text + " of 1x"});
+    claims.push_back({"002 §Why stride-33 has no conflicts",
+                      "stride 33 (odd, the padding trick) is conflict-free", slow_text(r33),
+                      r33 && within(r33->slowdown, 1, kTol)
+                          ? "reproduced"
+                          : "differs: outside " + tol_text + " of 1x"});
   }
   {
     std::string measured;
@@ -305,7 +317,8 @@ Result run_shared_stride(Context& ctx) {
       measured += (measured.empty() ? "" : "; ") + slow_text(r);
       all = all && r && within(r->slowdown, s, kTol);
     }
-    claims.push_back({"001 §Bank conflict impact (V100)", "stride 2, 4, 8: 2x, 4x, 8x slower", measured,
+    claims.push_back({"001 §Bank conflict impact (V100)", "stride 2, 4, 8: 2x, 4x, 8x slower",
+                      measured,
                       all ? "reproduced" : "differs: outside " + tol_text + " of the stride"});
   }
   {
@@ -322,20 +335,29 @@ Result run_shared_stride(Context& ctx) {
     std::string list;
     for (std::size_t i = 0; i < off.size() && i < 6; ++i) list += (i ? ", " : "") + off[i];
     if (off.size() > 6) list += ", ...";
-    claims.push_back({"004 §Shared memory banks; memhier model",
-                      "8-byte accesses are served per half-warp, 16-byte per quarter-warp: slowdown = "
-                      "model wavefronts / ideal",
-                      std::to_string(n - static_cast<int>(off.size())) + " of " + std::to_string(n) +
-                          " (width, stride) pairs within " + tol_text,
-                      off.empty() ? "reproduced" : "differs: " + list});
+    claims.push_back(
+        {"004 §Shared memory banks; memhier model",
+         "8-byte accesses are served per half-warp, 16-byte per quarter-warp: slowdown = "
+         "model wavefronts / ideal",
+         std::to_string(n - static_cast<int>(off.size())) + " of " + std::to_string(n) +
+             " (width, stride) pairs within " + tol_text,
+         off.empty() ? "reproduced" : "differs: " + list});
   }
 
   sec.paragraphs.push_back(
-      "Every SM busy with blocks of " + std::to_string(kStrideBlock) + " threads; lane l of every warp "
-      "reads element (base + l * stride) mod " + std::to_string(kStrideElems) + " of a shared array with "
-      "4-, 8- or 16-byte ld.volatile.shared loads, " + std::to_string(kStrideUnroll) + " loads per pass "
-      "from bases " + std::to_string(kStrideBaseStep) + " elements apart, folded into one word per thread. "
-      "The slowdown is the time per load against stride 1 at the same width; beside it, the bank model's "
+      "Every SM busy with blocks of " + std::to_string(kStrideBlock) +
+      " threads; lane l of every warp "
+      "reads element (base + l * stride) mod " +
+      std::to_string(kStrideElems) +
+      " of a shared array with "
+      "4-, 8- or 16-byte ld.volatile.shared loads, " +
+      std::to_string(kStrideUnroll) +
+      " loads per pass "
+      "from bases " +
+      std::to_string(kStrideBaseStep) +
+      " elements apart, folded into one word per thread. "
+      "The slowdown is the time per load against stride 1 at the same width; beside it, the bank "
+      "model's "
       "wavefronts for the same addresses, computed by the same index function as the kernel.");
   sec.tables.push_back(std::move(t));
   sec.tables.push_back(claims_table("shared-stride", claims));
@@ -350,9 +372,11 @@ std::vector<RegistryEntry> shared_stride_probes() {
   e.kind = "probe";
   e.family = "shared_stride";
   e.name = "shared-stride";
-  e.technique = "lane l reads element l*stride of a shared array, strides 1..33 and 64, 4/8/16-byte "
-                "accesses, beside the bank model's wavefronts";
-  e.claim = {"002 §Bank conflict degree by stride", "degree gcd(s, 32); stride 32 is 32x slower, stride 33 free"};
+  e.technique =
+      "lane l reads element l*stride of a shared array, strides 1..33 and 64, 4/8/16-byte "
+      "accesses, beside the bank model's wavefronts";
+  e.claim = {"002 §Bank conflict degree by stride",
+             "degree gcd(s, 32); stride 32 is 32x slower, stride 33 free"};
   e.run_probe = run_shared_stride;
   return {e};
 }

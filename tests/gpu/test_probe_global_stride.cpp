@@ -15,7 +15,8 @@ TEST(ProbeGlobalStride, CoalescedBeatsStride32) {
   const report::Table* t = find_table(r.section, "global-stride");
   ASSERT_NE(t, nullptr);
   expect_all_positive(*t);
-  for (const char* p : {"stride 1", "stride 2", "stride 4", "stride 8", "stride 16", "stride 32", "random"}) {
+  for (const char* p :
+       {"stride 1", "stride 2", "stride 4", "stride 8", "stride 16", "stride 32", "random"}) {
     const double g = lookup(*t, "pattern", p, "gbps");
     EXPECT_TRUE(std::isfinite(g) && g > 0) << p << " = " << g;
   }
