@@ -28,9 +28,8 @@ step "probe (full)"
 /usr/bin/time -f "probe: %e s wall" "$bin" probe --json >"$OUT/probe.json" 2>>"$log"
 grep -E "wall" "$log" | tail -n 2
 
-step "report"
-"$bin" report --quick --out "$OUT/report" >>"$log" 2>&1
-cp "$OUT/report/report.md" "$OUT/report.md" 2>/dev/null
+step "report (full, recorded)"
+scripts/record-results.sh "$OUT/results" "$bin" >>"$log" 2>&1
 
 step "memcheck (quick probes, ${san_seconds}s bound)"
 timeout "$san_seconds" compute-sanitizer --tool memcheck --error-exitcode 9 "$bin" probe --quick >"$OUT/memcheck.log" 2>&1

@@ -183,14 +183,17 @@ __global__ void __launch_bounds__(kStreamBlock)
 
 __global__ void __launch_bounds__(kStreamBlock)
     hbm_copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::size_t n4) {
+  // Eight 16-byte loads in flight per thread before the first store: enough bytes in
+  // flight per SM to cover HBM latency at full bandwidth.
+  constexpr int kDepth = 8;
   const std::size_t T = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (; i + 3 * T < n4; i += 4 * T) {
-    const uint4 a = src[i], b = src[i + T], c = src[i + 2 * T], d = src[i + 3 * T];
-    dst[i] = a;
-    dst[i + T] = b;
-    dst[i + 2 * T] = c;
-    dst[i + 3 * T] = d;
+  for (; i + (kDepth - 1) * T < n4; i += kDepth * T) {
+    uint4 v[kDepth];
+#pragma unroll
+    for (int k = 0; k < kDepth; ++k) v[k] = src[i + k * T];
+#pragma unroll
+    for (int k = 0; k < kDepth; ++k) dst[i + k * T] = v[k];
   }
   for (; i < n4; i += T) dst[i] = src[i];
 }

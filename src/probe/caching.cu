@@ -79,11 +79,14 @@ __host__ __device__ inline int clamp_coord(int v, int hi) { return v < 0 ? 0 : (
 // ---- kernels ----------------------------------------------------------------------
 
 template <Op kOp>
-__global__ void reuse_kernel(const float* buf, float* out, int reps) {
+__global__ void reuse_kernel(const float* buf, float* out, int reps, int zero) {
   float acc[kWindowPerThread] = {};
   for (int r = 0; r < reps; ++r) {
+    // `zero` is 0 at run time, but ptxas cannot know it: without it, ptxas hoists the
+    // loop-invariant loads out of the loop and the "re-reads" never reach the cache.
+    const float* base = buf + static_cast<std::size_t>(r) * zero;
 #pragma unroll
-    for (int k = 0; k < kWindowPerThread; ++k) acc[k] += load<kOp>(buf + window_word(blockIdx.x, k, threadIdx.x));
+    for (int k = 0; k < kWindowPerThread; ++k) acc[k] += load<kOp>(base + window_word(blockIdx.x, k, threadIdx.x));
   }
   float sum = 0.f;
 #pragma unroll
@@ -296,10 +299,10 @@ Result run_caching(Context& ctx) {
     for (Op op : ops) {
       std::function<void(cudaStream_t)> l;
       switch (op) {
-        case Op::ca: l = [=](cudaStream_t st) { reuse_kernel<Op::ca><<<grid, kBlock, 0, st>>>(b, o, reps); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::cg: l = [=](cudaStream_t st) { reuse_kernel<Op::cg><<<grid, kBlock, 0, st>>>(b, o, reps); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::cs: l = [=](cudaStream_t st) { reuse_kernel<Op::cs><<<grid, kBlock, 0, st>>>(b, o, reps); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::nc: l = [=](cudaStream_t st) { reuse_kernel<Op::nc><<<grid, kBlock, 0, st>>>(b, o, reps); MEMHIER_CHECK_LAUNCH(); }; break;
+        case Op::ca: l = [=](cudaStream_t st) { reuse_kernel<Op::ca><<<grid, kBlock, 0, st>>>(b, o, reps, 0); MEMHIER_CHECK_LAUNCH(); }; break;
+        case Op::cg: l = [=](cudaStream_t st) { reuse_kernel<Op::cg><<<grid, kBlock, 0, st>>>(b, o, reps, 0); MEMHIER_CHECK_LAUNCH(); }; break;
+        case Op::cs: l = [=](cudaStream_t st) { reuse_kernel<Op::cs><<<grid, kBlock, 0, st>>>(b, o, reps, 0); MEMHIER_CHECK_LAUNCH(); }; break;
+        case Op::nc: l = [=](cudaStream_t st) { reuse_kernel<Op::nc><<<grid, kBlock, 0, st>>>(b, o, reps, 0); MEMHIER_CHECK_LAUNCH(); }; break;
       }
       run_op("reuse", op, counted, l, sectors);
     }

@@ -164,19 +164,21 @@ Result run_smem_dynamic(Context& ctx) {
   MEMHIER_CUDA(cudaDeviceSynchronize());
   const std::vector<float> host_in = in.download();
 
-  // The claim itself: without the opt-in, a launch above the default limit must fail.
+  // The claim itself: until the opt-in, the kernel's dynamic limit stays at the default.
+  // (Read from the attribute rather than by a launch that must fail: a failing launch
+  // would be an API error under compute-sanitizer.)
   std::string no_optin_result = "n/a";
   bool no_optin_failed = false, optin_tested = false;
   if (max_smem > default_limit) {
-    ctx.progress("smem-dynamic: launch above 48 KiB without the opt-in");
+    ctx.progress("smem-dynamic: the kernel's limit without the opt-in");
     optin_tested = true;
     MEMHIER_CUDA(
         cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, default_limit));
-    stencil_tiled<<<1, kStencilBlock, max_smem>>>(in.data(), out.data(), n, vars.back().tile);
-    const cudaError_t err = cudaGetLastError();  // a configuration error is not sticky
-    no_optin_failed = err != cudaSuccess;
-    no_optin_result = no_optin_failed ? std::string(cudaGetErrorString(err)) : "it ran";
-    MEMHIER_CUDA(cudaDeviceSynchronize());
+    cudaFuncAttributes fa{};
+    MEMHIER_CUDA(cudaFuncGetAttributes(&fa, fn));
+    no_optin_failed = fa.maxDynamicSharedSizeBytes < max_smem;
+    no_optin_result = "the kernel's limit is " + std::to_string(fa.maxDynamicSharedSizeBytes) +
+                      " B" + (no_optin_failed ? ", so the launch would be refused" : "");
   }
   // Opt in for the largest tile (one attribute covers every smaller launch).
   MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
@@ -332,7 +334,7 @@ Result run_smem_dynamic(Context& ctx) {
       r.measured = std::to_string(max_smem) + " B without the opt-in: " + no_optin_result +
                    "; with it: " + (optin_ran ? "ran and verified" : "did not run");
       r.verdict = no_optin_failed && optin_ran ? "reproduced"
-                  : !no_optin_failed           ? "refuted: the launch ran without the opt-in"
+                  : !no_optin_failed           ? "refuted: the limit allowed it without the opt-in"
                                                : "differs: the opted-in launch did not run";
     }
     claims.push_back(r);
@@ -650,29 +652,24 @@ Result run_smem_carveout(Context& ctx) {
                "the L1/shared split is set per kernel: the carveout trades L1 capacity for shared "
                "memory (Max SMEM leaves 28 KB of L1)",
                "", ""};
-    double fit_min = INFINITY, nofit_max = 0;
-    int n_fit = 0, n_nofit = 0;
-    for (const CarveRow& cr : rows) {
-      if (cr.fits == "yes") fit_min = std::min(fit_min, cr.gbps), ++n_fit;
-      if (cr.fits == "no") nofit_max = std::max(nofit_max, cr.gbps), ++n_nofit;
-    }
-    if (n_fit && n_nofit) {
-      r.measured = "window fits L1: at least " + fmt("%.0f GB/s", fit_min) +
-                   "; does not fit: at most " + fmt("%.0f GB/s", nofit_max);
-      // Tolerance: every fitting carveout beats every non-fitting one by 20%.
-      r.verdict = fit_min > 1.2 * nofit_max ? "reproduced"
-                  : fit_min < 1.05 * nofit_max
-                      ? "refuted: the carveout did not change the re-read speed"
-                      : "differs: the gap is under 20% (" + fmt("%.2fx", fit_min / nofit_max) + ")";
-    } else {
-      // Without the model's split, compare the two ends directly.
-      const double ratio = max_l1.gbps / max_smem.gbps;
-      r.measured =
-          "0%: " + fmt("%.0f GB/s", max_l1.gbps) + ", 100%: " + fmt("%.0f GB/s", max_smem.gbps);
-      r.verdict = ratio > 1.2    ? "reproduced"
-                  : ratio < 1.05 ? "refuted: the carveout did not change the re-read speed"
-                                 : "differs: the gap is under 20% (" + fmt("%.2fx", ratio) + ")";
-    }
+    // Judge the two ends (largest L1 against largest shared memory), and say where the
+    // speed actually stepped: the model's split does not have to predict it.
+    const double ratio = max_l1.gbps / max_smem.gbps;
+    std::string step = "no step over 20% between neighbouring settings";
+    for (int i = 0; i + 1 < 5; ++i)
+      if (rows[i].gbps > 1.2 * rows[i + 1].gbps) {
+        step = "the speed steps down between " + std::to_string(rows[i].pct) + "% and " +
+               std::to_string(rows[i + 1].pct) + "% (model: window " +
+               (rows[i + 1].fits == "yes" ? "still fits" : "no longer fits") + " the L1 left at " +
+               std::to_string(rows[i + 1].pct) + "%)";
+        break;
+      }
+    r.measured = "0%: " + fmt("%.0f GB/s", max_l1.gbps) + ", 100%: " +
+                 fmt("%.0f GB/s", max_smem.gbps) + "; " + step;
+    // Tolerance: the largest L1 must re-read the window at least 20% faster.
+    r.verdict = ratio > 1.2    ? "reproduced (" + fmt("%.2fx", ratio) + ")"
+                : ratio < 1.05 ? "refuted: the carveout did not change the re-read speed"
+                               : "differs: the gap is under 20% (" + fmt("%.2fx", ratio) + ")";
     claims.push_back(r);
   }
   {

@@ -65,6 +65,13 @@ inline double lookup(const report::Table& t, const std::string& match_key, const
   return NAN;
 }
 
+/// A physical ceiling for anything served by L1 or shared memory: 128 bytes per clock
+/// per SM (32 banks of 4 bytes) at the measured clock, with 25% slack. A figure above it
+/// means loads were optimized away or bytes were miscounted.
+inline double l1_ceiling_gbps(const probe::Context& ctx) {
+  return 1.25 * 128.0 * ctx.device.sm_count * ctx.sm_clock_mhz * 1e6 / 1e9;
+}
+
 /// Every number in the table is finite and positive (empty and text cells are skipped).
 inline void expect_all_positive(const report::Table& t) {
   for (const auto& row : t.rows)

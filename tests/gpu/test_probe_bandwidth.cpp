@@ -20,6 +20,7 @@ TEST(ProbeBandwidth, EveryTierMeasuredAndCopyNearMemcpy) {
                            "cudaMemcpy D2D", "constant"}) {
     const double g = lookup(*tiers, "tier", tier, "gbps");
     EXPECT_TRUE(std::isfinite(g) && g > 0) << tier << " = " << g;
+    EXPECT_LT(g, l1_ceiling_gbps(ctx)) << tier << " exceeds what L1 could deliver";
   }
 
   // Copy and cudaMemcpy both count read + write: a wrong byte count shows as a 2x gap.

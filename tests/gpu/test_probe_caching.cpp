@@ -40,8 +40,10 @@ TEST(ProbeCaching, QuickRunIsPlausible) {
     }
 
   for (const char* exp : {"reuse", "stream", "scatter"})
-    for (const char* op : {"ld.ca", "ld.cg", "ld.cs", "ld.nc"})
+    for (const char* op : {"ld.ca", "ld.cg", "ld.cs", "ld.nc"}) {
       EXPECT_GT(cell(*t, exp, op, "gbps"), 0.0) << exp << " " << op;
+      EXPECT_LT(cell(*t, exp, op, "gbps"), l1_ceiling_gbps(ctx)) << exp << " " << op;
+    }
 
   const double diff = cell(*t, "stencil-5x5", "texture", "max_rel_diff");
   EXPECT_TRUE(std::isfinite(diff)) << "texture output has unwritten or NaN pixels";
