@@ -17,7 +17,7 @@ end=$(date -u +%s.%N)
   echo "Card state before the run (nvidia-smi: name, driver, SM clock, max SM clock, memory clock,"
   echo "max memory clock, temperature, power, ECC): \`$state\`"
   echo
-  printf 'Wall time of `memhier report`: %.1f s.\n\n' "$(echo "$end - $start" | bc)"
+  awk -v a="$start" -v b="$end" 'BEGIN { printf "Wall time of `memhier report`: %.1f s.\n\n", b - a }'
   cat "$dest/report.md"
 } >"$dest/report.md.tmp" && mv "$dest/report.md.tmp" "$dest/report.md"
 echo "recorded in $dest"
