@@ -168,15 +168,16 @@ void print_global(const Prepared& p, const model::GlobalAnalysis& a) {
     for (int l = 0; l < 32; ++l)
       sector[l] = static_cast<int>((ic.warp.address[l] / 32) % 1000);
     std::cout << lane_map(ic.warp, sector, "sect");
-    std::cout << fmt::format("  requests {}  sectors {}  lines {}  ideal sectors {}  bytes needed {}\n",
-                             ic.cost.requests, ic.cost.sectors, ic.cost.lines,
-                             ic.cost.ideal_sectors, ic.cost.bytes_needed);
+    if (a.per_instruction.size() > 1)
+      std::cout << fmt::format("  requests {}  sectors {}  lines {}  ideal sectors {}  bytes needed {}\n",
+                               ic.cost.requests, ic.cost.sectors, ic.cost.lines,
+                               ic.cost.ideal_sectors, ic.cost.bytes_needed);
   }
   std::cout << fmt::format(
-      "requests {}  sectors {}  sectors/request {:.2f}  lines {}  ideal sectors {}\n"
+      "requests {}  sectors {}  sectors/request {:.2f}  lines {}  ideal sectors {}  bytes needed {}\n"
       "bus utilization: caching loads (128 B lines) {:.1f}%, non-caching loads (32 B sectors) "
       "{:.1f}%\nverdict: {}\n",
-      a.requests, a.sectors, a.sectors_per_request, a.lines, a.ideal_sectors,
+      a.requests, a.sectors, a.sectors_per_request, a.lines, a.ideal_sectors, a.bytes_needed,
       100.0 * a.caching_utilization, 100.0 * a.noncaching_utilization, global_verdict(a));
 }
 
