@@ -42,6 +42,9 @@ int run_report(const ReportOptions& o) {
     const bench::ProbeRun run = measure_probes(*dev, o.quick, {});
     doc.sections.push_back(run.summary);
     for (const auto& s : run.sections) doc.sections.push_back(s);
+    bench::BenchOptions bopt;
+    bopt.quick = o.quick;
+    for (auto& s : measure_ladders(select_families("all"), bopt)) doc.sections.push_back(std::move(s));
   } else {
     report::Section none;
     none.id = "no-gpu";

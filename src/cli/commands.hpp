@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "memhier/bench/kernel_bench.hpp"
 #include "memhier/bench/probes.hpp"
 
 namespace memhier::cli {
@@ -14,6 +15,14 @@ void add_occupancy(CLI::App& app, int& rc);
 void add_info(CLI::App& app, int& rc);
 void add_list(CLI::App& app, int& rc);
 void add_probe(CLI::App& app, int& rc);
+void add_bench(CLI::App& app, int& rc);
+
+/// The families named ("all" or one); throws UsageError for an unknown name.
+std::vector<const bench::Family*> select_families(const std::string& name);
+
+/// Runs the ladders with a progress line; bad variants or shapes throw UsageError.
+std::vector<report::Section> measure_ladders(const std::vector<const bench::Family*>& fams,
+                                             const bench::BenchOptions& opt);
 
 /// The GPU, or throws NoDevice (exit 3) with one sentence.
 core::DeviceInfo require_device();

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/model/expr.hpp"
+#include "memhier/bench/kernel_bench.hpp"
 #include "memhier/probe/probe.hpp"
 
 #ifndef MEMHIER_VERSION
@@ -13,7 +14,8 @@
 int main(int argc, char** argv) {
   using namespace memhier;
   cli::set_command_line(argc, argv);
-  probe::register_probes();  // the one registry: list, probe and report iterate it
+  probe::register_probes();  // the one registry: list, probe, bench and report iterate it
+  bench::register_kernels();
   CLI::App app{
       "memhier: measure, explain and master the memory hierarchy of an NVIDIA GPU.\n"
       "With no subcommand, runs 'memhier report'.",
@@ -24,6 +26,7 @@ int main(int argc, char** argv) {
   cli::add_analyze(app, rc);
   cli::add_occupancy(app, rc);
   cli::add_probe(app, rc);
+  cli::add_bench(app, rc);
   cli::add_list(app, rc);
   cli::add_info(app, rc);
   const CLI::App* report = cli::add_report(app, rc);

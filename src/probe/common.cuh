@@ -10,6 +10,7 @@
 
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/random.hpp"
 #include "memhier/core/timing.hpp"
 #include "memhier/probe/probe.hpp"
 
@@ -26,12 +27,8 @@ int full_grid(Kernel kernel, int block, const Context& ctx, std::size_t smem = 0
 /// Bytes over milliseconds, in GB/s (10^9 bytes per second).
 inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
 
-/// Fills `n` floats with uniform values in [lo, hi) from `seed` (never zeros by accident).
-void fill_random(float* data, std::size_t n, std::uint32_t seed, float lo = -1.f, float hi = 1.f,
-                 cudaStream_t stream = nullptr);
-/// Fills `n` 32-bit words with random bits.
-void fill_random_bits(std::uint32_t* data, std::size_t n, std::uint32_t seed,
-                      cudaStream_t stream = nullptr);
+using core::fill_random;
+using core::fill_random_bits;
 
 /// A random cyclic permutation over `slots` slots, each `stride_bytes` apart: element
 /// i (at byte i*stride) holds the byte offset of the next slot. Host-built, deterministic.

@@ -1,0 +1,308 @@
+#include "memhier/bench/kernel_bench.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "memhier/core/buffer.hpp"
+#include "memhier/core/timing.hpp"
+
+namespace memhier::bench {
+namespace {
+
+core::TimingOptions timing(const std::string& name, bool quick) {
+  core::TimingOptions t;
+  t.name = name;
+  t.warmup = 2;
+  t.min_reps = quick ? 3 : 7;
+  t.max_reps = 200;
+  t.min_total_ms = quick ? 5.0 : 25.0;
+  t.flush_l2 = true;  // cold L2 for every repetition: what a kernel meets in a pipeline
+  return t;
+}
+
+void fill_resources(const Variant& v, BenchRecord* r) {
+  if (!v.symbol) return;
+  cudaFuncAttributes a{};
+  if (cudaFuncGetAttributes(&a, v.symbol) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  r->regs = a.numRegs;
+  r->local_bytes = static_cast<int>(a.localSizeBytes);
+  r->static_smem = static_cast<int>(a.sharedSizeBytes);
+  r->dynamic_smem = v.dynamic_smem;
+  if (v.block_threads <= 0) return;
+  int blocks = 0, dev = 0, threads_per_sm = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.symbol, v.block_threads,
+                                                    static_cast<std::size_t>(v.dynamic_smem)) !=
+      cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  r->blocks_per_sm = blocks;
+  r->occupancy = static_cast<double>(blocks * ((v.block_threads + 31) / 32)) / (threads_per_sm / 32);
+}
+
+std::string known_variants(const Family& f) {
+  std::string s;
+  for (const Variant& v : f.variants) s += (s.empty() ? "" : ", ") + v.name;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> parse_shape(const std::string& shape, std::size_t expected_dims,
+                                      const std::string& what) {
+  std::vector<std::int64_t> dims;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t x = shape.find_first_of("xX", start);
+    const std::string part = shape.substr(start, x == std::string::npos ? x : x - start);
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || v < 1)
+      throw std::invalid_argument(what + " shape '" + shape + "' is not " +
+                                  std::to_string(expected_dims) + " positive integers joined by 'x'.");
+    dims.push_back(v);
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  if (dims.size() != expected_dims)
+    throw std::invalid_argument(what + " shape '" + shape + "' needs " +
+                                std::to_string(expected_dims) + " extents joined by 'x'.");
+  double total = 1;
+  for (std::int64_t d : dims) total *= static_cast<double>(d);
+  if (total > 4.0e9)
+    throw std::invalid_argument(what + " shape '" + shape + "' has more than 4e9 elements.");
+  return dims;
+}
+
+std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& opt) {
+  for (const std::string& v : opt.variants)
+    if (std::none_of(family.variants.begin(), family.variants.end(),
+                     [&](const Variant& x) { return x.name == v; }))
+      throw std::invalid_argument("unknown " + family.name + " variant '" + v + "'; known: " +
+                                  known_variants(family) + ".");
+  const std::vector<std::string>& shapes =
+      !opt.shapes.empty() ? opt.shapes : (opt.quick ? family.quick_shapes : family.bench_shapes);
+  // Build every case first: a bad shape is bad input, answered before any measurement.
+  std::vector<std::unique_ptr<Case>> cases;
+  for (const std::string& shape : shapes) cases.push_back(family.make_case(shape, opt.seed));
+
+  std::vector<BenchRecord> out;
+  for (auto& c : cases) {
+    const Work w = c->work();
+    const std::string tag = family.name + " " + c->shape();
+
+    // The ceiling: cudaMemcpy device-to-device moving the same bytes (half read, half written).
+    opt.progress(tag + ": cudaMemcpy ceiling");
+    BenchRecord mc;
+    mc.family = family.name;
+    mc.variant = "cudaMemcpy D2D";
+    mc.shape = c->shape();
+    {
+      const std::size_t half = std::max<std::size_t>(static_cast<std::size_t>(w.bytes / 2), 4);
+      core::DeviceBuffer<char> a(half), b(half);
+      MEMHIER_CUDA(cudaMemset(a.data(), 1, half));
+      const core::Timing t = core::time_it(
+          [&](cudaStream_t s) {
+            MEMHIER_CUDA(cudaMemcpyAsync(b.data(), a.data(), half, cudaMemcpyDeviceToDevice, s));
+          },
+          timing(tag + " memcpy", opt.quick));
+      mc.ms = t.median_ms;
+      mc.spread = t.spread();
+    }
+    mc.verified = true;
+    mc.gbps = w.bytes / (mc.ms * 1e6);
+    mc.frac_memcpy = 1.0;
+    const double memcpy_ms = mc.ms;
+
+    double vendor_ms = NAN;
+    std::vector<BenchRecord> rows;
+    if (!c->baseline_name().empty()) {
+      opt.progress(tag + ": " + c->baseline_name());
+      BenchRecord r;
+      r.family = family.name;
+      r.variant = c->baseline_name();
+      r.shape = c->shape();
+      c->poison(nullptr);
+      c->run_baseline(nullptr);
+      r.rel_error = c->error();
+      r.tolerance = c->tolerance();
+      r.verified = std::isfinite(r.rel_error) && r.rel_error <= r.tolerance;
+      const core::Timing t =
+          core::time_it([&](cudaStream_t s) { c->run_baseline(s); }, timing(tag + " vendor", opt.quick));
+      r.ms = t.median_ms;
+      r.spread = t.spread();
+      vendor_ms = r.ms;
+      if (!r.verified) r.note = "the vendor baseline failed verification";
+      rows.push_back(r);
+    }
+
+    double prev_ms = NAN;
+    for (const Variant& v : family.variants) {
+      if (!opt.variants.empty() &&
+          std::find(opt.variants.begin(), opt.variants.end(), v.name) == opt.variants.end())
+        continue;
+      opt.progress(tag + ": " + v.name);
+      BenchRecord r;
+      r.family = family.name;
+      r.variant = v.name;
+      r.rung = v.rung;
+      r.shape = c->shape();
+      fill_resources(v, &r);
+      try {
+        c->poison(nullptr);
+        c->run(v.name, nullptr);
+        MEMHIER_CUDA(cudaDeviceSynchronize());
+      } catch (const std::invalid_argument& e) {
+        r.note = e.what();
+        rows.push_back(r);
+        continue;
+      }
+      r.rel_error = c->error();
+      r.tolerance = c->tolerance();
+      r.verified = std::isfinite(r.rel_error) && r.rel_error <= r.tolerance;
+      if (!r.verified) {
+        r.note = "wrong result: relative error " + std::to_string(r.rel_error) + " (tolerance " +
+                 std::to_string(r.tolerance) + "); not timed";
+        rows.push_back(r);
+        continue;
+      }
+      const core::Timing t = core::time_it([&](cudaStream_t s) { c->run(v.name, s); },
+                                           timing(tag + " " + v.name, opt.quick));
+      r.ms = t.median_ms;
+      r.spread = t.spread();
+      r.x_prev = prev_ms / r.ms;
+      prev_ms = r.ms;
+      rows.push_back(r);
+    }
+    out.push_back(mc);
+    for (BenchRecord& r : rows) {
+      if (std::isfinite(r.ms)) {
+        r.gbps = w.bytes / (r.ms * 1e6);
+        r.gflops = w.flops > 0 ? w.flops / (r.ms * 1e6) : NAN;
+        r.frac_memcpy = memcpy_ms / r.ms;
+        r.x_vendor = vendor_ms / r.ms;
+      }
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> verify_family(const Family& family, std::uint32_t seed) {
+  std::vector<std::string> failures;
+  for (const std::string& shape : family.test_shapes) {
+    std::unique_ptr<Case> c = family.make_case(shape, seed++);
+    for (const Variant& v : family.variants) {
+      try {
+        c->poison(nullptr);
+        c->run(v.name, nullptr);
+        MEMHIER_CUDA(cudaDeviceSynchronize());
+      } catch (const std::invalid_argument&) {
+        continue;  // the variant declines this shape, with a reason: not a failure
+      }
+      const double e = c->error();
+      if (!(std::isfinite(e) && e <= c->tolerance()))
+        failures.push_back(family.name + " " + v.name + " at " + shape + ": relative error " +
+                           std::to_string(e) + " > " + std::to_string(c->tolerance()));
+    }
+  }
+  return failures;
+}
+
+report::Section family_section(const Family& family, const std::vector<BenchRecord>& records) {
+  using report::Value;
+  report::Section s;
+  s.id = "bench-" + family.name;
+  s.title = family.title;
+  if (!family.seed_story.empty()) s.paragraphs.push_back(family.seed_story);
+  s.paragraphs.push_back(
+      "Each variant is verified against a float64 CPU reference on random inputs with "
+      "NaN-poisoned outputs, then timed (median of repeated launches, L2 flushed before each). "
+      "GB/s counts the fewest bytes the problem must move; x memcpy is cudaMemcpy "
+      "device-to-device moving the same bytes, timed in the same run, over the variant's time; "
+      "x vendor and x prev compare with the vendor library and the previous rung the same way.");
+  const bool flops = std::any_of(records.begin(), records.end(),
+                                 [](const BenchRecord& r) { return std::isfinite(r.gflops); });
+  report::Table t;
+  t.id = "bench-" + family.name;
+  t.title = family.title + ": the ladder";
+  t.columns = {{"variant", "", "variant"},       {"rung", "", "rung"},
+               {"shape", "", "shape"},           {"time", "ms", "ms"},
+               {"bandwidth", "GB/s", "gbps"}};
+  if (flops) t.columns.push_back({"throughput", "GFLOP/s", "gflops"});
+  for (report::Column c : std::vector<report::Column>{{"x memcpy", "", "x_memcpy"},
+                                                      {"x vendor", "", "x_vendor"},
+                                                      {"x prev", "", "x_prev"},
+                                                      {"registers", "", "regs"},
+                                                      {"local", "B", "local_bytes"},
+                                                      {"shared", "B", "smem_bytes"},
+                                                      {"blocks/SM", "", "blocks_per_sm"},
+                                                      {"occupancy", "%", "occupancy_pct"},
+                                                      {"rel. error", "", "rel_error"},
+                                                      {"verified", "", "verified"},
+                                                      {"note", "", "note"}})
+    t.columns.push_back(c);
+  auto num_or_none = [](double v, int p) { return std::isfinite(v) ? Value::num(v, p) : Value::none(); };
+  for (const BenchRecord& r : records) {
+    std::vector<Value> row{Value::str(r.variant), r.rung ? Value::integer(r.rung) : Value::none(),
+                           Value::str(r.shape), num_or_none(r.ms, 4), num_or_none(r.gbps, 0)};
+    if (flops) row.push_back(num_or_none(r.gflops, 0));
+    const bool kernel = r.rung > 0;
+    row.push_back(num_or_none(r.frac_memcpy, 2));
+    row.push_back(num_or_none(r.x_vendor, 2));
+    row.push_back(num_or_none(r.x_prev, 2));
+    row.push_back(kernel && r.regs ? Value::integer(r.regs) : Value::none());
+    row.push_back(kernel && r.regs ? Value::integer(r.local_bytes) : Value::none());
+    row.push_back(kernel && r.regs ? Value::integer(r.static_smem + r.dynamic_smem) : Value::none());
+    row.push_back(kernel && r.blocks_per_sm ? Value::integer(r.blocks_per_sm) : Value::none());
+    row.push_back(num_or_none(r.occupancy * 100.0, 0));
+    row.push_back(num_or_none(r.rel_error, 9));
+    row.push_back(Value::str(r.verified ? "yes" : "no"));
+    row.push_back(Value::str(r.note));
+    t.rows.push_back(std::move(row));
+  }
+  s.tables.push_back(std::move(t));
+
+  report::Chart c;
+  c.id = "bench-" + family.name + "-chart";
+  c.title = family.title + (flops ? ": GFLOP/s per variant" : ": GB/s per variant");
+  c.kind = report::Chart::Kind::bar;
+  c.x_label = "variant";
+  c.y_label = flops ? "throughput" : "bandwidth";
+  c.y_unit = flops ? "GFLOP/s" : "GB/s";
+  c.log_y = true;
+  std::vector<std::string> shapes;
+  for (const BenchRecord& r : records) {
+    if (std::find(c.categories.begin(), c.categories.end(), r.variant) == c.categories.end())
+      c.categories.push_back(r.variant);
+    if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
+  }
+  for (const std::string& shape : shapes) {
+    report::Series ser;
+    ser.name = shape;
+    for (const std::string& v : c.categories) {
+      double y = NAN;
+      for (const BenchRecord& r : records)
+        if (r.shape == shape && r.variant == v) y = flops ? r.gflops : r.gbps;
+      ser.y.push_back(y);
+    }
+    c.series.push_back(ser);
+  }
+  s.charts.push_back(std::move(c));
+  return s;
+}
+
+}  // namespace memhier::bench

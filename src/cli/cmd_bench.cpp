@@ -1,0 +1,113 @@
+// memhier bench FAMILY|all: verify and time the optimization ladders.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "memhier/bench/kernel_bench.hpp"
+#include "memhier/report/writers.hpp"
+#include "progress.hpp"
+
+namespace memhier::cli {
+
+std::vector<report::Section> measure_ladders(const std::vector<const bench::Family*>& fams,
+                                             const bench::BenchOptions& base) {
+  ProgressLine progress("memhier bench");
+  std::vector<report::Section> sections;
+  for (const bench::Family* f : fams) {
+    bench::BenchOptions opt = base;
+    opt.progress = [&progress](const std::string& s) { progress.step(s); };
+    std::vector<bench::BenchRecord> records;
+    try {
+      records = bench::run_family(*f, opt);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    sections.push_back(bench::family_section(*f, records));
+  }
+  return sections;
+}
+
+std::vector<const bench::Family*> select_families(const std::string& name) {
+  bench::register_kernels();
+  std::vector<const bench::Family*> out;
+  if (name == "all") {
+    for (const bench::Family& f : bench::families()) out.push_back(&f);
+    return out;
+  }
+  if (const bench::Family* f = bench::find_family(name)) return {f};
+  std::string known;
+  for (const bench::Family& f : bench::families()) known += (known.empty() ? "" : ", ") + f.name;
+  throw UsageError("unknown family '" + name + "'; known: " + (known.empty() ? "none" : known) +
+                   ", or all.");
+}
+
+namespace {
+
+struct BenchCliOptions {
+  std::string family;
+  std::vector<std::string> variants;
+  std::vector<std::string> sizes;
+  std::int64_t m = 0, n = 0, k = 0;
+  bool quick = false;
+  bool json = false;
+};
+
+int run_bench(const BenchCliOptions& o) {
+  const auto fams = select_families(o.family);
+  bench::BenchOptions opt;
+  opt.variants = o.variants;
+  opt.shapes = o.sizes;
+  if (o.m || o.n || o.k) {
+    if (o.m <= 0 || o.n <= 0 || o.k <= 0)
+      throw UsageError("--m, --n and --k must all be given and positive.");
+    opt.shapes.push_back(fmt::format("{}x{}x{}", o.m, o.n, o.k));
+  }
+  opt.quick = o.quick;
+  if (fams.size() > 1 && (!opt.variants.empty() || !opt.shapes.empty()))
+    throw UsageError("--variant and --size apply to one family; name it instead of 'all'.");
+  // Shapes and variants are checked (bad input, exit 2) before the GPU is required.
+  for (const bench::Family* f : fams) {
+    try {
+      for (const std::string& s : opt.shapes) f->make_case(s, 1);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    } catch (const std::exception&) {
+      // Building a case needs the GPU; its absence is reported below.
+    }
+  }
+  require_device();
+  report::Document doc;
+  doc.title = "memhier bench " + o.family;
+  doc.meta = make_meta(true);
+  doc.sections = measure_ladders(fams, opt);
+  if (o.json)
+    print_json(report::to_json(doc));
+  else
+    std::cout << report::to_terminal(doc);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench(CLI::App& app, int& rc) {
+  auto o = std::make_shared<BenchCliOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "bench", "Verify and time an optimization ladder against the vendor library and memcpy");
+  sub->add_option("FAMILY", o->family, "transpose, reduction, softmax, elementwise, histogram, "
+                                       "stencil, gemm, or all")
+      ->required();
+  sub->add_option("--variant", o->variants, "Only these variants (repeatable)");
+  sub->add_option("--size", o->sizes, "Shapes such as 8192x8192 or 268435456 (repeatable)");
+  sub->add_option("--m", o->m, "GEMM: rows of A and C");
+  sub->add_option("--n", o->n, "GEMM: columns of B and C");
+  sub->add_option("--k", o->k, "GEMM: columns of A, rows of B");
+  sub->add_flag("--quick", o->quick, "Smaller shapes, fewer repetitions");
+  sub->add_flag("--json", o->json, "Print JSON");
+  sub->callback([o, &rc] { rc = run_bench(*o); });
+}
+
+}  // namespace memhier::cli
