@@ -1,20 +1,12 @@
 #include <cuda_runtime.h>
 
 #include "memhier/core/check.hpp"
+#include "memhier/core/hash.cuh"
 #include "memhier/core/random.hpp"
 
 namespace memhier::core {
 namespace {
 
-__device__ __forceinline__ std::uint32_t hash32(std::uint32_t x) {
-  // A well-mixed integer hash (Wellons' lowbias32): cheap and good enough for test data.
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
 
 __global__ void fill_float_kernel(float* d, std::size_t n, std::uint32_t seed, float lo, float span) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;

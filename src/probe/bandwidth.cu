@@ -37,33 +37,6 @@ __constant__ std::uint32_t c_words[kConstWords];
 // merge them; global and constant re-reads step their address by a run-time zero
 // each pass (`pass_step`), so ptxas cannot prove them loop-invariant and hoist them.
 
-template <int W>
-__device__ __forceinline__ std::uint32_t lds_fold(std::uint32_t addr);
-
-template <>
-__device__ __forceinline__ std::uint32_t lds_fold<4>(std::uint32_t addr) {
-  std::uint32_t a;
-  asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(a) : "r"(addr) : "memory");
-  return a;
-}
-template <>
-__device__ __forceinline__ std::uint32_t lds_fold<8>(std::uint32_t addr) {
-  std::uint32_t a, b;
-  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];"
-               : "=r"(a), "=r"(b)
-               : "r"(addr)
-               : "memory");
-  return a ^ b;
-}
-template <>
-__device__ __forceinline__ std::uint32_t lds_fold<16>(std::uint32_t addr) {
-  std::uint32_t a, b, c, d;
-  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
-               : "r"(addr)
-               : "memory");
-  return a ^ b ^ c ^ d;
-}
 
 __device__ __forceinline__ std::uint32_t ldg_ca_fold(const uint4* p) {
   std::uint32_t a, b, c, d;

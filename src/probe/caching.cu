@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common.cuh"
+#include "memhier/core/hash.cuh"
 #include "families.hpp"
 #include "memhier/model/access.hpp"
 
@@ -60,18 +61,10 @@ __host__ __device__ inline std::size_t window_word(unsigned block, int k, unsign
   return static_cast<std::size_t>(block) * kWindowFloats + static_cast<std::size_t>(k) * kBlock + tid;
 }
 
-__host__ __device__ inline std::uint32_t mix32(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
 
 /// Scatter pattern: load `k` of global thread `t` reads a random word of a 2^m-word buffer.
 __host__ __device__ inline std::size_t scatter_word(std::uint32_t t, int k, std::uint32_t mask) {
-  return mix32(t * kScatterPerThread + static_cast<std::uint32_t>(k)) & mask;
+  return core::hash32(t * kScatterPerThread + static_cast<std::uint32_t>(k)) & mask;
 }
 
 __host__ __device__ inline int clamp_coord(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
@@ -157,24 +150,7 @@ __global__ void max_rel_diff_kernel(const float* a, const float* b, std::size_t 
 
 // ---- host side --------------------------------------------------------------------
 
-__attribute__((format(printf, 1, 2))) std::string fmt(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
 
-core::TimingOptions timing(const Context& ctx, const std::string& name) {
-  core::TimingOptions o;
-  o.name = name;
-  o.warmup = ctx.quick ? 1 : 2;
-  o.min_reps = ctx.quick ? 3 : 5;
-  o.max_reps = ctx.quick ? 30 : 100;
-  o.min_total_ms = ctx.quick ? 2.0 : 8.0;
-  return o;
-}
 
 /// The texture object over a cudaArray, destroyed (object, then array) on every path.
 struct Texture2D {
@@ -285,7 +261,7 @@ Result run_caching(Context& ctx) {
     Row r;
     r.experiment = exp;
     r.variant = op_name(op);
-    r.ms = core::time_it(launch, timing(ctx, "caching/" + exp + "/" + r.variant)).median_ms;
+    r.ms = core::time_it(launch, probe_timing(ctx, "caching/" + exp + "/" + r.variant)).median_ms;
     r.gbps = gbps(bytes_counted, r.ms);
     r.sectors_per_request = sectors;
     rows.push_back(r);
@@ -387,13 +363,13 @@ Result run_caching(Context& ctx) {
     Row g;
     g.experiment = "stencil-5x5";
     g.variant = "global";
-    g.ms = core::time_it(global_launch, timing(ctx, "caching/stencil/global")).median_ms;
+    g.ms = core::time_it(global_launch, probe_timing(ctx, "caching/stencil/global")).median_ms;
     g.gbps = gbps(counted, g.ms);
     g.sectors_per_request = sectors;
     rows.push_back(g);
     Row t = g;
     t.variant = "texture";
-    t.ms = core::time_it(texture_launch, timing(ctx, "caching/stencil/texture")).median_ms;
+    t.ms = core::time_it(texture_launch, probe_timing(ctx, "caching/stencil/texture")).median_ms;
     t.gbps = gbps(counted, t.ms);
     t.sectors_per_request = NAN;  // texture fetches are not global-memory requests
     t.max_rel_diff = max_rel_diff;
@@ -408,7 +384,7 @@ Result run_caching(Context& ctx) {
       }
   }
 
-  s.paragraphs.push_back(fmt(
+  s.paragraphs.push_back(strf(
       "Cache operators by inline PTX (ld.global.ca: L1 and L2; .cg: L2 only; .cs: evict-first "
       "streaming; .nc: the read-only/texture path, as __ldg). reuse: %u blocks (every SM full) each "
       "re-read a private %d KiB window %d times (%.1f MiB in all; the L2 holds %.0f MiB), so .ca can "
@@ -464,22 +440,22 @@ Result run_caching(Context& ctx) {
   };
   auto verdict = [](double speedup, double reproduced_at, double refuted_below, const char* what) {
     if (!std::isfinite(speedup)) return std::string("not measurable here: the timing failed");
-    if (speedup >= reproduced_at) return fmt("reproduced (tolerance: %s at least %.2fx)", what, reproduced_at);
-    if (speedup < refuted_below) return fmt("refuted: %.2fx (below %.2fx)", speedup, refuted_below);
-    return fmt("differs: %.2fx, between %.2fx and %.2fx", speedup, refuted_below, reproduced_at);
+    if (speedup >= reproduced_at) return strf("reproduced (tolerance: %s at least %.2fx)", what, reproduced_at);
+    if (speedup < refuted_below) return strf("refuted: %.2fx (below %.2fx)", speedup, refuted_below);
+    return strf("differs: %.2fx, between %.2fx and %.2fx", speedup, refuted_below, reproduced_at);
   };
   std::vector<ClaimRow> claims;
   {
     const double sp = ms_of("reuse", "ld.cg") / ms_of("reuse", "ld.ca");
     claims.push_back({"004 §Caching vs non-caching loads", "caching loads (.ca) are better if you count on hits",
-                      fmt("reuse window: ld.ca %.2fx the speed of ld.cg", sp),
+                      strf("reuse window: ld.ca %.2fx the speed of ld.cg", sp),
                       verdict(sp, 1.2, 1.03, ".ca over .cg")});
   }
   {
     const double sp = ms_of("scatter", "ld.ca") / ms_of("scatter", "ld.cg");
     claims.push_back({"004 §Caching vs non-caching loads",
                       "non-caching loads are better for scattered warp addresses (bus utilization 4x higher)",
-                      fmt("scatter: ld.cg %.2fx the speed of ld.ca (model, 004's rules: %.1f%% utilization with "
+                      strf("scatter: ld.cg %.2fx the speed of ld.ca (model, 004's rules: %.1f%% utilization with "
                           "128-byte lines, %.1f%% with 32-byte sectors)",
                           sp, 100 * util_caching, 100 * util_noncaching),
                       verdict(sp, 1.5, 1.1, ".cg over .ca")});
@@ -487,27 +463,27 @@ Result run_caching(Context& ctx) {
   {
     const double sp = ms_of("scatter", "ld.ca") / ms_of("scatter", "ld.nc");
     claims.push_back({"004 §Read-only cache", "the read-only (texture) cache is generally better for scattered reads than L1",
-                      fmt("scatter: ld.nc %.2fx the speed of ld.ca", sp), verdict(sp, 1.1, 1.03, ".nc over .ca")});
+                      strf("scatter: ld.nc %.2fx the speed of ld.ca", sp), verdict(sp, 1.1, 1.03, ".nc over .ca")});
   }
   {
     const double sp = ms_of("stream", "ld.ca") / ms_of("stream", "ld.cs");
     std::string v;
     if (!std::isfinite(sp)) v = "not measurable here: the timing failed";
     else if (sp >= 1.0 / 1.1) v = "reproduced (tolerance: .cs no more than 10% slower than .ca)";
-    else v = fmt("refuted: .cs is %.2fx slower on a stream", 1.0 / sp);
+    else v = strf("refuted: .cs is %.2fx slower on a stream", 1.0 / sp);
     claims.push_back({"004 §Cache operators (PTX)",
                       "ld.cs streams once-read data with evict-first: it limits pollution without slowing the stream",
-                      fmt("stream: ld.cs %.2fx the speed of ld.ca", sp), v});
+                      strf("stream: ld.cs %.2fx the speed of ld.ca", sp), v});
   }
   {
     const double sp = ms_of("stencil-5x5", "global") / ms_of("stencil-5x5", "texture");
     std::string v;
     if (!std::isfinite(sp)) v = "not measurable here: the timing failed";
     else if (sp >= 0.9) v = "reproduced (tolerance: texture at least 0.9x the speed of global)";
-    else v = fmt("refuted: plain global loads are %.2fx faster (the L1 catches the 2D reuse)", 1.0 / sp);
+    else v = strf("refuted: plain global loads are %.2fx faster (the L1 catches the 2D reuse)", 1.0 / sp);
     claims.push_back({"001 §Texture memory; 004 §Read-only cache",
                       "the texture cache is optimized for 2D spatial locality (image processing)",
-                      fmt("5x5 box filter: texture %.2fx the speed of global loads; outputs agree to %.1e", sp,
+                      strf("5x5 box filter: texture %.2fx the speed of global loads; outputs agree to %.1e", sp,
                           max_rel_diff),
                       v});
   }

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
 #include <numeric>
 #include <random>
 
@@ -17,6 +19,25 @@ std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes
     mem[from * words_per_slot] = static_cast<std::uint32_t>(to * stride_bytes);
   }
   return mem;
+}
+
+core::TimingOptions probe_timing(const Context& ctx, const std::string& name) {
+  core::TimingOptions o;
+  o.name = name;
+  o.warmup = ctx.quick ? 1 : 2;
+  o.min_reps = ctx.quick ? 3 : 5;
+  o.max_reps = ctx.quick ? 30 : 100;
+  o.min_total_ms = ctx.quick ? 2.0 : 8.0;
+  return o;
+}
+
+std::string strf(const char* f, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
 }
 
 report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows) {

@@ -34,6 +34,42 @@ using core::fill_random_bits;
 /// i (at byte i*stride) holds the byte offset of the next slot. Host-built, deterministic.
 std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes, std::uint32_t seed);
 
+/// The repetitions every probe's timings use (fewer with --quick).
+core::TimingOptions probe_timing(const Context& ctx, const std::string& name);
+
+/// printf-style formatting into a std::string (figures in claims and notes).
+__attribute__((format(printf, 1, 2))) std::string strf(const char* f, ...);
+
+/// A shared-memory load of W bytes (4, 8, 16) that ptxas may neither merge nor hoist
+/// (ld.volatile), folded to one word so the compiler keeps it.
+template <int W>
+__device__ __forceinline__ std::uint32_t lds_fold(std::uint32_t addr);
+
+template <>
+__device__ __forceinline__ std::uint32_t lds_fold<4>(std::uint32_t addr) {
+  std::uint32_t a;
+  asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(a) : "r"(addr) : "memory");
+  return a;
+}
+template <>
+__device__ __forceinline__ std::uint32_t lds_fold<8>(std::uint32_t addr) {
+  std::uint32_t a, b;
+  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];"
+               : "=r"(a), "=r"(b)
+               : "r"(addr)
+               : "memory");
+  return a ^ b;
+}
+template <>
+__device__ __forceinline__ std::uint32_t lds_fold<16>(std::uint32_t addr) {
+  std::uint32_t a, b, c, d;
+  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+               : "r"(addr)
+               : "memory");
+  return a ^ b ^ c ^ d;
+}
+
 /// One row of a probe's "claim against this card" table.
 struct ClaimRow {
   std::string source;    ///< "001 §Memory spaces"

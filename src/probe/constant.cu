@@ -68,24 +68,7 @@ __global__ void constant_chase(int steps, std::uint32_t* out) {
   out[0] = off;
 }
 
-__attribute__((format(printf, 1, 2))) std::string fmt(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
 
-core::TimingOptions timing(const Context& ctx, const std::string& name) {
-  core::TimingOptions o;
-  o.name = name;
-  o.warmup = ctx.quick ? 1 : 2;
-  o.min_reps = ctx.quick ? 3 : 5;
-  o.max_reps = ctx.quick ? 30 : 100;
-  o.min_total_ms = ctx.quick ? 2.0 : 8.0;
-  return o;
-}
 
 /// Distinct 4-byte words one warp instruction reads: what the constant cache serializes on.
 int distinct_words(bool divergent) {
@@ -153,7 +136,7 @@ Result run_constant(Context& ctx) {
       launch = [=](cudaStream_t st) { launch_read<Memory::global_ldg, false>(grid, g, o, iters, st); };
     else
       launch = [=](cudaStream_t st) { launch_read<Memory::registers, false>(grid, g, o, iters, st); };
-    r.ms = core::time_it(launch, timing(ctx, "constant/" + r.memory_name + "/" + r.pattern)).median_ms;
+    r.ms = core::time_it(launch, probe_timing(ctx, "constant/" + r.memory_name + "/" + r.pattern)).median_ms;
     r.gloads = loads / (r.ms * 1e6);
     r.gbps = gbps(4.0 * loads, r.ms);
   }
@@ -171,7 +154,7 @@ Result run_constant(Context& ctx) {
                                 constant_chase<<<1, 1, 0, st>>>(steps, sp);
                                 MEMHIER_CHECK_LAUNCH();
                               },
-                              timing(ctx, "constant/latency"))
+                              probe_timing(ctx, "constant/latency"))
                               .median_ms;
   const double latency_cycles =
       ctx.sm_clock_mhz > 0 ? chase_ms * 1e3 * ctx.sm_clock_mhz / steps : NAN;
@@ -179,7 +162,7 @@ Result run_constant(Context& ctx) {
   int const_bytes = 0;
   MEMHIER_CUDA(cudaDeviceGetAttribute(&const_bytes, cudaDevAttrTotalConstantMemory, ctx.device.ordinal));
 
-  s.paragraphs.push_back(fmt(
+  s.paragraphs.push_back(strf(
       "%u blocks of %d threads (every SM full) each read a %d KiB table %d times per thread. "
       "Uniform: all 32 lanes of a warp read the same word (%d distinct word per warp instruction); "
       "divergent: lanes read words %d apart (%d distinct words). The constant cache serves one "
@@ -235,11 +218,11 @@ Result run_constant(Context& ctx) {
     std::string v;
     if (!std::isfinite(cost)) v = "not measurable here: the timing failed";
     else if (cost <= 1.5) v = "reproduced (tolerance: within 1.5x of the no-load loop)";
-    else if (cost > 3.0) v = fmt("refuted: broadcast reads make the loop %.1fx slower", cost);
-    else v = fmt("differs: the broadcast loop takes %.2fx the no-load loop", cost);
+    else if (cost > 3.0) v = strf("refuted: broadcast reads make the loop %.1fx slower", cost);
+    else v = strf("differs: the broadcast loop takes %.2fx the no-load loop", cost);
     claims.push_back({"000 §Constant memory; 001 §Constant memory",
                       "a warp-uniform read is broadcast in a single cycle: essentially free",
-                      fmt("uniform constant loop %.4f ms against %.4f ms with no load (%.2fx)", cu.ms, reg.ms, cost),
+                      strf("uniform constant loop %.4f ms against %.4f ms with no load (%.2fx)", cu.ms, reg.ms, cost),
                       v});
   }
   {
@@ -247,11 +230,11 @@ Result run_constant(Context& ctx) {
     std::string v;
     if (!std::isfinite(slow)) v = "not measurable here: the timing failed";
     else if (slow >= 8.0 && slow <= 48.0) v = "reproduced (tolerance: 8x..48x)";
-    else if (slow < 2.0) v = fmt("refuted: divergent reads only %.2fx slower", slow);
-    else v = fmt("differs: %.1fx, outside 8x..48x", slow);
+    else if (slow < 2.0) v = strf("refuted: divergent reads only %.2fx slower", slow);
+    else v = strf("differs: %.1fx, outside 8x..48x", slow);
     claims.push_back({"001 §Constant memory; 000 §Constant memory",
                       "lanes reading different addresses are serialized (up to 32x for 32 addresses)",
-                      fmt("divergent/uniform time %.1fx (model: %d distinct words per warp)", slow,
+                      strf("divergent/uniform time %.1fx (model: %d distinct words per warp)", slow,
                           distinct_words(true)),
                       v});
   }
@@ -260,11 +243,11 @@ Result run_constant(Context& ctx) {
     std::string v;
     if (!std::isfinite(ratio)) v = "not measurable here: the timing failed";
     else if (ratio > 1.1) v = "reproduced (tolerance: constant slower by more than 10%)";
-    else if (ratio < 0.9) v = fmt("refuted: divergent constant reads are %.2fx faster than __ldg", 1 / ratio);
+    else if (ratio < 0.9) v = strf("refuted: divergent constant reads are %.2fx faster than __ldg", 1 / ratio);
     else v = "differs: about equal (within 10%)";
     claims.push_back({"001 §Constant memory; 000 Q5",
                       "for divergent addresses constant memory is slower than (no faster than) cached global memory",
-                      fmt("divergent: constant %.4f ms, __ldg %.4f ms (constant %.2fx the time)", cd.ms, gd.ms, ratio),
+                      strf("divergent: constant %.4f ms, __ldg %.4f ms (constant %.2fx the time)", cd.ms, gd.ms, ratio),
                       v});
   }
   {
@@ -272,18 +255,18 @@ Result run_constant(Context& ctx) {
     std::string v;
     if (!std::isfinite(ratio)) v = "not measurable here: the timing failed";
     else if (ratio >= 16.0 && ratio <= 48.0) v = "reproduced (tolerance: 16x..48x)";
-    else if (ratio < 2.0) v = fmt("refuted: __ldg broadcast is within %.2fx of constant", ratio);
-    else v = fmt("differs: %.1fx, outside 16x..48x", ratio);
+    else if (ratio < 2.0) v = strf("refuted: __ldg broadcast is within %.2fx of constant", ratio);
+    else v = strf("differs: %.1fx, outside 16x..48x", ratio);
     claims.push_back({"000 Q5", "a broadcast from constant memory is a 32x speedup over global memory",
-                      fmt("uniform: __ldg %.4f ms against constant %.4f ms (%.2fx)", gu.ms, cu.ms, ratio), v});
+                      strf("uniform: __ldg %.4f ms against constant %.4f ms (%.2fx)", gu.ms, cu.ms, ratio), v});
   }
   {
     std::string v;
     if (!std::isfinite(latency_cycles)) v = "not measurable here: no SM clock";
     else if (latency_cycles >= 20 && latency_cycles <= 80) v = "reproduced (tolerance: 20..80 cycles)";
-    else v = fmt("differs: %.0f cycles, outside 20..80", latency_cycles);
+    else v = strf("differs: %.0f cycles, outside 20..80", latency_cycles);
     claims.push_back({"000 §The five memory spaces", "constant memory: ~40 cycles (broadcast), 64 KB",
-                      fmt("%.0f cycles for a cache-resident dependent load; %d KiB of __constant__ space",
+                      strf("%.0f cycles for a cache-resident dependent load; %d KiB of __constant__ space",
                           latency_cycles, const_bytes / 1024),
                       v});
   }

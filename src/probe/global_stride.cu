@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common.cuh"
+#include "memhier/core/hash.cuh"
 #include "families.hpp"
 #include "memhier/model/access.hpp"
 
@@ -21,15 +22,6 @@ constexpr std::uint32_t kRandomShare =
     32;                          // the gather makes n / 32 accesses, as many as stride 32
 constexpr int kModelWarps = 64;  // warps the model averages over
 
-/// A well-mixed integer hash (lowbias32): the random gather's positions.
-__host__ __device__ inline std::uint32_t gather_hash(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
 
 /// Element that thread-access `i` reads: i * stride, or a hashed position for the random
 /// gather (stride kRandom); `mask` = elements - 1 (a power of two). Shared by the kernel
@@ -37,7 +29,7 @@ __host__ __device__ inline std::uint32_t gather_hash(std::uint32_t x) {
 __host__ __device__ inline std::uint32_t global_stride_element(std::uint32_t i,
                                                                std::uint32_t stride,
                                                                std::uint32_t mask) {
-  return (stride == kRandom ? gather_hash(i) : i * stride) & mask;
+  return (stride == kRandom ? core::hash32(i) : i * stride) & mask;
 }
 
 // Grid-stride over the accesses, 4 independent loads in flight per thread; the sum is

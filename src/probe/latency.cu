@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common.cuh"
+#include "memhier/core/hash.cuh"
 #include "families.hpp"
 
 namespace memhier::probe {
@@ -39,14 +40,6 @@ struct RingLayout {
   std::uint32_t jitter_lines = 1;  ///< a slot sits at a random 128-byte line of its region
 };
 
-__host__ __device__ inline std::uint32_t ring_mix(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
 
 // A bijection on [0, 4^half_bits): balanced Feistel rounds are invertible by construction.
 __host__ __device__ inline std::uint64_t ring_feistel(std::uint64_t x, std::uint32_t half_bits,
@@ -55,7 +48,7 @@ __host__ __device__ inline std::uint64_t ring_feistel(std::uint64_t x, std::uint
   std::uint64_t l = x >> half_bits, r = x & mask;
   for (std::uint32_t round = 0; round < 4; ++round) {
     const std::uint64_t f =
-        ring_mix(static_cast<std::uint32_t>(r) ^ (key + round * 0x9e3779b9U)) & mask;
+        core::hash32(static_cast<std::uint32_t>(r) ^ (key + round * 0x9e3779b9U)) & mask;
     const std::uint64_t next_l = r;
     r = l ^ f;
     l = next_l;
@@ -84,7 +77,7 @@ __host__ __device__ inline std::uint64_t ring_slot(const RingLayout& lay, std::u
 __host__ __device__ inline std::uint64_t ring_offset(const RingLayout& lay, std::uint64_t slot) {
   std::uint64_t off = slot * lay.stride;
   if (lay.jitter_lines > 1)
-    off += (ring_mix(static_cast<std::uint32_t>(slot ^ (slot >> 32)) ^ lay.inner_key) %
+    off += (core::hash32(static_cast<std::uint32_t>(slot ^ (slot >> 32)) ^ lay.inner_key) %
             lay.jitter_lines) *
            kLine;
   return off;
@@ -108,8 +101,8 @@ RingLayout make_layout(std::uint64_t slots, std::uint64_t stride, std::uint64_t 
   lay.group = group;
   lay.outer_bits = half_bits_for(slots / group);
   lay.inner_bits = half_bits_for(group);
-  lay.outer_key = ring_mix(seed * 2654435761U + 1);
-  lay.inner_key = ring_mix(seed ^ 0x5bd1e995U);
+  lay.outer_key = core::hash32(seed * 2654435761U + 1);
+  lay.inner_key = core::hash32(seed ^ 0x5bd1e995U);
   lay.jitter_lines = stride >= 2 * kLine ? static_cast<std::uint32_t>(stride / kLine) : 1;
   return lay;
 }

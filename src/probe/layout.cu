@@ -115,14 +115,6 @@ __global__ void copy_float4_peeled(const float* in, float* out, std::size_t coun
 
 // ---- host side --------------------------------------------------------------------
 
-__attribute__((format(printf, 1, 2))) std::string fmt(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
 
 unsigned blocks_for(std::size_t items) {
   const std::size_t b = (items + kBlock - 1) / kBlock;
@@ -184,23 +176,14 @@ struct Variant {
   } r{};
 };
 
-core::TimingOptions timing(const Context& ctx, const std::string& name) {
-  core::TimingOptions o;
-  o.name = name;
-  o.warmup = ctx.quick ? 1 : 2;
-  o.min_reps = ctx.quick ? 3 : 5;
-  o.max_reps = ctx.quick ? 30 : 100;
-  o.min_total_ms = ctx.quick ? 2.0 : 8.0;
-  return o;
-}
 
 /// The ratio rule every speedup claim here uses: reproduced inside [lo, hi], refuted
 /// below `none` (no gain beyond noise), differs otherwise.
 std::string speedup_verdict(double s, double lo, double hi, double none) {
   if (!std::isfinite(s)) return "not measurable here: the timing failed";
-  if (s >= lo && s <= hi) return fmt("reproduced (tolerance %.2fx..%.2fx)", lo, hi);
-  if (s < none) return fmt("refuted: %.2fx is no gain (below %.2fx)", s, none);
-  return fmt("differs: %.2fx, outside %.2fx..%.2fx", s, lo, hi);
+  if (s >= lo && s <= hi) return strf("reproduced (tolerance %.2fx..%.2fx)", lo, hi);
+  if (s < none) return strf("refuted: %.2fx is no gain (below %.2fx)", s, none);
+  return strf("differs: %.2fx, outside %.2fx..%.2fx", s, lo, hi);
 }
 
 const Variant* find(const std::vector<Variant>& vs, const std::string& exp, const std::string& var) {
@@ -373,7 +356,7 @@ Result run_layout(Context& ctx) {
   for (Variant& v : vs) {
     if (v.experiment != last_exp) ctx.progress("layout: " + v.experiment);
     last_exp = v.experiment;
-    v.r.ms = core::time_it(v.launch, timing(ctx, "layout/" + v.experiment + "/" + v.variant)).median_ms;
+    v.r.ms = core::time_it(v.launch, probe_timing(ctx, "layout/" + v.experiment + "/" + v.variant)).median_ms;
     v.r.gbps = gbps(v.useful_bytes, v.r.ms);
     v.r.figures = model_of(v.model);
   }
@@ -387,7 +370,7 @@ Result run_layout(Context& ctx) {
                     (v.r.figures.moved_per_item / v.useful_per_item);
   }
 
-  s.paragraphs.push_back(fmt(
+  s.paragraphs.push_back(strf(
       "Each kernel runs over buffers of %.0f MiB (%.1fx the %.0f MiB L2), so DRAM serves every figure. "
       "One item per thread, as the seeds write these kernels; time is the median of CUDA-event "
       "repetitions. GB/s counts useful bytes only (the bytes the computation reads and writes, counted "
@@ -450,7 +433,7 @@ Result run_layout(Context& ctx) {
   {
     const double sx = speed("aos-soa-x", "soa");
     claims.push_back({"001 §AoS vs SoA", "AoS (stride 4) to SoA: ~4x useful bandwidth (~400 to ~1,700 GB/s)",
-                      fmt("SoA/AoS speed %.2fx for x += vx*dt (model %.2fx for a 32-byte struct)", sx,
+                      strf("SoA/AoS speed %.2fx for x += vx*dt (model %.2fx for a 32-byte struct)", sx,
                           model_rel("aos-soa-x", "soa")),
                       speedup_verdict(sx, 4.0 / 1.5, 4.0 * 1.5, 1.2)});
   }
@@ -461,11 +444,11 @@ Result run_layout(Context& ctx) {
     std::string verdict;
     if (!std::isfinite(waste)) verdict = "not measurable here: the timing failed";
     else if (waste >= 0.40 && waste <= 0.85) verdict = "reproduced (tolerance: 40%..85% wasted)";
-    else if (waste < 0.10) verdict = fmt("refuted: AoS wastes only %.0f%%", 100 * waste);
-    else verdict = fmt("differs: %.0f%% wasted, outside 40%%..85%%", 100 * waste);
+    else if (waste < 0.10) verdict = strf("refuted: AoS wastes only %.0f%%", 100 * waste);
+    else verdict = strf("differs: %.0f%% wasted, outside 40%%..85%%", 100 * waste);
     claims.push_back({"001 §AoS vs SoA",
                       "AoS causes strided access that wastes 50-75% or more of memory bandwidth",
-                      fmt("x,y,z update: AoS reaches %.0f useful GB/s, SoA %.0f: %.0f%% wasted (model: "
+                      strf("x,y,z update: AoS reaches %.0f useful GB/s, SoA %.0f: %.0f%% wasted (model: "
                           "%.0f%%)",
                           aos ? aos->r.gbps : NAN, soa ? soa->r.gbps : NAN, 100 * waste,
                           100 * (1 - 1 / model_rel("aos-soa-xyz", "soa"))),
@@ -476,7 +459,7 @@ Result run_layout(Context& ctx) {
     claims.push_back({"004 §Structures of non-native size",
                       "a 12-byte struct read per thread is three 4-byte loads that move 3x the bytes "
                       "requested; SoA fixes it",
-                      fmt("SoA/struct speed %.2fx (model: %.1f sectors per request for the struct "
+                      strf("SoA/struct speed %.2fx (model: %.1f sectors per request for the struct "
                           "against %.1f for SoA; %.2fx once the L1 keeps the lines between the loads)",
                           s3, find(vs, "struct12", "struct12")->r.figures.sectors_per_request,
                           find(vs, "struct12", "soa3")->r.figures.sectors_per_request, model_rel("struct12", "soa3")),
@@ -486,7 +469,7 @@ Result run_layout(Context& ctx) {
     const double s4 = speed("copy-width", "float4");
     claims.push_back({"001 §Anti-patterns", "vectorizing scalar loads to float4: ~1.25x (~1,400 to ~1,750 GB/s; "
                       "'~1.1-1.25x' in the priorities list)",
-                      fmt("float4/float copy speed %.2fx (float2 %.2fx; model %.2fx)", s4,
+                      strf("float4/float copy speed %.2fx (float2 %.2fx; model %.2fx)", s4,
                           speed("copy-width", "float2"), model_rel("copy-width", "float4")),
                       speedup_verdict(s4, 1.05, 1.45, 1.03)});
   }
@@ -494,7 +477,7 @@ Result run_layout(Context& ctx) {
     const Variant* mis = find(vs, "alignment", "misaligned");
     const double sa = mis ? 1.0 / mis->r.relative : NAN;  // aligned over misaligned
     claims.push_back({"001 §Anti-patterns", "misaligned base address: aligning to 128 bytes gives ~1.25x",
-                      fmt("aligned/misaligned float copy speed %.2fx (model %.2fx; %.1f against %.1f sectors "
+                      strf("aligned/misaligned float copy speed %.2fx (model %.2fx; %.1f against %.1f sectors "
                           "per request)",
                           sa, mis ? 1.0 / mis->r.predicted : NAN, mis ? mis->r.figures.sectors_per_request : NAN,
                           find(vs, "alignment", "aligned")->r.figures.sectors_per_request),

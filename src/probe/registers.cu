@@ -110,11 +110,6 @@ double rel_l2(const std::vector<float>& a, const std::vector<float>& b) {
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 struct Row {
   Variant v;
@@ -291,7 +286,7 @@ Result run_registers(Context& ctx) {
   ser.name = "median time";
   for (const Row& r : rows) {
     c.categories.push_back(r.v.name + " (" + std::to_string(r.regs) + " regs, " +
-                           fmt("%.0f", r.occupancy_pct) + "%)");
+                           strf("%.0f", r.occupancy_pct) + "%)");
     ser.y.push_back(r.ms);
   }
   c.series.push_back(ser);
@@ -327,13 +322,13 @@ Result run_registers(Context& ctx) {
     } else {
       const double ratio = least_spill->ms / fastest_clean->ms;
       c0.measured = least_spill->v.name + ": " + std::to_string(least_spill->local_bytes) +
-                    " B local/thread, " + fmt("%.2fx", ratio) + " the time of " +
+                    " B local/thread, " + strf("%.2fx", ratio) + " the time of " +
                     fastest_clean->v.name + " (no local memory)";
       // Tolerance: at least 1.8x counts as "halved"; under 1.1x the spill did not matter.
       c0.verdict = ratio >= 1.8  ? "reproduced"
                    : ratio < 1.1 ? "refuted: the smallest spill cost under 10% here"
                                  : "differs: the smallest spill cost " +
-                                       fmt("%.0f%%", (ratio - 1) * 100) + ", not 2x";
+                                       strf("%.0f%%", (ratio - 1) * 100) + ", not 2x";
     }
     claims.push_back(c0);
   }
@@ -346,12 +341,12 @@ Result run_registers(Context& ctx) {
     } else {
       const double ratio = most_spill->ms / fastest_clean->ms;
       c1.measured = most_spill->v.name + " (" + std::to_string(most_spill->local_bytes) +
-                    " B local/thread): " + fmt("%.2fx", ratio) + " the time of " +
+                    " B local/thread): " + strf("%.2fx", ratio) + " the time of " +
                     fastest_clean->v.name;
       // Tolerance: 3-5x widened by 20% either side.
       c1.verdict = (ratio >= 2.4 && ratio <= 6.0) ? "reproduced"
                    : ratio < 1.1 ? "refuted: the heaviest spill cost under 10% here"
-                                 : "differs: heaviest spill " + fmt("%.1fx", ratio);
+                                 : "differs: heaviest spill " + strf("%.1fx", ratio);
     }
     claims.push_back(c1);
   }
@@ -366,9 +361,9 @@ Result run_registers(Context& ctx) {
     } else {
       const double ratio = most_occupied->ms / fastest->ms;
       c2.measured = "highest occupancy: " + most_occupied->v.name + " " +
-                    fmt("%.1f%%", most_occupied->occupancy_pct) + " at " +
-                    fmt("%.3f ms", most_occupied->ms) + "; fastest: " + fastest->v.name + " " +
-                    fmt("%.1f%%", fastest->occupancy_pct) + " at " + fmt("%.3f ms", fastest->ms);
+                    strf("%.1f%%", most_occupied->occupancy_pct) + " at " +
+                    strf("%.3f ms", most_occupied->ms) + "; fastest: " + fastest->v.name + " " +
+                    strf("%.1f%%", fastest->occupancy_pct) + " at " + strf("%.3f ms", fastest->ms);
       // Tolerance: the most occupied build must be at least 5% slower than the fastest.
       c2.verdict = (ratio > 1.05 && fastest->occupancy_pct < most_occupied->occupancy_pct)
                        ? "reproduced"

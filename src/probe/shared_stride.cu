@@ -31,33 +31,6 @@ __host__ __device__ inline std::uint32_t shared_stride_element(std::uint32_t lan
 
 // .volatile loads through inline PTX: neither the front end nor ptxas may merge or
 // hoist them out of the pass loop, so every counted load is issued.
-template <int W>
-__device__ __forceinline__ std::uint32_t lds_fold(std::uint32_t addr);
-
-template <>
-__device__ __forceinline__ std::uint32_t lds_fold<4>(std::uint32_t addr) {
-  std::uint32_t a;
-  asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(a) : "r"(addr) : "memory");
-  return a;
-}
-template <>
-__device__ __forceinline__ std::uint32_t lds_fold<8>(std::uint32_t addr) {
-  std::uint32_t a, b;
-  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];"
-               : "=r"(a), "=r"(b)
-               : "r"(addr)
-               : "memory");
-  return a ^ b;
-}
-template <>
-__device__ __forceinline__ std::uint32_t lds_fold<16>(std::uint32_t addr) {
-  std::uint32_t a, b, c, d;
-  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
-               : "r"(addr)
-               : "memory");
-  return a ^ b ^ c ^ d;
-}
 
 // Every warp of the block runs the same pattern; the addresses are computed once, so
 // the pass loop is loads and XORs only.

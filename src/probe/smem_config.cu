@@ -20,11 +20,6 @@ namespace {
 
 constexpr int kKiB = 1024;
 
-std::string fmt(const char* f, double v) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // ---------------------------------------------------------------------------------------
 // smem-dynamic: tiled stencil, tile chosen at run time
@@ -313,7 +308,7 @@ Result run_smem_dynamic(Context& ctx) {
   report::Series ser;
   ser.name = "GB/s";
   for (const DynVariant& v : vars) {
-    c.categories.push_back(v.name + " (" + fmt("%.1f KiB", v.smem / 1024.0) + ", " +
+    c.categories.push_back(v.name + " (" + strf("%.1f KiB", v.smem / 1024.0) + ", " +
                            std::to_string(v.blocks_per_sm) + " blocks/SM)");
     ser.y.push_back(v.gbps);
   }
@@ -347,7 +342,7 @@ Result run_smem_dynamic(Context& ctx) {
     const SeedRow seed_rows[] = {{7, 0, 96}, {7, 5, 64}, {8, 0, 163}, {8, 9, 99}, {9, 0, 227}};
     ClaimRow r{"002 §Shared Memory Capacity by Architecture",
                "max shared memory per block: Volta 96 KB, Turing 64, A100 163, Ada 99, Hopper 227",
-               fmt("%.1f KiB per block (opt-in)", dev.smem_per_block_optin / 1024.0), ""};
+               strf("%.1f KiB per block (opt-in)", dev.smem_per_block_optin / 1024.0), ""};
     int seed_kb = -1;
     for (const SeedRow& sr : seed_rows)
       if (sr.major == dev.cc_major && sr.minor == dev.cc_minor) seed_kb = sr.kb;
@@ -365,7 +360,7 @@ Result run_smem_dynamic(Context& ctx) {
     std::string m;
     bool non_increasing = true;
     for (std::size_t i = 0; i < vars.size(); ++i) {
-      m += (i ? "; " : "") + fmt("%.1f KiB: ", vars[i].smem / 1024.0) +
+      m += (i ? "; " : "") + strf("%.1f KiB: ", vars[i].smem / 1024.0) +
            std::to_string(vars[i].blocks_per_sm) + " blocks/SM";
       if (i && vars[i].blocks_per_sm > vars[i - 1].blocks_per_sm) non_increasing = false;
     }
@@ -387,10 +382,10 @@ Result run_smem_dynamic(Context& ctx) {
     std::string m, off;
     for (const DynVariant& v : vars) {
       const int napkin = std::min(warp_limit, dev.smem_per_sm / (v.smem + static_smem));
-      m += (m.empty() ? "" : "; ") + fmt("%.1f KiB: ", v.smem / 1024.0) + "formula " +
+      m += (m.empty() ? "" : "; ") + strf("%.1f KiB: ", v.smem / 1024.0) + "formula " +
            std::to_string(napkin) + ", CUDA " + std::to_string(v.blocks_per_sm);
       if (napkin != v.blocks_per_sm)
-        off += (off.empty() ? "" : ", ") + fmt("%.1f KiB", v.smem / 1024.0);
+        off += (off.empty() ? "" : ", ") + strf("%.1f KiB", v.smem / 1024.0);
     }
     r.measured = m;
     r.verdict = off.empty()
@@ -410,7 +405,7 @@ Result run_smem_dynamic(Context& ctx) {
     } else {
       const double ratio = large.ms / small.ms;
       r.measured = large.name + " (" + std::to_string(large.blocks_per_sm) + " blocks/SM) took " +
-                   fmt("%.2fx", ratio) + " the time of " + small.name + " (" +
+                   strf("%.2fx", ratio) + " the time of " + small.name + " (" +
                    std::to_string(small.blocks_per_sm) + " blocks/SM)";
       // Tolerance: 5% either way counts as no difference.
       r.verdict = ratio > 1.05   ? "reproduced: the larger tile was slower"
@@ -664,12 +659,12 @@ Result run_smem_carveout(Context& ctx) {
                std::to_string(rows[i + 1].pct) + "%)";
         break;
       }
-    r.measured = "0%: " + fmt("%.0f GB/s", max_l1.gbps) + ", 100%: " +
-                 fmt("%.0f GB/s", max_smem.gbps) + "; " + step;
+    r.measured = "0%: " + strf("%.0f GB/s", max_l1.gbps) + ", 100%: " +
+                 strf("%.0f GB/s", max_smem.gbps) + "; " + step;
     // Tolerance: the largest L1 must re-read the window at least 20% faster.
-    r.verdict = ratio > 1.2    ? "reproduced (" + fmt("%.2fx", ratio) + ")"
+    r.verdict = ratio > 1.2    ? "reproduced (" + strf("%.2fx", ratio) + ")"
                 : ratio < 1.05 ? "refuted: the carveout did not change the re-read speed"
-                               : "differs: the gap is under 20% (" + fmt("%.2fx", ratio) + ")";
+                               : "differs: the gap is under 20% (" + strf("%.2fx", ratio) + ")";
     claims.push_back(r);
   }
   {
@@ -679,7 +674,7 @@ Result run_smem_carveout(Context& ctx) {
         "shared, 144 KB L1)",
         "", ""};
     const double ratio = def.gbps / max_l1.gbps;
-    r.measured = "default: " + fmt("%.0f GB/s", def.gbps) + " (" + fmt("%.2fx", ratio) +
+    r.measured = "default: " + strf("%.0f GB/s", def.gbps) + " (" + strf("%.2fx", ratio) +
                  " of the 0% carveout)";
     // Tolerance: within 10% of the largest-L1 setting counts as "a large L1".
     r.verdict = ratio >= 0.9

@@ -1,0 +1,18 @@
+// One integer hash for host and device: random inputs, random gathers, ring orders.
+#pragma once
+
+#include <cstdint>
+
+namespace memhier::core {
+
+/// Wellons' lowbias32: a well-mixed, invertible 32-bit hash.
+__host__ __device__ inline std::uint32_t hash32(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+}  // namespace memhier::core
