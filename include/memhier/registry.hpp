@@ -33,7 +33,7 @@ struct RegistryEntry {
 /// All entries, in registration order.
 const std::vector<RegistryEntry>& registry();
 
-/// Adds an entry; an entry with the same kind and name replaces nothing: it is an error.
+/// Adds an entry; a second entry with the same kind, family and name is an error.
 void register_entry(RegistryEntry entry);
 
 }  // namespace memhier

@@ -15,8 +15,9 @@ const std::vector<RegistryEntry>& registry() { return storage(); }
 
 void register_entry(RegistryEntry entry) {
   for (const RegistryEntry& e : storage())
-    if (e.kind == entry.kind && e.name == entry.name)
-      throw std::logic_error("registry: " + entry.kind + " '" + entry.name + "' registered twice");
+    if (e.kind == entry.kind && e.family == entry.family && e.name == entry.name)
+      throw std::logic_error("registry: " + entry.kind + " '" + entry.family + "/" + entry.name +
+                             "' registered twice");
   storage().push_back(std::move(entry));
 }
 

@@ -2,10 +2,6 @@
 
 #include "families.hpp"
 
-#ifndef MEMHIER_FAMILY_FUNCTIONS
-#define MEMHIER_FAMILY_FUNCTIONS
-#endif
-
 namespace memhier::bench {
 namespace {
 std::vector<Family>& storage() {
@@ -20,7 +16,9 @@ void register_kernels() {
   done = true;
   using namespace memhier::kernels;
   // CMake lists the ladders this tree has (src/kernels/<family>/family.cu), in report order.
-  const std::vector<Family (*)()> makers{MEMHIER_FAMILY_FUNCTIONS};
+  const std::vector<Family (*)()> makers{
+#include "memhier_families.inc"
+  };
   for (auto make : makers) {
     Family f = make();
     for (const Variant& v : f.variants)

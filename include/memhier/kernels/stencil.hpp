@@ -1,0 +1,53 @@
+// 2D fp32 stencil (convolution with a K×K filter, K = 3, 5 or 7), clamp-to-edge borders:
+//   out[r][c] = sum_{i,j < K} w[i][j] * in[clamp(r + i - R)][clamp(c + j - R)],  R = K / 2,
+// as a ladder of variants from "every tap from global memory" to a register-blocked,
+// vectorized, cp.async-filled shared tile. Row-major, densely packed (row pitch = cols).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+namespace memhier::stencil {
+
+/// The variants in rung order; `best` dispatches on K to one of the best_* configurations.
+enum class Variant {
+  naive_global,      ///< filter in global memory, every input tap loaded from global
+  constant_filter,   ///< filter in __constant__ memory (one address per warp: broadcast)
+  shared_tile,       ///< input tile + halo staged in shared memory, one output per thread
+  register_blocked,  ///< shared tile, each thread a column of 8 outputs reusing taps in registers
+  best_128x64,  ///< 4x8 outputs per thread, float4 shared/global accesses, cp.async fill; 128x64
+                ///< tile
+  best_128x32,  ///< the same with 128x32 tiles (half the block: more blocks per SM)
+  best,         ///< dispatches on K to best_128x64 or best_128x32 (see best_variant_for)
+};
+
+/// Every variant, in rung order.
+inline constexpr Variant kAllVariants[] = {Variant::naive_global, Variant::constant_filter,
+                                           Variant::shared_tile,  Variant::register_blocked,
+                                           Variant::best_128x64,  Variant::best_128x32,
+                                           Variant::best};
+
+/// The variant's readable name ("register_blocked"), as `memhier bench --variant` takes it.
+const char* to_string(Variant v);
+
+/// The variant named `name`; false (and *out untouched) when no variant has that name.
+bool variant_from_string(const std::string& name, Variant* out);
+
+/// The configuration that Variant::best runs for filter size `k`; throws
+/// std::invalid_argument unless k is 3, 5 or 7.
+Variant best_variant_for(int k);
+
+/// Applies the k×k `filter` (HOST pointer, row-major, k*k floats) to the rows×cols image
+/// `in` (device) and writes `out` (device), clamping at the borders, on `stream`.
+/// Throws std::invalid_argument (one sentence) for k not in {3, 5, 7}, non-positive
+/// extents, null pointers, pointers not aligned to a float, or `in` and `out` overlapping
+/// (in place is not supported). Pointers need only 4-byte alignment: the best_* variants
+/// use 16-byte accesses where rows and pointers allow and fall back to 4-byte ones
+/// elsewhere. The filter is copied before the call returns (cudaMemcpyToSymbolAsync to
+/// a per-process __constant__ / __device__ symbol, ordered on `stream`): calls with
+/// different filters on different streams must not run concurrently.
+void stencil2d(Variant v, const float* in, float* out, int rows, int cols, const float* filter,
+               int k, cudaStream_t stream = nullptr);
+
+}  // namespace memhier::stencil

@@ -1,0 +1,230 @@
+// The public SGEMM entry point: names, input validation (one sentence per bad input),
+// the alignment flags of the vectorized paths, and dispatch to the rung or to `best`.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "memhier/core/check.hpp"
+#include "memhier/kernels/gemm.hpp"
+#include "variants.hpp"
+
+namespace memhier::gemm {
+namespace {
+
+const std::vector<std::pair<Variant, const char*>>& names() {
+  static const std::vector<std::pair<Variant, const char*>> n{
+      {Variant::naive, "naive"},
+      {Variant::coalesced, "coalesced"},
+      {Variant::smem_tile16, "smem_tile16"},
+      {Variant::smem_tile32, "smem_tile32"},
+      {Variant::smem_tile64, "smem_tile64"},
+      {Variant::padded, "padded"},
+      {Variant::reg_tile_1d, "reg_tile_1d"},
+      {Variant::reg_tile_2d, "reg_tile_2d"},
+      {Variant::vectorized, "vectorized"},
+      {Variant::warp_tiled, "warp_tiled"},
+      {Variant::double_buffered, "double_buffered"},
+      {Variant::cp_async_2stage, "cp_async_2stage"},
+      {Variant::cp_async_3stage, "cp_async_3stage"},
+      {Variant::cp_async_4stage, "cp_async_4stage"},
+      {Variant::swizzled, "swizzled"},
+      {Variant::cfg_128x128x16_8x8, "cfg_128x128x16_8x8"},
+      {Variant::cfg_128x256x8_8x16, "cfg_128x256x8_8x16"},
+      {Variant::cfg_128x64x16_8x4, "cfg_128x64x16_8x4"},
+      {Variant::cfg_64x64x16_4x4, "cfg_64x64x16_4x4"},
+      {Variant::cfg_64x64x16_8x4, "cfg_64x64x16_8x4"},
+      {Variant::cfg_cp4_128x128x16_8x8, "cfg_cp4_128x128x16_8x8"},
+      {Variant::best, "best"},
+  };
+  return n;
+}
+
+bool aligned16(const void* ptr) {
+  return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
+}
+bool aligned4(const void* ptr) {
+  return reinterpret_cast<std::uintptr_t>(ptr) % 4 == 0;
+}
+
+std::string dims(int m, int n, int k) {
+  return "m=" + std::to_string(m) + ", n=" + std::to_string(n) + ", k=" + std::to_string(k);
+}
+
+void validate(int m, int n, int k, const float* A, int lda, const float* B, int ldb, const float* C,
+              int ldc) {
+  if (m <= 0 || n <= 0 || k <= 0)
+    throw std::invalid_argument("sgemm: m, n and k must be positive (got " + dims(m, n, k) + ").");
+  if (lda < k)
+    throw std::invalid_argument("sgemm: lda (" + std::to_string(lda) + ") must be at least k (" +
+                                std::to_string(k) + ") for row-major A.");
+  if (ldb < n)
+    throw std::invalid_argument("sgemm: ldb (" + std::to_string(ldb) + ") must be at least n (" +
+                                std::to_string(n) + ") for row-major B.");
+  if (ldc < n)
+    throw std::invalid_argument("sgemm: ldc (" + std::to_string(ldc) + ") must be at least n (" +
+                                std::to_string(n) + ") for row-major C.");
+  if (!A || !B || !C)
+    throw std::invalid_argument("sgemm: A, B and C must be device pointers, not null.");
+  if (!aligned4(A) || !aligned4(B) || !aligned4(C))
+    throw std::invalid_argument("sgemm: A, B and C must be 4-byte aligned float pointers.");
+}
+
+}  // namespace
+
+const char* to_string(Variant v) {
+  for (const auto& e : names())
+    if (e.first == v) return e.second;
+  return "unknown";
+}
+
+const std::vector<Variant>& all_variants() {
+  static const std::vector<Variant> all = [] {
+    std::vector<Variant> v;
+    for (const auto& e : names()) v.push_back(e.first);
+    return v;
+  }();
+  return all;
+}
+
+bool parse_variant(const std::string& name, Variant* out) {
+  for (const auto& e : names())
+    if (name == e.second) {
+      if (out) *out = e.first;
+      return true;
+    }
+  return false;
+}
+
+namespace detail {
+
+Launcher launcher_for(Variant v) {
+  switch (v) {
+    case Variant::naive:
+      return naive_launcher();
+    case Variant::coalesced:
+      return coalesced_launcher();
+    case Variant::smem_tile16:
+      return smem_tile16_launcher();
+    case Variant::smem_tile32:
+      return smem_tile32_launcher();
+    case Variant::smem_tile64:
+      return smem_tile64_launcher();
+    case Variant::padded:
+      return padded_launcher();
+    case Variant::reg_tile_1d:
+      return reg_tile_1d_launcher();
+    case Variant::reg_tile_2d:
+      return reg_tile_2d_launcher();
+    case Variant::vectorized:
+      return vectorized_launcher();
+    case Variant::warp_tiled:
+      return warp_tiled_launcher();
+    case Variant::double_buffered:
+      return double_buffered_launcher();
+    case Variant::cp_async_2stage:
+      return cp_async_launcher(2);
+    case Variant::cp_async_3stage:
+      return cp_async_launcher(3);
+    case Variant::cp_async_4stage:
+      return cp_async_launcher(4);
+    case Variant::swizzled:
+      return swizzled_launcher();
+    case Variant::cfg_128x128x16_8x8:
+      return cfg_128x128x16_8x8_launcher();
+    case Variant::cfg_128x256x8_8x16:
+      return cfg_128x256x8_8x16_launcher();
+    case Variant::cfg_128x64x16_8x4:
+      return cfg_128x64x16_8x4_launcher();
+    case Variant::cfg_64x64x16_4x4:
+      return cfg_64x64x16_4x4_launcher();
+    case Variant::cfg_64x64x16_8x4:
+      return cfg_64x64x16_8x4_launcher();
+    case Variant::cfg_cp4_128x128x16_8x8:
+      return cfg_cp4_128x128x16_8x8_launcher();
+    case Variant::best:
+      break;
+  }
+  throw std::invalid_argument(std::string("sgemm: variant '") + to_string(v) +
+                              "' has no single kernel (best picks one per shape).");
+}
+
+void prepare_dynamic_smem(const void* kernel, int bytes, const char* what) {
+  constexpr int kDefaultLimit = 48 * 1024;
+  if (bytes <= kDefaultLimit) return;
+  static std::mutex mu;
+  static std::set<std::pair<int, const void*>> done;  // (device, kernel) already raised
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mu);
+  if (done.count({dev, kernel})) return;
+  int optin = 0;
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  if (bytes > optin)
+    throw std::invalid_argument(std::string(what) + ": needs " + std::to_string(bytes / 1024) +
+                                " KiB of shared memory per block; this device allows " +
+                                std::to_string(optin / 1024) + " KiB.");
+  MEMHIER_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  done.insert({dev, kernel});
+}
+
+dim3 grid_2d(long long tiles_x, long long tiles_y, const char* what) {
+  if (tiles_x > std::numeric_limits<int>::max() || tiles_y > 65535)
+    throw std::invalid_argument(
+        std::string(what) + ": the shape needs more blocks than a grid allows (" +
+        std::to_string(tiles_x) + " x " + std::to_string(tiles_y) + "; at most 2^31-1 x 65535).");
+  return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(tiles_y));
+}
+
+dim3 grid_1d(long long blocks, const char* what) {
+  if (blocks > std::numeric_limits<int>::max())
+    throw std::invalid_argument(std::string(what) + ": the shape needs " + std::to_string(blocks) +
+                                " blocks; a grid allows at most 2^31-1.");
+  return dim3(static_cast<unsigned>(blocks));
+}
+
+}  // namespace detail
+
+void sgemm(Variant v, int m, int n, int k, float alpha, const float* A, int lda, const float* B,
+           int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+  validate(m, n, k, A, lda, B, ldb, C, ldc);
+  detail::Params p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.A = A;
+  p.B = B;
+  p.C = C;
+  p.lda = lda;
+  p.ldb = ldb;
+  p.ldc = ldc;
+  p.vec_a = aligned16(A) && lda % 4 == 0;
+  p.vec_b = aligned16(B) && ldb % 4 == 0;
+  p.vec_c = aligned16(C) && ldc % 4 == 0;
+  if (alpha == 0.f) {  // BLAS: A and B are not read; C = beta * C
+    detail::launch_scale_c(p, stream);
+    return;
+  }
+  const Variant run = v == Variant::best ? detail::choose_best(p, stream) : v;
+  detail::launcher_for(run).launch(p, stream);
+}
+
+std::string best_config(int m, int n, int k, bool aligned) {
+  if (m <= 0 || n <= 0 || k <= 0) return {};
+  detail::Params p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.vec_a = p.vec_b = p.vec_c = aligned;
+  return detail::cached_best(p);
+}
+
+}  // namespace memhier::gemm

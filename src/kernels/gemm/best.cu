@@ -1,0 +1,62 @@
+// The extra candidates `best` tunes among (with double_buffered and swizzled): a deeper
+// k-tile (half the barriers per FMA), a 128 x 256 tile with 8 x 16 outputs per thread
+// (6 LDS.128 per 128 FFMA), narrower tiles for shapes with too few 128 x 128 tiles to fill
+// the SMs, and a 4-stage cp.async pipeline in 64 KiB of dynamic shared memory (above the
+// 48 KiB default: cudaFuncSetAttribute). All use the swizzled A tile.
+#include "cp_async.cuh"
+#include "double_buffered.cuh"
+
+namespace memhier::gemm::detail {
+namespace {
+
+using T128x128x16 = BlockTile<128, 128, 16, 2, 2, true>;  // 8 x 8 per thread, 256 threads
+using T128x256x8 = BlockTile<128, 256, 8, 2, 4, true>;    // 8 x 16 per thread, 256 threads
+using T128x64x16 = BlockTile<128, 64, 16, 2, 1, true>;    // 8 x 4 per thread, 256 threads
+using T64x64x16 = BlockTile<64, 64, 16, 1, 1, true>;      // 4 x 4 per thread, 256 threads
+using T64x64x16w = BlockTile<64, 64, 16, 2, 1, true>;     // 8 x 4 per thread, 128 threads
+
+template <class T, int MIN_BLOCKS>
+void launch_db(const Params& p, cudaStream_t s) {
+  launch_double_buffered<T, MIN_BLOCKS>(p, s, "best candidate");
+}
+template <class T, int MIN_BLOCKS>
+const void* symbol_db() {
+  return reinterpret_cast<const void*>(double_buffered_kernel<T, MIN_BLOCKS>);
+}
+template <class T, int MIN_BLOCKS>
+Launcher make_db() {
+  return {launch_db<T, MIN_BLOCKS>, symbol_db<T, MIN_BLOCKS>, T::THREADS, 0};
+}
+
+constexpr int kCp4Stages = 4;
+void launch_cp4(const Params& p, cudaStream_t s) {
+  launch_cp_async<T128x128x16, kCp4Stages, 2>(p, s, "cfg_cp4_128x128x16_8x8");
+}
+const void* symbol_cp4() {
+  return reinterpret_cast<const void*>(cp_async_kernel<T128x128x16, kCp4Stages, 2>);
+}
+
+}  // namespace
+
+// MIN_BLOCKS: the register budget (65536 / (threads * MIN_BLOCKS), at most 255).
+Launcher cfg_128x128x16_8x8_launcher() {
+  return make_db<T128x128x16, 1>();
+}
+Launcher cfg_128x256x8_8x16_launcher() {
+  return make_db<T128x256x8, 1>();
+}
+Launcher cfg_128x64x16_8x4_launcher() {
+  return make_db<T128x64x16, 2>();
+}
+Launcher cfg_64x64x16_4x4_launcher() {
+  return make_db<T64x64x16, 3>();
+}
+Launcher cfg_64x64x16_8x4_launcher() {
+  return make_db<T64x64x16w, 4>();
+}
+Launcher cfg_cp4_128x128x16_8x8_launcher() {
+  return {launch_cp4, symbol_cp4, T128x128x16::THREADS,
+          cp_async_smem_bytes<T128x128x16, kCp4Stages>()};
+}
+
+}  // namespace memhier::gemm::detail

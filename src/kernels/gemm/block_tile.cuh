@@ -1,0 +1,217 @@
+// The block tile shared by the fast rungs (double_buffered, cp_async, swizzled and the
+// candidates of `best`): a BM x BN tile of C per block, BK-deep k-tiles, each thread an
+// (4*RM) x (4*RN) tile of C made of RM x RN quadrants of 4 x 4 placed BM/RM rows and BN/RN
+// columns apart. With warps of 4 x 8 threads (index.cuh) every fragment read is one
+// LDS.128 that a quarter-warp either broadcasts (A) or reads as 128 contiguous bytes (B):
+// no bank conflicts. A is stored transposed ([BK][BM]), padded by 4 floats per k-row or
+// XOR-swizzled (SWZ), so its transposing stores are conflict-free too.
+#pragma once
+
+#include "common.cuh"
+
+namespace memhier::gemm::detail {
+
+template <int BM_, int BN_, int BK_, int RM_, int RN_, bool SWZ_>
+struct BlockTile {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, RM = RM_, RN = RN_;
+  static constexpr bool SWZ = SWZ_;
+  static constexpr int TM = 4 * RM, TN = 4 * RN;    // outputs per thread
+  static constexpr int TY = BM / TM, TX = BN / TN;  // the block's thread grid
+  static constexpr int THREADS = TY * TX;
+  static constexpr int A_LD = SWZ ? BM : BM + 4;  // floats per k-row of the A tile
+  static constexpr int A_FLOATS = BK * A_LD, B_FLOATS = BK * BN;
+  static constexpr int A_VEC = BM * BK / 4 / THREADS;  // float4 of A per thread per k-tile
+  static constexpr int B_VEC = BK * BN / 4 / THREADS;
+  static constexpr int GROUP_M = 8;  // grouped rasterization (index.cuh)
+
+  static_assert((RM == 1 || RM == 2 || RM == 4) && (RN == 1 || RN == 2 || RN == 4), "quadrants");
+  static_assert(TX % 8 == 0 && TY % 4 == 0, "whole warps of 4 x 8 threads");
+  static_assert(THREADS % 32 == 0 && THREADS <= 1024, "block size");
+  static_assert(BK % 4 == 0 && BK <= 32, "k-tile in float4s; swizzle unit 128/BK >= 4");
+  static_assert(BM % 32 == 0, "swizzle stays inside 32-row groups");
+  static_assert(A_VEC >= 1 && A_VEC * THREADS * 4 == BM * BK, "A tile in whole float4s");
+  static_assert(B_VEC >= 1 && B_VEC * THREADS * 4 == BK * BN, "B tile in whole float4s");
+  static_assert(THREADS % (BK / 4) == 0, "a warp's A rows start on a swizzle boundary");
+
+  /// Word offset of A(m, kk) inside the transposed A tile.
+  __device__ static __forceinline__ int a_index(int kk, int m) {
+    return SWZ ? a_tile_swizzled(kk, m, BM, BK) : a_tile_padded(kk, m, BM);
+  }
+};
+
+/// The block's origin in C from its 1-D block id (grouped rasterization).
+template <class T>
+__device__ __forceinline__ void block_origin(const Params& p, int* m0, int* n0) {
+  const int tiles_m = (p.m + T::BM - 1) / T::BM, tiles_n = (p.n + T::BN - 1) / T::BN;
+  int tm = 0, tn = 0;
+  grouped_tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n, T::GROUP_M, &tm, &tn);
+  *m0 = tm * T::BM;
+  *n0 = tn * T::BN;
+}
+
+/// Where the i-th float4 of A this thread stages sits in the tile: row r, first k c.
+template <class T>
+__device__ __forceinline__ void a_slot(int tid, int i, int* r, int* c) {
+  const int idx = tid + i * T::THREADS;
+  *r = idx / (T::BK / 4);
+  *c = (idx % (T::BK / 4)) * 4;
+}
+
+/// Where the i-th float4 of B this thread stages sits: k-row r, first column c.
+template <class T>
+__device__ __forceinline__ void b_slot(int tid, int i, int* r, int* c) {
+  const int idx = tid + i * T::THREADS;
+  *r = idx / (T::BN / 4);
+  *c = (idx % (T::BN / 4)) * 4;
+}
+
+/// Global -> registers: this thread's float4s of the k-tile starting at k0 (zero-filled
+/// past the edges of A and B).
+template <class T>
+__device__ __forceinline__ void load_tile_regs(const Params& p, int m0, int n0, int k0, int tid,
+                                               float4 (&ra)[T::A_VEC], float4 (&rb)[T::B_VEC]) {
+#pragma unroll
+  for (int i = 0; i < T::A_VEC; ++i) {
+    int r, c;
+    a_slot<T>(tid, i, &r, &c);
+    const int row = m0 + r, kc = k0 + c;
+    const bool ok = row < p.m;
+    const float* src = p.A + static_cast<std::size_t>(ok ? row : 0) * p.lda + kc;
+    ra[i] = load4(src, ok ? p.k - kc : 0, p.vec_a);
+  }
+#pragma unroll
+  for (int i = 0; i < T::B_VEC; ++i) {
+    int r, c;
+    b_slot<T>(tid, i, &r, &c);
+    const int kr = k0 + r, col = n0 + c;
+    const bool ok = kr < p.k;
+    const float* src = p.B + static_cast<std::size_t>(ok ? kr : 0) * p.ldb + col;
+    rb[i] = load4(src, ok ? p.n - col : 0, p.vec_b);
+  }
+}
+
+/// Registers -> shared: A transposed (4 scalar stores), B as one 16-byte store.
+template <class T>
+__device__ __forceinline__ void store_tile_smem(float* As, float* Bs, int tid,
+                                                const float4 (&ra)[T::A_VEC],
+                                                const float4 (&rb)[T::B_VEC]) {
+#pragma unroll
+  for (int i = 0; i < T::A_VEC; ++i) {
+    int r, c;
+    a_slot<T>(tid, i, &r, &c);
+    As[T::a_index(c + 0, r)] = ra[i].x;
+    As[T::a_index(c + 1, r)] = ra[i].y;
+    As[T::a_index(c + 2, r)] = ra[i].z;
+    As[T::a_index(c + 3, r)] = ra[i].w;
+  }
+#pragma unroll
+  for (int i = 0; i < T::B_VEC; ++i) {
+    int r, c;
+    b_slot<T>(tid, i, &r, &c);
+    *reinterpret_cast<float4*>(&Bs[r * T::BN + c]) = rb[i];
+  }
+}
+
+/// Global -> shared with cp.async (no registers): A element by element into its
+/// transposed slots, B 16 bytes at a time where legal; zero-fill past the edges.
+template <class T>
+__device__ __forceinline__ void issue_tile_async(const Params& p, int m0, int n0, int k0, int tid,
+                                                 float* As, float* Bs) {
+#pragma unroll
+  for (int i = 0; i < T::A_VEC; ++i) {
+    int r, c;
+    a_slot<T>(tid, i, &r, &c);
+    const int row = m0 + r, kc = k0 + c;
+    const bool row_ok = row < p.m;
+    const float* src = p.A + static_cast<std::size_t>(row_ok ? row : 0) * p.lda + kc;
+    const int avail = row_ok ? p.k - kc : 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const bool ok = j < avail;
+      cp_async4(&As[T::a_index(c + j, r)], ok ? src + j : p.A, ok);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < T::B_VEC; ++i) {
+    int r, c;
+    b_slot<T>(tid, i, &r, &c);
+    const int kr = k0 + r, col = n0 + c;
+    const bool k_ok = kr < p.k;
+    const float* src = p.B + static_cast<std::size_t>(k_ok ? kr : 0) * p.ldb + col;
+    const int avail = k_ok ? p.n - col : 0;
+    float* dst = &Bs[r * T::BN + c];
+    if (p.vec_b) {
+      const int bytes = avail >= 4 ? 16 : (avail > 0 ? avail * 4 : 0);
+      cp_async16(dst, bytes > 0 ? src : p.B, bytes);
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const bool ok = j < avail;
+        cp_async4(dst + j, ok ? src + j : p.B, ok);
+      }
+    }
+  }
+}
+
+/// Shared -> registers: this thread's A and B fragments for one k (one LDS.128 each).
+template <class T>
+__device__ __forceinline__ void load_fragments(const float* As, const float* Bs, int kk, int ty,
+                                               int tx, float4 (&fa)[T::RM], float4 (&fb)[T::RN]) {
+#pragma unroll
+  for (int q = 0; q < T::RM; ++q)
+    fa[q] = *reinterpret_cast<const float4*>(&As[T::a_index(kk, q * (T::BM / T::RM) + ty * 4)]);
+#pragma unroll
+  for (int q = 0; q < T::RN; ++q)
+    fb[q] = *reinterpret_cast<const float4*>(&Bs[kk * T::BN + q * (T::BN / T::RN) + tx * 4]);
+}
+
+/// The outer product of one k: TM x TN FMAs into the accumulators.
+template <class T>
+__device__ __forceinline__ void outer_product(float (&acc)[T::TM][T::TN], const float4 (&fa)[T::RM],
+                                              const float4 (&fb)[T::RN]) {
+#pragma unroll
+  for (int qm = 0; qm < T::RM; ++qm)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float a = f4(fa[qm], i);
+#pragma unroll
+      for (int qn = 0; qn < T::RN; ++qn)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          acc[qm * 4 + i][qn * 4 + j] = fmaf(a, f4(fb[qn], j), acc[qm * 4 + i][qn * 4 + j]);
+    }
+}
+
+/// Accumulators -> C (alpha, beta, guarded edges, float4 where legal).
+template <class T>
+__device__ __forceinline__ void write_tile(const Params& p, int m0, int n0, int ty, int tx,
+                                           const float (&acc)[T::TM][T::TN]) {
+#pragma unroll
+  for (int qm = 0; qm < T::RM; ++qm)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int row = m0 + qm * (T::BM / T::RM) + ty * 4 + i;
+#pragma unroll
+      for (int qn = 0; qn < T::RN; ++qn) {
+        const float* a = &acc[qm * 4 + i][qn * 4];
+        store4(p.C, p.ldc, p.m, p.n, row, n0 + qn * (T::BN / T::RN) + tx * 4,
+               make_float4(a[0], a[1], a[2], a[3]), p.alpha, p.beta, p.vec_c);
+      }
+    }
+}
+
+template <class T>
+__device__ __forceinline__ void zero(float (&acc)[T::TM][T::TN]) {
+#pragma unroll
+  for (int i = 0; i < T::TM; ++i)
+#pragma unroll
+    for (int j = 0; j < T::TN; ++j) acc[i][j] = 0.f;
+}
+
+/// Blocks of the 1-D grid for tile T.
+template <class T>
+dim3 block_tile_grid(const Params& p, const char* what) {
+  return grid_1d(ceil_div(p.m, T::BM) * ceil_div(p.n, T::BN), what);
+}
+
+}  // namespace memhier::gemm::detail

@@ -1,0 +1,146 @@
+// Device helpers shared by the GEMM rungs: guarded loads (16-byte where legal, zero-fill
+// past the edges), the epilogue (C unread when beta == 0), cp.async wrappers, and the
+// one launch path (every launch checked).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "index.cuh"
+#include "memhier/core/check.hpp"
+#include "variants.hpp"
+
+#if defined(MEMHIER_GEMM_EMULATION)
+// A host-thread emulation of the kernels (index and pipeline checks without a GPU)
+// provides these; production builds never define the macro.
+#define MEMHIER_GEMM_DYNAMIC_SMEM(name) float* name = memhier_emu_dynamic_smem()
+#else
+#define MEMHIER_GEMM_DYNAMIC_SMEM(name) extern __shared__ __align__(16) float name[]
+#endif
+
+namespace memhier::gemm::detail {
+
+__device__ __forceinline__ int imin(int a, int b) {
+  return a < b ? a : b;
+}
+
+/// Blocks needed to cover `a` with tiles of `b` (host side, no overflow near INT_MAX).
+inline long long ceil_div(long long a, long long b) {
+  return (a + b - 1) / b;
+}
+
+__device__ __forceinline__ float f4(const float4& v, int i) {
+  return i == 0 ? v.x : (i == 1 ? v.y : (i == 2 ? v.z : v.w));
+}
+
+/// p[0..3] of a row with `avail` valid elements from p (<= 0: none), zero past the end.
+/// One 16-byte load when `vec` (aligned base, ld % 4 == 0, column a multiple of 4) and
+/// all four are inside; scalar loads otherwise.
+__device__ __forceinline__ float4 load4(const float* p, int avail, bool vec) {
+  if (vec && avail >= 4) return __ldg(reinterpret_cast<const float4*>(p));
+  float4 v;
+  v.x = avail > 0 ? __ldg(p) : 0.f;
+  v.y = avail > 1 ? __ldg(p + 1) : 0.f;
+  v.z = avail > 2 ? __ldg(p + 2) : 0.f;
+  v.w = avail > 3 ? __ldg(p + 3) : 0.f;
+  return v;
+}
+
+/// One output: C = alpha * acc (+ beta * C when beta != 0; C is not read otherwise).
+__device__ __forceinline__ void store1(float* c, float acc, float alpha, float beta) {
+  float o = alpha * acc;
+  if (beta != 0.f) o = fmaf(beta, *c, o);
+  *c = o;
+}
+
+/// Four outputs C(row, col..col+3), guarded against the edges of C.
+__device__ __forceinline__ void store4(float* C, int ldc, int m, int n, int row, int col, float4 v,
+                                       float alpha, float beta, bool vec) {
+  if (row >= m || col >= n) return;
+  float* c = C + static_cast<std::size_t>(row) * ldc + col;
+  const int avail = n - col;
+  if (vec && avail >= 4) {
+    float4 o = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+    if (beta != 0.f) {
+      const float4 old = *reinterpret_cast<const float4*>(c);
+      o.x = fmaf(beta, old.x, o.x);
+      o.y = fmaf(beta, old.y, o.y);
+      o.z = fmaf(beta, old.z, o.z);
+      o.w = fmaf(beta, old.w, o.w);
+    }
+    *reinterpret_cast<float4*>(c) = o;
+    return;
+  }
+  store1(c, v.x, alpha, beta);
+  if (avail > 1) store1(c + 1, v.y, alpha, beta);
+  if (avail > 2) store1(c + 2, v.z, alpha, beta);
+  if (avail > 3) store1(c + 3, v.w, alpha, beta);
+}
+
+// cp.async (sm_80+): global -> shared without registers. A source size below the copy
+// size zero-fills the rest, which is how edge tiles are padded.
+
+/// Copies one float (or writes 0.f when !valid; src is then not read).
+__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool valid) {
+#if defined(__CUDA_ARCH__)
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
+               "r"(valid ? 4 : 0)
+               : "memory");
+#elif defined(MEMHIER_GEMM_EMULATION)
+  memhier_emu_cp_async(dst, src, 4, valid ? 4 : 0);
+#else
+  (void)dst, (void)src, (void)valid;
+#endif
+}
+
+/// Copies 16 bytes, of which the first `src_bytes` (0..16) come from src (16-byte aligned).
+__device__ __forceinline__ void cp_async16(float* dst, const float* src, int src_bytes) {
+#if defined(__CUDA_ARCH__)
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(src_bytes)
+               : "memory");
+#elif defined(MEMHIER_GEMM_EMULATION)
+  memhier_emu_cp_async(dst, src, 16, src_bytes);
+#else
+  (void)dst, (void)src, (void)src_bytes;
+#endif
+}
+
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#elif defined(MEMHIER_GEMM_EMULATION)
+  memhier_emu_cp_async_commit();
+#endif
+}
+
+/// Waits until at most N of this thread's committed groups are still in flight.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#elif defined(MEMHIER_GEMM_EMULATION)
+  memhier_emu_cp_async_wait(N);
+#endif
+}
+
+/// The one launch path of the ladder: launch, then check the launch.
+template <typename... KernelArgs, typename... Args>
+inline void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, dim3 block, std::size_t smem,
+                          cudaStream_t stream, Args&&... args) {
+#if defined(MEMHIER_GEMM_EMULATION)
+  memhier_emu_launch(kernel, grid, block, smem, std::forward<Args>(args)...);
+  (void)stream;
+#else
+  // clang-format off
+  kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
+  // clang-format on
+  MEMHIER_CHECK_LAUNCH();
+#endif
+}
+
+}  // namespace memhier::gemm::detail

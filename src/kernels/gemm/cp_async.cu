@@ -1,0 +1,44 @@
+// Rungs 12-14, cp_async_{2,3,4}stage: the double-buffered tile (128 x 128 x 8, padded A)
+// fed by cp.async instead of register prefetch: global -> shared without registers, and
+// 1, 2 or 3 k-tiles in flight while one is computed.
+#include <stdexcept>
+
+#include "cp_async.cuh"
+
+namespace memhier::gemm::detail {
+namespace {
+
+using Tile = BlockTile<128, 128, 8, 2, 2, /*SWZ=*/false>;
+constexpr int kMinBlocks = 2;
+
+template <int STAGES>
+void launch(const Params& p, cudaStream_t s) {
+  launch_cp_async<Tile, STAGES, kMinBlocks>(p, s, "cp_async");
+}
+
+template <int STAGES>
+const void* symbol() {
+  return reinterpret_cast<const void*>(cp_async_kernel<Tile, STAGES, kMinBlocks>);
+}
+
+template <int STAGES>
+Launcher make() {
+  return {launch<STAGES>, symbol<STAGES>, Tile::THREADS, cp_async_smem_bytes<Tile, STAGES>()};
+}
+
+}  // namespace
+
+Launcher cp_async_launcher(int stages) {
+  switch (stages) {
+    case 2:
+      return make<2>();
+    case 3:
+      return make<3>();
+    case 4:
+      return make<4>();
+    default:
+      throw std::invalid_argument("cp_async: stages must be 2, 3 or 4.");
+  }
+}
+
+}  // namespace memhier::gemm::detail

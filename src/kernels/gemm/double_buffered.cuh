@@ -1,0 +1,56 @@
+// The double-buffered block-tile kernel (rung 11 and candidates of `best`): two shared
+// stages, the next k-tile prefetched from global memory into registers while the current
+// one is computed, stored to the other stage at the end of the tile, one __syncthreads per
+// k-tile; fragments are double-buffered in registers too (k+1 loaded while k computes).
+#pragma once
+
+#include "block_tile.cuh"
+
+namespace memhier::gemm::detail {
+
+template <class T, int MIN_BLOCKS>
+__global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS) double_buffered_kernel(const Params p) {
+  __shared__ __align__(16) float As[2][T::A_FLOATS];
+  __shared__ __align__(16) float Bs[2][T::B_FLOATS];
+  const int tid = static_cast<int>(threadIdx.x);
+  int m0, n0, ty, tx;
+  block_origin<T>(p, &m0, &n0);
+  warp_grid_coords(tid, T::TX, &ty, &tx);
+  float acc[T::TM][T::TN];
+  zero<T>(acc);
+  float4 ra[T::A_VEC], rb[T::B_VEC];
+  const int nk = (p.k + T::BK - 1) / T::BK;
+
+  load_tile_regs<T>(p, m0, n0, 0, tid, ra, rb);
+  store_tile_smem<T>(As[0], Bs[0], tid, ra, rb);
+  __syncthreads();
+  float4 fa[2][T::RM], fb[2][T::RN];
+  load_fragments<T>(As[0], Bs[0], 0, ty, tx, fa[0], fb[0]);
+
+  for (int kt = 0; kt < nk; ++kt) {
+    const int cur = kt & 1;
+    const bool has_next = kt + 1 < nk;  // uniform over the block
+    if (has_next) load_tile_regs<T>(p, m0, n0, (kt + 1) * T::BK, tid, ra, rb);
+#pragma unroll
+    for (int kk = 0; kk < T::BK; ++kk) {
+      if (kk < T::BK - 1) {
+        load_fragments<T>(As[cur], Bs[cur], kk + 1, ty, tx, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+      } else if (has_next) {
+        // The other stage was last read before the previous barrier: safe to overwrite.
+        store_tile_smem<T>(As[cur ^ 1], Bs[cur ^ 1], tid, ra, rb);
+        __syncthreads();
+        load_fragments<T>(As[cur ^ 1], Bs[cur ^ 1], 0, ty, tx, fa[0], fb[0]);
+      }
+      outer_product<T>(acc, fa[kk & 1], fb[kk & 1]);
+    }
+  }
+  write_tile<T>(p, m0, n0, ty, tx, acc);
+}
+
+template <class T, int MIN_BLOCKS>
+void launch_double_buffered(const Params& p, cudaStream_t s, const char* what) {
+  launch_kernel(double_buffered_kernel<T, MIN_BLOCKS>, block_tile_grid<T>(p, what),
+                dim3(T::THREADS), 0, s, p);
+}
+
+}  // namespace memhier::gemm::detail

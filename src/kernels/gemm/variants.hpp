@@ -1,0 +1,82 @@
+// Private to the GEMM ladder: the parameter block every kernel takes and one host launch
+// function per rung (each in its own .cu). Host-only declarations.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "memhier/kernels/gemm.hpp"
+
+namespace memhier::gemm::detail {
+
+/// One validated problem (row-major, device pointers). The vec_* flags say where 16-byte
+/// accesses are legal: base pointer 16-byte aligned and leading dimension a multiple of 4.
+struct Params {
+  int m = 0, n = 0, k = 0;
+  float alpha = 1.f, beta = 0.f;
+  const float* A = nullptr;
+  const float* B = nullptr;
+  float* C = nullptr;
+  int lda = 0, ldb = 0, ldc = 0;
+  bool vec_a = false, vec_b = false, vec_c = false;
+};
+
+/// A runnable kernel configuration: its launch, its main kernel, its block and smem.
+struct Launcher {
+  void (*launch)(const Params&, cudaStream_t) = nullptr;
+  const void* (*symbol)() = nullptr;
+  int block_threads = 0;
+  int dynamic_smem = 0;
+};
+
+// One per rung (src/kernels/gemm/<rung>.cu).
+Launcher naive_launcher();
+Launcher coalesced_launcher();
+Launcher smem_tile16_launcher();
+Launcher smem_tile32_launcher();
+Launcher smem_tile64_launcher();
+Launcher padded_launcher();
+Launcher reg_tile_1d_launcher();
+Launcher reg_tile_2d_launcher();
+Launcher vectorized_launcher();
+Launcher warp_tiled_launcher();
+Launcher double_buffered_launcher();
+Launcher cp_async_launcher(int stages);  // 2, 3 or 4
+Launcher swizzled_launcher();
+// The extra candidates of `best` (best.cu).
+Launcher cfg_128x128x16_8x8_launcher();
+Launcher cfg_128x256x8_8x16_launcher();
+Launcher cfg_128x64x16_8x4_launcher();
+Launcher cfg_64x64x16_4x4_launcher();
+Launcher cfg_64x64x16_8x4_launcher();
+Launcher cfg_cp4_128x128x16_8x8_launcher();
+
+/// The launcher of a variant other than `best` (throws std::invalid_argument for best).
+Launcher launcher_for(Variant v);
+
+/// The candidates `best` tunes among, in the order they are tried.
+const std::vector<Variant>& best_candidates();
+
+/// The candidate `best` runs for `p` on the current device: the cached choice, or one
+/// tuned now on `stream` (each candidate timed on the caller's A and B, into scratch).
+Variant choose_best(const Params& p, cudaStream_t stream);
+
+/// The choice cached for this shape on the current device, "" if none yet.
+std::string cached_best(const Params& p);
+
+/// C = beta * C (zeros when beta == 0, C unread): the alpha == 0 path of every variant.
+void launch_scale_c(const Params& p, cudaStream_t stream);
+
+/// Raises the kernel's dynamic shared-memory limit when it needs more than 48 KiB (once
+/// per device); throws std::invalid_argument when the device cannot give that much.
+void prepare_dynamic_smem(const void* kernel, int bytes, const char* what);
+
+/// The grid for `tiles_x` x `tiles_y` blocks; throws std::invalid_argument when the shape
+/// needs more blocks than the launch limits allow.
+dim3 grid_2d(long long tiles_x, long long tiles_y, const char* what);
+dim3 grid_1d(long long blocks, const char* what);
+
+}  // namespace memhier::gemm::detail

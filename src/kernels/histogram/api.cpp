@@ -1,0 +1,91 @@
+// The public histogram API: validates, zeroes the bins, dispatches to a variant.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/histogram/variants.hpp"
+#include "memhier/core/check.hpp"
+#include "memhier/kernels/histogram.hpp"
+
+namespace memhier::histogram {
+namespace {
+
+constexpr Variant kAll[] = {Variant::global_atomics,       Variant::shared_privatized,
+                            Variant::warp_privatized,      Variant::lane_privatized,
+                            Variant::lane_privatized_runs, Variant::best};
+
+void validate(const void* in, std::size_t n, std::size_t elem_bytes, const std::uint32_t* bins) {
+  if (!bins) throw std::invalid_argument("histogram256: the bins pointer is null.");
+  if (reinterpret_cast<std::uintptr_t>(bins) % alignof(std::uint32_t) != 0)
+    throw std::invalid_argument("histogram256: the bins pointer is not 4-byte aligned.");
+  if (n > kMaxElements)
+    throw std::invalid_argument("histogram256: " + std::to_string(n) +
+                                " elements could overflow a 32-bit bin; the limit is " +
+                                std::to_string(kMaxElements) + ".");
+  if (n > 0 && !in) throw std::invalid_argument("histogram256: the input pointer is null.");
+  if (reinterpret_cast<std::uintptr_t>(in) % elem_bytes != 0)
+    throw std::invalid_argument("histogram256: the int32 input pointer is not 4-byte aligned.");
+}
+
+template <typename T>
+void dispatch(Variant v, const T* in, std::size_t n, std::uint32_t* bins, cudaStream_t s) {
+  validate(in, n, sizeof(T), bins);
+  // Every variant adds into the bins with atomics: they start from zero, stream-ordered.
+  MEMHIER_CUDA(cudaMemsetAsync(bins, 0, 256 * sizeof(std::uint32_t), s));
+  if (n == 0) return;
+  switch (v) {
+    case Variant::global_atomics:
+      return detail::launch_global_atomics(in, n, bins, s);
+    case Variant::shared_privatized:
+      return detail::launch_shared_privatized(in, n, bins, s);
+    case Variant::warp_privatized:
+      return detail::launch_warp_privatized(in, n, bins, s);
+    case Variant::lane_privatized:
+      return detail::launch_lane_privatized(in, n, bins, s);
+    // best: conflict-free per-lane copies, 16-byte loads and one add per run of equal
+    // values; it handles every size (the grid shrinks to the input) and every alignment.
+    case Variant::lane_privatized_runs:
+    case Variant::best:
+      return detail::launch_lane_privatized_runs(in, n, bins, s);
+  }
+  throw std::invalid_argument("histogram256: unknown variant " +
+                              std::to_string(static_cast<int>(v)) + ".");
+}
+
+}  // namespace
+
+const char* to_string(Variant v) {
+  switch (v) {
+    case Variant::global_atomics:
+      return "global_atomics";
+    case Variant::shared_privatized:
+      return "shared_privatized";
+    case Variant::warp_privatized:
+      return "warp_privatized";
+    case Variant::lane_privatized:
+      return "lane_privatized";
+    case Variant::lane_privatized_runs:
+      return "lane_privatized_runs";
+    case Variant::best:
+      return "best";
+  }
+  return "unknown";
+}
+
+std::optional<Variant> variant_from_string(const std::string& name) {
+  for (Variant v : kAll)
+    if (name == to_string(v)) return v;
+  return std::nullopt;
+}
+
+void histogram256(Variant v, const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                  cudaStream_t stream) {
+  dispatch(v, in, n, bins, stream);
+}
+
+void histogram256(Variant v, const std::int32_t* in, std::size_t n, std::uint32_t* bins,
+                  cudaStream_t stream) {
+  dispatch(v, in, n, bins, stream);
+}
+
+}  // namespace memhier::histogram

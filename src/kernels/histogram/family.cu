@@ -1,0 +1,266 @@
+// The histogram ladder's registration: variants in rung order, shapes, and the Case that
+// owns the input (uint8 or int32, uniform or degenerate), the exact CPU counts and the
+// cub::DeviceHistogram::HistogramEven baseline.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/families.hpp"
+#include "kernels/histogram/variants.hpp"
+#include "memhier/core/buffer.hpp"
+#include "memhier/core/check.hpp"
+#include "memhier/core/random.hpp"
+#include "memhier/core/verify.hpp"
+#include "memhier/kernels/histogram.hpp"
+
+namespace memhier::kernels {
+namespace {
+
+namespace hist = memhier::histogram;
+
+/// A parsed shape: "u8-uniform:268435456" = element type, distribution, element count.
+struct HistShape {
+  bool u8 = true;
+  bool degenerate = false;
+  std::size_t n = 0;
+  std::string text;
+};
+
+HistShape parse_hist_shape(const std::string& shape) {
+  const std::string form =
+      " is not TYPE-DIST:COUNT with TYPE u8 or i32 and DIST uniform or degenerate "
+      "(for example u8-uniform:268435456).";
+  const std::size_t colon = shape.find(':');
+  if (colon == std::string::npos)
+    throw std::invalid_argument("histogram shape '" + shape + "'" + form);
+  const std::string kind = shape.substr(0, colon);
+  HistShape s;
+  if (kind != "u8-uniform" && kind != "u8-degenerate" && kind != "i32-uniform" &&
+      kind != "i32-degenerate")
+    throw std::invalid_argument("histogram shape '" + shape + "'" + form);
+  s.u8 = kind.rfind("u8-", 0) == 0;
+  s.degenerate = kind.find("-degenerate") != std::string::npos;
+  // The count: decimal digits only, 1 .. kMaxElements (a 32-bit bin must not wrap).
+  const std::string count = shape.substr(colon + 1);
+  if (count.empty() || count.size() > 19 ||
+      count.find_first_not_of("0123456789") != std::string::npos)
+    throw std::invalid_argument("histogram shape '" + shape + "'" + form);
+  const unsigned long long v = std::stoull(count);
+  if (v < 1 || v > hist::kMaxElements)
+    throw std::invalid_argument("histogram shape '" + shape + "' needs 1 to " +
+                                std::to_string(hist::kMaxElements) +
+                                " elements (a 32-bit bin must not overflow).");
+  s.n = static_cast<std::size_t>(v);
+  s.text = kind + ":" + std::to_string(s.n);
+  return s;
+}
+
+std::uint32_t mix(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+/// Random bits -> int32 values: 98% uniform in [0, 256), 2% outside it (negative or
+/// >= 256), so that the skip rule is exercised.
+__global__ void bits_to_values_kernel(std::int32_t* d, std::size_t n) {
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const std::uint32_t h = static_cast<std::uint32_t>(d[i]);
+    const std::int32_t big = static_cast<std::int32_t>(h >> 9);  // [0, 2^23)
+    std::int32_t v = static_cast<std::int32_t>(h >> 24);         // [0, 256)
+    if ((h & 0xFFFFu) % 50u == 0) v = (h & 0x100u) ? -1 - big : 256 + big;
+    d[i] = v;
+  }
+}
+
+__global__ void fill_value_kernel(std::int32_t* d, std::size_t n, std::int32_t value) {
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    d[i] = value;
+}
+
+class HistogramCase final : public bench::Case {
+ public:
+  HistogramCase(HistShape s, std::uint32_t seed) : s_(std::move(s)), bins_(256) {
+    const std::uint32_t h = mix(seed ^ 0x9e3779b9u);
+    // The degenerate value: never zero, drawn from the seed.
+    const std::uint32_t value = 1 + h % 255;
+    std::vector<double> ref(256, 0.0);
+    if (s_.u8) {
+      const std::size_t words = (s_.n + 3) / 4;  // fill_random_bits writes whole words
+      u8_ = core::DeviceBuffer<std::uint8_t>(words * 4);
+      if (s_.degenerate)
+        MEMHIER_CUDA(cudaMemset(u8_.data(), static_cast<int>(value), s_.n));
+      else
+        core::fill_random_bits(reinterpret_cast<std::uint32_t*>(u8_.data()), words, seed);
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      const std::vector<std::uint8_t> host = u8_.download();
+      std::vector<std::uint64_t> c(256, 0);
+      for (std::size_t i = 0; i < s_.n; ++i) ++c[host[i]];
+      for (int b = 0; b < 256; ++b) ref[b] = static_cast<double>(c[b]);
+      temp_bytes_ = hist::detail::cub_temp_bytes(u8_.data(), s_.n);
+    } else {
+      i32_ = core::DeviceBuffer<std::int32_t>(s_.n);
+      if (s_.degenerate) {
+        fill_value_kernel<<<1024, 256>>>(i32_.data(), s_.n, static_cast<std::int32_t>(value));
+        MEMHIER_CHECK_LAUNCH();
+      } else {
+        core::fill_random_bits(reinterpret_cast<std::uint32_t*>(i32_.data()), s_.n, seed);
+        bits_to_values_kernel<<<1024, 256>>>(i32_.data(), s_.n);
+        MEMHIER_CHECK_LAUNCH();
+      }
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      const std::vector<std::int32_t> host = i32_.download();
+      std::vector<std::uint64_t> c(256, 0);
+      for (std::size_t i = 0; i < s_.n; ++i) {
+        const std::uint32_t u = static_cast<std::uint32_t>(host[i]);
+        if (u < 256) ++c[u];  // outside [0, 256): skipped, as CUB's HistogramEven does
+      }
+      for (int b = 0; b < 256; ++b) ref[b] = static_cast<double>(c[b]);
+      temp_bytes_ = hist::detail::cub_temp_bytes(i32_.data(), s_.n);
+    }
+    ref_ = std::move(ref);
+    temp_ = core::DeviceBuffer<char>(std::max<std::size_t>(temp_bytes_, 16));
+  }
+
+  std::string shape() const override { return s_.text; }
+
+  bench::Work work() const override {
+    // Each element read once, the 256 bins (1 KiB) written once.
+    return {static_cast<double>(s_.n) * (s_.u8 ? 1.0 : 4.0) + 1024.0, 0.0};
+  }
+
+  void run(const std::string& variant, cudaStream_t stream) override {
+    const std::optional<hist::Variant> v = hist::variant_from_string(variant);
+    if (!v) throw std::invalid_argument("unknown histogram variant '" + variant + "'.");
+    if (s_.u8)
+      hist::histogram256(*v, u8_.data(), s_.n, bins_.data(), stream);
+    else
+      hist::histogram256(*v, i32_.data(), s_.n, bins_.data(), stream);
+  }
+
+  // 0xFFFFFFFF in every bin: a variant that does not zero and rewrite all 256 bins fails.
+  void poison(cudaStream_t stream) override { bins_.poison(stream); }
+
+  double error() override {
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+    return core::rel_l2_error(bins_.download(), ref_);
+  }
+
+  // Counts are integers: any difference is a lost or doubled element.
+  double tolerance() const override { return 0.0; }
+
+  std::string baseline_name() const override { return "cub::DeviceHistogram::HistogramEven"; }
+
+  void run_baseline(cudaStream_t stream) override {
+    if (s_.u8)
+      hist::detail::cub_histogram(temp_.data(), temp_bytes_, u8_.data(), s_.n, bins_.data(),
+                                  stream);
+    else
+      hist::detail::cub_histogram(temp_.data(), temp_bytes_, i32_.data(), s_.n, bins_.data(),
+                                  stream);
+  }
+
+ private:
+  HistShape s_;
+  core::DeviceBuffer<std::uint8_t> u8_;
+  core::DeviceBuffer<std::int32_t> i32_;
+  core::DeviceBuffer<std::uint32_t> bins_;
+  core::DeviceBuffer<char> temp_;
+  std::size_t temp_bytes_ = 0;
+  std::vector<double> ref_;
+};
+
+}  // namespace
+
+bench::Family histogram_family() {
+  namespace d = hist::detail;
+  bench::Family f;
+  f.name = "histogram";
+  f.title = "Histogram, 256 bins, uint8 and int32";
+  f.seed_story =
+      "The seeds prescribe per-block shared-memory histograms to avoid atomic contention on "
+      "global memory (001, Common Shared Memory Patterns) and count a bank conflict as one "
+      "serialized cycle per extra thread on a bank (002, Banks and Bandwidth). A histogram "
+      "is all atomics: the ladder moves them from 256 global words to a shared copy per "
+      "block, per warp, then per lane, where lane l's copy of every bin sits in bank l so "
+      "a warp's 32 increments never collide, even when every value is the same "
+      "(degenerate input, the case that serializes the other rungs). The input is uint8 or "
+      "int32 (values outside [0, 256) are skipped), uniform random or all one value.";
+  const std::string shared_claim_src = "001 §Common Shared Memory Patterns";
+  const std::string shared_claim =
+      "per-block shared-memory histograms avoid expensive atomic contention on global memory";
+  f.variants = {
+      {hist::to_string(hist::Variant::global_atomics),
+       1,
+       "one atomicAdd on the 256 global bins per element: every SM contends for 256 L2 words",
+       {shared_claim_src, "the contended baseline: " + shared_claim},
+       d::global_atomics_symbol(),
+       d::kScalarThreads,
+       0},
+      {hist::to_string(hist::Variant::shared_privatized),
+       2,
+       "a 256-bin shared histogram per block (shared atomics), merged with <= 256 global atomics",
+       {shared_claim_src, shared_claim},
+       d::shared_privatized_symbol(),
+       d::kScalarThreads,
+       0},
+      {hist::to_string(hist::Variant::warp_privatized),
+       3,
+       "a 256-bin shared copy per warp: warps never share a word; copies summed per block",
+       {"002 §Banks and Bandwidth",
+        "N threads on one bank serialize into N cycles: fewer threads per copy, fewer collisions"},
+       d::warp_privatized_symbol(),
+       d::kScalarThreads,
+       0},
+      {hist::to_string(hist::Variant::lane_privatized),
+       4,
+       "32 per-lane copies at word bin*32+lane (bank = lane, conflict-free for any input), "
+       "16-byte loads with the next tile in flight, every SM full",
+       {"002 §Banks and Bandwidth",
+        "all 32 threads on 32 different banks complete in a single cycle"},
+       d::lane_privatized_symbol(),
+       d::kLaneThreads,
+       0},
+      {hist::to_string(hist::Variant::lane_privatized_runs),
+       5,
+       "lane_privatized + one atomic for a 16-byte vector of one value (16 bytes or 4 int32)",
+       {"001 §Vectorized Loads: float4",
+        "16-byte loads cut load instructions 4x (here a one-value vector also costs 1 atomic, not "
+        "16)"},
+       d::lane_privatized_runs_symbol(),
+       d::kLaneThreads,
+       0},
+      {hist::to_string(hist::Variant::best),
+       6,
+       "dispatches to lane_privatized_runs (any size, any alignment, uint8 and int32)",
+       {"", ""},
+       d::lane_privatized_runs_symbol(),
+       d::kLaneThreads,
+       0},
+  };
+  f.bench_shapes = {"u8-uniform:268435456", "u8-degenerate:268435456", "i32-uniform:67108864",
+                    "i32-degenerate:67108864"};
+  f.quick_shapes = {"u8-uniform:16777216", "u8-degenerate:16777216", "i32-uniform:16777216",
+                    "i32-degenerate:16777216"};
+  f.test_shapes = {"u8-uniform:1",       "u8-uniform:7",          "u8-uniform:1025",
+                   "u8-degenerate:4099", "u8-uniform:1000003",    "i32-uniform:7",
+                   "i32-uniform:65537",  "i32-degenerate:1000003"};
+  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<bench::Case> {
+    HistShape s = parse_hist_shape(shape);  // bad input is answered before touching the GPU
+    return std::make_unique<HistogramCase>(std::move(s), seed);
+  };
+  return f;
+}
+
+}  // namespace memhier::kernels

@@ -1,0 +1,144 @@
+// The lane-privatized kernel behind rungs 4 and 5 (and `best`): every block keeps 32
+// copies of the 256 bins in shared memory, one per lane index, interleaved so that lane
+// l's copy of bin b sits at word b*32 + l (bank l). A warp's 32 shared atomics then never
+// share a bank or a word, whatever the values: uniform and degenerate input are both
+// conflict-free. Input arrives as 16-byte vectors (kLaneUnroll per thread per tile, the
+// next tile loaded before the current one is counted); the unaligned head and the tail
+// are counted one element at a time. Runs = true adds a single atomic of 16 (uint8) or 4
+// (int32) when a whole vector holds one value.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "kernels/histogram/common.cuh"
+#include "kernels/histogram/variants.hpp"
+#include "memhier/core/check.hpp"
+
+namespace memhier::histogram::detail {
+
+constexpr unsigned kLaneWords = kBins * kLanes;  // 8192 words = 32 KB per block
+
+/// Counts one element into this lane's copy (`mine` = copy base + lane).
+template <typename T>
+__device__ __forceinline__ void lane_count_one(std::uint32_t* mine, T v) {
+  const unsigned b = bin_of(v);
+  if (b < kBins) atomicAdd(mine + lane_copy_word(0, b), 1u);
+}
+
+/// Counts the 4 bytes of a word: byte k's bin times 32 is (w >> 8k) & 0xFF, shifted by 5.
+__device__ __forceinline__ void lane_count_word_u8(std::uint32_t* mine, std::uint32_t w) {
+  atomicAdd(mine + ((w & 0xFFu) << 5), 1u);
+  atomicAdd(mine + ((w >> 3) & 0x1FE0u), 1u);
+  atomicAdd(mine + ((w >> 11) & 0x1FE0u), 1u);
+  atomicAdd(mine + ((w >> 24) << 5), 1u);
+}
+
+template <bool Runs>
+__device__ __forceinline__ void lane_count_vec(std::uint32_t* mine, uint4 x, std::uint8_t) {
+  if (Runs && x.x == x.y && x.x == x.z && x.x == x.w && x.x == __byte_perm(x.x, 0, 0)) {
+    atomicAdd(mine + ((x.x & 0xFFu) << 5), 16u);  // 16 equal bytes: one add
+    return;
+  }
+  lane_count_word_u8(mine, x.x);
+  lane_count_word_u8(mine, x.y);
+  lane_count_word_u8(mine, x.z);
+  lane_count_word_u8(mine, x.w);
+}
+
+template <bool Runs>
+__device__ __forceinline__ void lane_count_vec(std::uint32_t* mine, uint4 x, std::int32_t) {
+  if (Runs && x.x == x.y && x.x == x.z && x.x == x.w) {
+    if (x.x < kBins) atomicAdd(mine + (x.x << 5), 4u);  // 4 equal values: one add
+    return;
+  }
+  // Unsigned compare: negative values wrap above 255 and are skipped.
+  if (x.x < kBins) atomicAdd(mine + (x.x << 5), 1u);
+  if (x.y < kBins) atomicAdd(mine + (x.y << 5), 1u);
+  if (x.z < kBins) atomicAdd(mine + (x.z << 5), 1u);
+  if (x.w < kBins) atomicAdd(mine + (x.w << 5), 1u);
+}
+
+/// head: the elements before the first 16-byte boundary; vec: the aligned body (nvec
+/// vectors); tail: the ntail elements after it.
+template <typename T, bool Runs>
+__global__ void __launch_bounds__(kLaneThreads)
+    lane_privatized_kernel(const T* __restrict__ head, std::size_t nhead,
+                           const uint4* __restrict__ vec, std::size_t nvec,
+                           const T* __restrict__ tail, std::size_t ntail,
+                           std::uint32_t* __restrict__ bins) {
+  __shared__ __align__(16) std::uint32_t h[kLaneWords];
+  {
+    uint4* h4 = reinterpret_cast<uint4*>(h);
+    for (unsigned i = threadIdx.x; i < kLaneWords / 4; i += blockDim.x)
+      h4[i] = make_uint4(0, 0, 0, 0);
+  }
+  __syncthreads();
+
+  const unsigned lane = threadIdx.x & 31u;
+  std::uint32_t* mine = h + lane_copy_word(lane, 0);
+  const T tag{};  // selects the element type's counting routine
+  const std::size_t gtid = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+
+  // Unaligned head and tail (fewer than 16 elements each): the first threads of the grid.
+  if (gtid < nhead) lane_count_one(mine, head[gtid]);
+  if (gtid < ntail) lane_count_one(mine, tail[gtid]);
+
+  // The body: block b owns one contiguous range of vectors (equal shares, split on
+  // 128-byte boundaries), walked in tiles of kLaneThreads * kLaneUnroll vectors, the next
+  // tile's loads in flight while the current one is counted.
+  constexpr std::size_t kTile = std::size_t(kLaneThreads) * kLaneUnroll;
+  const std::size_t share = ((nvec + gridDim.x - 1) / gridDim.x + 7) & ~std::size_t(7);
+  const std::size_t first = std::size_t(blockIdx.x) * share;
+  const std::size_t begin = first < nvec ? first : nvec;
+  const std::size_t end = nvec - begin < share ? nvec : begin + share;
+  const std::size_t full_tiles = (end - begin) / kTile;
+  const uint4* p = vec + begin + threadIdx.x;
+  uint4 cur[kLaneUnroll];
+#pragma unroll
+  for (int k = 0; k < kLaneUnroll; ++k)
+    cur[k] = full_tiles > 0 ? __ldg(p + k * kLaneThreads) : make_uint4(0, 0, 0, 0);
+  for (std::size_t t = 0; t < full_tiles; ++t) {
+    const bool more = t + 1 < full_tiles;
+    uint4 nxt[kLaneUnroll];
+#pragma unroll
+    for (int k = 0; k < kLaneUnroll; ++k)
+      nxt[k] = more ? __ldg(p + (t + 1) * kTile + k * kLaneThreads) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int k = 0; k < kLaneUnroll; ++k) lane_count_vec<Runs>(mine, cur[k], tag);
+#pragma unroll
+    for (int k = 0; k < kLaneUnroll; ++k) cur[k] = nxt[k];
+  }
+  // The rest of the range (less than one tile).
+  for (std::size_t i = begin + full_tiles * kTile + threadIdx.x; i < end; i += blockDim.x)
+    lane_count_vec<Runs>(mine, __ldg(vec + i), tag);
+  __syncthreads();
+
+  // Merge: warp w sums bins w, w + warps, ...: lane l reads copy l (32 consecutive words),
+  // a shuffle tree adds them, lane 0 adds the nonzero total to the global bin.
+  const unsigned warp = threadIdx.x / 32u, warps = blockDim.x / 32u;
+  for (unsigned b = warp; b < kBins; b += warps) {
+    std::uint32_t s = h[lane_merge_word(lane, b)];
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xFFFFFFFFu, s, off);
+    if (lane == 0 && s) atomicAdd(&bins[b], s);
+  }
+}
+
+/// Launches the kernel on `in` (n >= 1 elements, 4-byte aligned for int32).
+template <typename T, bool Runs>
+void launch_lane(const T* in, std::size_t n, std::uint32_t* bins, cudaStream_t s) {
+  const Split sp = split_for_vectors(in, n, sizeof(T));
+  const T* head = in;
+  const uint4* vec = reinterpret_cast<const uint4*>(in + sp.head);
+  const T* tail = in + sp.head + sp.nvec * (16 / sizeof(T));
+  const void* k = reinterpret_cast<const void*>(&lane_privatized_kernel<T, Runs>);
+  // Blocks: every SM full (the resident grid), fewer when the input is small: at least
+  // one tile of vectors per block, so the 32 KB setup and merge stay a small share.
+  const int grid =
+      grid_for(k, kLaneThreads, true, sp.nvec, std::size_t(kLaneThreads) * kLaneUnroll);
+  lane_privatized_kernel<T, Runs>
+      <<<grid, kLaneThreads, 0, s>>>(head, sp.head, vec, sp.nvec, tail, sp.ntail, bins);
+  MEMHIER_CHECK_LAUNCH();
+}
+
+}  // namespace memhier::histogram::detail

@@ -1,0 +1,83 @@
+// Private to the histogram ladder: one launch function per variant (declared here,
+// defined in the variant's .cu), the kernel symbols for the registry, and the split of
+// an input into an unaligned head, 16-byte vectors and a tail.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace memhier::histogram::detail {
+
+/// Block sizes (the registry reports occupancy with them).
+constexpr int kScalarThreads = 256;  ///< rungs 1-3
+constexpr int kLaneThreads = 512;    ///< the lane-privatized rungs
+constexpr int kLaneUnroll = 2;       ///< 16-byte vectors per thread per tile
+
+/// An input split for 16-byte loads: `head` elements before the first 16-byte boundary,
+/// `nvec` aligned 16-byte vectors, then `ntail` elements.
+struct Split {
+  std::size_t head = 0, nvec = 0, ntail = 0;
+};
+
+/// The split of `n` elements of `elem_bytes` bytes starting at `p` (p aligned to elem_bytes).
+inline Split split_for_vectors(const void* p, std::size_t n, std::size_t elem_bytes) {
+  Split s;
+  const std::size_t mis = (16 - (reinterpret_cast<std::uintptr_t>(p) & 15u)) & 15u;
+  s.head = mis / elem_bytes;
+  if (s.head > n) s.head = n;
+  const std::size_t per_vec = 16 / elem_bytes;
+  s.nvec = (n - s.head) / per_vec;
+  s.ntail = n - s.head - s.nvec * per_vec;
+  return s;
+}
+
+/// Resident blocks of `kernel` on the current device (SMs x blocks per SM at
+/// `block_threads`), cached per kernel and device. `prefer_shared` asks for the largest
+/// shared-memory carveout first (for kernels whose occupancy is bounded by shared memory).
+int resident_grid(const void* kernel, int block_threads, bool prefer_shared);
+
+/// Grid for a grid-stride kernel: enough blocks to cover `items` at `items_per_block`,
+/// at most the resident grid, at least one.
+int grid_for(const void* kernel, int block_threads, bool prefer_shared, std::size_t items,
+             std::size_t items_per_block);
+
+// Launches. Each counts into `bins`, which the caller has zeroed on `stream`; n >= 1.
+void launch_global_atomics(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                           cudaStream_t s);
+void launch_global_atomics(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
+                           cudaStream_t s);
+void launch_shared_privatized(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                              cudaStream_t s);
+void launch_shared_privatized(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
+                              cudaStream_t s);
+void launch_warp_privatized(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                            cudaStream_t s);
+void launch_warp_privatized(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
+                            cudaStream_t s);
+void launch_lane_privatized(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                            cudaStream_t s);
+void launch_lane_privatized(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
+                            cudaStream_t s);
+void launch_lane_privatized_runs(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                                 cudaStream_t s);
+void launch_lane_privatized_runs(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
+                                 cudaStream_t s);
+
+// The uint8 kernels, for cudaFuncGetAttributes (registers, spills, shared memory).
+const void* global_atomics_symbol();
+const void* shared_privatized_symbol();
+const void* warp_privatized_symbol();
+const void* lane_privatized_symbol();
+const void* lane_privatized_runs_symbol();
+
+/// cub::DeviceHistogram::HistogramEven (256 bins, levels [0, 256]): temp bytes, then the run.
+std::size_t cub_temp_bytes(const std::uint8_t* in, std::size_t n);
+std::size_t cub_temp_bytes(const std::int32_t* in, std::size_t n);
+void cub_histogram(void* temp, std::size_t temp_bytes, const std::uint8_t* in, std::size_t n,
+                   std::uint32_t* bins, cudaStream_t s);
+void cub_histogram(void* temp, std::size_t temp_bytes, const std::int32_t* in, std::size_t n,
+                   std::uint32_t* bins, cudaStream_t s);
+
+}  // namespace memhier::histogram::detail

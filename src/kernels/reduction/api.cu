@@ -1,0 +1,311 @@
+// The public reduction API: names, validation, the plan (grid and workspace split,
+// from the device's SM count and each kernel's occupancy, cached per device), dispatch
+// to the variant's launch function, and the RAII workspace.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+
+#include "memhier/core/check.hpp"
+#include "memhier/kernels/reduction.hpp"
+#include "variants.hpp"
+
+namespace memhier::reduction {
+namespace detail {
+
+int sm_count() {
+  static std::mutex mu;
+  static std::map<int, int> cache;
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(dev);
+  if (it != cache.end()) return it->second;
+  int sms = 0;
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  sms = std::max(sms, 1);
+  cache.emplace(dev, sms);
+  return sms;
+}
+
+int blocks_per_sm(const void* kernel, int block_threads) {
+  static std::mutex mu;
+  static std::map<std::pair<int, const void*>, int> cache;
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mu);
+  const auto key = std::make_pair(dev, kernel);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  int blocks = 0;
+  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_threads, 0));
+  blocks = std::max(blocks, 1);
+  cache.emplace(key, blocks);
+  return blocks;
+}
+
+namespace {
+
+bool is_classic(Variant v) {
+  switch (v) {
+    case Variant::interleaved_divergent:
+    case Variant::interleaved_strided:
+    case Variant::sequential:
+    case Variant::first_add_during_load:
+    case Variant::warp_shuffle:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::size_t classic_elems_per_block(Variant v) {
+  return v == Variant::first_add_during_load || v == Variant::warp_shuffle
+             ? kPairElems
+             : static_cast<std::size_t>(kClassicBlock);
+}
+
+GridConfig grid_config(Variant v) {
+  switch (v) {
+    case Variant::vectorized_grid_stride:
+      return vectorized_grid_stride_config();
+    case Variant::single_pass:
+      return single_pass_config();
+    case Variant::best_b512_v4x2:
+      return best_b512_v4x2_config();
+    case Variant::best_b256_v4x8_l2pf:
+      return best_b256_v4x8_l2pf_config();
+    default:
+      throw std::invalid_argument("reduction: internal error, no grid configuration for variant " +
+                                  std::string(to_string(v)) + ".");
+  }
+}
+
+bool known(Variant v) {
+  const auto& all = all_variants();
+  return std::find(all.begin(), all.end(), v) != all.end();
+}
+
+/// What one call launches: the concrete variant, its grid, its workspace split.
+struct Plan {
+  Variant v = Variant::best;
+  std::size_t slots_a = 0, slots_b = 0;  ///< floats of block partials (two buffers for classic)
+  unsigned grid = 0;                     ///< grid-stride variants
+  std::size_t bytes() const { return kHeaderBytes + sizeof(float) * (slots_a + slots_b); }
+};
+
+Plan plan(Variant v, std::size_t n) {
+  if (!known(v)) throw std::invalid_argument("reduction: unknown variant value.");
+  if (n == 0) throw std::invalid_argument("reduction: n must be at least 1.");
+  Plan p;
+  p.v = v == Variant::best ? choose_best(n) : v;
+  if (is_classic(p.v)) {
+    const std::size_t e = classic_elems_per_block(p.v);
+    const std::size_t a = n / e + (n % e != 0);
+    if (a > static_cast<std::size_t>(INT_MAX))
+      throw std::invalid_argument("reduction: n = " + std::to_string(n) +
+                                  " needs more than 2^31-1 blocks for variant " + to_string(p.v) +
+                                  "; use a grid-stride variant.");
+    const std::size_t b = a / e + (a % e != 0);
+    p.slots_a = a > 1 ? a : 0;
+    p.slots_b = a > 1 && b > 1 ? b : 0;
+    return p;
+  }
+  const GridConfig c = grid_config(p.v);
+  const std::size_t per_step = static_cast<std::size_t>(c.block_threads) * c.unroll * 4;
+  const std::size_t needed = std::max<std::size_t>(1, n / per_step + (n % per_step != 0));
+  const std::size_t resident =
+      static_cast<std::size_t>(blocks_per_sm(c.sum_kernel, c.block_threads)) * sm_count();
+  p.grid = static_cast<unsigned>(std::min(needed, resident));
+  p.slots_a = p.grid;
+  return p;
+}
+
+std::uintptr_t addr(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p);
+}
+
+/// True when [a, a+an) and [b, b+bn) share a byte.
+bool overlap(const void* a, std::size_t an, const void* b, std::size_t bn) {
+  return addr(a) < addr(b) + bn && addr(b) < addr(a) + an;
+}
+
+}  // namespace
+}  // namespace detail
+
+const char* to_string(Variant v) {
+  switch (v) {
+    case Variant::interleaved_divergent:
+      return "interleaved_divergent";
+    case Variant::interleaved_strided:
+      return "interleaved_strided";
+    case Variant::sequential:
+      return "sequential";
+    case Variant::first_add_during_load:
+      return "first_add_during_load";
+    case Variant::warp_shuffle:
+      return "warp_shuffle";
+    case Variant::vectorized_grid_stride:
+      return "vectorized_grid_stride";
+    case Variant::single_pass:
+      return "single_pass";
+    case Variant::best_b512_v4x2:
+      return "best_b512_v4x2";
+    case Variant::best_b256_v4x8_l2pf:
+      return "best_b256_v4x8_l2pf";
+    case Variant::best:
+      return "best";
+  }
+  return "unknown";
+}
+
+const char* to_string(Op op) {
+  return op == Op::sum ? "sum" : op == Op::max ? "max" : "unknown";
+}
+
+const std::vector<Variant>& all_variants() {
+  static const std::vector<Variant> all{Variant::interleaved_divergent,
+                                        Variant::interleaved_strided,
+                                        Variant::sequential,
+                                        Variant::first_add_during_load,
+                                        Variant::warp_shuffle,
+                                        Variant::vectorized_grid_stride,
+                                        Variant::single_pass,
+                                        Variant::best_b512_v4x2,
+                                        Variant::best_b256_v4x8_l2pf,
+                                        Variant::best};
+  return all;
+}
+
+Variant variant_from_string(const std::string& name) {
+  std::string names;
+  for (Variant v : all_variants()) {
+    if (name == to_string(v)) return v;
+    names += (names.empty() ? "" : ", ") + std::string(to_string(v));
+  }
+  throw std::invalid_argument("unknown reduction variant '" + name + "'; known: " + names + ".");
+}
+
+Variant best_variant_for(std::size_t n) {
+  return detail::choose_best(n);
+}
+
+std::size_t reduce_workspace_bytes(Variant v, std::size_t n) {
+  return detail::plan(v, std::max<std::size_t>(n, 1)).bytes();
+}
+
+std::size_t reduce_workspace_bytes_all(std::size_t n) {
+  std::size_t bytes = 0;
+  for (Variant v : all_variants()) bytes = std::max(bytes, reduce_workspace_bytes(v, n));
+  return bytes;
+}
+
+void reduce(Variant v, Op op, const float* in, std::size_t n, float* out, void* workspace,
+            std::size_t workspace_bytes, cudaStream_t s) {
+  using detail::addr;
+  // Everything about the arguments is checked before the device is touched.
+  if (!detail::known(v)) throw std::invalid_argument("reduce: unknown variant value.");
+  if (op != Op::sum && op != Op::max)
+    throw std::invalid_argument("reduce: unknown operator value (sum or max).");
+  if (n == 0) throw std::invalid_argument("reduce: n must be at least 1 element.");
+  if (n > std::numeric_limits<std::size_t>::max() / sizeof(float))
+    throw std::invalid_argument("reduce: n = " + std::to_string(n) +
+                                " floats overflow the byte count.");
+  if (!in || !out || !workspace)
+    throw std::invalid_argument("reduce: in, out and workspace must be device pointers, not null.");
+  if (addr(in) % alignof(float) || addr(out) % alignof(float))
+    throw std::invalid_argument("reduce: in and out must be 4-byte (float) aligned.");
+  if (addr(workspace) % alignof(unsigned))
+    throw std::invalid_argument("reduce: the workspace must be 4-byte aligned.");
+  const detail::Plan p = detail::plan(v, n);
+  if (workspace_bytes < p.bytes())
+    throw std::invalid_argument(
+        "reduce: variant " + std::string(to_string(p.v)) + " needs a " + std::to_string(p.bytes()) +
+        "-byte workspace for n = " + std::to_string(n) + ", got " +
+        std::to_string(workspace_bytes) + " (size it with reduce_workspace_bytes).");
+  if (detail::overlap(workspace, p.bytes(), in, n * sizeof(float)) ||
+      detail::overlap(workspace, p.bytes(), out, sizeof(float)))
+    throw std::invalid_argument("reduce: the workspace overlaps in or out.");
+
+  detail::Launch l;
+  l.op = op;
+  l.in = in;
+  l.n = n;
+  l.out = out;
+  l.counter = static_cast<unsigned*>(workspace);
+  l.slots = reinterpret_cast<float*>(static_cast<char*>(workspace) + detail::kHeaderBytes);
+  l.slots_b = p.slots_a;
+  l.grid = p.grid;
+  l.stream = s;
+  switch (p.v) {
+    case Variant::interleaved_divergent:
+      return detail::launch_interleaved_divergent(l);
+    case Variant::interleaved_strided:
+      return detail::launch_interleaved_strided(l);
+    case Variant::sequential:
+      return detail::launch_sequential(l);
+    case Variant::first_add_during_load:
+      return detail::launch_first_add_during_load(l);
+    case Variant::warp_shuffle:
+      return detail::launch_warp_shuffle(l);
+    case Variant::vectorized_grid_stride:
+      return detail::launch_vectorized_grid_stride(l);
+    case Variant::single_pass:
+      return detail::launch_single_pass(l);
+    case Variant::best_b512_v4x2:
+      return detail::launch_best_b512_v4x2(l);
+    case Variant::best_b256_v4x8_l2pf:
+      return detail::launch_best_b256_v4x8_l2pf(l);
+    case Variant::best:
+      break;
+  }
+  throw std::invalid_argument("reduce: internal error, best did not resolve to a variant.");
+}
+
+Workspace::Workspace(std::size_t max_n) : max_n_(max_n) {
+  if (max_n == 0) throw std::invalid_argument("reduction::Workspace: max_n must be at least 1.");
+  bytes_ = reduce_workspace_bytes_all(max_n);
+  MEMHIER_CUDA(cudaMalloc(&ptr_, bytes_));
+  const cudaError_t err = cudaMemset(ptr_, 0, bytes_);
+  if (err != cudaSuccess) {
+    cudaFree(ptr_);
+    ptr_ = nullptr;
+    MEMHIER_CUDA(err);
+  }
+}
+
+Workspace::~Workspace() {
+  if (ptr_) cudaFree(ptr_);
+}
+
+Workspace::Workspace(Workspace&& o) noexcept
+    : ptr_(std::exchange(o.ptr_, nullptr)),
+      bytes_(std::exchange(o.bytes_, 0)),
+      max_n_(std::exchange(o.max_n_, 0)) {}
+
+Workspace& Workspace::operator=(Workspace&& o) noexcept {
+  if (this != &o) {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = std::exchange(o.ptr_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+    max_n_ = std::exchange(o.max_n_, 0);
+  }
+  return *this;
+}
+
+void reduce(Variant v, Op op, const float* in, std::size_t n, float* out, Workspace& ws,
+            cudaStream_t s) {
+  if (n > ws.max_n())
+    throw std::invalid_argument("reduce: n = " + std::to_string(n) +
+                                " exceeds the workspace's max_n = " + std::to_string(ws.max_n()) +
+                                ".");
+  reduce(v, op, in, n, out, ws.data(), ws.bytes(), s);
+}
+
+}  // namespace memhier::reduction

@@ -1,0 +1,81 @@
+// Private to the reduction family: one launch function per variant (each in the .cu
+// named for its technique), the plan they share, and cached device queries.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "memhier/kernels/reduction.hpp"
+
+namespace memhier::reduction::detail {
+
+/// Block size of the classic shared-memory rungs (a power of two, at least 64).
+constexpr int kClassicBlock = 256;
+/// Elements per block of the rungs that add two elements while loading.
+constexpr std::size_t kPairElems = 2 * kClassicBlock;
+/// Workspace layout: the single-pass arrival counter at offset 0, block partials after.
+constexpr std::size_t kHeaderBytes = 256;
+
+/// One call, planned by api.cu: pointers validated, grid and workspace split chosen.
+struct Launch {
+  Op op = Op::sum;
+  const float* in = nullptr;
+  std::size_t n = 0;
+  float* out = nullptr;
+  float* slots = nullptr;       ///< block partials (workspace + kHeaderBytes)
+  std::size_t slots_b = 0;      ///< classic: where the second ping-pong buffer starts
+  unsigned* counter = nullptr;  ///< single pass: arrival counter (workspace offset 0)
+  unsigned grid = 0;            ///< grid-stride variants: blocks in the grid
+  cudaStream_t stream = nullptr;
+};
+
+/// A grid-stride variant's configuration: block size, float4 per thread per step, and
+/// the sum kernel whose occupancy sizes the grid (the max kernel uses the same grid).
+struct GridConfig {
+  int block_threads = 0;
+  int unroll = 0;
+  const void* sum_kernel = nullptr;
+};
+
+// Classic rungs: the same kernel in every pass, until one block writes `out`.
+void launch_interleaved_divergent(const Launch& l);
+void launch_interleaved_strided(const Launch& l);
+void launch_sequential(const Launch& l);
+void launch_first_add_during_load(const Launch& l);
+void launch_warp_shuffle(const Launch& l);
+const void* interleaved_divergent_symbol();
+const void* interleaved_strided_symbol();
+const void* sequential_symbol();
+const void* first_add_during_load_symbol();
+const void* warp_shuffle_symbol();
+
+// Grid-stride rungs: a grid of at most (resident blocks per SM) x SMs blocks.
+GridConfig vectorized_grid_stride_config();
+GridConfig single_pass_config();
+GridConfig best_b512_v4x2_config();
+GridConfig best_b256_v4x8_l2pf_config();
+void launch_vectorized_grid_stride(const Launch& l);
+void launch_single_pass(const Launch& l);
+void launch_best_b512_v4x2(const Launch& l);
+void launch_best_b256_v4x8_l2pf(const Launch& l);
+/// The configuration `best` runs for n elements (best.cu).
+Variant choose_best(std::size_t n);
+
+/// SMs of the current device (cached per device).
+int sm_count();
+/// Resident blocks per SM of `kernel` at `block_threads` threads (cached; at least 1).
+int blocks_per_sm(const void* kernel, int block_threads);
+
+}  // namespace memhier::reduction::detail
+
+namespace memhier::reduction::detail {
+
+/// Temporary storage cub::DeviceReduce::Sum needs for n floats (cub_baseline.cu).
+std::size_t cub_sum_temp_bytes(std::size_t n);
+/// cub::DeviceReduce::Sum of n floats into *out, on `s` (int offsets when n fits, as
+/// most callers pass, else 64-bit).
+void cub_sum(void* temp, std::size_t temp_bytes, const float* in, std::size_t n, float* out,
+             cudaStream_t s);
+
+}  // namespace memhier::reduction::detail

@@ -1,0 +1,258 @@
+// The public softmax API: names, validation, dispatch by shape, and the per-device facts
+// (SM count, shared memory, cluster occupancy) the launches size their grids from, each
+// read once per device and process.
+#include <cuda_runtime_api.h>
+
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "memhier/core/check.hpp"
+#include "memhier/kernels/softmax.hpp"
+#include "variants.hpp"
+
+namespace memhier::softmax {
+namespace {
+
+struct Name {
+  Variant v;
+  const char* name;
+};
+constexpr Name kNames[] = {
+    {Variant::naive, "naive"},
+    {Variant::parallel_max, "parallel_max"},
+    {Variant::warp_shuffle, "warp_shuffle"},
+    {Variant::vectorized, "vectorized"},
+    {Variant::launch_bounds, "launch_bounds"},
+    {Variant::online, "online"},
+    {Variant::warp_per_row, "warp_per_row"},
+    {Variant::block_per_row, "block_per_row"},
+    {Variant::uncached, "uncached"},
+    {Variant::cluster_per_row, "cluster_per_row"},
+    {Variant::best, "best"},
+};
+
+constexpr int kMaxCols = 1 << 30;
+
+void check_shape(int rows, int cols) {
+  if (rows < 1 || cols < 1)
+    throw std::invalid_argument("softmax needs rows >= 1 and cols >= 1, not " +
+                                std::to_string(rows) + " x " + std::to_string(cols) + ".");
+  // Loop indices within a row are int: keep them (plus a block's stride) far from INT_MAX.
+  if (cols > kMaxCols)
+    throw std::invalid_argument("softmax takes at most " + std::to_string(kMaxCols) +
+                                " columns, not " + std::to_string(cols) + ".");
+}
+
+std::mutex& cache_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+int current_device() {
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  return dev;
+}
+
+}  // namespace
+
+const char* to_string(Variant v) {
+  for (const Name& n : kNames)
+    if (n.v == v) return n.name;
+  return "unknown";
+}
+
+std::optional<Variant> variant_from_string(const std::string& name) {
+  for (const Name& n : kNames)
+    if (name == n.name) return n.v;
+  return std::nullopt;
+}
+
+namespace detail {
+
+const DeviceLimits& device_limits() {
+  const int dev = current_device();
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  static std::map<int, DeviceLimits> cache;
+  auto it = cache.find(dev);
+  if (it != cache.end()) return it->second;
+  DeviceLimits d;
+  d.device = dev;
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, dev));
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, dev));
+  int cluster_launch = 0;
+  if (cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, dev) != cudaSuccess) {
+    cudaGetLastError();  // an older driver without the attribute: no clusters
+    cluster_launch = 0;
+  }
+  d.clusters = d.cc_major >= 9 && cluster_launch != 0;
+  return cache.emplace(dev, d).first->second;
+}
+
+int prepare_smem_kernel(const void* kernel, bool cluster) {
+  const DeviceLimits& lim = device_limits();
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  static std::map<std::pair<const void*, int>, int> cache;
+  const auto key = std::make_pair(kernel, lim.device);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  cudaFuncAttributes a{};
+  MEMHIER_CUDA(cudaFuncGetAttributes(&a, kernel));
+  const int dynamic = lim.smem_optin - static_cast<int>(a.sharedSizeBytes);
+  MEMHIER_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic));
+  // Prefer shared memory over L1: the cache is the point, and the carveout decides how many
+  // blocks fit on an SM.
+  MEMHIER_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutMaxShared));
+  if (cluster && lim.clusters &&
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+          cudaSuccess)
+    cudaGetLastError();  // clusters above 8 stay unavailable; max_active_clusters says so
+  cache.emplace(key, dynamic);
+  return dynamic;
+}
+
+void allow_large_clusters(const void* kernel) {
+  const DeviceLimits& lim = device_limits();
+  if (!lim.clusters) return;
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  static std::map<std::pair<const void*, int>, bool> done;
+  if (!done.emplace(std::make_pair(kernel, lim.device), true).second) return;
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+      cudaSuccess)
+    cudaGetLastError();  // clusters above 8 stay unavailable; max_active_clusters says so
+}
+
+int max_active_clusters(const void* kernel, int cluster, int threads, int smem) {
+  const DeviceLimits& lim = device_limits();
+  if (!lim.clusters) return 0;
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  static std::map<std::tuple<const void*, int, int, int, int>, int> cache;
+  const auto key = std::make_tuple(kernel, lim.device, cluster, threads, smem);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(cluster), 1, 1);
+  cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+  cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  int n = 0;
+  if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
+    cudaGetLastError();  // an unsupported size is "none", not a sticky error for the next launch
+    n = 0;
+  }
+  cache.emplace(key, n);
+  return n;
+}
+
+int pow2_ceil(int v) {
+  int p = 1;
+  while (p < v && p < (1 << 30)) p <<= 1;
+  return p;
+}
+
+int pow2_floor(int v) {
+  int p = 1;
+  while (p <= v / 2) p <<= 1;
+  return p;
+}
+
+void launch_clustered(const void* kernel, void** args, int blocks, int cluster, int threads,
+                      int smem, cudaStream_t stream) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks), 1, 1);
+  cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+  cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  MEMHIER_CUDA(cudaLaunchKernelExC(&cfg, kernel, args));
+  MEMHIER_CHECK_LAUNCH();
+}
+
+}  // namespace detail
+
+namespace {
+
+/// best's choice, for rows that are (vec4) or are not 16-byte aligned.
+Variant best_for(int rows, int cols, bool vec4) {
+  if (cols <= detail::kWarpPerRowMaxCols) return Variant::warp_per_row;
+  const int c = detail::cluster_per_row_plan(rows, cols, vec4);  // 0 without clusters
+  if (c > 1) return Variant::cluster_per_row;
+  return detail::block_per_row_fits(cols) ? Variant::block_per_row : Variant::uncached;
+}
+
+}  // namespace
+
+Variant best_variant(int rows, int cols) {
+  check_shape(rows, cols);
+  return best_for(rows, cols, cols % 4 == 0);
+}
+
+void softmax(Variant v, const float* in, float* out, int rows, int cols, cudaStream_t stream) {
+  check_shape(rows, cols);
+  if (in == nullptr || out == nullptr)
+    throw std::invalid_argument(
+        "softmax needs device pointers for the input and the output, not null.");
+  const auto a = reinterpret_cast<std::uintptr_t>(in), b = reinterpret_cast<std::uintptr_t>(out);
+  if (a % 4 != 0 || b % 4 != 0)
+    throw std::invalid_argument("softmax needs float pointers aligned to 4 bytes.");
+  const std::uintptr_t bytes =
+      static_cast<std::uintptr_t>(rows) * static_cast<std::uintptr_t>(cols) * 4u;
+  if (a < b + bytes && b < a + bytes)
+    throw std::invalid_argument(
+        "softmax's input and output must not overlap (it reads the input "
+        "through the read-only cache).");
+  detail::Problem p;
+  p.in = in;
+  p.out = out;
+  p.rows = rows;
+  p.cols = cols;
+  p.vec4 = cols % 4 == 0 && a % 16 == 0 && b % 16 == 0;
+  p.stream = stream;
+  if (v == Variant::best) v = best_for(rows, cols, p.vec4);
+  switch (v) {
+    case Variant::naive:
+      return detail::launch_naive(p);
+    case Variant::parallel_max:
+      return detail::launch_parallel_max(p);
+    case Variant::warp_shuffle:
+      return detail::launch_warp_shuffle(p);
+    case Variant::vectorized:
+      return detail::launch_vectorized(p);
+    case Variant::launch_bounds:
+      return detail::launch_launch_bounds(p);
+    case Variant::online:
+      return detail::launch_online(p);
+    case Variant::warp_per_row:
+      return detail::launch_warp_per_row(p);
+    case Variant::block_per_row:
+      return detail::launch_block_per_row(p);
+    case Variant::uncached:
+      return detail::launch_uncached(p);
+    case Variant::cluster_per_row:
+      return detail::launch_cluster_per_row(p);
+    case Variant::best:
+      break;
+  }
+  throw std::invalid_argument("unknown softmax variant.");
+}
+
+}  // namespace memhier::softmax

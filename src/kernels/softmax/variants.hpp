@@ -1,0 +1,90 @@
+// Private to the softmax ladder: one host launch function per variant (each in its own
+// .cu, named for its technique), the kernel symbols for the registry, and the device
+// limits the launches size their grids from.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace memhier::softmax::detail {
+
+/// One validated call: device pointers, the shape, whether every row is 16-byte aligned
+/// (cols % 4 == 0 and both pointers 16-byte aligned), the stream.
+struct Problem {
+  const float* in = nullptr;
+  float* out = nullptr;
+  int rows = 0;
+  int cols = 0;
+  bool vec4 = false;
+  cudaStream_t stream = nullptr;
+};
+
+/// The current device's limits, read once per device and process.
+struct DeviceLimits {
+  int device = 0;
+  int sm_count = 0;
+  int smem_optin = 0;  ///< largest dynamic + static shared memory per block, bytes
+  int cc_major = 0;
+  bool clusters = false;  ///< thread-block clusters (compute capability 9.0+)
+};
+const DeviceLimits& device_limits();
+
+/// Clusters of `cluster` blocks (`threads` each, `smem` dynamic bytes) the device can hold
+/// at once; 0 when such a cluster cannot run (cached).
+int max_active_clusters(const void* kernel, int cluster, int threads, int smem);
+
+/// Sets, once per kernel and device, the largest dynamic shared memory the device allows
+/// (an opt-in above 48 KB), the max-shared carveout and, for cluster kernels, cluster sizes
+/// above 8. Returns the dynamic bytes a block of `kernel` may use.
+int prepare_smem_kernel(const void* kernel, bool cluster);
+
+/// Allows, once per kernel and device, cluster sizes above the portable 8 (sm_90: 16).
+void allow_large_clusters(const void* kernel);
+
+/// The smallest power of two >= v (v >= 1).
+int pow2_ceil(int v);
+/// The largest power of two <= v (v >= 1).
+int pow2_floor(int v);
+
+/// Launches `kernel` as a grid of `blocks` in clusters of `cluster` blocks along x.
+void launch_clustered(const void* kernel, void** args, int blocks, int cluster, int threads,
+                      int smem, cudaStream_t stream);
+
+// ---- the rungs: naive.cu ... cluster_per_row.cu --------------------------------------------
+
+void launch_naive(const Problem& p);
+void launch_parallel_max(const Problem& p);
+void launch_warp_shuffle(const Problem& p);
+void launch_vectorized(const Problem& p);
+void launch_launch_bounds(const Problem& p);
+void launch_online(const Problem& p);
+/// Throws std::invalid_argument for cols > 1024.
+void launch_warp_per_row(const Problem& p);
+/// Throws std::invalid_argument when a row does not fit in shared memory.
+void launch_block_per_row(const Problem& p);
+void launch_uncached(const Problem& p);
+/// Throws std::invalid_argument when a row's chunk does not fit in shared memory.
+void launch_cluster_per_row(const Problem& p);
+
+/// The cluster size cluster_per_row uses for this shape (1 when one block per row is
+/// best), or 0 when even the largest cluster's chunk does not fit in shared memory.
+int cluster_per_row_plan(int rows, int cols, bool vec4);
+/// Whether block_per_row can cache a row of `cols` in shared memory.
+bool block_per_row_fits(int cols);
+
+/// Largest cols warp_per_row takes.
+constexpr int kWarpPerRowMaxCols = 1024;
+
+// ---- the main kernel of each rung (for cudaFuncGetAttributes) ------------------------------
+
+const void* naive_symbol();
+const void* parallel_max_symbol();
+const void* warp_shuffle_symbol();
+const void* vectorized_symbol();
+const void* launch_bounds_symbol();
+const void* online_symbol();
+const void* warp_per_row_symbol();
+const void* block_per_row_symbol();
+const void* uncached_symbol();
+const void* cluster_per_row_symbol();
+
+}  // namespace memhier::softmax::detail

@@ -1,0 +1,133 @@
+// The public entry point of the stencil ladder: names, validation, dispatch.
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/stencil/variants.hpp"
+#include "memhier/core/check.hpp"
+#include "memhier/kernels/stencil.hpp"
+
+namespace memhier::stencil {
+
+const char* to_string(Variant v) {
+  switch (v) {
+    case Variant::naive_global:
+      return "naive_global";
+    case Variant::constant_filter:
+      return "constant_filter";
+    case Variant::shared_tile:
+      return "shared_tile";
+    case Variant::register_blocked:
+      return "register_blocked";
+    case Variant::best_128x64:
+      return "best_128x64";
+    case Variant::best_128x32:
+      return "best_128x32";
+    case Variant::best:
+      return "best";
+  }
+  return "unknown";
+}
+
+bool variant_from_string(const std::string& name, Variant* out) {
+  for (Variant v : kAllVariants)
+    if (name == to_string(v)) {
+      if (out) *out = v;
+      return true;
+    }
+  return false;
+}
+
+Variant best_variant_for(int k) {
+  switch (k) {
+    // Light filters: the taller tile (half the halo rows per output) wins on traffic.
+    case 3:
+    case 5:
+      return Variant::best_128x64;
+    // 7×7: 49 FMAs per output make the compute phase long; smaller blocks, twice as many
+    // per SM, keep more of them in their fill phase at any time.
+    case 7:
+      return Variant::best_128x32;
+    default:
+      throw std::invalid_argument("stencil filter size must be 3, 5 or 7 (got " +
+                                  std::to_string(k) + ").");
+  }
+}
+
+void stencil2d(Variant v, const float* in, float* out, int rows, int cols, const float* filter,
+               int k, cudaStream_t stream) {
+  if (k != 3 && k != 5 && k != 7)
+    throw std::invalid_argument("stencil filter size must be 3, 5 or 7 (got " + std::to_string(k) +
+                                ").");
+  if (rows < 1 || cols < 1)
+    throw std::invalid_argument("stencil image must have at least one row and one column (got " +
+                                std::to_string(rows) + "x" + std::to_string(cols) + ").");
+  if (!in || !out || !filter)
+    throw std::invalid_argument("stencil input, output and filter pointers must not be null.");
+  const auto in_addr = reinterpret_cast<std::uintptr_t>(in);
+  const auto out_addr = reinterpret_cast<std::uintptr_t>(out);
+  if (in_addr % alignof(float) != 0 || out_addr % alignof(float) != 0)
+    throw std::invalid_argument(
+        "stencil input and output pointers must be aligned to a float (4 bytes).");
+  // rows, cols < 2^31, so the element count (< 2^62) and the byte size (< 2^64) fit size_t.
+  const std::size_t bytes =
+      static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * sizeof(float);
+  if (in_addr > std::numeric_limits<std::uintptr_t>::max() - bytes ||
+      out_addr > std::numeric_limits<std::uintptr_t>::max() - bytes)
+    throw std::invalid_argument("stencil image of " + std::to_string(rows) + "x" +
+                                std::to_string(cols) +
+                                " floats overflows the address space at the given pointer.");
+  if (in_addr < out_addr + bytes && out_addr < in_addr + bytes)
+    throw std::invalid_argument(
+        "stencil input and output overlap; in-place filtering is not supported.");
+
+  const detail::Args a{in, out, rows, cols, filter, k, stream};
+  if (v == Variant::best) v = best_variant_for(k);
+  switch (v) {
+    case Variant::naive_global:
+      return detail::run_naive_global(a);
+    case Variant::constant_filter:
+      return detail::run_constant_filter(a);
+    case Variant::shared_tile:
+      return detail::run_shared_tile(a);
+    case Variant::register_blocked:
+      return detail::run_register_blocked(a);
+    case Variant::best_128x64:
+      return detail::run_best_128x64(a);
+    case Variant::best_128x32:
+      return detail::run_best_128x32(a);
+    case Variant::best:
+      break;
+  }
+  throw std::invalid_argument("unknown stencil variant.");
+}
+
+namespace detail {
+
+unsigned int grid_for_tiles(long long tiles) {
+  // The device's grid limit, read once per device and process.
+  static std::mutex mu;
+  static std::vector<int> max_x;  // by device ordinal; 0 = not read yet
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  int limit = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (static_cast<std::size_t>(dev) >= max_x.size())
+      max_x.resize(static_cast<std::size_t>(dev) + 1, 0);
+    if (max_x[static_cast<std::size_t>(dev)] == 0) {
+      int x = 0;
+      MEMHIER_CUDA(cudaDeviceGetAttribute(&x, cudaDevAttrMaxGridDimX, dev));
+      max_x[static_cast<std::size_t>(dev)] = x > 0 ? x : 65535;
+    }
+    limit = max_x[static_cast<std::size_t>(dev)];
+  }
+  if (tiles < 1) return 1;
+  return static_cast<unsigned int>(tiles < limit ? tiles : limit);
+}
+
+}  // namespace detail
+}  // namespace memhier::stencil

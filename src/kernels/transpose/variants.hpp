@@ -1,0 +1,54 @@
+// Private to the transpose ladder: one host launch function per variant (each in the .cu
+// file named for its technique) and the kernel symbols the registry reports on.
+// Callers validate first (transpose() in dispatch.cu does); launchers assume
+// 1 <= rows, cols <= 2^31-1 and at most 2^31-1 tiles of 32x32.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace memhier::transpose::detail {
+
+inline constexpr int kBlockThreads = 256;  ///< every transpose kernel runs 256 threads
+
+/// The tiles of a rows x cols matrix cut into tile_rows x tile_cols tiles; tile t sits at
+/// tile row t / tiles_x, tile column t % tiles_x.
+struct TileGrid {
+  unsigned tiles_x = 0;
+  unsigned count = 0;
+};
+
+inline TileGrid tile_grid(int rows, int cols, int tile_rows, int tile_cols) {
+  const std::int64_t tx = (static_cast<std::int64_t>(cols) + tile_cols - 1) / tile_cols;
+  const std::int64_t ty = (static_cast<std::int64_t>(rows) + tile_rows - 1) / tile_rows;
+  return {static_cast<unsigned>(tx), static_cast<unsigned>(tx * ty)};
+}
+
+/// Resident blocks of `kernel` per SM times the SM count of the current device (cached
+/// per device and kernel): the grid of a persistent, tile-looping launch.
+int resident_grid(const void* kernel, int block_threads, std::size_t dynamic_smem);
+
+/// True when the float4 path may run: both pointers 16-byte aligned and rows, cols
+/// multiples of 4 (then every input row and output row starts 16-byte aligned).
+bool vectorizable(const float* in, const float* out, int rows, int cols);
+
+void launch_naive(const float* in, float* out, int rows, int cols, cudaStream_t s);
+void launch_tile(const float* in, float* out, int rows, int cols, cudaStream_t s);
+void launch_padded(const float* in, float* out, int rows, int cols, cudaStream_t s);
+void launch_swizzled(const float* in, float* out, int rows, int cols, cudaStream_t s);
+/// float4 paths; each falls back to launch_padded when !vectorizable(...).
+void launch_vectorized_64x64(const float* in, float* out, int rows, int cols, cudaStream_t s);
+void launch_vectorized_32x128(const float* in, float* out, int rows, int cols, cudaStream_t s);
+void launch_vectorized_64x64_persistent(const float* in, float* out, int rows, int cols,
+                                        cudaStream_t s);
+
+const void* naive_symbol();
+const void* tile_symbol();
+const void* padded_symbol();
+const void* swizzled_symbol();
+const void* vectorized_64x64_symbol();
+const void* vectorized_32x128_symbol();
+
+}  // namespace memhier::transpose::detail

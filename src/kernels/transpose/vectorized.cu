@@ -1,0 +1,164 @@
+// Rungs best_*: vectorized and coarsened. Each thread owns a 4x4 block of the tile: four
+// 16-byte loads from four consecutive input rows, a transpose in registers, four 16-byte
+// stores into a shared tile that holds the tile already transposed (XOR-swizzled by
+// 16-byte chunk, vec_slot in index.cuh, so all shared accesses are 128-bit and
+// conflict-free), a barrier, then four 16-byte shared reads and four 16-byte global
+// stores along output rows. Every global access is a full 16 bytes per lane on
+// contiguous runs of 128..512 bytes per row, and each thread keeps four independent
+// 16-byte loads in flight. Needs 16-byte aligned pointers and rows, cols multiples of 4
+// (then a 4x4 block is wholly inside the matrix or wholly outside); otherwise the
+// launchers fall back to the padded kernel.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "kernels/transpose/index.cuh"
+#include "kernels/transpose/variants.hpp"
+#include "memhier/core/check.hpp"
+
+namespace memhier::transpose::detail {
+namespace {
+
+// 64x64: capped at 40 registers (6 blocks, 1536 threads per SM) with no spill; 32x128
+// spills under a cap, so it keeps its ~54 registers (4 blocks per SM).
+constexpr int k64x64MinBlocks = 6;
+constexpr int k32x128MinBlocks = 1;
+
+/// TH x TW tile (input rows x input columns) per block iteration, 256 threads, one 4x4
+/// block each. Shared: TW rows (input columns) of TH/4 float4 chunks (input row quads).
+/// MinBlocks caps registers where that costs no spill (ptxas -v), for more resident tiles.
+template <int TH, int TW, int MinBlocks>
+__global__ void __launch_bounds__(index::kVecThreads, MinBlocks)
+    vectorized_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
+                      unsigned tiles_x, unsigned tiles) {
+  constexpr int kChunks = TH / 4;    // float4 chunks per shared row = row quads per tile
+  constexpr int kColQuads = TW / 4;  // column quads per tile
+  constexpr int kRowsPerPass = index::kVecThreads / kChunks;  // shared rows read per pass
+  constexpr int kPasses = TW / kRowsPerPass;
+  static_assert(kChunks * kColQuads == index::kVecThreads, "one 4x4 block per thread");
+  static_assert(kChunks % 8 == 0 && kColQuads % 8 == 0, "the swizzle spans 8 chunks");
+  static_assert(kPasses * kRowsPerPass == TW, "whole passes");
+  __shared__ float4 tile[TW * kChunks];
+
+  const int tid = static_cast<int>(threadIdx.x);
+  // Load phase: lanes along column quads q of row quad a (coalesced along input rows).
+  const int a = tid / kColQuads;
+  const int q = tid % kColQuads;
+  // Store phase: lanes along chunks p (input row quads = output column quads) of shared
+  // row cc (input column = output row).
+  const int p = tid % kChunks;
+  const int cc0 = tid / kChunks;
+
+  for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const unsigned tile_row = t / tiles_x;
+    const long long row0 = static_cast<long long>(tile_row) * TH;
+    const long long col0 = static_cast<long long>(t - tile_row * tiles_x) * TW;
+
+    // Interior tiles (all but the last tile row and column) skip the per-block bounds.
+    const bool full = row0 + TH <= rows && col0 + TW <= cols;
+    const long long r = row0 + 4 * a;
+    const long long c = col0 + 4 * q;
+    if (full || (r < rows && c < cols)) {  // rows, cols multiples of 4: wholly inside
+      const float4* src = reinterpret_cast<const float4*>(in + index::in_offset(r, c, cols));
+      const std::size_t stride = static_cast<std::size_t>(cols) / 4;  // one row, in float4
+      const float4 v0 = src[0];
+      const float4 v1 = src[stride];
+      const float4 v2 = src[2 * stride];
+      const float4 v3 = src[3 * stride];
+      // Shared row 4q+j holds input column c+j; chunk a holds input rows r..r+3.
+      tile[index::vec_slot(4 * q + 0, a, kChunks)] = make_float4(v0.x, v1.x, v2.x, v3.x);
+      tile[index::vec_slot(4 * q + 1, a, kChunks)] = make_float4(v0.y, v1.y, v2.y, v3.y);
+      tile[index::vec_slot(4 * q + 2, a, kChunks)] = make_float4(v0.z, v1.z, v2.z, v3.z);
+      tile[index::vec_slot(4 * q + 3, a, kChunks)] = make_float4(v0.w, v1.w, v2.w, v3.w);
+    }
+    __syncthreads();
+
+    // All shared reads first (independent, in flight together). A slot whose 4x4 block
+    // was outside the matrix holds stale data and is never stored.
+    float4 w[kPasses];
+#pragma unroll
+    for (int i = 0; i < kPasses; ++i)
+      w[i] = tile[index::vec_slot(cc0 + i * kRowsPerPass, p, kChunks)];
+    const long long out_col = row0 + 4 * p;  // input row quad = output column quad
+    const long long out_row = col0 + cc0;    // input column = output row (first pass)
+    float4* dst = reinterpret_cast<float4*>(out + index::out_offset(out_col, out_row, rows));
+    const std::size_t pass_stride = static_cast<std::size_t>(kRowsPerPass) * rows / 4;  // float4
+    if (full) {
+#pragma unroll
+      for (int i = 0; i < kPasses; ++i) dst[i * pass_stride] = w[i];
+    } else if (out_col < rows) {
+#pragma unroll
+      for (int i = 0; i < kPasses; ++i)
+        if (out_row + i * kRowsPerPass < cols) dst[i * pass_stride] = w[i];
+    }
+    __syncthreads();  // the next tile overwrites `tile`
+  }
+}
+
+template <int TH, int TW, int MinBlocks>
+void launch_vectorized(const float* in, float* out, int rows, int cols, bool persistent,
+                       cudaStream_t s) {
+  if (!vectorizable(in, out, rows, cols)) {
+    launch_padded(in, out, rows, cols, s);
+    return;
+  }
+  const TileGrid g = tile_grid(rows, cols, TH, TW);
+  const void* symbol = reinterpret_cast<const void*>(&vectorized_kernel<TH, TW, MinBlocks>);
+  unsigned grid = std::min<unsigned>(g.count, INT_MAX);  // one tile per block
+  if (persistent)
+    grid = std::min<unsigned>(g.count,
+                              static_cast<unsigned>(resident_grid(symbol, index::kVecThreads, 0)));
+  vectorized_kernel<TH, TW, MinBlocks>
+      <<<grid, index::kVecThreads, 0, s>>>(in, out, rows, cols, g.tiles_x, g.count);
+  MEMHIER_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+bool vectorizable(const float* in, const float* out, int rows, int cols) {
+  return rows % 4 == 0 && cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+}
+
+int resident_grid(const void* kernel, int block_threads, std::size_t dynamic_smem) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, const void*>, int> cache;
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(dev, kernel);
+  const auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  int sms = 0, per_sm = 0;
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  MEMHIER_CUDA(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
+  const int grid = std::max(1, sms) * std::max(1, per_sm);
+  cache.emplace(key, grid);
+  return grid;
+}
+
+const void* vectorized_64x64_symbol() {
+  return reinterpret_cast<const void*>(&vectorized_kernel<64, 64, k64x64MinBlocks>);
+}
+const void* vectorized_32x128_symbol() {
+  return reinterpret_cast<const void*>(&vectorized_kernel<32, 128, k32x128MinBlocks>);
+}
+
+void launch_vectorized_64x64(const float* in, float* out, int rows, int cols, cudaStream_t s) {
+  launch_vectorized<64, 64, k64x64MinBlocks>(in, out, rows, cols, false, s);
+}
+void launch_vectorized_32x128(const float* in, float* out, int rows, int cols, cudaStream_t s) {
+  launch_vectorized<32, 128, k32x128MinBlocks>(in, out, rows, cols, false, s);
+}
+void launch_vectorized_64x64_persistent(const float* in, float* out, int rows, int cols,
+                                        cudaStream_t s) {
+  launch_vectorized<64, 64, k64x64MinBlocks>(in, out, rows, cols, true, s);
+}
+
+}  // namespace memhier::transpose::detail

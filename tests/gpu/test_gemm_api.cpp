@@ -1,0 +1,236 @@
+// The public SGEMM API: bad input answered with std::invalid_argument (no GPU needed),
+// `best` and the vectorized rungs right on padded leading dimensions and misaligned
+// pointers, BLAS semantics for alpha == 0 and beta == 0, and the tuning cache on disk.
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "memhier/core/buffer.hpp"
+#include "memhier/kernels/gemm.hpp"
+
+namespace memhier::testing {
+namespace {
+
+using gemm::Variant;
+
+// A fake device address: validation rejects the call before anything is dereferenced.
+const float* fake(std::uintptr_t addr) {
+  return reinterpret_cast<const float*>(addr);
+}
+float* fake_mut(std::uintptr_t addr) {
+  return reinterpret_cast<float*>(addr);
+}
+
+TEST(GemmApi, BadInputIsInvalidArgument) {
+  const float* a = fake(256);
+  const float* b = fake(512);
+  float* c = fake_mut(1024);
+  for (Variant v : {Variant::naive, Variant::double_buffered, Variant::best}) {
+    EXPECT_THROW(gemm::sgemm(v, 0, 4, 4, 1.f, a, 4, b, 4, 0.f, c, 4), std::invalid_argument);
+    EXPECT_THROW(gemm::sgemm(v, 4, -1, 4, 1.f, a, 4, b, 4, 0.f, c, 4), std::invalid_argument);
+    EXPECT_THROW(gemm::sgemm(v, 4, 4, 0, 1.f, a, 4, b, 4, 0.f, c, 4), std::invalid_argument);
+    EXPECT_THROW(gemm::sgemm(v, 4, 4, 8, 1.f, a, 7, b, 4, 0.f, c, 4),
+                 std::invalid_argument);  // lda < k
+    EXPECT_THROW(gemm::sgemm(v, 4, 6, 4, 1.f, a, 4, b, 5, 0.f, c, 6),
+                 std::invalid_argument);  // ldb < n
+    EXPECT_THROW(gemm::sgemm(v, 4, 6, 4, 1.f, a, 4, b, 6, 0.f, c, 5),
+                 std::invalid_argument);  // ldc < n
+    EXPECT_THROW(gemm::sgemm(v, 4, 4, 4, 1.f, nullptr, 4, b, 4, 0.f, c, 4), std::invalid_argument);
+    EXPECT_THROW(gemm::sgemm(v, 4, 4, 4, 1.f, a, 4, b, 4, 0.f, nullptr, 4), std::invalid_argument);
+    EXPECT_THROW(gemm::sgemm(v, 4, 4, 4, 1.f, fake(258), 4, b, 4, 0.f, c, 4),  // not 4-byte aligned
+                 std::invalid_argument);
+  }
+  // A grid the launch limits cannot hold (rows of 16 x 65536 tiles).
+  EXPECT_THROW(gemm::sgemm(Variant::smem_tile16, 16 * 65536, 1, 1, 1.f, a, 1, b, 1, 0.f, c, 1),
+               std::invalid_argument);
+}
+
+TEST(GemmApi, NamesRoundTrip) {
+  for (Variant v : gemm::all_variants()) {
+    Variant back;
+    ASSERT_TRUE(gemm::parse_variant(gemm::to_string(v), &back)) << gemm::to_string(v);
+    EXPECT_EQ(back, v);
+  }
+  EXPECT_FALSE(gemm::parse_variant("no_such_variant", nullptr));
+  EXPECT_EQ(gemm::all_variants().back(), Variant::best);
+}
+
+/// A problem on the device with padded leading dimensions and optional misalignment
+/// (`offset` floats past a 256-byte-aligned allocation), its inputs and its C before.
+struct Problem {
+  int m, n, k, lda, ldb, ldc;
+  float alpha, beta;
+  std::vector<float> a, b, c0;
+  core::DeviceBuffer<float> da, db, dc;
+  int offset;
+
+  Problem(int m_, int n_, int k_, int pad, int off, float alpha_, float beta_, std::uint32_t seed)
+      : m(m_),
+        n(n_),
+        k(k_),
+        lda(k_ + pad),
+        ldb(n_ + pad),
+        ldc(n_ + pad),
+        alpha(alpha_),
+        beta(beta_),
+        offset(off) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    a.resize(static_cast<std::size_t>(m) * lda + off);
+    b.resize(static_cast<std::size_t>(k) * ldb + off);
+    c0.resize(static_cast<std::size_t>(m) * ldc + off);
+    for (float& x : a) x = u(rng);
+    for (float& x : b) x = u(rng);
+    for (float& x : c0) x = beta == 0.f ? NAN : u(rng);  // beta == 0: C must not be read
+    da = core::DeviceBuffer<float>(a.size());
+    db = core::DeviceBuffer<float>(b.size());
+    dc = core::DeviceBuffer<float>(c0.size());
+    da.upload(a);
+    db.upload(b);
+    reset();
+  }
+  void reset() { dc.upload(c0); }
+  void run(Variant v) {
+    gemm::sgemm(v, m, n, k, alpha, da.data() + offset, lda, db.data() + offset, ldb, beta,
+                dc.data() + offset, ldc);
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+  }
+  /// Relative L2 error against float64 over C; NaN if any output is not finite or any
+  /// padding column of C was touched.
+  double error() const {
+    const std::vector<float> c = dc.download();
+    double num = 0, den = 0;
+    for (int i = 0; i < m; ++i) {
+      const std::size_t row = static_cast<std::size_t>(i) * ldc + offset;
+      for (int j = 0; j < n; ++j) {
+        double s = 0;
+        for (int p = 0; p < k; ++p)
+          s += static_cast<double>(a[static_cast<std::size_t>(i) * lda + p + offset]) *
+               b[static_cast<std::size_t>(p) * ldb + j + offset];
+        double ref = static_cast<double>(alpha) * s;
+        if (beta != 0.f) ref += static_cast<double>(beta) * c0[row + j];
+        const double out = c[row + j];
+        if (!std::isfinite(out)) return NAN;
+        num += (out - ref) * (out - ref);
+        den += ref * ref;
+      }
+      for (int j = n; j < ldc; ++j) {  // padding columns: untouched
+        const float before = c0[row + j], after = c[row + j];
+        if (!(after == before || (std::isnan(after) && std::isnan(before)))) return NAN;
+      }
+    }
+    return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  }
+  double tolerance() const { return 3e-7 * std::sqrt(static_cast<double>(k)) + 1e-6; }
+};
+
+TEST(GemmApi, PaddedAndMisalignedOperands) {
+  MEMHIER_REQUIRE_GPU(dev);
+  struct Layout {
+    int pad, offset;
+  };
+  // pad 4 with offset 0: 16-byte paths; pad 3 or offset 1: scalar fallbacks.
+  const std::vector<Layout> layouts{{0, 0}, {4, 0}, {3, 0}, {0, 1}, {4, 1}};
+  const std::vector<Variant> variants{Variant::vectorized,
+                                      Variant::warp_tiled,
+                                      Variant::double_buffered,
+                                      Variant::cp_async_3stage,
+                                      Variant::swizzled,
+                                      Variant::cfg_128x256x8_8x16,
+                                      Variant::cfg_64x64x16_8x4,
+                                      Variant::cfg_cp4_128x128x16_8x8,
+                                      Variant::best};
+  std::uint32_t seed = 7;
+  for (const Layout& l : layouts)
+    for (Variant v : variants) {
+      Problem p(300, 260, 136, l.pad, l.offset, 1.f, 0.f, seed++);
+      p.run(v);
+      const double e = p.error();
+      EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
+          << gemm::to_string(v) << " pad " << l.pad << " offset " << l.offset << ": " << e;
+    }
+}
+
+TEST(GemmApi, AlphaZeroAndBetaZeroFollowBlas) {
+  MEMHIER_REQUIRE_GPU(dev);
+  for (Variant v : {Variant::naive, Variant::double_buffered, Variant::best}) {
+    // alpha == 0: A and B are not read (NaN there must not reach C); C = beta * C.
+    Problem p(70, 50, 30, 0, 0, 0.f, 2.f, 11);
+    p.da.poison();
+    p.db.poison();
+    p.run(v);
+    const std::vector<float> c = p.dc.download();
+    for (std::size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], 2.f * p.c0[i]) << gemm::to_string(v);
+    // beta == 0: C starts as NaN and must be fully overwritten.
+    Problem q(70, 50, 30, 0, 0, 1.5f, 0.f, 12);
+    q.run(v);
+    const double e = q.error();
+    EXPECT_TRUE(std::isfinite(e) && e <= q.tolerance()) << gemm::to_string(v) << ": " << e;
+  }
+}
+
+TEST(GemmApi, BestTunesOnceAndWritesTheCache) {
+  MEMHIER_REQUIRE_GPU(dev);
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("memhier-gemm-tune-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  fs::remove_all(dir);
+  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = old_xdg ? old_xdg : "";
+  const char* old_off = std::getenv("MEMHIER_NO_TUNE_CACHE");
+  const std::string saved_off = old_off ? old_off : "";
+  ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+  ::unsetenv("MEMHIER_NO_TUNE_CACHE");
+  gemm::forget_tuning();
+
+  const std::string path = gemm::tuning_cache_path();
+  EXPECT_EQ(path, (dir / "memhier" / "gemm-tuning.json").string());
+  Problem p(512, 384, 256, 0, 0, 1.f, 0.f, 21);  // "small" class: tuned
+  EXPECT_EQ(gemm::best_config(p.m, p.n, p.k), "");
+  p.run(Variant::best);
+  const double e = p.error();
+  EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance()) << e;
+  const std::string choice = gemm::best_config(p.m, p.n, p.k);
+  EXPECT_FALSE(choice.empty());
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"choice\": \"" + choice + "\""), std::string::npos) << text;
+  // A new process (forget) reads the same choice back from disk.
+  gemm::forget_tuning();
+  EXPECT_EQ(gemm::best_config(p.m, p.n, p.k), choice);
+
+  // MEMHIER_NO_TUNE_CACHE=1: no path, and tuning still works.
+  ::setenv("MEMHIER_NO_TUNE_CACHE", "1", 1);
+  EXPECT_EQ(gemm::tuning_cache_path(), "");
+  gemm::forget_tuning();
+  p.reset();
+  p.run(Variant::best);
+  EXPECT_LE(p.error(), p.tolerance());
+
+  if (saved.empty())
+    ::unsetenv("XDG_CACHE_HOME");
+  else
+    ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  if (saved_off.empty())
+    ::unsetenv("MEMHIER_NO_TUNE_CACHE");
+  else
+    ::setenv("MEMHIER_NO_TUNE_CACHE", saved_off.c_str(), 1);
+  gemm::forget_tuning();
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+}  // namespace
+}  // namespace memhier::testing
