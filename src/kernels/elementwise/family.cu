@@ -566,11 +566,11 @@ bench::Family elementwise_family() {
               "every fetched byte used",
               {aos, "SoA (stride 1): ~1,700 GB/s useful, 4x AoS"}, d::particles_soa_symbol()),
       variant(to_string(Variant::best), 11,
-              "dispatch: grid_stride when x and y share their 16-byte misalignment, float2 when "
+              "dispatch: float4 when x and y share their 16-byte misalignment, float2 when "
               "they share 8, else scalar; particles shapes: the SoA update",
               {"001 §The Optimization Hierarchy",
                "coalesce, then vectorize: the elementwise kernel reaches the copy ceiling"},
-              d::grid_stride_symbol(Op::axpy)),
+              d::float4_symbol(Op::axpy)),
   };
   f.bench_shapes = {"axpy:268435456", "copy:268435456", "particles:16777216"};
   f.quick_shapes = {"axpy:16777216", "copy:16777216", "particles:1048576"};
