@@ -28,6 +28,10 @@ step "probe (full)"
 /usr/bin/time -f "probe: %e s wall" "$bin" probe --json >"$OUT/probe.json" 2>>"$log"
 grep -E "wall" "$log" | tail -n 2
 
+step "info and a ladder, as a user sees them"
+"$bin" info >"$OUT/info.txt" 2>&1
+"$bin" bench reduction --quick >"$OUT/bench-reduction.txt" 2>>"$log"
+
 step "report (full, recorded)"
 scripts/record-results.sh "$OUT/results" "$bin" >>"$log" 2>&1
 
@@ -35,3 +39,9 @@ step "memcheck (quick probes, ${san_seconds}s bound)"
 timeout "$san_seconds" compute-sanitizer --tool memcheck --error-exitcode 9 "$bin" probe --quick >"$OUT/memcheck.log" 2>&1
 echo "memcheck exit $?" | tee -a "$log"
 grep -E "ERROR SUMMARY|Invalid" "$OUT/memcheck.log" | head -n 5 | tee -a "$log"
+
+step "memcheck (ladder tests except gemm, ${san_seconds}s bound)"
+timeout "$san_seconds" compute-sanitizer --tool memcheck --error-exitcode 9 build/release/tests/memhier_gpu_tests \
+  --gtest_filter='Families/Ladder.*:-Families/Ladder.*gemm*' >"$OUT/memcheck-ladders.log" 2>&1
+echo "memcheck ladders exit $?" | tee -a "$log"
+grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck-ladders.log" | head -n 5 | tee -a "$log"
