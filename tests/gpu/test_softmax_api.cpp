@@ -135,10 +135,10 @@ TEST(SoftmaxApi, BestDispatchesByShape) {
   EXPECT_EQ(sm::best_variant(32768, 1024), sm::Variant::warp_per_row);
   EXPECT_EQ(sm::best_variant(1024, 4096), sm::Variant::block_per_row);
   EXPECT_EQ(sm::best_variant(8192, 8192), sm::Variant::block_per_row);
-  if (dev->cc_major >= 9) {  // thread-block clusters
-    EXPECT_EQ(sm::best_variant(4096, 32768), sm::Variant::cluster_per_row);
+  // Rows enough to fill the SMs and a row that fits in shared memory: a block per row.
+  EXPECT_EQ(sm::best_variant(4096, 32768), sm::Variant::block_per_row);
+  if (dev->cc_major >= 9)  // few long rows: thread-block clusters split each row
     EXPECT_EQ(sm::best_variant(8, 65536), sm::Variant::cluster_per_row);
-  }
 }
 
 }  // namespace
