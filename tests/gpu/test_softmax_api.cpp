@@ -137,8 +137,9 @@ TEST(SoftmaxApi, BestDispatchesByShape) {
   EXPECT_EQ(sm::best_variant(8192, 8192), sm::Variant::block_per_row);
   // Rows enough to fill the SMs and a row that fits in shared memory: a block per row.
   EXPECT_EQ(sm::best_variant(4096, 32768), sm::Variant::block_per_row);
-  if (dev->cc_major >= 9)  // few long rows: thread-block clusters split each row
+  if (dev->cc_major >= 9) {  // few long rows: thread-block clusters split each row
     EXPECT_EQ(sm::best_variant(8, 65536), sm::Variant::cluster_per_row);
+  }
 }
 
 }  // namespace

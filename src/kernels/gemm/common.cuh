@@ -13,13 +13,7 @@
 #include "memhier/core/check.hpp"
 #include "variants.hpp"
 
-#if defined(MEMHIER_GEMM_EMULATION)
-// A host-thread emulation of the kernels (index and pipeline checks without a GPU)
-// provides these; production builds never define the macro.
-#define MEMHIER_GEMM_DYNAMIC_SMEM(name) float* name = memhier_emu_dynamic_smem()
-#else
 #define MEMHIER_GEMM_DYNAMIC_SMEM(name) extern __shared__ __align__(16) float name[]
-#endif
 
 namespace memhier::gemm::detail {
 
@@ -90,8 +84,6 @@ __device__ __forceinline__ void cp_async4(float* dst, const float* src, bool val
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
                "r"(valid ? 4 : 0)
                : "memory");
-#elif defined(MEMHIER_GEMM_EMULATION)
-  memhier_emu_cp_async(dst, src, 4, valid ? 4 : 0);
 #else
   (void)dst, (void)src, (void)valid;
 #endif
@@ -103,8 +95,6 @@ __device__ __forceinline__ void cp_async16(float* dst, const float* src, int src
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(src_bytes)
                : "memory");
-#elif defined(MEMHIER_GEMM_EMULATION)
-  memhier_emu_cp_async(dst, src, 16, src_bytes);
 #else
   (void)dst, (void)src, (void)src_bytes;
 #endif
@@ -113,8 +103,6 @@ __device__ __forceinline__ void cp_async16(float* dst, const float* src, int src
 __device__ __forceinline__ void cp_async_commit() {
 #if defined(__CUDA_ARCH__)
   asm volatile("cp.async.commit_group;\n" ::: "memory");
-#elif defined(MEMHIER_GEMM_EMULATION)
-  memhier_emu_cp_async_commit();
 #endif
 }
 
@@ -123,8 +111,6 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() {
 #if defined(__CUDA_ARCH__)
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#elif defined(MEMHIER_GEMM_EMULATION)
-  memhier_emu_cp_async_wait(N);
 #endif
 }
 
@@ -132,15 +118,10 @@ __device__ __forceinline__ void cp_async_wait() {
 template <typename... KernelArgs, typename... Args>
 inline void launch_kernel(void (*kernel)(KernelArgs...), dim3 grid, dim3 block, std::size_t smem,
                           cudaStream_t stream, Args&&... args) {
-#if defined(MEMHIER_GEMM_EMULATION)
-  memhier_emu_launch(kernel, grid, block, smem, std::forward<Args>(args)...);
-  (void)stream;
-#else
   // clang-format off
   kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
   // clang-format on
   MEMHIER_CHECK_LAUNCH();
-#endif
 }
 
 }  // namespace memhier::gemm::detail
