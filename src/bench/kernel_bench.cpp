@@ -57,7 +57,7 @@ std::string known_variants(const Family& f) {
 }  // namespace
 
 std::vector<std::int64_t> parse_shape(const std::string& shape, std::size_t expected_dims,
-                                      const std::string& what) {
+                                      const std::string& what, double max_product) {
   std::vector<std::int64_t> dims;
   std::size_t start = 0;
   while (true) {
@@ -70,7 +70,7 @@ std::vector<std::int64_t> parse_shape(const std::string& shape, std::size_t expe
     } catch (const std::exception&) {
       used = 0;
     }
-    if (part.empty() || used != part.size() || v < 1)
+    if (part.empty() || used != part.size() || part[0] == '+' || v < 1)
       throw std::invalid_argument(what + " shape '" + shape + "' is not " +
                                   std::to_string(expected_dims) + " positive integers joined by 'x'.");
     dims.push_back(v);
@@ -82,17 +82,22 @@ std::vector<std::int64_t> parse_shape(const std::string& shape, std::size_t expe
                                 std::to_string(expected_dims) + " extents joined by 'x'.");
   double total = 1;
   for (std::int64_t d : dims) total *= static_cast<double>(d);
-  if (total > 4.0e9)
-    throw std::invalid_argument(what + " shape '" + shape + "' has more than 4e9 elements.");
+  if (total > max_product)
+    throw std::invalid_argument(what + " shape '" + shape + "' is too large (more than " +
+                                std::to_string(static_cast<long long>(max_product)) + ").");
   return dims;
 }
 
-std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& opt) {
-  for (const std::string& v : opt.variants)
+void check_variants(const Family& family, const std::vector<std::string>& variants) {
+  for (const std::string& v : variants)
     if (std::none_of(family.variants.begin(), family.variants.end(),
                      [&](const Variant& x) { return x.name == v; }))
       throw std::invalid_argument("unknown " + family.name + " variant '" + v + "'; known: " +
                                   known_variants(family) + ".");
+}
+
+std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& opt) {
+  check_variants(family, opt.variants);
   const std::vector<std::string>& shapes =
       !opt.shapes.empty() ? opt.shapes : (opt.quick ? family.quick_shapes : family.bench_shapes);
   // Build every case first: a bad shape is bad input, answered before any measurement.

@@ -8,6 +8,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/core/check.hpp"
+#include "memhier/core/device.hpp"
 #include "memhier/report/writers.hpp"
 #include "progress.hpp"
 
@@ -69,14 +71,22 @@ int run_bench(const BenchCliOptions& o) {
   opt.quick = o.quick;
   if (fams.size() > 1 && (!opt.variants.empty() || !opt.shapes.empty()))
     throw UsageError("--variant and --size apply to one family; name it instead of 'all'.");
-  // Shapes and variants are checked (bad input, exit 2) before the GPU is required.
+  // Bad variants and shapes are bad input (exit 2) even on a machine without a GPU; a case
+  // parses its shape before it touches the device, so building one checks the shape.
   for (const bench::Family* f : fams) {
     try {
-      for (const std::string& s : opt.shapes) f->make_case(s, 1);
+      bench::check_variants(*f, opt.variants);
+      std::string why;
+      if (!core::query_device(0, &why))
+        for (const std::string& s : opt.shapes) {
+          try {
+            f->make_case(s, 1);
+          } catch (const core::CudaError&) {
+            // the shape parsed; the missing GPU is reported below
+          }
+        }
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
-    } catch (const std::exception&) {
-      // Building a case needs the GPU; its absence is reported below.
     }
   }
   require_device();

@@ -159,6 +159,11 @@ TEST(Cli, BadInputExitsTwoWithOneSentence) {
   expect_bad_input({"occupancy", "--smem", "lots"});
   expect_bad_input({"frobnicate"});
   expect_bad_input({"analyze", "shared", "float s[]"});
+  expect_bad_input({"bench", "nope"});
+  expect_bad_input({"bench", "transpose", "--variant", "nope"});
+  expect_bad_input({"bench", "gemm", "--size", "0x1x1"});
+  expect_bad_input({"bench", "softmax", "--size", "3x"});
+  expect_bad_input({"bench", "gemm", "--m", "5"});
 }
 
 TEST(Cli, MalformedExpressionShowsCaretUnderTheColumn) {

@@ -105,6 +105,9 @@ struct BenchOptions {
   std::function<void(const std::string&)> progress = [](const std::string&) {};
 };
 
+/// Throws std::invalid_argument (listing the known names) for a variant `family` lacks.
+void check_variants(const Family& family, const std::vector<std::string>& variants);
+
 /// Verifies and times the variants of `family` at each shape, with the memcpy
 /// ceiling and the vendor baseline measured in the same run (records with variant
 /// "cudaMemcpy D2D" and the baseline's name come first at each shape).
@@ -117,8 +120,9 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
 /// Verifies every variant on the family's test shapes; returns one line per failure.
 std::vector<std::string> verify_family(const Family& family, std::uint32_t seed);
 
-/// Parses "4099x1031" or "268435456" into positive extents; throws std::invalid_argument.
+/// Parses "4099x1031" or "268435456" into positive extents whose product is at most
+/// `max_product` (elements, by default); throws std::invalid_argument.
 std::vector<std::int64_t> parse_shape(const std::string& shape, std::size_t expected_dims,
-                                      const std::string& what);
+                                      const std::string& what, double max_product = 4.0e9);
 
 }  // namespace memhier::bench

@@ -84,27 +84,12 @@ GemmShape parse_gemm_shape(const std::string& text) {
   GemmShape s;
   const std::size_t colon = text.find(':');
   const std::string dims = text.substr(0, colon);
-  std::vector<long long> d;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t x = dims.find_first_of("xX", start);
-    const std::string part = dims.substr(start, x == std::string::npos ? x : x - start);
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (part.empty() || used != part.size() || part[0] == '+' || part[0] == '-' || v < 1)
-      throw std::invalid_argument(form + " with positive integer extents.");
+  // Extents only: m*n*k is work, not storage; the matrices' sizes are checked below.
+  const std::vector<std::int64_t> d =
+      bench::parse_shape(dims, 3, "gemm", std::numeric_limits<double>::infinity());
+  for (std::int64_t v : d)
     if (v > std::numeric_limits<int>::max())
       throw std::invalid_argument("gemm shape '" + text + "' has an extent above 2^31-1.");
-    d.push_back(v);
-    if (x == std::string::npos) break;
-    start = x + 1;
-  }
-  if (d.size() != 3) throw std::invalid_argument(form + " (three extents joined by 'x').");
   s.m = static_cast<int>(d[0]);
   s.n = static_cast<int>(d[1]);
   s.k = static_cast<int>(d[2]);
