@@ -8,6 +8,7 @@
 
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/timing.hpp"
+#include "memhier/model/arch.hpp"
 
 namespace memhier::bench {
 namespace {
@@ -46,6 +47,20 @@ void fill_resources(const Variant& v, BenchRecord* r) {
   }
   r->blocks_per_sm = blocks;
   r->occupancy = static_cast<double>(blocks * ((v.block_threads + 31) / 32)) / (threads_per_sm / 32);
+}
+
+// The fp32 FMA peak of the current device, GFLOP/s: SMs x fp32 lanes x 2 x max SM clock
+// (lanes from the architecture table); NaN for an architecture the table lacks.
+double fp32_peak_gflops() {
+  int dev = 0, sms = 0, khz = 0, major = 0, minor = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  const model::ArchSpec* a = model::find_arch(major, minor);
+  if (!a || khz <= 0) return NAN;
+  return static_cast<double>(sms) * a->cuda_cores_per_sm * 2.0 * khz * 1e3 / 1e9;
 }
 
 std::string known_variants(const Family& f) {
@@ -105,6 +120,7 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
   for (const std::string& shape : shapes) cases.push_back(family.make_case(shape, opt.seed));
 
   std::vector<BenchRecord> out;
+  const double peak = fp32_peak_gflops();
   for (auto& c : cases) {
     const Work w = c->work();
     const std::string tag = family.name + " " + c->shape();
@@ -197,6 +213,7 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       if (std::isfinite(r.ms)) {
         r.gbps = w.bytes / (r.ms * 1e6);
         r.gflops = w.flops > 0 ? w.flops / (r.ms * 1e6) : NAN;
+        r.peak_pct = 100.0 * r.gflops / peak;
         r.frac_memcpy = memcpy_ms / r.ms;
         r.x_vendor = vendor_ms / r.ms;
       }
@@ -238,7 +255,9 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
       "NaN-poisoned outputs, then timed (median of repeated launches, L2 flushed before each). "
       "GB/s counts the fewest bytes the problem must move; x memcpy is cudaMemcpy "
       "device-to-device moving the same bytes, timed in the same run, over the variant's time; "
-      "x vendor and x prev compare with the vendor library and the previous rung the same way.");
+      "x vendor and x prev compare with the vendor library and the previous rung the same way. "
+      "Where the problem has flops, fp32 peak is GFLOP/s over SMs x fp32 lanes per SM x 2 x "
+      "the maximum SM clock (tensor-core reference lines can exceed it).");
   const bool flops = std::any_of(records.begin(), records.end(),
                                  [](const BenchRecord& r) { return std::isfinite(r.gflops); });
   report::Table t;
@@ -247,7 +266,10 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
   t.columns = {{"variant", "", "variant"},       {"rung", "", "rung"},
                {"shape", "", "shape"},           {"time", "ms", "ms"},
                {"bandwidth", "GB/s", "gbps"}};
-  if (flops) t.columns.push_back({"throughput", "GFLOP/s", "gflops"});
+  if (flops) {
+    t.columns.push_back({"throughput", "GFLOP/s", "gflops"});
+    t.columns.push_back({"fp32 peak", "%", "peak_pct"});
+  }
   for (report::Column c : std::vector<report::Column>{{"x memcpy", "", "x_memcpy"},
                                                       {"x vendor", "", "x_vendor"},
                                                       {"x prev", "", "x_prev"},
@@ -264,7 +286,10 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
   for (const BenchRecord& r : records) {
     std::vector<Value> row{Value::str(r.variant), r.rung ? Value::integer(r.rung) : Value::none(),
                            Value::str(r.shape), num_or_none(r.ms, 4), num_or_none(r.gbps, 0)};
-    if (flops) row.push_back(num_or_none(r.gflops, 0));
+    if (flops) {
+      row.push_back(num_or_none(r.gflops, 0));
+      row.push_back(num_or_none(r.peak_pct, 1));
+    }
     const bool kernel = r.rung > 0;
     row.push_back(num_or_none(r.frac_memcpy, 2));
     row.push_back(num_or_none(r.x_vendor, 2));

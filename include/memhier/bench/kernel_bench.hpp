@@ -88,6 +88,7 @@ struct BenchRecord {
   double spread = NAN;      ///< (p90 - p10) / median
   double gbps = NAN;        ///< work.bytes / time
   double gflops = NAN;      ///< work.flops / time
+  double peak_pct = NAN;    ///< gflops over the fp32 FMA peak (SMs x lanes x 2 x max clock), %
   double frac_memcpy = NAN; ///< cudaMemcpy D2D time for the same bytes / this time
   double x_vendor = NAN;    ///< vendor time / this time (above 1: faster than the vendor)
   double x_prev = NAN;      ///< previous rung's time / this time
