@@ -1,10 +1,6 @@
 // Rung 2: rung 1 with the filter in __constant__ memory: every lane of a warp reads the same
 // tap at the same time, so the constant cache broadcasts it (one read per warp, not 32).
-#include <stdexcept>
-
-#include "kernels/stencil/index.cuh"
-#include "kernels/stencil/variants.hpp"
-#include "memhier/core/check.hpp"
+#include "kernels/stencil/per_output.cuh"
 
 namespace memhier::stencil::detail {
 namespace {
@@ -12,67 +8,20 @@ namespace {
 // The filter in constant memory: uniform index across the warp = broadcast.
 __constant__ float c_filter[kMaxK * kMaxK];
 
-constexpr int kBX = 32;                      // a warp spans 32 consecutive columns: coalesced
-constexpr int kBY = kConstantThreads / kBX;  // 8 rows per block
-
-template <int K>
-__global__ void __launch_bounds__(kConstantThreads)
-    constant_filter_kernel(const float* in, float* out, int rows, int cols, long long col_tiles,
-                           long long tiles) {
-  constexpr int R = K / 2;
-  const int tx = static_cast<int>(threadIdx.x) % kBX, ty = static_cast<int>(threadIdx.x) / kBX;
-  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const long long r = tile_row0(t, col_tiles, kBY) + ty;
-    const long long c = tile_col0(t, col_tiles, kBX) + tx;
-    if (r >= rows || c >= cols) continue;
-    float acc = 0.f;
-    for (int i = 0; i < K; ++i) {
-      const long long ir = clamp_coord(r + i - R, rows);
-      for (int j = 0; j < K; ++j)
-        acc = fmaf(c_filter[i * K + j], in[element_index(ir, clamp_coord(c + j - R, cols), cols)],
-                   acc);
-    }
-    out[element_index(r, c, cols)] = acc;
-  }
-}
-
-template <int K>
-void launch(const Args& a) {
-  MEMHIER_CUDA(cudaMemcpyToSymbolAsync(c_filter, a.filter, sizeof(float) * K * K, 0,
-                                       cudaMemcpyHostToDevice, a.stream));
-  const long long col_tiles = ceil_div(a.cols, kBX);
-  const long long tiles = col_tiles * ceil_div(a.rows, kBY);
-  constant_filter_kernel<K><<<grid_for_tiles(tiles), kConstantThreads, 0, a.stream>>>(
-      a.in, a.out, a.rows, a.cols, col_tiles, tiles);
-  MEMHIER_CHECK_LAUNCH();
-}
+struct ConstantFilter {
+  __device__ static float tap(int i) { return c_filter[i]; }
+};
 
 }  // namespace
 
 void run_constant_filter(const Args& a) {
-  switch (a.k) {
-    case 3:
-      return launch<3>(a);
-    case 5:
-      return launch<5>(a);
-    case 7:
-      return launch<7>(a);
-    default:
-      throw std::invalid_argument("stencil filter size must be 3, 5 or 7.");
-  }
+  with_filter_size(
+      a.k, [&](auto k) { launch_per_output<decltype(k)::value, ConstantFilter>(a, c_filter); });
 }
 
 const void* constant_filter_symbol(int k) {
-  switch (k) {
-    case 3:
-      return reinterpret_cast<const void*>(&constant_filter_kernel<3>);
-    case 5:
-      return reinterpret_cast<const void*>(&constant_filter_kernel<5>);
-    case 7:
-      return reinterpret_cast<const void*>(&constant_filter_kernel<7>);
-    default:
-      return nullptr;
-  }
+  return symbol_for_filter_size(
+      k, [](auto kk) { return &per_output_kernel<decltype(kk)::value, ConstantFilter>; });
 }
 
 }  // namespace memhier::stencil::detail

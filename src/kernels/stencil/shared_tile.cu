@@ -55,29 +55,12 @@ void launch(const Args& a) {
 }  // namespace
 
 void run_shared_tile(const Args& a) {
-  switch (a.k) {
-    case 3:
-      return launch<3>(a);
-    case 5:
-      return launch<5>(a);
-    case 7:
-      return launch<7>(a);
-    default:
-      throw std::invalid_argument("stencil filter size must be 3, 5 or 7.");
-  }
+  with_filter_size(a.k, [&](auto k) { launch<decltype(k)::value>(a); });
 }
 
 const void* shared_tile_symbol(int k) {
-  switch (k) {
-    case 3:
-      return reinterpret_cast<const void*>(&shared_tile_kernel<3>);
-    case 5:
-      return reinterpret_cast<const void*>(&shared_tile_kernel<5>);
-    case 7:
-      return reinterpret_cast<const void*>(&shared_tile_kernel<7>);
-    default:
-      return nullptr;
-  }
+  return symbol_for_filter_size(k,
+                                [](auto kk) { return &shared_tile_kernel<decltype(kk)::value>; });
 }
 
 }  // namespace memhier::stencil::detail

@@ -4,6 +4,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <stdexcept>
+#include <type_traits>
+
 namespace memhier::stencil::detail {
 
 /// One validated call: device in/out, host filter (k*k floats), k in {3, 5, 7}.
@@ -17,15 +20,42 @@ struct Args {
   cudaStream_t stream = nullptr;
 };
 
+/// Calls fn(std::integral_constant<int, K>{}) for the filter sizes the kernels are
+/// instantiated for (3, 5, 7); any other k is an error.
+template <typename Fn>
+decltype(auto) with_filter_size(int k, Fn&& fn) {
+  switch (k) {
+    case 3:
+      return fn(std::integral_constant<int, 3>{});
+    case 5:
+      return fn(std::integral_constant<int, 5>{});
+    case 7:
+      return fn(std::integral_constant<int, 7>{});
+    default:
+      throw std::invalid_argument("stencil filter size must be 3, 5 or 7.");
+  }
+}
+
+/// The kernel symbol instantiated for k (for cudaFuncGetAttributes), nullptr for other k.
+template <typename Fn>
+const void* symbol_for_filter_size(int k, Fn&& kernel_for) {
+  if (k != 3 && k != 5 && k != 7) return nullptr;
+  return with_filter_size(k,
+                          [&](auto kk) { return reinterpret_cast<const void*>(kernel_for(kk)); });
+}
+
+// per_output.cuh: the body rungs 1 and 2 share (one output per thread).
+constexpr int kPerOutputThreads = 256;
+
 // naive_global.cu
 void run_naive_global(const Args& a);
 const void* naive_global_symbol(int k);
-constexpr int kNaiveThreads = 256;
+constexpr int kNaiveThreads = kPerOutputThreads;
 
 // constant_filter.cu
 void run_constant_filter(const Args& a);
 const void* constant_filter_symbol(int k);
-constexpr int kConstantThreads = 256;
+constexpr int kConstantThreads = kPerOutputThreads;
 
 // shared_tile.cu
 void run_shared_tile(const Args& a);

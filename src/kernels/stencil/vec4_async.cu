@@ -143,55 +143,21 @@ static_assert(kBY64 * kRowsPerThread == 64 && kBY32 * kRowsPerThread == 32, "til
 }  // namespace
 
 void run_best_128x64(const Args& a) {
-  switch (a.k) {
-    case 3:
-      return launch<3, kBY64, kMin64>(a);
-    case 5:
-      return launch<5, kBY64, kMin64>(a);
-    case 7:
-      return launch<7, kBY64, kMin64>(a);
-    default:
-      throw std::invalid_argument("stencil filter size must be 3, 5 or 7.");
-  }
+  with_filter_size(a.k, [&](auto k) { launch<decltype(k)::value, kBY64, kMin64>(a); });
 }
 
 void run_best_128x32(const Args& a) {
-  switch (a.k) {
-    case 3:
-      return launch<3, kBY32, kMin32>(a);
-    case 5:
-      return launch<5, kBY32, kMin32>(a);
-    case 7:
-      return launch<7, kBY32, kMin32>(a);
-    default:
-      throw std::invalid_argument("stencil filter size must be 3, 5 or 7.");
-  }
+  with_filter_size(a.k, [&](auto k) { launch<decltype(k)::value, kBY32, kMin32>(a); });
 }
 
 const void* best_128x64_symbol(int k) {
-  switch (k) {
-    case 3:
-      return reinterpret_cast<const void*>(&vec4_async_kernel<3, kBY64, kMin64>);
-    case 5:
-      return reinterpret_cast<const void*>(&vec4_async_kernel<5, kBY64, kMin64>);
-    case 7:
-      return reinterpret_cast<const void*>(&vec4_async_kernel<7, kBY64, kMin64>);
-    default:
-      return nullptr;
-  }
+  return symbol_for_filter_size(
+      k, [](auto kk) { return &vec4_async_kernel<decltype(kk)::value, kBY64, kMin64>; });
 }
 
 const void* best_128x32_symbol(int k) {
-  switch (k) {
-    case 3:
-      return reinterpret_cast<const void*>(&vec4_async_kernel<3, kBY32, kMin32>);
-    case 5:
-      return reinterpret_cast<const void*>(&vec4_async_kernel<5, kBY32, kMin32>);
-    case 7:
-      return reinterpret_cast<const void*>(&vec4_async_kernel<7, kBY32, kMin32>);
-    default:
-      return nullptr;
-  }
+  return symbol_for_filter_size(
+      k, [](auto kk) { return &vec4_async_kernel<decltype(kk)::value, kBY32, kMin32>; });
 }
 
 }  // namespace memhier::stencil::detail
