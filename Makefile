@@ -11,7 +11,7 @@ ifneq ($(NVCC),)
 export CUDACXX := $(NVCC)
 endif
 
-.PHONY: all bootstrap configure build report test test-sanitize clean
+.PHONY: all bootstrap configure build report test test-sanitize claims-doc clean
 
 all: build
 
@@ -37,6 +37,10 @@ test-sanitize: bootstrap
 	@cmake --preset sanitize -DMEMHIER_WERROR=$(MEMHIER_WERROR) >/dev/null
 	@cmake --build --preset sanitize -j $(JOBS)
 	@ctest --preset sanitize -j $(JOBS)
+
+# Regenerate docs/claims.md from the claims catalogue (tests fail while it is stale).
+claims-doc: build
+	@scripts/gen-claims.sh $(BUILD)/src/memhier
 
 clean:
 	rm -rf build memhier-report

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/timing.hpp"
 #include "memhier/model/arch.hpp"
@@ -305,6 +306,9 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
     t.rows.push_back(std::move(row));
   }
   s.tables.push_back(std::move(t));
+  // The seeds' claims this ladder tests, judged from these records (GEMM: the seeds' table too).
+  for (report::Table& extra : claims::ladder_tables(family.name, records))
+    s.tables.push_back(std::move(extra));
 
   report::Chart c;
   c.id = "bench-" + family.name + "-chart";

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/bench/model_tables.hpp"
+#include "memhier/claims/catalogue.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/report/writers.hpp"
 
@@ -22,6 +23,7 @@ struct ReportOptions {
   bool quiet = false;
   bool quick = false;
   bool no_gpu = false;
+  bool no_profile = false;
 };
 
 void write_file(const std::filesystem::path& p, const std::string& text) {
@@ -45,6 +47,8 @@ int run_report(const ReportOptions& o) {
     bench::BenchOptions bopt;
     bopt.quick = o.quick;
     for (auto& s : measure_ladders(select_families("all"), bopt)) doc.sections.push_back(std::move(s));
+    if (!o.no_profile)
+      for (auto& s : measure_profiles(o.quick)) doc.sections.push_back(std::move(s));
   } else {
     report::Section none;
     none.id = "no-gpu";
@@ -57,6 +61,11 @@ int run_report(const ReportOptions& o) {
   doc.sections.push_back(bench::predicted_bank_strides());
   doc.sections.push_back(bench::predicted_transpose_tiles());
   doc.sections.push_back(bench::predicted_coalescing());
+  // Every claim in one table, gathered from the claims tables above; first after the summary.
+  const std::string note = dev        ? std::string()
+                           : o.no_gpu ? "no measurements in this report (--no-gpu)"
+                                      : "no GPU: " + why;
+  doc.sections.insert(doc.sections.begin() + 1, claims::claims_section(doc.sections, note));
 
   if (!o.out.empty()) {
     std::error_code ec;
@@ -89,6 +98,8 @@ CLI::App* add_report(CLI::App& app, int& rc) {
   sub->add_flag("--quiet", o->quiet, "Print only where the files went");
   sub->add_flag("--quick", o->quick, "Fewer sizes and repetitions in the measurements");
   sub->add_flag("--no-gpu", o->no_gpu, "Skip the measurements even when a GPU is present");
+  sub->add_flag("--no-profile", o->no_profile,
+                "Skip the model-against-counter sections (Nsight Compute runs)");
   sub->callback([o, &rc] { rc = run_report(*o); });
   return sub;
 }

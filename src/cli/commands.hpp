@@ -14,8 +14,14 @@ void add_analyze(CLI::App& app, int& rc);
 void add_occupancy(CLI::App& app, int& rc);
 void add_info(CLI::App& app, int& rc);
 void add_list(CLI::App& app, int& rc);
+void add_claims(CLI::App& app, int& rc);
 void add_probe(CLI::App& app, int& rc);
 void add_bench(CLI::App& app, int& rc);
+void add_profile(CLI::App& app, int& rc);
+
+/// `memhier profile` over every target with a model, one section each; where ncu or the
+/// counters are missing, a section that says why (the report goes on).
+std::vector<report::Section> measure_profiles(bool quick);
 
 /// The families named ("all" or one); throws UsageError for an unknown name.
 std::vector<const bench::Family*> select_families(const std::string& name);

@@ -27,7 +27,9 @@ int main(int argc, char** argv) {
   cli::add_occupancy(app, rc);
   cli::add_probe(app, rc);
   cli::add_bench(app, rc);
+  cli::add_profile(app, rc);
   cli::add_list(app, rc);
+  cli::add_claims(app, rc);
   cli::add_info(app, rc);
   const CLI::App* report = cli::add_report(app, rc);
   try {

@@ -26,6 +26,10 @@ int lanes_per_phase(int width_bytes) {
 
 bool valid_width(int w) { return w == 1 || w == 2 || w == 4 || w == 8 || w == 16; }
 
+// Phases a load may merge into one wavefront: the whole warp for 8-byte accesses, each
+// half-warp for 16-byte ones (1 for narrower accesses, already one phase).
+int phases_per_merge_group(int width_bytes) { return width_bytes == 8 || width_bytes == 16 ? 2 : 1; }
+
 SharedCost shared_cost(const WarpAccess& w) {
   SharedCost c;
   c.lane_bank.fill(-1);
@@ -34,28 +38,52 @@ SharedCost shared_cost(const WarpAccess& w) {
   c.phases = kWarpSize / per_phase;
   const std::uint64_t width = static_cast<std::uint64_t>(std::max(w.width_bytes, 1));
 
+  // Distinct 32-bit words per bank in each phase: lanes on the same word share it.
+  std::vector<std::vector<std::set<std::uint64_t>>> words(c.phases,
+                                                          std::vector<std::set<std::uint64_t>>(kBanks));
+  std::vector<int> worst(c.phases, 0);
   for (int phase = 0; phase < c.phases; ++phase) {
-    // Distinct 32-bit words per bank in this phase: lanes on the same word share it.
-    std::vector<std::set<std::uint64_t>> words(kBanks);
-    bool any = false;
     for (int lane = phase * per_phase; lane < (phase + 1) * per_phase; ++lane) {
       if (!w.active(lane)) continue;
-      any = true;
       const std::uint64_t first = w.address[lane] / kBankWidth;
       const std::uint64_t last = (w.address[lane] + width - 1) / kBankWidth;
       c.lane_bank[lane] = static_cast<int>(first % kBanks);
-      for (std::uint64_t word = first; word <= last; ++word) words[word % kBanks].insert(word);
+      for (std::uint64_t word = first; word <= last; ++word) words[phase][word % kBanks].insert(word);
     }
-    if (!any) continue;
-    int worst = 0;
     for (int b = 0; b < kBanks; ++b) {
-      const int n = static_cast<int>(words[b].size());
-      worst = std::max(worst, n);
+      const int n = static_cast<int>(words[phase][b].size());
+      worst[phase] = std::max(worst[phase], n);
       c.bank_words[b] = std::max(c.bank_words[b], n);
     }
-    c.wavefronts += worst;
-    c.ideal_wavefronts += 1;
-    c.degree = std::max(c.degree, worst);
+  }
+  // Loads only (measured on an H100 with ncu): the phases of a merge group share one
+  // wavefront when together they need at most one word per bank, e.g. double d[lane/2]
+  // or a float4 broadcast; otherwise every phase is served on its own. Stores never merge.
+  const int group = w.is_store ? 1 : phases_per_merge_group(w.width_bytes);
+  for (int g = 0; g < c.phases; g += group) {
+    int active = 0, sum = 0, union_worst = 0;
+    for (int phase = g; phase < g + group; ++phase) {
+      if (worst[phase] == 0) continue;  // a phase with no active lane costs nothing
+      ++active;
+      sum += worst[phase];
+    }
+    if (active == 0) continue;
+    if (active > 1) {
+      for (int b = 0; b < kBanks; ++b) {
+        std::set<std::uint64_t> u;
+        for (int phase = g; phase < g + group; ++phase) u.insert(words[phase][b].begin(), words[phase][b].end());
+        union_worst = std::max(union_worst, static_cast<int>(u.size()));
+      }
+    }
+    if (active > 1 && union_worst <= 1) {
+      c.wavefronts += 1;
+      c.ideal_wavefronts += 1;
+      c.degree = std::max(c.degree, 1);
+    } else {
+      c.wavefronts += sum;
+      c.ideal_wavefronts += active;
+      for (int phase = g; phase < g + group; ++phase) c.degree = std::max(c.degree, worst[phase]);
+    }
   }
   c.conflicts = c.wavefronts - c.ideal_wavefronts;
   return c;
@@ -85,6 +113,46 @@ GlobalCost global_cost(const WarpAccess& w) {
   c.noncaching_utilization =
       static_cast<double>(c.bytes_needed) / static_cast<double>(c.sectors * kSectorBytes);
   return c;
+}
+
+void AccessCounts::add_shared(const WarpAccess& w) {
+  if (w.active_mask == 0) return;
+  const SharedCost c = shared_cost(w);
+  if (w.is_store) {
+    ++shared_st_instructions;
+    shared_st_wavefronts += c.wavefronts;
+    shared_st_ideal += c.ideal_wavefronts;
+  } else {
+    ++shared_ld_instructions;
+    shared_ld_wavefronts += c.wavefronts;
+    shared_ld_ideal += c.ideal_wavefronts;
+  }
+}
+
+void AccessCounts::add_global(const WarpAccess& w) {
+  if (w.active_mask == 0) return;
+  const GlobalCost c = global_cost(w);
+  if (w.is_store) {
+    global_st_requests += c.requests;
+    global_st_sectors += c.sectors;
+  } else {
+    global_ld_requests += c.requests;
+    global_ld_sectors += c.sectors;
+  }
+}
+
+AccessCounts& AccessCounts::operator+=(const AccessCounts& o) {
+  shared_ld_instructions += o.shared_ld_instructions;
+  shared_st_instructions += o.shared_st_instructions;
+  shared_ld_wavefronts += o.shared_ld_wavefronts;
+  shared_st_wavefronts += o.shared_st_wavefronts;
+  shared_ld_ideal += o.shared_ld_ideal;
+  shared_st_ideal += o.shared_st_ideal;
+  global_ld_requests += o.global_ld_requests;
+  global_ld_sectors += o.global_ld_sectors;
+  global_st_requests += o.global_st_requests;
+  global_st_sectors += o.global_st_sectors;
+  return *this;
 }
 
 }  // namespace memhier::model

@@ -522,35 +522,31 @@ Result run_bandwidth(Context& ctx) {
   // ---- claims ----
   const double best_hbm = std::max({read_gbps, copy_gbps, triad_gbps});
   std::vector<ClaimRow> claims;
-  claims.push_back({"001 §GPU memory hierarchy (H100 SXM)",
-                    "shared memory ~3+ TB/s aggregate (taken as 3-6 TB/s)",
-                    tbps(best_shared) + " (best width)",
+  claims.push_back({"shared-bandwidth-3tbs"_claim,
+                    tbps(best_shared) + " (best width; the claim taken as 3-6 TB/s)",
                     ratio_verdict(best_shared, 3000, 6000, 1.5)});
-  claims.push_back({"000 §The five memory spaces (H100 SXM5)", "shared memory ~19 TB/s",
-                    tbps(best_shared) + " (best width)",
+  claims.push_back({"shared-bandwidth-19tbs"_claim, tbps(best_shared) + " (best width)",
                     ratio_verdict(best_shared, 19000, 19000, 1.5)});
-  claims.push_back({"001 §GPU memory hierarchy (H100 SXM)", "L1 cache ~1.5-2 TB/s", tbps(l1_gbps),
-                    ratio_verdict(l1_gbps, 1500, 2000, 1.5)});
-  claims.push_back({"000 §The five memory spaces (H100 SXM5)", "L1 + texture ~19 TB/s",
-                    tbps(l1_gbps), ratio_verdict(l1_gbps, 19000, 19000, 1.5)});
-  claims.push_back({"001 §L2 Cache; 000 §The five memory spaces (H100)", "L2 ~12 TB/s",
-                    tbps(l2_gbps), ratio_verdict(l2_gbps, 12000, 12000, 1.5)});
-  claims.push_back({"001 §HBM Basics (H100)", "HBM3 peak 3,350 GB/s",
+  claims.push_back(
+      {"l1-bandwidth-2tbs"_claim, tbps(l1_gbps), ratio_verdict(l1_gbps, 1500, 2000, 1.5)});
+  claims.push_back(
+      {"l1-bandwidth-19tbs"_claim, tbps(l1_gbps), ratio_verdict(l1_gbps, 19000, 19000, 1.5)});
+  claims.push_back(
+      {"l2-bandwidth-12tbs"_claim, tbps(l2_gbps), ratio_verdict(l2_gbps, 12000, 12000, 1.5)});
+  claims.push_back({"hbm-bandwidth-3350"_claim,
                     fixed(best_hbm, 0) + " GB/s (best of read, copy, triad)",
                     ratio_verdict(best_hbm, 3350, 3350, 1.25)});
   if (peak > 0) {
     const double frac = copy_gbps / peak;
     claims.push_back(
-        {"001 §Memory coalescing (A100)",
-         "coalesced streaming reaches ~88% of the datasheet DRAM bandwidth (taken as 73-103%)",
+        {"coalesced-88pct-of-peak"_claim,
          fixed(100 * frac, 0) + "% of this card's datasheet " + fixed(peak, 0) +
-             " GB/s (2 x memory clock x bus width), copy kernel",
+             " GB/s (2 x memory clock x bus width), copy kernel; the claim taken as 73-103%",
          (frac >= 0.73 && frac <= 1.03)
              ? "reproduced"
              : "differs: " + fixed(100 * frac, 0) + "% of the datasheet"});
   } else {
-    claims.push_back({"001 §Memory coalescing (A100)",
-                      "coalesced streaming reaches ~88% of the datasheet DRAM bandwidth", "n/a",
+    claims.push_back({"coalesced-88pct-of-peak"_claim, "n/a",
                       "not measurable here: the runtime reports no memory clock or bus width"});
   }
   {
@@ -561,15 +557,12 @@ Result run_bandwidth(Context& ctx) {
       verdict = per_clk >= 0.8
                     ? "reproduced"
                     : "differs: " + fixed(per_clk, 2) + " broadcasts per SM clock (tolerance 0.8)";
-    claims.push_back(
-        {"000 §Constant memory; 001 §Constant memory",
-         "a warp-uniform constant read is broadcast in a single cycle (>= 1 warp read per SM "
-         "clock)",
-         fixed(per_clk, 2) + " warp reads per SM clock (" + tbps(const_gbps) + " delivered)",
-         verdict});
+    claims.push_back({"constant-broadcast-one-cycle"_claim,
+                      fixed(per_clk, 2) + " warp reads per SM clock (" + tbps(const_gbps) +
+                          " delivered; the claim taken as >= 1 warp read per SM clock)",
+                      verdict});
   }
-  claims.push_back({"DESIGN §Timing",
-                    "a hand-written copy kernel is judged against cudaMemcpy in the same run",
+  claims.push_back({"memhier-copy-vs-memcpy"_claim,
                     "copy " + fixed(copy_gbps, 0) + " GB/s vs cudaMemcpy " + fixed(d2d_gbps, 0) +
                         " GB/s (" + fixed(d2d_gbps > 0 ? copy_gbps / d2d_gbps : NAN, 2) + "x)",
                     (d2d_gbps > 0 && copy_gbps / d2d_gbps >= 0.9)

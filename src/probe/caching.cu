@@ -447,23 +447,25 @@ Result run_caching(Context& ctx) {
   std::vector<ClaimRow> claims;
   {
     const double sp = ms_of("reuse", "ld.cg") / ms_of("reuse", "ld.ca");
-    claims.push_back({"004 §Caching vs non-caching loads", "caching loads (.ca) are better if you count on hits",
+    claims.push_back({"caching-loads-win-on-hits"_claim,
                       strf("reuse window: ld.ca %.2fx the speed of ld.cg", sp),
                       verdict(sp, 1.2, 1.03, ".ca over .cg")});
   }
   {
     const double sp = ms_of("scatter", "ld.ca") / ms_of("scatter", "ld.cg");
-    claims.push_back({"004 §Caching vs non-caching loads",
-                      "non-caching loads are better for scattered warp addresses (bus utilization 4x higher)",
-                      strf("scatter: ld.cg %.2fx the speed of ld.ca (model, 004's rules: %.1f%% utilization with "
-                          "128-byte lines, %.1f%% with 32-byte sectors)",
-                          sp, 100 * util_caching, 100 * util_noncaching),
-                      verdict(sp, 1.5, 1.1, ".cg over .ca")});
+    claims.push_back(
+        {"noncaching-loads-win-on-scatter"_claim,
+         strf(
+             "scatter: ld.cg %.2fx the speed of ld.ca (model, 004's rules: %.1f%% utilization with "
+             "128-byte lines, %.1f%% with 32-byte sectors)",
+             sp, 100 * util_caching, 100 * util_noncaching),
+         verdict(sp, 1.5, 1.1, ".cg over .ca")});
   }
   {
     const double sp = ms_of("scatter", "ld.ca") / ms_of("scatter", "ld.nc");
-    claims.push_back({"004 §Read-only cache", "the read-only (texture) cache is generally better for scattered reads than L1",
-                      strf("scatter: ld.nc %.2fx the speed of ld.ca", sp), verdict(sp, 1.1, 1.03, ".nc over .ca")});
+    claims.push_back({"readonly-cache-scatter"_claim,
+                      strf("scatter: ld.nc %.2fx the speed of ld.ca", sp),
+                      verdict(sp, 1.1, 1.03, ".nc over .ca")});
   }
   {
     const double sp = ms_of("stream", "ld.ca") / ms_of("stream", "ld.cs");
@@ -471,9 +473,8 @@ Result run_caching(Context& ctx) {
     if (!std::isfinite(sp)) v = "not measurable here: the timing failed";
     else if (sp >= 1.0 / 1.1) v = "reproduced (tolerance: .cs no more than 10% slower than .ca)";
     else v = strf("refuted: .cs is %.2fx slower on a stream", 1.0 / sp);
-    claims.push_back({"004 §Cache operators (PTX)",
-                      "ld.cs streams once-read data with evict-first: it limits pollution without slowing the stream",
-                      strf("stream: ld.cs %.2fx the speed of ld.ca", sp), v});
+    claims.push_back(
+        {"ld-cs-streaming"_claim, strf("stream: ld.cs %.2fx the speed of ld.ca", sp), v});
   }
   {
     const double sp = ms_of("stencil-5x5", "global") / ms_of("stencil-5x5", "texture");
@@ -481,11 +482,11 @@ Result run_caching(Context& ctx) {
     if (!std::isfinite(sp)) v = "not measurable here: the timing failed";
     else if (sp >= 0.9) v = "reproduced (tolerance: texture at least 0.9x the speed of global)";
     else v = strf("refuted: plain global loads are %.2fx faster (the L1 catches the 2D reuse)", 1.0 / sp);
-    claims.push_back({"001 §Texture memory; 004 §Read-only cache",
-                      "the texture cache is optimized for 2D spatial locality (image processing)",
-                      strf("5x5 box filter: texture %.2fx the speed of global loads; outputs agree to %.1e", sp,
-                          max_rel_diff),
-                      v});
+    claims.push_back(
+        {"texture-2d-locality"_claim,
+         strf("5x5 box filter: texture %.2fx the speed of global loads; outputs agree to %.1e", sp,
+              max_rel_diff),
+         v});
   }
 
   s.tables.push_back(std::move(t));

@@ -41,17 +41,7 @@ std::string strf(const char* f, ...) {
 }
 
 report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows) {
-  report::Table t;
-  t.id = probe_name + "-claims";
-  t.title = "Claims against this card";
-  t.columns = {{"source", "", "source"},
-               {"claim", "", "claim"},
-               {"measured here", "", "measured"},
-               {"verdict", "", "verdict"}};
-  for (const ClaimRow& r : rows)
-    t.rows.push_back({report::Value::str(r.source), report::Value::str(r.claim),
-                      report::Value::str(r.measured), report::Value::str(r.verdict)});
-  return t;
+  return claims::checks_table(probe_name, rows);
 }
 
 }  // namespace memhier::probe

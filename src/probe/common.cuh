@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "memhier/claims/catalogue.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -70,13 +71,11 @@ __device__ __forceinline__ std::uint32_t lds_fold<16>(std::uint32_t addr) {
   return a ^ b ^ c ^ d;
 }
 
-/// One row of a probe's "claim against this card" table.
-struct ClaimRow {
-  std::string source;    ///< "001 §Memory spaces"
-  std::string claim;     ///< what the seed says
-  std::string measured;  ///< what this card did, with units
-  std::string verdict;   ///< "reproduced", "refuted", "differs", "not measurable here: why"
-};
+/// One row of a probe's "claims against this card" table: a catalogue id
+/// ("bank-stride-33-free"_claim), what this card did, and the verdict ("reproduced",
+/// "refuted", "differs", "not measurable here: why"). Source and text come from the catalogue.
+using ClaimRow = claims::Check;
+using claims::operator""_claim;
 
 /// The standard table of claims against measurements (id "<probe>-claims").
 report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows);

@@ -220,9 +220,9 @@ Result run_constant(Context& ctx) {
     else if (cost <= 1.5) v = "reproduced (tolerance: within 1.5x of the no-load loop)";
     else if (cost > 3.0) v = strf("refuted: broadcast reads make the loop %.1fx slower", cost);
     else v = strf("differs: the broadcast loop takes %.2fx the no-load loop", cost);
-    claims.push_back({"000 §Constant memory; 001 §Constant memory",
-                      "a warp-uniform read is broadcast in a single cycle: essentially free",
-                      strf("uniform constant loop %.4f ms against %.4f ms with no load (%.2fx)", cu.ms, reg.ms, cost),
+    claims.push_back({"constant-broadcast-one-cycle"_claim,
+                      strf("uniform constant loop %.4f ms against %.4f ms with no load (%.2fx)",
+                           cu.ms, reg.ms, cost),
                       v});
   }
   {
@@ -232,10 +232,9 @@ Result run_constant(Context& ctx) {
     else if (slow >= 8.0 && slow <= 48.0) v = "reproduced (tolerance: 8x..48x)";
     else if (slow < 2.0) v = strf("refuted: divergent reads only %.2fx slower", slow);
     else v = strf("differs: %.1fx, outside 8x..48x", slow);
-    claims.push_back({"001 §Constant memory; 000 §Constant memory",
-                      "lanes reading different addresses are serialized (up to 32x for 32 addresses)",
+    claims.push_back({"constant-divergent-serializes"_claim,
                       strf("divergent/uniform time %.1fx (model: %d distinct words per warp)", slow,
-                          distinct_words(true)),
+                           distinct_words(true)),
                       v});
   }
   {
@@ -245,9 +244,9 @@ Result run_constant(Context& ctx) {
     else if (ratio > 1.1) v = "reproduced (tolerance: constant slower by more than 10%)";
     else if (ratio < 0.9) v = strf("refuted: divergent constant reads are %.2fx faster than __ldg", 1 / ratio);
     else v = "differs: about equal (within 10%)";
-    claims.push_back({"001 §Constant memory; 000 Q5",
-                      "for divergent addresses constant memory is slower than (no faster than) cached global memory",
-                      strf("divergent: constant %.4f ms, __ldg %.4f ms (constant %.2fx the time)", cd.ms, gd.ms, ratio),
+    claims.push_back({"constant-divergent-slower-than-global"_claim,
+                      strf("divergent: constant %.4f ms, __ldg %.4f ms (constant %.2fx the time)",
+                           cd.ms, gd.ms, ratio),
                       v});
   }
   {
@@ -257,18 +256,20 @@ Result run_constant(Context& ctx) {
     else if (ratio >= 16.0 && ratio <= 48.0) v = "reproduced (tolerance: 16x..48x)";
     else if (ratio < 2.0) v = strf("refuted: __ldg broadcast is within %.2fx of constant", ratio);
     else v = strf("differs: %.1fx, outside 16x..48x", ratio);
-    claims.push_back({"000 Q5", "a broadcast from constant memory is a 32x speedup over global memory",
-                      strf("uniform: __ldg %.4f ms against constant %.4f ms (%.2fx)", gu.ms, cu.ms, ratio), v});
+    claims.push_back(
+        {"constant-broadcast-32x-global"_claim,
+         strf("uniform: __ldg %.4f ms against constant %.4f ms (%.2fx)", gu.ms, cu.ms, ratio), v});
   }
   {
     std::string v;
     if (!std::isfinite(latency_cycles)) v = "not measurable here: no SM clock";
     else if (latency_cycles >= 20 && latency_cycles <= 80) v = "reproduced (tolerance: 20..80 cycles)";
     else v = strf("differs: %.0f cycles, outside 20..80", latency_cycles);
-    claims.push_back({"000 §The five memory spaces", "constant memory: ~40 cycles (broadcast), 64 KB",
-                      strf("%.0f cycles for a cache-resident dependent load; %d KiB of __constant__ space",
-                          latency_cycles, const_bytes / 1024),
-                      v});
+    claims.push_back(
+        {"latency-constant-40-cycles"_claim,
+         strf("%.0f cycles for a cache-resident dependent load; %d KiB of __constant__ space",
+              latency_cycles, const_bytes / 1024),
+         v});
   }
 
   report::Chart chart;

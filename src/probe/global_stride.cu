@@ -216,10 +216,9 @@ Result run_global_stride(Context& ctx) {
   };
   std::vector<ClaimRow> claims;
   claims.push_back(
-      {"001 §Memory coalescing (A100)", "stride 2 halves useful bandwidth (~900 vs ~1,800 GB/s)",
-       "stride 2: " + one_over(rel(2)) + " of stride 1",
+      {"coalescing-stride-2-half"_claim, "stride 2: " + one_over(rel(2)) + " of stride 1",
        close_to(rel(2), 0.5) ? "reproduced" : "differs: outside " + tol_text + " of 1/2"});
-  claims.push_back({"001 §Memory coalescing (A100)", "stride 4: ~1/4, stride 8: ~1/8 of coalesced",
+  claims.push_back({"coalescing-stride-4-8"_claim,
                     "stride 4: " + one_over(rel(4)) + "; stride 8: " + one_over(rel(8)),
                     close_to(rel(4), 0.25) && close_to(rel(8), 0.125)
                         ? "reproduced"
@@ -231,36 +230,32 @@ Result run_global_stride(Context& ctx) {
         std::isfinite(r32) && r32 >= (1.0 / 32) * (1 - kTol) && r32 <= (1.0 / 8) * (1 + kTol);
     std::string where = "differs: ";
     if (std::isfinite(r32)) where += r32 > 1.0 / 8 ? "better than 1/8" : "worse than 1/32";
-    claims.push_back({"001 §Memory coalescing (A100); 004 §Global memory transactions",
-                      "stride 32: one transaction per thread, ~1/32 (lines) to ~1/8 (32-byte "
-                      "sectors) of coalesced",
-                      "stride 32: " + one_over(r32) + " of stride 1", ok ? "reproduced" : where});
+    claims.push_back({"coalescing-stride-32"_claim, "stride 32: " + one_over(r32) + " of stride 1",
+                      ok ? "reproduced" : where});
   }
   {
     // 001: random ~70 GB/s against ~1,800 coalesced: about 25x below; taken as 12.5x-50x.
     const double rr = rel(kRandom);
     const double below = std::isfinite(rr) && rr > 0 ? 1.0 / rr : NAN;
     const bool ok = std::isfinite(below) && below >= 12.5 && below <= 50;
-    claims.push_back({"001 §Memory coalescing (A100)",
-                      "a random gather is ~25x below coalesced (taken as 12.5-50x)",
-                      "random: " + fixed(below, 1) + "x below stride 1",
-                      ok ? "reproduced" : "differs: " + fixed(below, 1) + "x below"});
+    claims.push_back(
+        {"coalescing-random-25x"_claim,
+         "random: " + fixed(below, 1) + "x below stride 1 (the claim taken as 12.5-50x)",
+         ok ? "reproduced" : "differs: " + fixed(below, 1) + "x below"});
   }
   {
     const double peak = dev.peak_dram_gbps();
     const double g1 = rows.front().gbps_value;
     if (peak > 0) {
       const double frac = g1 / peak;
-      claims.push_back({"001 §Memory coalescing (A100)",
-                        "coalesced 4-byte loads reach ~88% of peak (taken as 73-103%)",
+      claims.push_back({"coalesced-88pct-of-peak"_claim,
                         "stride 1: " + fixed(g1, 0) + " GB/s = " + fixed(100 * frac, 0) +
                             "% of the datasheet " + fixed(peak, 0) + " GB/s",
                         frac >= 0.73 && frac <= 1.03
                             ? "reproduced"
                             : "differs: " + fixed(100 * frac, 0) + "% of the datasheet"});
     } else {
-      claims.push_back({"001 §Memory coalescing (A100)",
-                        "coalesced 4-byte loads reach ~88% of peak", fixed(g1, 0) + " GB/s",
+      claims.push_back({"coalesced-88pct-of-peak"_claim, fixed(g1, 0) + " GB/s",
                         "not measurable here: the runtime reports no memory clock or bus width"});
     }
   }

@@ -282,38 +282,28 @@ Result run_l2_working_set(Context& ctx) {
   const bool base_ok = xs[base] >= 4.0 * l2d;
   struct Row {
     double frac, ratio;
-    const char* claim;
+    claims::Id id;
   };
   for (const Row& r :
-       {Row{0.1, 2.8, "4 MB of a 40 MB L2 (fits, ~98% hits): ~5,000 GB/s, 2.8x the 200 MB set"},
-        Row{0.5, 2.2, "20 MB of 40 MB (fits, ~90% hits): ~4,000 GB/s, 2.2x the 200 MB set"},
-        Row{1.0, 1.4,
-            "40 MB of 40 MB (barely fits, ~70% hits): ~2,500 GB/s, 1.4x the 200 MB set"}}) {
+       {Row{0.1, 2.8, "l2-working-set-4mb"_claim}, Row{0.5, 2.2, "l2-working-set-20mb"_claim},
+        Row{1.0, 1.4, "l2-working-set-40mb"_claim}}) {
     const std::size_t i = nearest(xs, r.frac * l2d);
     if (!base_ok) {
-      claims.push_back({"001 §L2 Cache (A100 working-set table)", r.claim, "n/a",
-                        "not measurable here: no working set of 4x the L2 size fitted in memory"});
+      claims.push_back(
+          {r.id, "n/a", "not measurable here: no working set of 4x the L2 size fitted in memory"});
       continue;
     }
     const double ratio = bw[i] / bw[base];
-    claims.push_back({"001 §L2 Cache (A100 working-set table)", r.claim,
+    claims.push_back({r.id,
                       fmt(bw[i]) + " GB/s at " + fmt_mib(xs[i]) + " = " + fmt(ratio, 2) + "x the " +
                           fmt_mib(xs[base]) + " set (" + fmt(bw[base]) + " GB/s)",
                       tolerance_verdict(ratio, r.ratio, "the ratio")});
   }
-  claims.push_back({"001 §L2 Cache (A100 working-set table)",
-                    "2 GB random access: ~300 GB/s, 0.17x", "n/a",
-                    "not measurable here: this sweep reads sequentially; random access is the "
-                    "global-stride and caching probes' subject"});
-  claims.push_back({"001 §GPU Memory Hierarchy Comparison (H100 SXM)", "L2 bandwidth ~12 TB/s",
-                    fmt(in_l2) + " GB/s (in-L2 plateau)",
+  claims.push_back({"l2-bandwidth-12tbs"_claim, fmt(in_l2) + " GB/s (in-L2 plateau)",
                     tolerance_verdict(in_l2, 12000, "the in-L2 plateau")});
-  claims.push_back({"001 §GPU Memory Hierarchy Comparison (H100 SXM)", "HBM3 bandwidth 3,350 GB/s",
-                    fmt(hbm) + " GB/s (plateau beyond 4x L2)",
+  claims.push_back({"hbm-bandwidth-3350"_claim, fmt(hbm) + " GB/s (plateau beyond 4x L2)",
                     tolerance_verdict(hbm, 3350, "the HBM plateau")});
-  claims.push_back({"001 §L2 Cache",
-                    "size the working set to fit the L2 (50 MB on H100): it stays resident up to "
-                    "the L2 size",
+  claims.push_back({"l2-fits-working-set"_claim,
                     "effective capacity " + fmt_mib(capacity) + " against " + fmt_mib(l2d) +
                         " in the properties",
                     tolerance_verdict(capacity / l2d, 1.0, "the effective capacity")});
@@ -504,11 +494,10 @@ Result run_l2_persisting(Context& ctx) {
   }
   res.section.tables.push_back(claims_table(
       "l2-persisting",
-      {{"001 §L2 Residency Control (Ampere and Hopper)",
-        "an access-policy window (hitRatio 1, persisting) keeps hot data in L2: it is not evicted "
-        "by "
-        "streaming loads (reproduced when it recovers >= 50% of the eviction penalty and >= 1.1x)",
-        measured, verdict}}));
+      {{"l2-persisting-window"_claim, measured,
+        verdict + (claims::classify(verdict) == claims::Verdict::reproduced
+                       ? " (tolerance: it recovers >= 50% of the eviction penalty and >= 1.1x)"
+                       : "")}}));
   return res;
 }
 

@@ -383,31 +383,24 @@ double chase_global(const std::string& name, const char* base, const RingLayout&
 // ---------------------------------------------------------------------------------
 struct LatencyClaim {
   const char* tier;
-  const char* source;
-  const char* text;
+  claims::Id id;  // text and source in the claims catalogue
   double lo, hi;
 };
 
 const LatencyClaim kClaims[] = {
-    {"shared", "001 §GPU Memory Hierarchy Comparison (H100 SXM)", "shared memory ~20-30 cycles", 20,
-     30},
-    {"shared", "000 §The Five Memory Spaces: Real Numbers", "shared memory ~32 cycles", 32, 32},
-    {"L1", "001 §L1 Cache", "L1 hit ~30-40 cycles", 30, 40},
-    {"L1", "000 §The Five Memory Spaces: Real Numbers", "L1 + texture ~40 cycles", 40, 40},
-    {"L1", "published H100 pointer-chase microbenchmarks", "L1 hit about 33 cycles", 33, 33},
-    {"L2", "001 §L2 Cache", "L2 ~200 cycles", 200, 200},
-    {"L2", "000 §The Five Memory Spaces: Real Numbers", "L2 cache ~200 cycles", 200, 200},
-    {"L2", "published H100 pointer-chase microbenchmarks",
-     "L2 about 265-280 cycles (near partition) to 475-530 (far)", 265, 530},
-    {"HBM", "001 §HBM Basics", "global memory (HBM) 400-600 cycles", 400, 600},
-    {"HBM", "000 §The Five Memory Spaces: Real Numbers", "global (HBM) ~400 cycles", 400, 400},
-    {"HBM", "published H100 pointer-chase microbenchmarks", "HBM about 650-690 cycles", 650, 690},
-    {"constant", "000 §The Five Memory Spaces: Real Numbers",
-     "constant memory ~40 cycles (cached, broadcast)", 40, 40},
-    {"local", "000 §The Five Memory Spaces: Real Numbers", "local memory ~400 cycles (in HBM)", 400,
-     400},
-    {"local", "001 §Register Spilling", "a spill costs 400-600 cycles if it misses both caches",
-     400, 600},
+    {"shared", "latency-shared-20-30-cycles"_claim, 20, 30},
+    {"shared", "latency-shared-32-cycles"_claim, 32, 32},
+    {"L1", "latency-l1-30-40-cycles"_claim, 30, 40},
+    {"L1", "latency-l1-40-cycles"_claim, 40, 40},
+    {"L1", "latency-l1-33-cycles-published"_claim, 33, 33},
+    {"L2", "latency-l2-200-cycles"_claim, 200, 200},
+    {"L2", "latency-l2-265-530-cycles-published"_claim, 265, 530},
+    {"HBM", "latency-hbm-400-600-cycles"_claim, 400, 600},
+    {"HBM", "latency-hbm-400-cycles"_claim, 400, 400},
+    {"HBM", "latency-hbm-650-690-cycles-published"_claim, 650, 690},
+    {"constant", "latency-constant-40-cycles"_claim, 40, 40},
+    {"local", "latency-local-400-cycles"_claim, 400, 400},
+    {"local", "latency-spill-400-600-cycles"_claim, 400, 600},
 };
 
 std::string range_verdict(double measured, double lo, double hi, const char* unit) {
@@ -618,9 +611,18 @@ Result run_latency_tiers(Context& ctx) {
   std::vector<ClaimRow> claims;
   for (const LatencyClaim& c : kClaims) {
     const double m = cycles_of(c.tier);
-    claims.push_back({c.source, std::string(c.tier) + ": " + c.text,
-                      fmt(m, 1) + " cycles (" + fmt(to_ns(ctx, m), 1) + " ns)",
-                      range_verdict(m, c.lo, c.hi, "cycles")});
+    claims.push_back(
+        {c.id,
+         std::string(c.tier) + ": " + fmt(m, 1) + " cycles (" + fmt(to_ns(ctx, m), 1) + " ns)",
+         range_verdict(m, c.lo, c.hi, "cycles")});
+  }
+  {
+    // 000: 32 against 400 cycles, "12x faster"; judged as the ratio of this card's two.
+    const double x = cycles_of("HBM") / cycles_of("shared");
+    claims.push_back({"shared-12x-faster-than-global"_claim,
+                      "HBM " + fmt(cycles_of("HBM"), 1) + " cycles / shared " +
+                          fmt(cycles_of("shared"), 1) + " cycles = " + fmt(x, 1) + "x",
+                      range_verdict(x, 12, 12, "times")});
   }
   res.section.tables.push_back(claims_table("latency", claims));
 
@@ -818,32 +820,31 @@ Result run_latency_working_set(Context& ctx) {
       if (f.label == label) return &f;
     return nullptr;
   };
-  auto capacity_row = [&](const char* source, const std::string& claim, const Found* f, double lo,
+  auto capacity_row = [&](claims::Id id, const std::string& prefix, const Found* f, double lo,
                           double hi) {
     if (!f)
-      return ClaimRow{source, claim, "no knee found",
+      return ClaimRow{id, prefix + "no knee found",
                       "not measurable here: the curve shows no step there"};
     const bool overlaps =
         static_cast<double>(f->bytes) >= 0.5 * lo && static_cast<double>(f->prev_bytes) <= 1.5 * hi;
-    const std::string measured = "latency rises between " +
+    const std::string measured = prefix + "latency rises between " +
                                  fmt_bytes(static_cast<double>(f->prev_bytes)) + " and " +
                                  fmt_bytes(static_cast<double>(f->bytes)) + " (" + fmt(f->before) +
                                  " -> " + fmt(f->after) + " cycles)";
-    return ClaimRow{source, claim, measured,
+    return ClaimRow{id, measured,
                     overlaps ? "reproduced" : "differs: the step is outside the claimed size ±50%"};
   };
   std::vector<ClaimRow> claims;
-  claims.push_back(capacity_row("001 §L1 Cache", "L1 holds up to 128-256 KB per SM (ld.ca knee)",
-                                first_knee("L1 (ld.ca)"), 128.0 * KiB, 256.0 * KiB));
-  claims.push_back(capacity_row("001 §L2 Cache",
-                                "L2 is 50 MB on H100 (ld.cg knee; this card's properties say " +
-                                    fmt_bytes(static_cast<double>(l2)) + ")",
-                                first_knee("L2 (ld.cg)"), 50e6, 50e6));
+  claims.push_back(capacity_row("l1-size-128-256kb"_claim, "ld.ca knee: ", first_knee("L1 (ld.ca)"),
+                                128.0 * KiB, 256.0 * KiB));
+  claims.push_back(capacity_row(
+      "l2-size-50mb"_claim,
+      "ld.cg knee (this card's properties say " + fmt_bytes(static_cast<double>(l2)) + "): ",
+      first_knee("L2 (ld.cg)"), 50e6, 50e6));
   {
     const double far = cg.back();
-    claims.push_back({"001 §HBM Basics",
-                      "global memory latency 400-600 cycles (ld.cg, largest ring)",
-                      fmt(far, 1) + " cycles at " + fmt_bytes(xs.back()),
+    claims.push_back({"latency-hbm-400-600-cycles"_claim,
+                      "ld.cg, largest ring: " + fmt(far, 1) + " cycles at " + fmt_bytes(xs.back()),
                       range_verdict(far, 400, 600, "cycles")});
   }
   res.section.tables.push_back(claims_table("latency-working-set", claims));

@@ -432,9 +432,9 @@ Result run_layout(Context& ctx) {
   };
   {
     const double sx = speed("aos-soa-x", "soa");
-    claims.push_back({"001 §AoS vs SoA", "AoS (stride 4) to SoA: ~4x useful bandwidth (~400 to ~1,700 GB/s)",
-                      strf("SoA/AoS speed %.2fx for x += vx*dt (model %.2fx for a 32-byte struct)", sx,
-                          model_rel("aos-soa-x", "soa")),
+    claims.push_back({"aos-soa-4x"_claim,
+                      strf("SoA/AoS speed %.2fx for x += vx*dt (model %.2fx for a 32-byte struct)",
+                           sx, model_rel("aos-soa-x", "soa")),
                       speedup_verdict(sx, 4.0 / 1.5, 4.0 * 1.5, 1.2)});
   }
   {
@@ -446,42 +446,43 @@ Result run_layout(Context& ctx) {
     else if (waste >= 0.40 && waste <= 0.85) verdict = "reproduced (tolerance: 40%..85% wasted)";
     else if (waste < 0.10) verdict = strf("refuted: AoS wastes only %.0f%%", 100 * waste);
     else verdict = strf("differs: %.0f%% wasted, outside 40%%..85%%", 100 * waste);
-    claims.push_back({"001 §AoS vs SoA",
-                      "AoS causes strided access that wastes 50-75% or more of memory bandwidth",
-                      strf("x,y,z update: AoS reaches %.0f useful GB/s, SoA %.0f: %.0f%% wasted (model: "
-                          "%.0f%%)",
-                          aos ? aos->r.gbps : NAN, soa ? soa->r.gbps : NAN, 100 * waste,
-                          100 * (1 - 1 / model_rel("aos-soa-xyz", "soa"))),
-                      verdict});
+    claims.push_back(
+        {"aos-wastes-50-75pct"_claim,
+         strf("x,y,z update: AoS reaches %.0f useful GB/s, SoA %.0f: %.0f%% wasted (model: "
+              "%.0f%%)",
+              aos ? aos->r.gbps : NAN, soa ? soa->r.gbps : NAN, 100 * waste,
+              100 * (1 - 1 / model_rel("aos-soa-xyz", "soa"))),
+         verdict});
   }
   {
     const double s3 = speed("struct12", "soa3");
-    claims.push_back({"004 §Structures of non-native size",
-                      "a 12-byte struct read per thread is three 4-byte loads that move 3x the bytes "
-                      "requested; SoA fixes it",
-                      strf("SoA/struct speed %.2fx (model: %.1f sectors per request for the struct "
-                          "against %.1f for SoA; %.2fx once the L1 keeps the lines between the loads)",
-                          s3, find(vs, "struct12", "struct12")->r.figures.sectors_per_request,
-                          find(vs, "struct12", "soa3")->r.figures.sectors_per_request, model_rel("struct12", "soa3")),
-                      speedup_verdict(s3, 2.0, 4.5, 1.25)});
+    claims.push_back(
+        {"struct12-3x-bytes"_claim,
+         strf("SoA/struct speed %.2fx (model: %.1f sectors per request for the struct "
+              "against %.1f for SoA; %.2fx once the L1 keeps the lines between the loads)",
+              s3, find(vs, "struct12", "struct12")->r.figures.sectors_per_request,
+              find(vs, "struct12", "soa3")->r.figures.sectors_per_request,
+              model_rel("struct12", "soa3")),
+         speedup_verdict(s3, 2.0, 4.5, 1.25)});
   }
   {
     const double s4 = speed("copy-width", "float4");
-    claims.push_back({"001 §Anti-patterns", "vectorizing scalar loads to float4: ~1.25x (~1,400 to ~1,750 GB/s; "
-                      "'~1.1-1.25x' in the priorities list)",
+    claims.push_back({"float4-1-25x"_claim,
                       strf("float4/float copy speed %.2fx (float2 %.2fx; model %.2fx)", s4,
-                          speed("copy-width", "float2"), model_rel("copy-width", "float4")),
+                           speed("copy-width", "float2"), model_rel("copy-width", "float4")),
                       speedup_verdict(s4, 1.05, 1.45, 1.03)});
   }
   {
     const Variant* mis = find(vs, "alignment", "misaligned");
     const double sa = mis ? 1.0 / mis->r.relative : NAN;  // aligned over misaligned
-    claims.push_back({"001 §Anti-patterns", "misaligned base address: aligning to 128 bytes gives ~1.25x",
-                      strf("aligned/misaligned float copy speed %.2fx (model %.2fx; %.1f against %.1f sectors "
-                          "per request)",
-                          sa, mis ? 1.0 / mis->r.predicted : NAN, mis ? mis->r.figures.sectors_per_request : NAN,
-                          find(vs, "alignment", "aligned")->r.figures.sectors_per_request),
-                      speedup_verdict(sa, 1.10, 1.45, 1.03)});
+    claims.push_back(
+        {"alignment-1-25x"_claim,
+         strf("aligned/misaligned float copy speed %.2fx (model %.2fx; %.1f against %.1f sectors "
+              "per request)",
+              sa, mis ? 1.0 / mis->r.predicted : NAN,
+              mis ? mis->r.figures.sectors_per_request : NAN,
+              find(vs, "alignment", "aligned")->r.figures.sectors_per_request),
+         speedup_verdict(sa, 1.10, 1.45, 1.03)});
   }
   s.tables.push_back(std::move(t));
   s.tables.push_back(claims_table("layout", claims));

@@ -314,8 +314,7 @@ Result run_registers(Context& ctx) {
   }
 
   {  // 000: a few bytes of spill can halve performance.
-    ClaimRow c0{"000 §Register Spilling: The Silent Killer",
-                "even a few bytes of spill can halve kernel performance", "", ""};
+    ClaimRow c0{"spill-few-bytes-halve"_claim, "", ""};
     if (!fastest_clean || !least_spill) {
       c0.measured = "no build both spilled and ran correctly";
       c0.verdict = "not measurable here: no spilling and no spill-free build to compare";
@@ -333,8 +332,7 @@ Result run_registers(Context& ctx) {
     claims.push_back(c0);
   }
   {  // 001: 3-5x slowdowns from spilling.
-    ClaimRow c1{"001 §Register Spilling: The Silent Catastrophe",
-                "we have measured 3-5x slowdowns from register spilling", "", ""};
+    ClaimRow c1{"spill-3-5x"_claim, "", ""};
     if (!fastest_clean || !most_spill) {
       c1.measured = "no build both spilled and ran correctly";
       c1.verdict = "not measurable here: no spilling and no spill-free build to compare";
@@ -351,10 +349,7 @@ Result run_registers(Context& ctx) {
     claims.push_back(c1);
   }
   {  // 001: more occupancy is not always faster.
-    ClaimRow c2{"001 §Impact of __launch_bounds__ on a Real Kernel",
-                "__launch_bounds__(256,2) at 50% occupancy beat both the unbounded build and "
-                "(256,4) at 100% with spills: more occupancy is not always faster",
-                "", ""};
+    ClaimRow c2{"launch-bounds-occupancy-not-always-faster"_claim, "", ""};
     if (!fastest || !most_occupied) {
       c2.measured = "no build ran correctly";
       c2.verdict = "not measurable here: no valid timing";
@@ -372,10 +367,7 @@ Result run_registers(Context& ctx) {
     claims.push_back(c2);
   }
   {  // 000: 65536 / regs threads per SM (64 regs -> 50%, 32 -> 100%).
-    ClaimRow c3{"000 §Register File Size and Occupancy",
-                "65536 / registers-per-thread threads fit per SM (64 registers: 1024 threads, "
-                "50%; 32: 2048, 100%)",
-                "", ""};
+    ClaimRow c3{"regs-per-thread-occupancy"_claim, "", ""};
     std::vector<std::string> off;
     std::string m;
     std::vector<int> seen;  // several builds share a register count: list each count once
@@ -402,10 +394,7 @@ Result run_registers(Context& ctx) {
     claims.push_back(c3);
   }
   {  // 000/001: __launch_bounds__(256, m) makes m blocks fit.
-    ClaimRow c4{"000 §Register File Size and Occupancy; 001 §Controlling Register Allocation",
-                "__launch_bounds__(256, m) makes the compiler keep registers at or below "
-                "65536 / (256 m), so at least m blocks fit per SM",
-                "", ""};
+    ClaimRow c4{"launch-bounds-min-blocks"_claim, "", ""};
     std::string m;
     bool all = true, any = false;
     for (const Row& r : rows) {
@@ -422,10 +411,7 @@ Result run_registers(Context& ctx) {
     claims.push_back(c4);
   }
   {  // memhier's own model against the CUDA occupancy API.
-    ClaimRow c5{"memhier occupancy model",
-                "the CPU model gives the same blocks per SM as "
-                "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                "", ""};
+    ClaimRow c5{"memhier-occupancy-model"_claim, "", ""};
     c5.measured = std::to_string(rows.size() - mismatches.size()) + " of " +
                   std::to_string(rows.size()) + " builds agree";
     c5.verdict = !arch ? "not measurable here: no model table for this compute capability"

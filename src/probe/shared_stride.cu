@@ -262,22 +262,19 @@ Result run_shared_stride(Context& ctx) {
     }
     std::string list;
     for (const std::string& s : off) list += (list.empty() ? "" : ", ") + s;
-    claims.push_back({"002 §Bank conflict degree by stride",
-                      "a stride of s 4-byte words costs gcd(s, 32) passes: gcd(s, 32)x slower",
+    claims.push_back({"bank-degree-gcd"_claim,
                       std::to_string(n - static_cast<int>(off.size())) + " of " +
                           std::to_string(n) + " strides within " + tol_text + " of gcd(s, 32)",
                       off.empty() ? "reproduced" : "differs: strides " + list});
   }
   {
     const Row* r32 = find(4, 32);
-    claims.push_back(
-        {"002 §32-way bank conflict; 001 §Bank conflicts (V100)",
-         "stride 32: all lanes in one bank, 32x slower (full serialization)", slow_text(r32),
-         r32 && within(r32->slowdown, 32, kTol) ? "reproduced"
-                                                : "differs: outside " + tol_text + " of 32x"});
+    claims.push_back({"bank-stride-32-serializes"_claim, slow_text(r32),
+                      r32 && within(r32->slowdown, 32, kTol)
+                          ? "reproduced"
+                          : "differs: outside " + tol_text + " of 32x"});
     const Row* r33 = find(4, 33);
-    claims.push_back({"002 §Why stride-33 has no conflicts",
-                      "stride 33 (odd, the padding trick) is conflict-free", slow_text(r33),
+    claims.push_back({"bank-stride-33-free"_claim, slow_text(r33),
                       r33 && within(r33->slowdown, 1, kTol)
                           ? "reproduced"
                           : "differs: outside " + tol_text + " of 1x"});
@@ -290,8 +287,7 @@ Result run_shared_stride(Context& ctx) {
       measured += (measured.empty() ? "" : "; ") + slow_text(r);
       all = all && r && within(r->slowdown, s, kTol);
     }
-    claims.push_back({"001 §Bank conflict impact (V100)", "stride 2, 4, 8: 2x, 4x, 8x slower",
-                      measured,
+    claims.push_back({"bank-stride-2-4-8"_claim, measured,
                       all ? "reproduced" : "differs: outside " + tol_text + " of the stride"});
   }
   {
@@ -308,13 +304,10 @@ Result run_shared_stride(Context& ctx) {
     std::string list;
     for (std::size_t i = 0; i < off.size() && i < 6; ++i) list += (i ? ", " : "") + off[i];
     if (off.size() > 6) list += ", ...";
-    claims.push_back(
-        {"004 §Shared memory banks; memhier model",
-         "8-byte accesses are served per half-warp, 16-byte per quarter-warp: slowdown = "
-         "model wavefronts / ideal",
-         std::to_string(n - static_cast<int>(off.size())) + " of " + std::to_string(n) +
-             " (width, stride) pairs within " + tol_text,
-         off.empty() ? "reproduced" : "differs: " + list});
+    claims.push_back({"memhier-wide-access-phases"_claim,
+                      std::to_string(n - static_cast<int>(off.size())) + " of " +
+                          std::to_string(n) + " (width, stride) pairs within " + tol_text,
+                      off.empty() ? "reproduced" : "differs: " + list});
   }
 
   sec.paragraphs.push_back(

@@ -318,10 +318,7 @@ Result run_smem_dynamic(Context& ctx) {
   // ---- Claims
   std::vector<ClaimRow> claims;
   {
-    ClaimRow r{"002 §Shared Memory Capacity; 003 §Dynamic Allocation",
-               "more than 48 KB of shared memory per block needs the opt-in "
-               "(cudaFuncAttributeMaxDynamicSharedMemorySize)",
-               "", ""};
+    ClaimRow r{"smem-optin-above-48kb"_claim, "", ""};
     if (!optin_tested) {
       r.measured = "opt-in maximum " + std::to_string(dev.smem_per_block_optin) + " B";
       r.verdict = "not measurable here: this card allows no more than 48 KiB per block";
@@ -340,8 +337,7 @@ Result run_smem_dynamic(Context& ctx) {
       int major, minor, kb;
     };
     const SeedRow seed_rows[] = {{7, 0, 96}, {7, 5, 64}, {8, 0, 163}, {8, 9, 99}, {9, 0, 227}};
-    ClaimRow r{"002 §Shared Memory Capacity by Architecture",
-               "max shared memory per block: Volta 96 KB, Turing 64, A100 163, Ada 99, Hopper 227",
+    ClaimRow r{"smem-per-block-by-arch"_claim,
                strf("%.1f KiB per block (opt-in)", dev.smem_per_block_optin / 1024.0), ""};
     int seed_kb = -1;
     for (const SeedRow& sr : seed_rows)
@@ -355,8 +351,7 @@ Result run_smem_dynamic(Context& ctx) {
     claims.push_back(r);
   }
   {
-    ClaimRow r{"003 §The Occupancy vs. Performance Trade-off; 000 §Shared Memory per SM",
-               "more shared memory per block means fewer blocks per SM", "", ""};
+    ClaimRow r{"smem-more-per-block-fewer-blocks"_claim, "", ""};
     std::string m;
     bool non_increasing = true;
     for (std::size_t i = 0; i < vars.size(); ++i) {
@@ -374,10 +369,7 @@ Result run_smem_dynamic(Context& ctx) {
   }
   {
     // 000: "228KB / 32KB = 7 blocks": per-SM shared memory divided by the per-block need.
-    ClaimRow r{
-        "000 §Over-Allocating Shared Memory",
-        "blocks per SM = shared memory per SM / shared memory per block (228 KB / 32 KB = 7)", "",
-        ""};
+    ClaimRow r{"smem-blocks-per-sm-formula"_claim, "", ""};
     const int warp_limit = dev.max_threads_per_sm / kStencilBlock;
     std::string m, off;
     for (const DynVariant& v : vars) {
@@ -395,8 +387,7 @@ Result run_smem_dynamic(Context& ctx) {
     claims.push_back(r);
   }
   {
-    ClaimRow r{"003 §The Occupancy vs. Performance Trade-off",
-               "larger tiles can help a block but hurt the kernel by lowering occupancy", "", ""};
+    ClaimRow r{"smem-larger-tiles-lower-occupancy"_claim, "", ""};
     const DynVariant& small = vars.front();
     const DynVariant& large = vars.back();
     if (vars.size() < 2 || !(small.ms > 0) || !(large.ms > 0)) {
@@ -643,10 +634,7 @@ Result run_smem_carveout(Context& ctx) {
   const CarveRow& max_smem = rows[4];  // 100%
   const CarveRow& def = rows[5];
   {
-    ClaimRow r{"001 §Shared Memory / L1 Cache Configurations; 000 §Shared Memory per SM",
-               "the L1/shared split is set per kernel: the carveout trades L1 capacity for shared "
-               "memory (Max SMEM leaves 28 KB of L1)",
-               "", ""};
+    ClaimRow r{"carveout-trades-l1-for-shared"_claim, "", ""};
     // Judge the two ends (largest L1 against largest shared memory), and say where the
     // speed actually stepped: the model's split does not have to predict it.
     const double ratio = max_l1.gbps / max_smem.gbps;
@@ -668,11 +656,7 @@ Result run_smem_carveout(Context& ctx) {
     claims.push_back(r);
   }
   {
-    ClaimRow r{
-        "001 §Shared Memory / L1 Cache Configurations",
-        "by default a kernel with little shared memory keeps a large L1 (A100 default: 48 KB "
-        "shared, 144 KB L1)",
-        "", ""};
+    ClaimRow r{"carveout-default-large-l1"_claim, "", ""};
     const double ratio = def.gbps / max_l1.gbps;
     r.measured = "default: " + strf("%.0f GB/s", def.gbps) + " (" + strf("%.2fx", ratio) +
                  " of the 0% carveout)";
@@ -683,8 +667,8 @@ Result run_smem_carveout(Context& ctx) {
     claims.push_back(r);
   }
   {
-    ClaimRow r{"000 §Shared Memory per SM", "H100: up to 228 KB of shared memory per SM",
-               std::to_string(dev.smem_per_sm / kKiB) + " KiB per SM", ""};
+    ClaimRow r{"smem-228kb-per-sm"_claim, std::to_string(dev.smem_per_sm / kKiB) + " KiB per SM",
+               ""};
     r.verdict = (dev.cc_major == 9 && dev.cc_minor == 0)
                     ? (dev.smem_per_sm == 228 * kKiB ? "reproduced" : "differs")
                     : "not measurable here: the figure is for H100 (cc 9.0)";

@@ -63,7 +63,7 @@ void expect_bad_input(const std::vector<std::string>& args) {
 TEST(Cli, HelpListsEverySubcommand) {
   const Result r = run({"--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* sub : {"analyze", "occupancy", "probe", "list", "info", "report"})
+  for (const char* sub : {"analyze", "occupancy", "probe", "list", "info", "report", "claims"})
     EXPECT_NE(r.out.find(sub), std::string::npos) << sub;
 }
 
@@ -187,6 +187,51 @@ TEST(Cli, GpuCommandsWithoutAGpuExitThree) {
   const Result r = run({"probe", "--quick"});
   EXPECT_EQ(r.status, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("needs a GPU"), std::string::npos) << r.err;
+}
+
+TEST(Cli, ClaimsMarkdownIsDocsClaimsMd) {
+  const Result r = run({"claims", "--markdown"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto doc = std::filesystem::path(MEMHIER_SOURCE_DIR) / "docs" / "claims.md";
+  EXPECT_TRUE(r.out == slurp(doc))
+      << doc << " differs from `memhier claims --markdown`: run scripts/gen-claims.sh";
+}
+
+TEST(Cli, ClaimsJsonAndTextName) {
+  const Result j = run({"claims", "--json"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["schema"], "memhier.claims");
+  ASSERT_TRUE(doc["claims"].is_array());
+  ASSERT_FALSE(doc["claims"].empty());
+  for (const char* key : {"id", "source", "sources", "text", "checked_by", "unmeasured"})
+    EXPECT_TRUE(doc["claims"][0].contains(key)) << key;
+  const Result t = run({"claims", "padding-3x-matmul"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("padding-3x-matmul"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("bench gemm"), std::string::npos) << t.out;
+  expect_bad_input({"claims", "no-such-claim"});
+  expect_bad_input({"claims", "--markdown", "--json"});
+}
+
+TEST(Cli, ReportWithoutMeasurementsSaysWhyForEveryClaim) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("memhier_claims_" + std::to_string(getpid()));
+  const Result r = run({"report", "--out", dir.string(), "--quiet", "--no-gpu"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(dir / "results.json"));
+  std::filesystem::remove_all(dir);
+  const nlohmann::json* table = nullptr;
+  for (const auto& s : j["sections"])
+    if (s["id"] == "claims")
+      for (const auto& t : s["tables"])
+        if (t["id"] == "claims") table = &t;
+  ASSERT_NE(table, nullptr) << "no Claims section in results.json";
+  ASSERT_FALSE((*table)["rows"].empty());
+  for (const auto& row : (*table)["rows"]) {
+    EXPECT_EQ(row["verdict"], "not measurable here") << row["claim_id"];
+    EXPECT_FALSE(row["detail"].get<std::string>().empty()) << row["claim_id"];
+  }
 }
 
 TEST(Cli, UnknownProbeIsBadInput) {

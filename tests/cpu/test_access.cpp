@@ -141,6 +141,31 @@ TEST(SharedModel, EightAndSixteenBytePhases) {
   EXPECT_EQ(shared_cost(q).wavefronts, 1);
 }
 
+// Measured with Nsight Compute on an H100 (memhier profile shared-stride): loads whose
+// phases together need at most one word per bank share one wavefront, within the whole
+// warp for 8-byte and within each half-warp for 16-byte accesses; stores never merge.
+TEST(SharedModel, WideLoadsMergePhasesThatFitOneWavefront) {
+  auto cost = [](int width, bool store, std::uint64_t (*addr)(int)) {
+    WarpAccess w = warp_of(width, addr);
+    w.is_store = store;
+    return shared_cost(w);
+  };
+  const auto half = [](int l) { return std::uint64_t(l / 2) * 8; };        // d[lane/2]
+  const auto bcast = [](int) { return std::uint64_t{0}; };                  // broadcast
+  const auto quarter = [](int l) { return std::uint64_t(l / 4) * 16; };     // v[lane/4]
+  const auto repeat8 = [](int l) { return std::uint64_t(l % 8) * 2 * 16; }; // v[(lane%8)*2]
+  EXPECT_EQ(cost(8, false, half).wavefronts, 1);
+  EXPECT_EQ(cost(8, true, half).wavefronts, 2);
+  EXPECT_EQ(cost(8, false, bcast).wavefronts, 1);
+  EXPECT_EQ(cost(16, false, bcast).wavefronts, 2);  // half-warps never merge with each other
+  EXPECT_EQ(cost(16, true, bcast).wavefronts, 4);
+  EXPECT_EQ(cost(16, false, quarter).wavefronts, 2);
+  EXPECT_EQ(cost(16, false, quarter).conflicts, 0);
+  // Each quarter needs two words of some bank: no merge, 2 wavefronts per quarter.
+  EXPECT_EQ(cost(16, false, repeat8).wavefronts, 8);
+  EXPECT_EQ(cost(16, false, repeat8).conflicts, 4);
+}
+
 TEST(SharedModel, InactiveLanesCostNothing) {
   WarpAccess w = strided(4, 32);
   w.active_mask = 0;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "memhier/bench/record.hpp"
+#include "memhier/model/access.hpp"
 #include "memhier/registry.hpp"
 #include "memhier/report/document.hpp"
 
@@ -33,6 +35,10 @@ struct Variant {
   const void* symbol = nullptr;  ///< the main __global__ kernel (cudaFuncGetAttributes)
   int block_threads = 0;   ///< its launch block size (occupancy); 0 if it varies
   int dynamic_smem = 0;    ///< its dynamic shared memory per block, bytes
+  /// The model's prediction of what Nsight Compute counts for this variant's kernels
+  /// at `shape` (same index math as the kernel); empty when the variant has no model.
+  /// Throws std::invalid_argument for a shape it cannot parse.
+  std::function<model::AccessCounts(const std::string& shape)> predict;
 };
 
 /// One problem instance: device buffers, random inputs, the float64 reference and
@@ -67,6 +73,7 @@ struct Family {
   std::vector<std::string> bench_shapes;    ///< the benchmark sizes ("8192x8192")
   std::vector<std::string> quick_shapes;    ///< --quick sizes
   std::vector<std::string> test_shapes;     ///< odd shapes every variant must get right
+  std::string profile_shape;                ///< `memhier profile` shape (odd, so edges count)
   /// Builds a case. Throws std::invalid_argument with one sentence for a malformed
   /// or overflowing shape. `seed` draws fresh random inputs.
   std::function<std::unique_ptr<Case>(const std::string& shape, std::uint32_t seed)> make_case;
@@ -77,26 +84,6 @@ struct Family {
 void register_kernels();
 const std::vector<Family>& families();
 const Family* find_family(const std::string& name);
-
-/// One measured variant at one shape.
-struct BenchRecord {
-  std::string family, variant, shape;
-  int rung = 0;
-  bool verified = false;
-  double rel_error = NAN, tolerance = NAN;
-  double ms = NAN;          ///< median, L2 flushed before each repetition
-  double spread = NAN;      ///< (p90 - p10) / median
-  double gbps = NAN;        ///< work.bytes / time
-  double gflops = NAN;      ///< work.flops / time
-  double peak_pct = NAN;    ///< gflops over the fp32 FMA peak (SMs x lanes x 2 x max clock), %
-  double frac_memcpy = NAN; ///< cudaMemcpy D2D time for the same bytes / this time
-  double x_vendor = NAN;    ///< vendor time / this time (above 1: faster than the vendor)
-  double x_prev = NAN;      ///< previous rung's time / this time
-  int regs = 0, local_bytes = 0, static_smem = 0, dynamic_smem = 0;
-  int blocks_per_sm = 0;
-  double occupancy = NAN;   ///< active warps / max warps, 0..1
-  std::string note;         ///< why a variant did not run or failed verification
-};
 
 struct BenchOptions {
   std::vector<std::string> variants;  ///< empty = all (baseline included)

@@ -53,4 +53,20 @@ struct GlobalCost {
 
 GlobalCost global_cost(const WarpAccess& w);
 
+/// What the profiler counts for a whole kernel, summed over its warp instructions:
+/// the model's side of `memhier profile` (names follow Nsight Compute's metrics).
+struct AccessCounts {
+  long long shared_ld_instructions = 0, shared_st_instructions = 0;
+  long long shared_ld_wavefronts = 0, shared_st_wavefronts = 0;
+  long long shared_ld_ideal = 0, shared_st_ideal = 0;  ///< conflicts = wavefronts - ideal
+  long long global_ld_requests = 0, global_ld_sectors = 0;
+  long long global_st_requests = 0, global_st_sectors = 0;
+
+  /// Adds one shared-memory instruction (load or store from w.is_store).
+  void add_shared(const WarpAccess& w);
+  /// Adds one global-memory instruction (load or store from w.is_store).
+  void add_global(const WarpAccess& w);
+  AccessCounts& operator+=(const AccessCounts& o);
+};
+
 }  // namespace memhier::model

@@ -60,37 +60,59 @@ void check_pair(const char* fn, const float* x, const float* y, std::size_t n) {
 
 // A vector variant on pointers whose misalignments differ runs the scalar kernel instead.
 void run(Variant v, OpArgs op, const float* x, float* y, std::size_t n, cudaStream_t s) {
+  const detail::Dispatch d = detail::dispatch(v, addr(x), addr(y), n);
+  switch (d.kernel) {
+    case detail::Kernel::scalar:
+      return detail::launch_scalar(op, x, y, n, s);
+    case detail::Kernel::float2:
+      return detail::launch_float2(op, x, y, d.split, s);
+    case detail::Kernel::float4:
+      return detail::launch_float4(op, x, y, d.split, s);
+    case detail::Kernel::float4_unroll4:
+      return detail::launch_float4_unroll4(op, x, y, d.split, s);
+    case detail::Kernel::grid_stride:
+      return detail::launch_grid_stride(op, x, y, d.split, s);
+    case detail::Kernel::grid_stride_streaming:
+      return detail::launch_grid_stride_streaming(op, x, y, d.split, s);
+  }
+  throw std::invalid_argument("elementwise: unknown kernel " +
+                              std::to_string(static_cast<int>(d.kernel)) + ".");
+}
+
+}  // namespace
+
+namespace detail {
+
+Dispatch dispatch(Variant v, std::uintptr_t x, std::uintptr_t y, std::size_t n) {
   Split sp2, sp4;
-  const bool v2 = detail::split_for(addr(x), addr(y), n, 2, &sp2);
-  const bool v4 = detail::split_for(addr(x), addr(y), n, 4, &sp4);
+  const bool v2 = split_for(x, y, n, 2, &sp2);
+  const bool v4 = split_for(x, y, n, 4, &sp4);
+  const auto vec4 = [&](Kernel k) { return v4 ? Dispatch{k, sp4} : Dispatch{Kernel::scalar, {}}; };
   switch (v) {
     case Variant::scalar:
-      return detail::launch_scalar(op, x, y, n, s);
+      return {Kernel::scalar, {}};
     case Variant::float2:
-      return v2 ? detail::launch_float2(op, x, y, sp2, s) : detail::launch_scalar(op, x, y, n, s);
+      return v2 ? Dispatch{Kernel::float2, sp2} : Dispatch{Kernel::scalar, {}};
     case Variant::float4:
-      return v4 ? detail::launch_float4(op, x, y, sp4, s) : detail::launch_scalar(op, x, y, n, s);
+      return vec4(Kernel::float4);
     case Variant::float4_unroll4:
-      return v4 ? detail::launch_float4_unroll4(op, x, y, sp4, s)
-                : detail::launch_scalar(op, x, y, n, s);
+      return vec4(Kernel::float4_unroll4);
     case Variant::grid_stride:
-      return v4 ? detail::launch_grid_stride(op, x, y, sp4, s)
-                : detail::launch_scalar(op, x, y, n, s);
+      return vec4(Kernel::grid_stride);
     case Variant::grid_stride_streaming:
-      return v4 ? detail::launch_grid_stride_streaming(op, x, y, sp4, s)
-                : detail::launch_scalar(op, x, y, n, s);
+      return vec4(Kernel::grid_stride_streaming);
     case Variant::best:
       // One float4 per thread, one pass: 1.01x memcpy on copy and 1.03x on axpy (H200,
       // 2026-11-21), ahead of the grid-stride loop (0.92x, 0.96x); then float2, then scalar.
-      if (v4) return detail::launch_float4(op, x, y, sp4, s);
-      if (v2) return detail::launch_float2(op, x, y, sp2, s);
-      return detail::launch_scalar(op, x, y, n, s);
+      if (v4) return {Kernel::float4, sp4};
+      if (v2) return {Kernel::float2, sp2};
+      return {Kernel::scalar, {}};
   }
   throw std::invalid_argument("elementwise: unknown variant " +
                               std::to_string(static_cast<int>(v)) + ".");
 }
 
-}  // namespace
+}  // namespace detail
 
 const char* to_string(Variant v) {
   switch (v) {

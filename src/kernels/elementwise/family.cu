@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "kernels/elementwise/index.cuh"
+#include "kernels/elementwise/predict.hpp"
 #include "kernels/elementwise/variants.hpp"
 #include "kernels/families.hpp"
 #include "memhier/core/buffer.hpp"
@@ -572,12 +573,21 @@ bench::Family elementwise_family() {
                "coalesce, then vectorize: the elementwise kernel reaches the copy ceiling"},
               d::float4_symbol(Op::axpy)),
   };
+  for (bench::Variant& v : f.variants)
+    v.predict = [name = v.name](const std::string& shape) {
+      const Shape s = parse_elementwise_shape(shape);
+      if (s.problem == Problem::particles) return d::predict_particles(name, s.n);
+      return d::predict_stream(name, s.problem == Problem::axpy ? Op::axpy : Op::copy, s.n);
+    };
   f.bench_shapes = {"axpy:268435456", "copy:268435456", "particles:16777216"};
   f.quick_shapes = {"axpy:16777216", "copy:16777216", "particles:1048576"};
   // 1 and 7 (all head/tail, no full vector), 1025 (one past a 1024 tile), primes, and a
   // tile-straddling copy; every variant also runs offset by one on the misaligned rungs.
   f.test_shapes = {"axpy:1", "axpy:7",    "axpy:1025",   "axpy:1000003",
                    "copy:1", "copy:4099", "particles:7", "particles:1000"};
+  // A prime past a multiple of 4: a 3-element scalar tail, a partial last tile and warp
+  // (lanes off), and on the misaligned rung a 3-element head as well.
+  f.profile_shape = "axpy:100003";
   f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<bench::Case> {
     const Shape s = parse_elementwise_shape(shape);  // before touching the GPU
     if (s.problem == Problem::particles) return std::make_unique<ParticlesCase>(s, seed);

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "index.cuh"
 #include "memhier/kernels/elementwise.hpp"
@@ -52,6 +53,19 @@ void launch_particles_aos(Particle* p, std::size_t n, float dt, cudaStream_t s);
 const void* particles_aos_symbol();
 void launch_particles_soa(const ParticlesSoA& p, std::size_t n, float dt, cudaStream_t s);
 const void* particles_soa_symbol();
+
+// api.cpp: which kernel a variant runs, shared by the dispatch and the predictions.
+/// The copy/axpy kernels of this ladder.
+enum class Kernel { scalar, float2, float4, float4_unroll4, grid_stride, grid_stride_streaming };
+
+/// The kernel `v` runs on x and y (addresses, 4-byte aligned) for n elements, and the split
+/// its vector kernels use: a vector variant whose pointers have no common vector boundary
+/// runs the scalar kernel; best takes float4, then float2, then scalar.
+struct Dispatch {
+  Kernel kernel = Kernel::scalar;
+  Split split;  ///< the vector split (float2 or float4); unused by the scalar kernel
+};
+Dispatch dispatch(Variant v, std::uintptr_t x, std::uintptr_t y, std::size_t n);
 
 // launch.cpp: grid sizing from the device, cached per process and device.
 /// Blocks of kBlock threads needed to give `threads` threads one each (at least 1).

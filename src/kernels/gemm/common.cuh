@@ -21,11 +21,6 @@ __device__ __forceinline__ int imin(int a, int b) {
   return a < b ? a : b;
 }
 
-/// Blocks needed to cover `a` with tiles of `b` (host side, no overflow near INT_MAX).
-inline long long ceil_div(long long a, long long b) {
-  return (a + b - 1) / b;
-}
-
 __device__ __forceinline__ float f4(const float4& v, int i) {
   return i == 0 ? v.x : (i == 1 ? v.y : (i == 2 ? v.z : v.w));
 }
@@ -54,7 +49,7 @@ __device__ __forceinline__ void store1(float* c, float acc, float alpha, float b
 __device__ __forceinline__ void store4(float* C, int ldc, int m, int n, int row, int col, float4 v,
                                        float alpha, float beta, bool vec) {
   if (row >= m || col >= n) return;
-  float* c = C + static_cast<std::size_t>(row) * ldc + col;
+  float* c = C + rm_offset(row, col, ldc);
   const int avail = n - col;
   if (vec && avail >= 4) {
     float4 o = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);

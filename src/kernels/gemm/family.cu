@@ -22,6 +22,7 @@
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/kernels/gemm.hpp"
+#include "predict.hpp"
 #include "variants.hpp"
 
 namespace memhier::kernels {
@@ -465,6 +466,11 @@ bench::Variant make_variant(const RungInfo& r) {
   v.symbol = l.symbol();
   v.block_threads = l.block_threads;
   v.dynamic_smem = l.dynamic_smem;
+  if (gemm::detail::has_prediction(r.v))
+    v.predict = [rung = r.v](const std::string& shape) {
+      const GemmShape s = parse_gemm_shape(shape);
+      return gemm::detail::predict(rung, s.m, s.n, s.k, s.alpha, s.beta);
+    };
   return v;
 }
 
@@ -503,6 +509,9 @@ bench::Family gemm_family() {
   f.test_shapes = {"1x1x1",          "7x7x7",           "1x128x64",        "127x129x65",
                    "129x127x33",     "132x200x36",      "1000x1000x1000",  "4099x4091x4097",
                    "64x64x64:0:1.5", "65x33x17:1.25:0", "33x65x17:0.5:-2", "260x132x40:1:0.5"};
+  // Odd in every extent: partial tiles of every size, lanes off at the edges of A, B and
+  // C, and a partial k-tile; beta = 0, so the epilogue does not read C.
+  f.profile_shape = "257x255x129";
   f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<bench::Case> {
     const GemmShape s = parse_gemm_shape(shape);  // bad input answered before any CUDA call
     return std::make_unique<GemmCase>(s, seed);

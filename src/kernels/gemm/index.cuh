@@ -4,7 +4,21 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
 namespace memhier::gemm::detail {
+
+/// Blocks needed to cover `a` with tiles of `b` (host side, no overflow near INT_MAX).
+inline long long ceil_div(long long a, long long b) {
+  return (a + b - 1) / b;
+}
+
+/// Offset in floats of element (row, col) of a row-major matrix with leading dimension ld,
+/// in 64 bits (m * ld can pass 2^31).
+__host__ __device__ inline std::size_t rm_offset(int row, int col, int ld) {
+  return static_cast<std::size_t>(row) * static_cast<std::size_t>(ld) +
+         static_cast<std::size_t>(col);
+}
 
 /// Grouped rasterization (block swizzle for L2 reuse): consecutive block ids walk down
 /// `group_m` row-tiles before moving one column-tile right, so the blocks resident at

@@ -13,11 +13,11 @@ __global__ void __launch_bounds__(kBlock* kBlock) naive_kernel(const Params p) {
   const int row = static_cast<int>(blockIdx.x) * kBlock + static_cast<int>(threadIdx.x);
   const int col = static_cast<int>(blockIdx.y) * kBlock + static_cast<int>(threadIdx.y);
   if (row >= p.m || col >= p.n) return;
-  const float* a = p.A + static_cast<std::size_t>(row) * p.lda;
+  const float* a = p.A + rm_offset(row, 0, p.lda);
   const float* b = p.B + col;
   float acc = 0.f;
   for (int i = 0; i < p.k; ++i, b += p.ldb) acc = fmaf(a[i], *b, acc);
-  store1(p.C + static_cast<std::size_t>(row) * p.ldc + col, acc, p.alpha, p.beta);
+  store1(p.C + rm_offset(row, col, p.ldc), acc, p.alpha, p.beta);
 }
 
 void launch(const Params& p, cudaStream_t s) {

@@ -19,16 +19,15 @@ __global__ void __launch_bounds__(kThreads) reg_tile_1d_kernel(const Params p) {
   const int a_r = tid / BK, a_c = tid % BK;      // the A element this thread stages
   const int b_r = tid / BN, b_c = tid % BN;      // the B element this thread stages
   const bool a_row_ok = m0 + a_r < p.m, b_col_ok = n0 + b_c < p.n;
-  const float* a_row = p.A + static_cast<std::size_t>(a_row_ok ? m0 + a_r : 0) * p.lda;
+  const float* a_row = p.A + rm_offset(a_row_ok ? m0 + a_r : 0, 0, p.lda);
   float acc[TM];
 #pragma unroll
   for (int i = 0; i < TM; ++i) acc[i] = 0.f;
 
   for (int k0 = 0; k0 < p.k; k0 += BK) {
     As[a_r * BK + a_c] = (a_row_ok && k0 + a_c < p.k) ? a_row[k0 + a_c] : 0.f;
-    Bs[b_r * BN + b_c] = (b_col_ok && k0 + b_r < p.k)
-                             ? p.B[static_cast<std::size_t>(k0 + b_r) * p.ldb + n0 + b_c]
-                             : 0.f;
+    Bs[b_r * BN + b_c] =
+        (b_col_ok && k0 + b_r < p.k) ? p.B[rm_offset(k0 + b_r, n0 + b_c, p.ldb)] : 0.f;
     __syncthreads();
 #pragma unroll
     for (int dot = 0; dot < BK; ++dot) {
@@ -42,8 +41,7 @@ __global__ void __launch_bounds__(kThreads) reg_tile_1d_kernel(const Params p) {
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int row = m0 + t_row * TM + i;
-    if (row < p.m && col < p.n)
-      store1(p.C + static_cast<std::size_t>(row) * p.ldc + col, acc[i], p.alpha, p.beta);
+    if (row < p.m && col < p.n) store1(p.C + rm_offset(row, col, p.ldc), acc[i], p.alpha, p.beta);
   }
 }
 

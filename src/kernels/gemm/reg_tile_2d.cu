@@ -30,14 +30,12 @@ __global__ void __launch_bounds__(kThreads) reg_tile_2d_kernel(const Params p) {
 #pragma unroll
     for (int off = 0; off < BM; off += kARowStep) {
       const int row = m0 + a_r + off, kc = k0 + a_c;
-      As[(a_r + off) * BK + a_c] =
-          (row < p.m && kc < p.k) ? p.A[static_cast<std::size_t>(row) * p.lda + kc] : 0.f;
+      As[(a_r + off) * BK + a_c] = (row < p.m && kc < p.k) ? p.A[rm_offset(row, kc, p.lda)] : 0.f;
     }
 #pragma unroll
     for (int off = 0; off < BK; off += kBRowStep) {
       const int kr = k0 + b_r + off, col = n0 + b_c;
-      Bs[(b_r + off) * BN + b_c] =
-          (kr < p.k && col < p.n) ? p.B[static_cast<std::size_t>(kr) * p.ldb + col] : 0.f;
+      Bs[(b_r + off) * BN + b_c] = (kr < p.k && col < p.n) ? p.B[rm_offset(kr, col, p.ldb)] : 0.f;
     }
     __syncthreads();
 #pragma unroll
@@ -61,7 +59,7 @@ __global__ void __launch_bounds__(kThreads) reg_tile_2d_kernel(const Params p) {
     for (int j = 0; j < TN; ++j) {
       const int col = n0 + t_col * TN + j;
       if (row < p.m && col < p.n)
-        store1(p.C + static_cast<std::size_t>(row) * p.ldc + col, acc[i][j], p.alpha, p.beta);
+        store1(p.C + rm_offset(row, col, p.ldc), acc[i][j], p.alpha, p.beta);
     }
   }
 }

@@ -26,11 +26,9 @@ __global__ void __launch_bounds__(TILE* TILE / ROWS) smem_tile_kernel(const Para
     for (int r = 0; r < ROWS; ++r) {
       const int lr = ty + r * kThreadRows;
       const int arow = row0 + lr, acol = k0 + tx;  // A: a row of the tile per thread-row
-      As[lr][tx] =
-          (arow < p.m && acol < p.k) ? p.A[static_cast<std::size_t>(arow) * p.lda + acol] : 0.f;
+      As[lr][tx] = (arow < p.m && acol < p.k) ? p.A[rm_offset(arow, acol, p.lda)] : 0.f;
       const int brow = k0 + lr;  // B: consecutive threads read consecutive columns
-      Bs[lr][tx] =
-          (brow < p.k && col < p.n) ? p.B[static_cast<std::size_t>(brow) * p.ldb + col] : 0.f;
+      Bs[lr][tx] = (brow < p.k && col < p.n) ? p.B[rm_offset(brow, col, p.ldb)] : 0.f;
     }
     __syncthreads();
 #pragma unroll 16
@@ -45,8 +43,7 @@ __global__ void __launch_bounds__(TILE* TILE / ROWS) smem_tile_kernel(const Para
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
     const int row = row0 + ty + r * kThreadRows;
-    if (row < p.m && col < p.n)
-      store1(p.C + static_cast<std::size_t>(row) * p.ldc + col, acc[r], p.alpha, p.beta);
+    if (row < p.m && col < p.n) store1(p.C + rm_offset(row, col, p.ldc), acc[r], p.alpha, p.beta);
   }
 }
 

@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(const Params p) {
   const int a_r = tid / (BK / 4), a_c = (tid % (BK / 4)) * 4;  // A row, first k of its float4
   const int b_r = tid / (BN / 4), b_c = (tid % (BN / 4)) * 4;  // B k-row, first column
   const bool a_row_ok = m0 + a_r < p.m;
-  const float* a_row = p.A + static_cast<std::size_t>(a_row_ok ? m0 + a_r : 0) * p.lda + a_c;
+  const float* a_row = p.A + rm_offset(a_row_ok ? m0 + a_r : 0, a_c, p.lda);
   float acc[TM][TN];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(const Params p) {
     As[(a_c + 2) * BM + a_r] = a.z;
     As[(a_c + 3) * BM + a_r] = a.w;
     const int kr = k0 + b_r;
-    const float* b_src = p.B + static_cast<std::size_t>(kr < p.k ? kr : 0) * p.ldb + n0 + b_c;
+    const float* b_src = p.B + rm_offset(kr < p.k ? kr : 0, n0 + b_c, p.ldb);
     *reinterpret_cast<float4*>(&Bs[b_r * BN + b_c]) =
         load4(b_src, kr < p.k ? p.n - (n0 + b_c) : 0, p.vec_b);
     __syncthreads();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/families.hpp"
+#include "kernels/transpose/predict.hpp"
 #include "kernels/transpose/variants.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
@@ -174,6 +175,7 @@ bench::Variant variant(transpose::Variant v, int rung, std::string technique, Cl
   out.symbol = symbol;
   out.block_threads = transpose::detail::kBlockThreads;
   out.dynamic_smem = 0;
+  out.predict = [v](const std::string& shape) { return transpose::detail::predict(v, shape); };
   return out;
 }
 
@@ -249,6 +251,10 @@ bench::Family transpose_family() {
   // path) and shapes with rows and columns multiples of 4 that do, with partial tiles.
   f.test_shapes = {"1x1",   "1x7",       "7x1",   "1x1000", "1000x1", "33x33",  "4099x1031",
                    "31x97", "1031x4099", "64x65", "4x4",    "68x132", "132x68", "260x1028"};
+  // Partial tiles on both edges (1000 = 31 x 32 + 8 = 15 x 64 + 40 rows, 772 = 24 x 32 + 4
+  // = 6 x 128 + 4 columns: 4 of 32 lanes live in the last tile column), and both multiples
+  // of 4, so the best_* rungs take their float4 path rather than the padded fallback.
+  f.profile_shape = "1000x772";
   f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<bench::Case> {
     const std::vector<std::int64_t> dims = bench::parse_shape(shape, 2, "transpose");
     transpose::check_shape(dims[0], dims[1]);  // before touching the GPU

@@ -1,5 +1,5 @@
-// Index math of the transpose ladder, shared by the kernels and (later) by the cost
-// model's predictions for them, so a prediction cannot drift from the code it predicts.
+// Index math of the transpose ladder, shared by the kernels and by the cost model's
+// predictions for them (predict.cpp), so a prediction cannot drift from the code it predicts.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,6 +11,15 @@ namespace memhier::transpose::index {
 inline constexpr int kTile = 32;         ///< scalar rungs: 32x32 tile per block
 inline constexpr int kBlockRows = 8;     ///< scalar rungs: 32x8 threads, 4 tile rows each
 inline constexpr int kVecThreads = 256;  ///< vectorized rungs: one 4x4 block per thread
+
+/// First input row and column of tile t of tile_rows x tile_cols tiles, tiles_x tiles per
+/// tile row (tile t sits at tile row t / tiles_x, tile column t % tiles_x).
+__host__ __device__ inline void tile_origin(unsigned t, unsigned tiles_x, int tile_rows,
+                                            int tile_cols, long long* row0, long long* col0) {
+  const unsigned tile_row = t / tiles_x;
+  *row0 = static_cast<long long>(tile_row) * tile_rows;
+  *col0 = static_cast<long long>(t - tile_row * tiles_x) * tile_cols;
+}
 
 /// Element (row, col) of the row-major rows x cols input.
 __host__ __device__ inline std::size_t in_offset(long long row, long long col, int cols) {
@@ -49,6 +58,26 @@ __host__ __device__ inline int swizzled_word(int r, int c) {
 /// Needs chunks_per_row a multiple of 8.
 __host__ __device__ inline int vec_slot(int row, int chunk, int chunks_per_row) {
   return row * chunks_per_row + (chunk ^ ((row >> 2) & 7));
+}
+
+/// Vectorized rungs, a TH x TW tile per block of kVecThreads threads, each thread one 4x4
+/// block. Load role: row quad `a` (input rows 4a..4a+3 of the tile) and column quad `q`
+/// (input columns 4q..4q+3); lanes run along q, so a warp reads along input rows.
+__host__ __device__ inline void vec_load_role(int tid, int tw, int* a, int* q) {
+  *a = tid / (tw / 4);
+  *q = tid % (tw / 4);
+}
+
+/// Store role: chunk p (input row quad = output column quad) of shared row cc0 (input column
+/// = output row) on the first pass; pass i reads shared row cc0 + i * vec_rows_per_pass(th).
+__host__ __device__ inline void vec_store_role(int tid, int th, int* p, int* cc0) {
+  *p = tid % (th / 4);
+  *cc0 = tid / (th / 4);
+}
+
+/// Shared rows (output rows) the block reads per pass of the store phase.
+__host__ __device__ constexpr int vec_rows_per_pass(int th) {
+  return kVecThreads / (th / 4);
 }
 
 }  // namespace memhier::transpose::index

@@ -18,9 +18,9 @@ __global__ void __launch_bounds__(kBlockThreads)
   const int tx = static_cast<int>(threadIdx.x);
   const int ty = static_cast<int>(threadIdx.y);
   for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const unsigned tile_row = t / tiles_x;
-    const long long row0 = static_cast<long long>(tile_row) * index::kTile;
-    const long long c = static_cast<long long>(t - tile_row * tiles_x) * index::kTile + tx;
+    long long row0 = 0, col0 = 0;
+    index::tile_origin(t, tiles_x, index::kTile, index::kTile, &row0, &col0);
+    const long long c = col0 + tx;
 #pragma unroll
     for (int k = 0; k < index::kTile; k += index::kBlockRows) {
       const long long r = row0 + ty + k;

@@ -31,9 +31,8 @@ __device__ __forceinline__ void tiled_transpose(float* tile, const float* __rest
   const int tx = static_cast<int>(threadIdx.x);
   const int ty = static_cast<int>(threadIdx.y);
   for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const unsigned tile_row = t / tiles_x;
-    const long long row0 = static_cast<long long>(tile_row) * index::kTile;
-    const long long col0 = static_cast<long long>(t - tile_row * tiles_x) * index::kTile;
+    long long row0 = 0, col0 = 0;
+    index::tile_origin(t, tiles_x, index::kTile, index::kTile, &row0, &col0);
     // Read: lanes along an input row.
     const long long c = col0 + tx;
 #pragma unroll

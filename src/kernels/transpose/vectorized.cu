@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(index::kVecThreads, MinBlocks)
                       unsigned tiles_x, unsigned tiles) {
   constexpr int kChunks = TH / 4;    // float4 chunks per shared row = row quads per tile
   constexpr int kColQuads = TW / 4;  // column quads per tile
-  constexpr int kRowsPerPass = index::kVecThreads / kChunks;  // shared rows read per pass
+  constexpr int kRowsPerPass = index::vec_rows_per_pass(TH);  // shared rows read per pass
   constexpr int kPasses = TW / kRowsPerPass;
   static_assert(kChunks * kColQuads == index::kVecThreads, "one 4x4 block per thread");
   static_assert(kChunks % 8 == 0 && kColQuads % 8 == 0, "the swizzle spans 8 chunks");
@@ -47,17 +47,16 @@ __global__ void __launch_bounds__(index::kVecThreads, MinBlocks)
 
   const int tid = static_cast<int>(threadIdx.x);
   // Load phase: lanes along column quads q of row quad a (coalesced along input rows).
-  const int a = tid / kColQuads;
-  const int q = tid % kColQuads;
+  int a = 0, q = 0;
+  index::vec_load_role(tid, TW, &a, &q);
   // Store phase: lanes along chunks p (input row quads = output column quads) of shared
   // row cc (input column = output row).
-  const int p = tid % kChunks;
-  const int cc0 = tid / kChunks;
+  int p = 0, cc0 = 0;
+  index::vec_store_role(tid, TH, &p, &cc0);
 
   for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const unsigned tile_row = t / tiles_x;
-    const long long row0 = static_cast<long long>(tile_row) * TH;
-    const long long col0 = static_cast<long long>(t - tile_row * tiles_x) * TW;
+    long long row0 = 0, col0 = 0;
+    index::tile_origin(t, tiles_x, TH, TW, &row0, &col0);
 
     // Interior tiles (all but the last tile row and column) skip the per-block bounds.
     const bool full = row0 + TH <= rows && col0 + TW <= cols;

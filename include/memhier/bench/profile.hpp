@@ -1,0 +1,80 @@
+// `memhier profile`: run registered kernels under Nsight Compute and put the model's
+// predictions beside the hardware counters. The parent process plans the items and
+// predicts; a child (`memhier profile-target`, run by ncu) executes them between
+// cudaProfilerStart and cudaProfilerStop, each preceded by a marker kernel.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "memhier/model/access.hpp"
+#include "memhier/profile/ncu.hpp"
+#include "memhier/report/document.hpp"
+
+namespace memhier::bench {
+
+/// One thing profiled: a family variant at a shape, or one access pattern.
+struct ProfileItem {
+  std::string target;  ///< family or pattern set ("transpose", "shared-stride")
+  std::string name;    ///< variant, "baseline", or pattern name
+  std::string shape;   ///< family shape; empty for patterns
+  bool has_prediction = false;
+  model::AccessCounts predicted;
+  std::vector<profile::KernelCounters> kernels;  ///< ncu's rows for this item
+  std::string note;  ///< why it did not run or failed verification (from the child)
+
+  /// Sum of `key` over the item's kernels (NaN when no kernel reported it).
+  double measured(const std::string& key) const;
+};
+
+/// What `memhier profile` can take: every family, every pattern set, and "all".
+std::vector<std::string> profile_targets();
+
+/// The items of `target` in execution order, with predictions. `variants` restricts a
+/// family's variants (empty: all, plus the vendor baseline); `shape` overrides the
+/// family's profile shape. Throws std::invalid_argument for bad names or shapes.
+std::vector<ProfileItem> plan_profile(const std::string& target,
+                                      const std::vector<std::string>& variants,
+                                      const std::string& shape);
+
+/// Child side: runs the planned items on the GPU (what `profile-target` does).
+/// Notes for the parent go to stdout as "memhier-profile-note<TAB>index<TAB>text" lines.
+void execute_profile(const std::string& target, const std::vector<std::string>& variants,
+                     const std::string& shape);
+
+/// Parent side: gives each of ncu's kernel rows to the item whose marker precedes it;
+/// reads notes from the child's output.
+void assign_counters(std::vector<ProfileItem>& items,
+                     const std::vector<profile::KernelCounters>& rows,
+                     const std::string& child_output);
+
+/// Counters without a usable GPU or ncu: the one-sentence reason (the CLI exits 3).
+struct ProfilerUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Plans, runs `program profile-target ...` under ncu, and assigns the counters.
+/// Throws ProfilerUnavailable (no ncu, counters not readable), invalid_argument (bad
+/// input) or std::runtime_error (ncu failed).
+/// One ncu run per family or pattern set; `progress` hears which.
+std::vector<ProfileItem> run_profile(
+    const std::string& program, const std::string& target, const std::vector<std::string>& variants,
+    const std::string& shape,
+    const std::function<void(const std::string&)>& progress = [](const std::string&) {});
+
+/// The model-vs-counter comparisons made exactly: field name, predicted, measured.
+struct Comparison {
+  std::string field;  ///< "shared_ld_wavefronts", ...
+  long long predicted = 0;
+  double measured = 0;
+  bool equal() const { return static_cast<double>(predicted) == measured; }
+};
+std::vector<Comparison> compare(const ProfileItem& item);
+
+/// The report section: predicted against measured per item, and (for families) every
+/// kernel's counters.
+report::Section profile_section(const std::string& target, const std::vector<ProfileItem>& items);
+
+}  // namespace memhier::bench

@@ -1,0 +1,115 @@
+// The claims catalogue: every numeric claim of the seeds (and the few memhier makes of
+// itself), each once, with a stable id, its source and what checks it. Probes and
+// ladders refer to claims by id ("padding-3x-matmul"_claim), so a claim's text and
+// source live here only; the report gathers every check into one table. No CUDA here.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "memhier/report/document.hpp"
+
+namespace memhier::claims {
+
+/// One claim the report tests against the card it runs on.
+struct Claim {
+  std::string id;      ///< stable, kebab-case: "padding-3x-matmul"
+  std::string source;  ///< "002 §GEMM Performance Comparison"; several joined by "; "
+  std::string text;    ///< the claim, with its numbers
+  /// Owners of the claims tables that test it: a probe name ("latency") or
+  /// "bench-<family>"; empty when nothing here can measure it.
+  std::vector<std::string> checked_by;
+  std::string unmeasured;  ///< why nothing measures it (set exactly when checked_by is empty)
+};
+
+/// Every claim, in report order (grouped by subject).
+const std::vector<Claim>& catalogue();
+
+/// The claim with this id, or nullptr.
+const Claim* find(std::string_view id);
+
+/// The seed files the sources cite, by number: {"000", "000-global-shared-register-memory.txt"},
+/// ...
+const std::vector<std::pair<std::string, std::string>>& seed_files();
+
+/// One part of a source: origin "000".."004" (a seed), "memhier" (this project's own
+/// promise) or "external" (published figures), and the section heading after "§".
+struct SourceRef {
+  std::string origin;
+  std::string section;
+};
+
+/// Splits "001 §L2 Cache; 000 §Summary" into its parts; an empty list when malformed.
+std::vector<SourceRef> parse_sources(const std::string& source);
+
+class Id;
+constexpr Id operator""_claim(const char* text, std::size_t length);
+
+/// A claim id as code writes it: only the literal "padding-3x-matmul"_claim makes one,
+/// so a test can find every id the code uses by reading the sources.
+class Id {
+ public:
+  /// The id's text.
+  constexpr const char* c_str() const { return text_; }
+
+ private:
+  constexpr explicit Id(const char* text) : text_(text) {}
+  friend constexpr Id operator""_claim(const char* text, std::size_t length);
+  const char* text_;
+};
+
+/// "padding-3x-matmul"_claim: the id of a catalogue claim.
+constexpr Id operator""_claim(const char* text, std::size_t /*length*/) {
+  return Id(text);
+}
+
+/// What one checker measured for one claim on this card.
+struct Check {
+  Id id;
+  std::string measured;  ///< the figures, with units
+  std::string
+      verdict;  ///< "reproduced (tolerance ...)", "refuted: ...", "not measurable here: ..."
+};
+
+enum class Verdict { reproduced, refuted, not_measurable };
+
+/// The class of a checker's verdict text: "reproduced..." and "not measurable here..."
+/// are themselves; anything else (refuted, a probe's "differs: outside the tolerance") refutes.
+Verdict classify(const std::string& verdict);
+
+/// "reproduced", "refuted" or "not measurable here".
+const char* to_string(Verdict v);
+
+/// The claims table of one checker (id "<owner>-claims"): claim id, source, claim text
+/// from the catalogue, measured, verdict. Throws std::logic_error for an id the
+/// catalogue lacks.
+report::Table checks_table(const std::string& owner, const std::vector<Check>& checks);
+
+/// One check as the report gathers it back from a claims table.
+struct Finding {
+  std::string id, checker, measured, verdict;
+};
+
+/// Every row of every claims table (made by checks_table) in these sections.
+std::vector<Finding> findings(const std::vector<report::Section>& sections);
+
+/// The report's "Claims" section: every catalogue claim with its checks in `sections`
+/// (claimed, checked by, measured on this card, verdict); a claim no table checked is
+/// "not measurable here" with the catalogue's reason, or `run_note` (say, "no GPU")
+/// when its checker did not run.
+report::Section claims_section(const std::vector<report::Section>& sections,
+                               const std::string& run_note);
+
+/// The catalogue as one table (id, source, claim, checked by) for `memhier claims`.
+report::Table catalogue_table();
+
+/// The catalogue as Markdown: docs/claims.md is exactly this text.
+std::string catalogue_markdown();
+
+/// "probe latency", "bench gemm": how a checker name reads in prose.
+std::string describe_checker(const std::string& checker);
+
+}  // namespace memhier::claims

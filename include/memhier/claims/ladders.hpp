@@ -1,0 +1,45 @@
+// Claims the kernel ladders test: verdicts computed from the bench records of one run
+// (never from figures typed in), and the seeds' GEMM table beside this card's.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "memhier/bench/record.hpp"
+#include "memhier/claims/catalogue.hpp"
+#include "memhier/report/document.hpp"
+
+namespace memhier::claims {
+
+/// The range a measurement must fall in to reproduce a claim.
+struct Band {
+  double lo = 0, hi = 0;  ///< inclusive; hi may be infinity ("30%+")
+};
+
+/// The tolerance rule of every ladder check, applied to each end of a claimed range
+/// [lo, hi] (lo == hi for "about x"; hi infinite for "x or more"): a ratio of 2 or more,
+/// or a fraction under 1, is widened by a factor 1.5 (x/1.5 .. 1.5x); a gain between 1
+/// and 2 by a factor 2 on the gain (1.25x -> 1.125x .. 1.5x).
+Band tolerance_band(double lo, double hi);
+
+/// Judges a measured ratio (or fraction, shown in percent) against a band:
+/// "reproduced (tolerance 1.41x..3.18x)" or "refuted: 5.86x, outside 1.41x..3.18x".
+std::string judge(double measured, Band band, bool percent);
+
+/// The checks of the claims `family` tests ("gemm", "transpose", "softmax",
+/// "elementwise"), one per claim, from that family's records; a check whose records
+/// are absent (another shape, --quick, a variant that did not run or verify) says
+/// "not measurable here" and why. Empty for a family no claim is about.
+std::vector<Check> ladder_checks(const std::string& family,
+                                 const std::vector<bench::BenchRecord>& records);
+
+/// Seed 002's GEMM table (naive, tiled, register-tiled, cp.async, cuBLAS on an A100 at
+/// 4096^3) beside this run's rungs for each row, with the rows' verdicts.
+report::Table gemm_seed_table(const std::vector<bench::BenchRecord>& records);
+
+/// What a family's section adds after its ladder: for GEMM the seeds' table, then the
+/// claims table ("bench-<family>-claims"); nothing for a family no claim is about.
+std::vector<report::Table> ladder_tables(const std::string& family,
+                                         const std::vector<bench::BenchRecord>& records);
+
+}  // namespace memhier::claims

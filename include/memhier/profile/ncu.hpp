@@ -1,0 +1,65 @@
+// Nsight Compute as a subprocess: find it, build its command line, parse its raw CSV
+// page by header name. Pure host C++ (no CUDA), so the parser is tested everywhere.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace memhier::profile {
+
+/// One counter memhier collects: a short key and the Nsight Compute metric behind it.
+struct Metric {
+  std::string key;     ///< "shared_ld_wavefronts"
+  std::string metric;  ///< "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+  std::string title;   ///< "shared ld wavefronts"
+  bool access = false; ///< an access counter (collected for pattern runs too)
+};
+
+/// Every counter `memhier profile` collects, in display order.
+const std::vector<Metric>& metrics();
+
+/// One profiled kernel launch: its name, launch shape and counters by metric key.
+struct KernelCounters {
+  std::string name;
+  std::string grid, block;  ///< "(5, 1, 1)"
+  std::map<std::string, double> values;  ///< by Metric::key; absent when ncu gave none
+
+  double get(const std::string& key) const;  ///< NaN when absent
+};
+
+/// ncu's output could not be understood, or ncu failed: one sentence.
+struct NcuError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses `ncu --csv --page raw --print-units base` output (other lines, such as
+/// "==PROF==" messages, are skipped): one KernelCounters per kernel row, columns found by
+/// header name. Throws NcuError when no header row is present.
+std::vector<KernelCounters> parse_raw_csv(const std::string& text);
+
+/// Splits one CSV line (quotes, doubled quotes, commas inside quotes).
+std::vector<std::string> split_csv_line(const std::string& line);
+
+/// The ncu executable: $MEMHIER_NCU, then PATH, then the CUDA installation and
+/// /opt/nvidia/nsight-compute; nullopt when none exists.
+std::optional<std::string> find_ncu();
+
+/// The command line that profiles `target_args` (program first) with every metric,
+/// counting only between cudaProfilerStart and cudaProfilerStop, clocks untouched.
+/// `access_only`: only the access counters, no cache flush between passes (patterns).
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& log_file,
+                                     const std::vector<std::string>& target_args,
+                                     bool access_only = false);
+
+/// Runs a command (no shell interpretation of the arguments); returns its exit status
+/// and puts stdout and stderr together in `output`.
+int run_command(const std::vector<std::string>& argv, std::string& output);
+
+/// A known reason why ncu cannot read counters on this machine (permissions, an
+/// unsupported runtime), found in its output; empty when none is recognized.
+std::string counters_unavailable_reason(const std::string& ncu_output);
+
+}  // namespace memhier::profile

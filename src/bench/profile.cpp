@@ -1,0 +1,386 @@
+#include "memhier/bench/profile.hpp"
+
+#include <cuda_profiler_api.h>
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "memhier/bench/kernel_bench.hpp"
+#include "memhier/core/check.hpp"
+#include "memhier/core/device.hpp"
+#include "memhier/profile/patterns.hpp"
+#include "memhier/profile/run.hpp"
+
+namespace memhier::bench {
+namespace {
+
+using report::Column;
+using report::Table;
+using report::Value;
+
+constexpr const char* kNoteTag = "memhier-profile-note";
+
+bool is_pattern_set(const std::string& t) {
+  for (const std::string& s : profile::pattern_sets())
+    if (s == t) return true;
+  return false;
+}
+
+std::string family_shape(const Family& f, const std::string& shape) {
+  if (!shape.empty()) return shape;
+  if (!f.profile_shape.empty()) return f.profile_shape;
+  return f.quick_shapes.empty() ? f.bench_shapes.at(0) : f.quick_shapes.front();
+}
+
+// The variant names of a family's items: the ones asked for, or all plus the baseline.
+std::vector<std::string> family_items(const Family& f, const std::vector<std::string>& variants,
+                                      bool with_baseline) {
+  std::vector<std::string> named;  // "baseline" is the vendor library, not a variant
+  for (const std::string& v : variants)
+    if (v != "baseline") named.push_back(v);
+  check_variants(f, named);
+  if (!variants.empty()) return variants;
+  std::vector<std::string> names;
+  for (const Variant& v : f.variants) names.push_back(v.name);
+  if (with_baseline) names.push_back("baseline");
+  return names;
+}
+
+std::vector<std::string> expand(const std::string& target) {
+  if (target != "all") return {target};
+  std::vector<std::string> all = profile::pattern_sets();
+  for (const Family& f : families()) all.push_back(f.name);
+  return all;
+}
+
+void note(std::size_t index, const std::string& text) {
+  std::cout << kNoteTag << '\t' << index << '\t' << text << '\n' << std::flush;
+}
+
+}  // namespace
+
+double ProfileItem::measured(const std::string& key) const {
+  double sum = 0;
+  bool any = false;
+  for (const profile::KernelCounters& k : kernels) {
+    const double v = k.get(key);
+    if (std::isnan(v)) continue;
+    sum += v;
+    any = true;
+  }
+  return any ? sum : NAN;
+}
+
+std::vector<std::string> profile_targets() {
+  register_kernels();
+  std::vector<std::string> t;
+  for (const Family& f : families()) t.push_back(f.name);
+  for (const std::string& s : profile::pattern_sets()) t.push_back(s);
+  t.push_back("all");
+  return t;
+}
+
+std::vector<ProfileItem> plan_profile(const std::string& target,
+                                      const std::vector<std::string>& variants,
+                                      const std::string& shape) {
+  register_kernels();
+  const bool known = target == "all" || is_pattern_set(target) || find_family(target);
+  if (!known) {
+    std::string list;
+    for (const std::string& t : profile_targets()) list += (list.empty() ? "" : ", ") + t;
+    throw std::invalid_argument("cannot profile '" + target + "': it is neither a family nor a probe " +
+                                "with access patterns; choose one of " + list + ".");
+  }
+  if (target == "all" && (!variants.empty() || !shape.empty()))
+    throw std::invalid_argument("--variant and --size apply to one family; name it instead of 'all'.");
+  std::vector<ProfileItem> items;
+  for (const std::string& t : expand(target)) {
+    if (is_pattern_set(t)) {
+      if (!variants.empty() || !shape.empty())
+        throw std::invalid_argument("--variant and --size apply to families, not to '" + t + "'.");
+      for (const profile::Pattern& p : profile::patterns(t)) {
+        ProfileItem it;
+        it.target = t;
+        it.name = p.name;
+        it.has_prediction = true;
+        it.predicted = profile::predict(p);
+        items.push_back(std::move(it));
+      }
+      continue;
+    }
+    const Family& f = *find_family(t);
+    const std::string s = family_shape(f, shape);
+    // A case parses its shape before it touches the GPU: without one, building it checks
+    // the shape (with one, the child checks it and says so).
+    std::string why;
+    if (!core::query_device(0, &why)) {
+      try {
+        f.make_case(s, 1);
+      } catch (const core::CudaError&) {
+      }
+    }
+    for (const std::string& name : family_items(f, variants, true)) {
+      ProfileItem it;
+      it.target = t;
+      it.name = name;
+      it.shape = s;
+      for (const Variant& v : f.variants)
+        if (v.name == name && v.predict) {
+          it.predicted = v.predict(s);  // throws invalid_argument for a bad shape
+          it.has_prediction = true;
+        }
+      items.push_back(std::move(it));
+    }
+  }
+  return items;
+}
+
+void execute_profile(const std::string& target, const std::vector<std::string>& variants,
+                     const std::string& shape) {
+  register_kernels();
+  std::size_t index = 0;
+  cudaStream_t stream = nullptr;  // the legacy stream: every launch is ordered
+  for (const std::string& t : expand(target)) {
+    if (is_pattern_set(t)) {
+      const std::vector<profile::Pattern> ps = profile::patterns(t);
+      profile::PatternRunner runner(ps);
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      MEMHIER_CUDA(cudaProfilerStart());
+      // One marker for the set: each pattern is exactly one kernel, so the kernels after
+      // it are the set's items in order (half as many profiled launches as a marker each).
+      profile::launch_marker(static_cast<int>(index), stream);
+      for (const profile::Pattern& p : ps) runner.run(p, stream);
+      index += ps.size();
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      MEMHIER_CUDA(cudaProfilerStop());
+      continue;
+    }
+    const Family& f = *find_family(t);
+    const std::string s = family_shape(f, shape);
+    std::unique_ptr<Case> c = f.make_case(s, 0x5eed);
+    for (const std::string& name : family_items(f, variants, true)) {
+      const std::size_t me = index++;
+      if (name == "baseline" && c->baseline_name().empty()) {
+        note(me, "this family has no vendor baseline");
+        continue;
+      }
+      auto run = [&] { name == "baseline" ? c->run_baseline(stream) : c->run(name, stream); };
+      try {
+        run();  // warm-up outside the profiled range: tuners, library handles, lazy loading
+      } catch (const std::invalid_argument& e) {
+        MEMHIER_CUDA(cudaProfilerStart());
+        profile::launch_marker(static_cast<int>(me), stream);  // keeps the markers in step
+        MEMHIER_CUDA(cudaDeviceSynchronize());
+        MEMHIER_CUDA(cudaProfilerStop());
+        note(me, std::string("did not run: ") + e.what());
+        continue;
+      }
+      c->poison(stream);
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      MEMHIER_CUDA(cudaProfilerStart());
+      profile::launch_marker(static_cast<int>(me), stream);
+      run();
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      MEMHIER_CUDA(cudaProfilerStop());
+      const double err = c->error();
+      if (!(err <= c->tolerance()))
+        note(me, "failed verification under the profiler (relative error " + std::to_string(err) + ")");
+    }
+  }
+}
+
+void assign_counters(std::vector<ProfileItem>& items,
+                     const std::vector<profile::KernelCounters>& rows,
+                     const std::string& child_output) {
+  long current = -1;
+  for (const profile::KernelCounters& k : rows) {
+    if (k.name.find(profile::kMarkerKernel) != std::string::npos) {
+      // grid "(n, 1, 1)": item n - 1
+      const std::size_t open = k.grid.find_first_of("0123456789");
+      current = open == std::string::npos ? -1 : std::stol(k.grid.substr(open)) - 1;
+      if (current >= static_cast<long>(items.size())) current = -1;
+      continue;
+    }
+    if (current < 0) continue;
+    // A pattern item is one kernel: the next kernel belongs to the next pattern.
+    if (is_pattern_set(items[current].target) && !items[current].kernels.empty()) {
+      if (++current >= static_cast<long>(items.size())) break;
+    }
+    items[current].kernels.push_back(k);
+  }
+  std::istringstream in(child_output);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(kNoteTag, 0) != 0) continue;
+    std::istringstream fields(line.substr(std::string(kNoteTag).size() + 1));
+    std::string idx, text;
+    std::getline(fields, idx, '\t');
+    std::getline(fields, text);
+    const long i = std::strtol(idx.c_str(), nullptr, 10);
+    if (i >= 0 && i < static_cast<long>(items.size())) items[i].note = text;
+  }
+}
+
+namespace {
+
+// One ncu run over one family or pattern set.
+std::vector<ProfileItem> profile_one(const std::string& ncu, const std::string& program,
+                                     const std::string& target,
+                                     const std::vector<std::string>& variants,
+                                     const std::string& shape) {
+  std::vector<ProfileItem> items = plan_profile(target, variants, shape);
+  char log_name[] = "/tmp/memhier-ncu-XXXXXX";
+  const int fd = ::mkstemp(log_name);
+  if (fd < 0) throw std::runtime_error("could not create a temporary file for ncu's output.");
+  ::close(fd);
+  std::vector<std::string> child = {program, "profile-target", target};
+  for (const std::string& v : variants) child.insert(child.end(), {"--variant", v});
+  if (!shape.empty()) child.insert(child.end(), {"--size", shape});
+  std::string output;
+  const int rc = profile::run_command(
+      profile::ncu_command(ncu, log_name, child, is_pattern_set(target)), output);
+  std::ifstream log(log_name);
+  std::stringstream text;
+  text << log.rdbuf();
+  std::filesystem::remove(log_name);
+  const std::string all = text.str() + "\n" + output;
+  if (const std::string why = profile::counters_unavailable_reason(all); !why.empty())
+    throw ProfilerUnavailable("cannot read hardware counters: " + why + ".");
+  std::vector<profile::KernelCounters> rows;
+  try {
+    rows = profile::parse_raw_csv(text.str());
+  } catch (const profile::NcuError&) {
+    rows.clear();
+  }
+  if (rc != 0 || rows.empty()) {
+    const std::string tail = all.size() > 2000 ? all.substr(all.size() - 2000) : all;
+    throw std::runtime_error("Nsight Compute failed on " + target + " (exit status " +
+                             std::to_string(rc) + "); its last output:\n" + tail);
+  }
+  assign_counters(items, rows, output);
+  return items;
+}
+
+}  // namespace
+
+std::vector<ProfileItem> run_profile(const std::string& program, const std::string& target,
+                                     const std::vector<std::string>& variants,
+                                     const std::string& shape,
+                                     const std::function<void(const std::string&)>& progress) {
+  plan_profile(target, variants, shape);  // bad input first, before looking for ncu
+  const std::optional<std::string> ncu = profile::find_ncu();
+  if (!ncu)
+    throw ProfilerUnavailable(
+        "Nsight Compute (ncu) was not found on PATH, in the CUDA installation or under "
+        "/opt/nvidia/nsight-compute; install it or set MEMHIER_NCU to its path.");
+  std::vector<ProfileItem> items;
+  for (const std::string& t : expand(target)) {
+    progress("profile: " + t + " under ncu");
+    std::vector<ProfileItem> part = profile_one(*ncu, program, t, variants, shape);
+    items.insert(items.end(), std::make_move_iterator(part.begin()),
+                 std::make_move_iterator(part.end()));
+  }
+  return items;
+}
+
+std::vector<Comparison> compare(const ProfileItem& it) {
+  const model::AccessCounts& p = it.predicted;
+  const std::vector<std::pair<std::string, long long>> fields = {
+      {"shared_ld_wavefronts", p.shared_ld_wavefronts},
+      {"shared_st_wavefronts", p.shared_st_wavefronts},
+      {"global_ld_requests", p.global_ld_requests},
+      {"global_ld_sectors", p.global_ld_sectors},
+      {"global_st_requests", p.global_st_requests},
+      {"global_st_sectors", p.global_st_sectors}};
+  std::vector<Comparison> out;
+  for (const auto& [key, predicted] : fields) out.push_back({key, predicted, it.measured(key)});
+  return out;
+}
+
+report::Section profile_section(const std::string& target, const std::vector<ProfileItem>& items) {
+  report::Section s;
+  s.id = "profile-" + target;
+  s.title = "Predicted against measured: " + target;
+  s.paragraphs.push_back(
+      "Each item ran once under Nsight Compute (clocks untouched). The model's counts come "
+      "from the same addresses the kernel uses; 'predicted' and 'measured' must be equal for "
+      "shared-memory wavefronts and for global requests and sectors.");
+  Table t;
+  t.id = "profile-" + target + "-compare";
+  t.title = "Model against Nsight Compute";
+  t.columns = {{"target", "", "target"}, {"item", "", "item"}, {"shape", "", "shape"}};
+  const std::vector<std::pair<std::string, std::string>> fields = {
+      {"shared_ld_wavefronts", "shared ld wavefronts"},
+      {"shared_st_wavefronts", "shared st wavefronts"},
+      {"global_ld_requests", "global ld requests"},
+      {"global_ld_sectors", "global ld sectors"},
+      {"global_st_requests", "global st requests"},
+      {"global_st_sectors", "global st sectors"}};
+  for (const auto& [key, title] : fields) {
+    t.columns.push_back({title + " (model)", "", key + "_model"});
+    t.columns.push_back({title + " (ncu)", "", key + "_ncu"});
+  }
+  t.columns.push_back({"shared bank conflicts (ncu)", "", "shared_conflicts_ncu"});
+  t.columns.push_back({"verdict", "", "verdict"});
+  int equal = 0, differ = 0, unmodeled = 0;
+  for (const ProfileItem& it : items) {
+    std::vector<Value> row = {Value::str(it.target), Value::str(it.name), Value::str(it.shape)};
+    const std::vector<Comparison> cmp = compare(it);
+    std::string verdict;
+    for (const Comparison& c : cmp) {
+      row.push_back(it.has_prediction ? Value::integer(c.predicted) : Value::none());
+      row.push_back(std::isnan(c.measured) ? Value::none() : Value::num(c.measured));
+      if (it.has_prediction && !c.equal()) verdict += (verdict.empty() ? "differs: " : ", ") + c.field;
+    }
+    const double conflicts = it.measured("shared_ld_conflicts") + it.measured("shared_st_conflicts");
+    row.push_back(std::isnan(conflicts) ? Value::none() : Value::num(conflicts));
+    if (!it.note.empty()) verdict = it.note;
+    else if (it.kernels.empty()) verdict = "no kernel was profiled";
+    else if (!it.has_prediction) verdict = "no model for this variant";
+    else if (verdict.empty()) verdict = "equal";
+    (verdict == "equal" ? equal : it.has_prediction ? differ : unmodeled) += 1;
+    row.push_back(Value::str(verdict));
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(std::to_string(equal) + " items equal, " + std::to_string(differ) +
+                    " differ or did not run, " + std::to_string(unmodeled) + " have no model.");
+  t.notes.push_back(
+      "The raw bank-conflict counter is shown for reference only: other L1 traffic can inflate "
+      "it, so the comparison uses wavefronts.");
+  s.tables.push_back(std::move(t));
+
+  Table k;
+  k.id = "profile-" + target + "-kernels";
+  k.title = "Counters per kernel";
+  k.columns = {{"target", "", "target"}, {"item", "", "item"}, {"kernel", "", "kernel"},
+               {"grid", "", "grid"},     {"block", "", "block"}};
+  for (const profile::Metric& m : profile::metrics())
+    if (m.key.find("instructions") == std::string::npos) k.columns.push_back({m.title, "", m.key});
+  for (const ProfileItem& it : items) {
+    if (is_pattern_set(it.target)) continue;  // one instruction each: the table above says all
+    for (const profile::KernelCounters& kc : it.kernels) {
+      std::string name = kc.name.substr(0, kc.name.find('('));
+      if (name.size() > 60) name = name.substr(0, 57) + "...";
+      std::vector<Value> row = {Value::str(it.target), Value::str(it.name), Value::str(name),
+                                Value::str(kc.grid), Value::str(kc.block)};
+      for (const profile::Metric& m : profile::metrics()) {
+        if (m.key.find("instructions") != std::string::npos) continue;
+        const double v = kc.get(m.key);
+        const bool pct = m.key.find("pct") != std::string::npos;
+        row.push_back(std::isnan(v) ? Value::none() : Value::num(v, pct ? 1 : 0));
+      }
+      k.rows.push_back(std::move(row));
+    }
+  }
+  if (!k.rows.empty()) s.tables.push_back(std::move(k));
+  return s;
+}
+
+}  // namespace memhier::bench

@@ -1,0 +1,497 @@
+// The claims catalogue: the data. Sources cite the seeds (../shared/seeds, by number)
+// with the heading or table title the figure sits under; "memhier §" marks promises
+// this project makes of itself, "external §" published figures a probe also compares.
+#include "memhier/claims/catalogue.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace memhier::claims {
+namespace {
+
+// A claim some probe or ladder checks.
+Claim checked(std::string id, std::string source, std::string text,
+              std::vector<std::string> checkers) {
+  return {std::move(id), std::move(source), std::move(text), std::move(checkers), {}};
+}
+
+// A claim nothing here measures, with the reason.
+Claim unmeasured(std::string id, std::string source, std::string text, std::string why) {
+  return {std::move(id), std::move(source), std::move(text), {}, std::move(why)};
+}
+
+const std::string k000tiers = "000 §The Five Memory Spaces: Real Numbers";
+const std::string k001tiers = "001 §GPU Memory Hierarchy Comparison (H100 SXM)";
+const std::string k001coalescing = "001 §Global Memory Bandwidth: Coalescing Impact (A100)";
+const std::string k001anti = "001 §Common Memory Anti-Patterns and Their Fixes";
+const std::string k001priority = "001 §The Optimization Hierarchy: What to Fix First";
+const std::string k001transpose = "001 §Matrix Transpose Performance (4096x4096, V100)";
+const std::string k001softmax = "001 §Softmax Optimization Results (1024x4096, A100)";
+const std::string k001async = "001 §Async Copy Impact on Tiled Kernels (A100)";
+const std::string k001l2table =
+    "001 §L2 Cache Impact by Working Set Size (A100, streaming read kernel)";
+const std::string k002gemm = "002 §GEMM Performance (A100, M=N=K=4096, FP32)";
+const std::string kPublished = "external §published H100 pointer-chase microbenchmarks";
+
+std::vector<Claim> build() {
+  return {
+      // ---- Latency per tier (probe latency; HBM also latency-working-set).
+      checked("latency-shared-20-30-cycles", k001tiers, "shared memory latency ~20-30 cycles",
+              {"latency"}),
+      checked("latency-shared-32-cycles", k000tiers, "shared memory latency ~32 cycles (H100 SXM5)",
+              {"latency"}),
+      checked("latency-l1-30-40-cycles", "001 §L1 Cache; " + k001tiers,
+              "L1 hit latency ~30-40 cycles", {"latency"}),
+      checked("latency-l1-40-cycles", k000tiers, "L1 + texture latency ~40 cycles", {"latency"}),
+      checked("latency-l1-33-cycles-published", kPublished, "L1 hit about 33 cycles on an H100",
+              {"latency"}),
+      checked("latency-l2-200-cycles", "001 §L2 Cache; " + k001tiers + "; " + k000tiers,
+              "L2 latency ~200 cycles", {"latency"}),
+      checked("latency-l2-265-530-cycles-published", kPublished,
+              "L2 about 265-280 cycles (near partition) to 475-530 (far) on an H100", {"latency"}),
+      checked("latency-hbm-400-600-cycles", "001 §HBM Basics; " + k001tiers,
+              "global memory (HBM) latency 400-600 cycles", {"latency", "latency-working-set"}),
+      checked("latency-hbm-400-cycles", k000tiers + "; 000 §The 8% Problem",
+              "global memory (HBM) latency ~400 cycles", {"latency"}),
+      checked("latency-hbm-650-690-cycles-published", kPublished,
+              "HBM about 650-690 cycles on an H100", {"latency"}),
+      checked("latency-constant-40-cycles", k000tiers,
+              "constant memory ~40 cycles (cached broadcast), 64 KB", {"latency", "constant"}),
+      checked("latency-local-400-cycles", k000tiers, "local memory ~400 cycles: it lives in HBM",
+              {"latency"}),
+      checked("latency-spill-400-600-cycles", "001 §Register Spilling: The Silent Catastrophe",
+              "a spilled register is a 400-600 cycle access when it misses both caches",
+              {"latency"}),
+      checked("shared-12x-faster-than-global", "000 §Summary; 000 §The 8% Problem",
+              "shared memory at 32 cycles is 12x faster than global memory at 400", {"latency"}),
+      unmeasured("registers-1-cycle", k000tiers + "; " + k001tiers,
+                 "registers: ~1 cycle, the same as an arithmetic instruction",
+                 "a register operand needs no load, so there is no access to time apart from "
+                 "the instruction that uses it"),
+      unmeasured("registers-bandwidth", k000tiers + "; " + k001tiers,
+                 "registers: ~20 TB/s (000), ~100+ TB/s aggregate (001)",
+                 "register reads are part of every instruction; no kernel streams them apart "
+                 "from its arithmetic"),
+
+      // ---- Sizes and device figures.
+      checked("l1-size-128-256kb", "001 §L1 Cache",
+              "L1 holds up to 128-256 KB per SM, depending on the shared-memory split",
+              {"latency-working-set"}),
+      checked("l2-size-50mb", "001 §L2 Cache; 001 §Memory Subsystem Evolution: V100, A100, H100",
+              "L2 is 50 MB on an H100 (6 MB V100, 40 MB A100): latency steps up beyond it",
+              {"latency-working-set"}),
+      unmeasured("h100-device-figures",
+                 "001 §Memory Subsystem Evolution: V100, A100, H100; 000 §Why This Exists: The "
+                 "Memory Wall; 000 §Python Wrapper: Measuring the Speedup",
+                 "H100: 132 SMs, 256 KB of registers per SM, 16,896 CUDA cores at 1.98 GHz = "
+                 "66.9 TFLOP/s fp32",
+                 "device properties and a datasheet product, not measurements (memhier info "
+                 "prints this card's; the GEMM ladder's fp32-peak column is computed from them)"),
+      unmeasured("fp16-tensor-590-flop-per-byte", "001 §The 1000x Bandwidth Gap",
+                 "H100: 1,979 TFLOP/s fp16 on tensor cores against 3,350 GB/s, ~590 FLOP per byte",
+                 "no fp16 tensor-core kernel is registered (the GEMM ladder is fp32; its TF32 "
+                 "cuBLAS line is a speed reference)"),
+
+      // ---- Bandwidth per tier (probe bandwidth; L2 and HBM also l2-working-set).
+      checked("shared-bandwidth-3tbs", k001tiers, "shared memory ~3+ TB/s aggregate",
+              {"bandwidth"}),
+      checked("shared-bandwidth-19tbs", k000tiers, "shared memory ~19 TB/s", {"bandwidth"}),
+      checked("l1-bandwidth-2tbs", k001tiers, "L1 cache ~1.5-2 TB/s", {"bandwidth"}),
+      checked("l1-bandwidth-19tbs", k000tiers, "L1 + texture ~19 TB/s", {"bandwidth"}),
+      checked("l2-bandwidth-12tbs", "001 §L2 Cache; " + k001tiers + "; " + k000tiers,
+              "L2 ~12 TB/s on an H100", {"bandwidth", "l2-working-set"}),
+      checked("hbm-bandwidth-3350", "001 §HBM Basics; " + k001tiers + "; " + k000tiers,
+              "HBM3 peak 3,350 GB/s on an H100 (900 GB/s V100, 2,039 A100)",
+              {"bandwidth", "l2-working-set"}),
+      unmeasured("local-bandwidth-3350", k000tiers, "local memory 3.35 TB/s: it is HBM",
+                 "no probe streams local memory; the latency probe times a local load that "
+                 "hits (its local row)"),
+      checked("constant-broadcast-one-cycle",
+              "000 §Constant Memory: Read-Only Broadcast; 001 §Constant Memory",
+              "a warp-uniform constant read is broadcast in a single cycle: essentially free",
+              {"bandwidth", "constant"}),
+      checked("memhier-copy-vs-memcpy", "memhier §DESIGN: Timing",
+              "a hand-written copy kernel reaches at least 90% of cudaMemcpy in the same run",
+              {"bandwidth"}),
+
+      // ---- Coalescing (probe global-stride; the 10x claims on the GEMM ladder).
+      checked("coalesced-88pct-of-peak", k001coalescing,
+              "coalesced 4-byte loads reach ~88% of the peak DRAM bandwidth (~1,800 GB/s on an "
+              "A100)",
+              {"bandwidth", "global-stride"}),
+      checked("coalescing-stride-2-half", k001coalescing,
+              "stride 2 halves the useful bandwidth (~900 vs ~1,800 GB/s, 44% of peak)",
+              {"global-stride"}),
+      checked("coalescing-stride-4-8", k001coalescing,
+              "stride 4: ~1/4 (~450 GB/s); stride 8: ~1/8 (~230 GB/s)", {"global-stride"}),
+      checked("coalescing-stride-32",
+              k001coalescing + "; 004 §Access Patterns vs. Memory Throughput",
+              "stride 32: a transaction per thread, ~60 GB/s, 3% of peak (1/32 counted in "
+              "128-byte lines, 1/8 in 32-byte sectors)",
+              {"global-stride"}),
+      checked("coalescing-random-25x", k001coalescing,
+              "a random gather reaches ~70 GB/s (3.5% of peak): ~25x below coalesced",
+              {"global-stride"}),
+      checked("coalescing-10-20x", "001 §Memory Coalescing: THE Most Important Optimization",
+              "coalescing makes 10-20x performance differences", {"bench-gemm"}),
+      checked("coalescing-first-7-10x", k001priority + "; 001 §Summary",
+              "fix coalescing first: ~7-10x, from ~10% to 75%+ of peak", {"bench-gemm"}),
+      unmeasured("coalescing-scenarios-utilization",
+                 "004 §Access Patterns vs. Memory Throughput; 004 §Caching Load; 004 §Non-caching "
+                 "Load",
+                 "bus utilization per warp: misaligned consecutive words at least 80% in 32-byte "
+                 "segments, 50% in 128-byte lines; one word for all lanes 12.5% (3.125% in "
+                 "lines); N scattered segments 128 / (N x 32)",
+                 "bus utilization is a count of sectors and lines per request: the coalescing "
+                 "model computes it (the coalescing-scenarios table); on the card it is an "
+                 "Nsight Compute counter, not a time"),
+
+      // ---- Data layout (probe layout; float4 also on the elementwise ladder).
+      checked("aos-soa-4x",
+              "001 §AoS vs SoA Performance (Particle update, 10M particles, A100); " + k001anti,
+              "AoS (stride 4) to SoA: ~4x the useful bandwidth (~400 to ~1,700 GB/s)", {"layout"}),
+      checked("aos-wastes-50-75pct", "001 §AoS vs SoA: The Data Layout That Determines Performance",
+              "AoS causes strided access that wastes 50-75% or more of the memory bandwidth",
+              {"layout"}),
+      checked("struct12-3x-bytes", "004 §Structures of Non-Native Size",
+              "a 12-byte struct read per thread is three 4-byte loads moving 3x the bytes "
+              "requested; SoA fixes it",
+              {"layout"}),
+      checked(
+          "float4-1-25x", k001anti + "; 001 §Bandwidth by Load Width (A100, elementwise kernel)",
+          "scalar loads to float4: ~1,400 to ~1,750 GB/s, 1.25x", {"layout", "bench-elementwise"}),
+      checked("vectorize-1-1-1-25x", k001priority + "; 001 §Vectorized Loads: float4",
+              "vectorize loads with float4: ~1.1-1.25x, 4x fewer load instructions",
+              {"bench-elementwise"}),
+      checked("alignment-1-25x", k001anti,
+              "a misaligned base address: aligning to 128 bytes gives ~1.25x (~1,400 to ~1,750 "
+              "GB/s)",
+              {"layout"}),
+      unmeasured("gather-sort-8x", k001anti,
+                 "small irregular gathers: sorting the indices into coalesced runs gives 8x (~100 "
+                 "to ~800 GB/s)",
+                 "no registered kernel gathers through an index array (the global-stride probe's "
+                 "random gather has no sorted counterpart)"),
+
+      // ---- Shared-memory banks (probe shared-stride; padding on the ladders).
+      checked("bank-degree-gcd",
+              "002 §Bank Conflict Degree by Stride; 002 §N-Way Bank Conflict; 004 §Linear "
+              "Addressing",
+              "a stride of s 4-byte words is a gcd(s, 32)-way conflict, gcd(s, 32)x slower; odd "
+              "strides are free",
+              {"shared-stride"}),
+      checked("bank-stride-2-4-8", "001 §Bank Conflict Impact on Shared Memory Bandwidth (V100)",
+              "stride 2, 4, 8: 2x, 4x, 8x slower (1.4, 0.7, 0.35 of 2.8 TB/s on a V100)",
+              {"shared-stride"}),
+      checked("bank-stride-32-serializes",
+              "002 §32-Way Bank Conflict: The Worst Case; 001 §Bank Conflict Impact on Shared "
+              "Memory Bandwidth (V100); " +
+                  k001anti + "; 004 §Shared Memory: Avoiding Bank Conflicts",
+              "stride 32 (a column of a 32x32 tile): every lane in one bank, 32x slower (0.09 "
+              "against 2.8 TB/s; padding fixes it, 31x)",
+              {"shared-stride"}),
+      checked("bank-stride-33-free",
+              "002 §Why Stride-33 Has No Conflicts; 004 §Shared Memory: Avoiding Bank Conflicts",
+              "stride 33 (the [32][33] padding) is conflict-free", {"shared-stride"}),
+      checked("memhier-wide-access-phases", "memhier §model: shared-memory phases",
+              "8-byte accesses are served per half-warp, 16-byte per quarter-warp: the slowdown "
+              "is the model's wavefronts over the ideal",
+              {"shared-stride"}),
+      checked("padding-3x-matmul", "002 §(introduction)",
+              "one column of padding takes a tiled matmul from 4 to 12 TFLOP/s on an A100: 3x",
+              {"bench-gemm"}),
+      checked("padding-memory-3pct", "002 §(introduction); 002 §After Padding",
+              "padding a 32x32 float tile costs 128 bytes on 4,096: 3.1% more shared memory",
+              {"bench-gemm"}),
+      unmeasured("padding-stalls-67pct", "002 §(introduction)",
+                 "padding eliminates 67% of the memory stalls of the tiled matmul",
+                 "stall reasons come from Nsight Compute's warp-state sampling; the report times "
+                 "kernels"),
+      checked("padding-30pct", "001 §The Padding Trick",
+              "the padding trick ([N][N+1]): a 30%+ speedup", {"bench-transpose"}),
+      checked("bank-fix-1-1-1-5x", k001priority,
+              "fixing bank conflicts: ~1.1-1.5x in shared-memory-heavy kernels",
+              {"bench-transpose"}),
+      checked("swizzle-matches-padding",
+              "002 §Swizzled Shared Memory Access; 002 §When to Swizzle vs Pad",
+              "an XOR swizzle is as conflict-free as padding and saves its 3% of shared memory",
+              {"bench-transpose"}),
+
+      // ---- Transpose (the transpose ladder at the seeds' 4096x4096).
+      checked("transpose-naive-13pct", k001transpose,
+              "naive transpose (non-coalesced writes): 120 GB/s, 13% of the V100's 900 GB/s",
+              {"bench-transpose"}),
+      checked("transpose-tiled-64pct", k001transpose,
+              "shared-memory tile without padding: 580 GB/s, 64%: coalesced, but 32-way bank "
+              "conflicts",
+              {"bench-transpose"}),
+      checked("transpose-padded-83pct", k001transpose, "the tile padded to [32][33]: 750 GB/s, 83%",
+              {"bench-transpose"}),
+      checked("column-major-7-5x", k001anti,
+              "column-major access of row-major data: tiling through shared memory gives 7.5x "
+              "(~200 to ~1,500 GB/s)",
+              {"bench-transpose"}),
+
+      // ---- GEMM (the GEMM ladder at the seeds' 4096^3).
+      checked("gemm-naive-310", k002gemm,
+              "naive (no tiling): 310 GFLOP/s, 1.6% of the 19.5 TFLOP/s peak, 1.7% of cuBLAS",
+              {"bench-gemm"}),
+      checked("gemm-tiled-2800", k002gemm,
+              "tiled 32x32 (TILE_K = 32): 2,800 GFLOP/s, 14.4% of peak, 15% of cuBLAS",
+              {"bench-gemm"}),
+      checked("gemm-register-tiled-6200", k002gemm,
+              "register tiling (64x64, 4x4 per thread): 6,200 GFLOP/s, 31.8% of peak, 34% of "
+              "cuBLAS",
+              {"bench-gemm"}),
+      checked("gemm-cp-async-7100", k002gemm,
+              "register tiling + a cp.async pipeline: 7,100 GFLOP/s, 36.4% of peak, 38% of "
+              "cuBLAS",
+              {"bench-gemm"}),
+      checked("gemm-cublas-18500", k002gemm, "cuBLAS: 18,500 GFLOP/s, 94.9% of the fp32 peak",
+              {"bench-gemm"}),
+      checked("gemm-register-tiling-2-2x", k002gemm + "; 002 §Summary",
+              "register tiling is as important as shared-memory tiling: 6,200 against 2,800 "
+              "GFLOP/s, 2.2x",
+              {"bench-gemm"}),
+      checked("gemm-cp-async-1-15x", k002gemm,
+              "a cp.async pipeline on the register-tiled kernel: 7,100 against 6,200 GFLOP/s, "
+              "1.15x",
+              {"bench-gemm"}),
+      checked("cp-async-gemm-1-05x", k001async,
+              "cp.async in an already pipelined GEMM (CUTLASS): 280 to 295 TFLOP/s, 1.05x",
+              {"bench-gemm"}),
+      unmeasured("cp-async-flashattention-1-07x", k001async,
+                 "cp.async in FlashAttention-2: 145 to 156 TFLOP/s, 1.07x",
+                 "no attention kernel is registered"),
+      unmeasured("cp-async-reduction-1-09x", k001async,
+                 "cp.async in a custom reduction: 1,600 to 1,750 GB/s, 1.09x",
+                 "the reduction ladder has no cp.async rung: its loads go straight to registers, "
+                 "with nothing to stage in shared memory"),
+      checked("tiling-5-30x", "000 §Summary",
+              "tiling through shared memory: typically 5-30x over reading global memory in the "
+              "inner loop",
+              {"bench-gemm"}),
+      checked("tiling-10-30x", "000 §Q3: Walk through the tiled matrix multiply",
+              "the tiled matmul: roughly 10-30x, with 32x fewer global transactions at T = 32",
+              {"bench-gemm"}),
+      checked("tiling-15x-v100",
+              "001 §Kernel Performance: With vs Without Shared Memory Tiling (V100); 001 §Why "
+              "Shared Memory Matters: Data Reuse",
+              "GEMM: shared-memory tiling gives a 15x speedup (V100)", {"bench-gemm"}),
+      checked("tiling-2-15x", k001priority,
+              "shared-memory tiling: ~2-15x for kernels with data reuse", {"bench-gemm"}),
+      checked("tile-32-optimal",
+              "000 §Tile Size Choices; 000 §Q6: How do you choose tile size for tiled matrix "
+              "multiply?",
+              "TILE_SIZE = 32 is nearly always optimal for fp32 matmul on A100/H100 (over 16 and "
+              "64)",
+              {"bench-gemm"}),
+      unmeasured("tile-traffic-reduction",
+                 "000 §Tile Size Choices; 000 §The Tiling Insight; 002 §Why Shared Memory Matters "
+                 "for GEMM",
+                 "a T x T tile cuts global traffic T-fold: 16x (2 KB of shared memory), 32x (8 "
+                 "KB), 64x (32 KB)",
+                 "global traffic is a DRAM byte counter (Nsight Compute); the ladder times "
+                 "kernels and counts only the problem's minimum bytes"),
+      checked("smem-64kb-1-2-blocks", "000 §Production Engineering Notes",
+              "a kernel using 64 KB of shared memory per block runs 1-2 blocks per SM",
+              {"bench-gemm"}),
+      unmeasured("gemm-8pct-bandwidth", "000 §The 8% Problem; 000 §Summary",
+                 "a naive matmul uses 8.3% of the HBM bandwidth (278 of 3,350 GB/s); shared-memory "
+                 "tiles raise it to 70-85%",
+                 "DRAM utilization is an Nsight Compute counter; the ladder records time and "
+                 "GFLOP/s, and its bandwidth column counts only the problem's minimum bytes"),
+
+      // ---- Softmax (the softmax ladder at the seeds' 1024x4096).
+      checked("softmax-parallel-max-2-1x", k001softmax,
+              "+ parallel max: 89 to 42 us (380 to 800 GB/s), 2.1x", {"bench-softmax"}),
+      checked("softmax-warp-shuffle-1-2x", k001softmax,
+              "+ warp shuffles: 42 to 35 us (960 GB/s), 1.2x", {"bench-softmax"}),
+      checked("softmax-float4-1-25x", k001softmax,
+              "+ float4 loads: 35 to 28 us (1,200 GB/s), 1.25x", {"bench-softmax"}),
+      checked("softmax-launch-bounds-1-12x", k001softmax,
+              "+ __launch_bounds__: 28 to 25 us (1,340 GB/s), 1.12x", {"bench-softmax"}),
+      checked("softmax-ladder-3-6x", k001softmax, "naive to __launch_bounds__: 89 to 25 us, 3.6x",
+              {"bench-softmax"}),
+      checked("softmax-66pct-of-peak", k001softmax,
+              "the optimized 3-pass softmax reaches 1,340 of 2,039 GB/s: 66% of peak, close to "
+              "the limit of 3 passes",
+              {"bench-softmax"}),
+      unmeasured("softmax-pytorch-1240", k001softmax, "PyTorch's softmax: 27 us, 1,240 GB/s",
+                 "no PyTorch or cuDNN softmax in this build; the ladder's bar is cudaMemcpy"),
+      checked("tune-registers-1-0-1-3x", k001priority,
+              "tuning register usage (__launch_bounds__): ~1.0-1.3x", {"bench-softmax"}),
+
+      // ---- Registers and spills (probe registers).
+      checked("spill-few-bytes-halve", "000 §Register Spilling: The Silent Killer",
+              "even a few bytes of spill can halve kernel performance", {"registers"}),
+      checked("spill-3-5x", "001 §Register Spilling: The Silent Catastrophe; " + k001anti,
+              "register spilling: 3-5x slowdowns in production kernels (removing it: 1.5-5x)",
+              {"registers"}),
+      checked("launch-bounds-occupancy-not-always-faster",
+              "001 §Impact of __launch_bounds__ on a Real Kernel (Softmax, A100)",
+              "__launch_bounds__(256, 2) at 50% occupancy (1,550 GB/s) beat the unbounded build "
+              "(1,200) and (256, 4) at 100% with 128 B of spills (1,100): more occupancy is not "
+              "always faster",
+              {"registers"}),
+      checked("regs-per-thread-occupancy",
+              "000 §Register File Size and Occupancy; 001 §Register Pressure and the Occupancy "
+              "Tradeoff",
+              "65,536 / registers-per-thread threads fit per SM: 32 registers 2,048 threads "
+              "(100%), 64 registers 1,024 (50%)",
+              {"registers"}),
+      checked("launch-bounds-min-blocks",
+              "000 §Register File Size and Occupancy; 001 §Controlling Register Allocation with "
+              "__launch_bounds__",
+              "__launch_bounds__(256, m) keeps registers at or below 65,536 / (256 m), so m "
+              "blocks fit per SM (m = 4: 64 registers, m = 2: 128)",
+              {"registers"}),
+      checked("memhier-occupancy-model", "memhier §model: occupancy",
+              "the CPU occupancy model gives the same blocks per SM as "
+              "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+              {"registers"}),
+
+      // ---- Constant memory (probe constant).
+      checked("constant-divergent-serializes",
+              "001 §Constant Memory; 000 §Q5: When would you use constant memory",
+              "lanes reading different constant addresses are serialized: up to 32x for 32 "
+              "addresses",
+              {"constant"}),
+      checked("constant-divergent-slower-than-global",
+              "001 §Constant Memory; 000 §Q5: When would you use constant memory",
+              "for divergent addresses constant memory is slower than (no faster than) cached "
+              "global memory",
+              {"constant"}),
+      checked("constant-broadcast-32x-global", "000 §Q5: When would you use constant memory",
+              "a constant-memory broadcast is a 32x speedup over global memory", {"constant"}),
+
+      // ---- Caching and load paths (probe caching).
+      checked("caching-loads-win-on-hits", "004 §Caching vs Non-caching Loads",
+              "caching loads (.ca) are better when you count on hits", {"caching"}),
+      checked("noncaching-loads-win-on-scatter",
+              "004 §Caching vs Non-caching Loads; 004 §Non-caching Load",
+              "non-caching loads are better for scattered warp addresses: 4x the bus "
+              "utilization of caching loads",
+              {"caching"}),
+      checked("readonly-cache-scatter", "004 §Read-Only Cache",
+              "the read-only cache (32-byte granularity) is generally better for scattered reads "
+              "than L1 (128-byte lines)",
+              {"caching"}),
+      checked("ld-cs-streaming", "004 §Table 27 Cache Operators for Memory Load Instructions",
+              "ld.cs streams once-read data evict-first: it limits cache pollution without "
+              "slowing the stream",
+              {"caching"}),
+      checked("texture-2d-locality", "001 §Texture Memory; 004 §Read-Only Cache",
+              "the texture cache is optimized for 2D spatial locality (image processing)",
+              {"caching"}),
+      unmeasured("readonly-cache-48kb-kepler", "004 §Read-Only Cache",
+                 "the read-only cache: 48 KB per SM as four 12 KB caches, one per scheduler",
+                 "a Kepler figure: from Maxwell on the read-only path is the unified L1, whose "
+                 "size the latency-working-set probe finds (l1-size-128-256kb)"),
+
+      // ---- L2 working sets and persistence (probes l2-working-set, l2-persisting).
+      checked("l2-working-set-4mb", k001l2table,
+              "4 MB of a 40 MB L2 (~98% hits): ~5,000 GB/s, 2.8x the 200 MB set",
+              {"l2-working-set"}),
+      checked("l2-working-set-20mb", k001l2table,
+              "20 MB of a 40 MB L2 (~90% hits): ~4,000 GB/s, 2.2x the 200 MB set",
+              {"l2-working-set"}),
+      checked("l2-working-set-40mb", k001l2table,
+              "40 MB of a 40 MB L2 (barely fits, ~70% hits): ~2,500 GB/s, 1.4x the 200 MB set",
+              {"l2-working-set"}),
+      unmeasured("l2-working-set-random-2gb", k001l2table,
+                 "2 GB read at random (~1% hits): ~300 GB/s, 0.17x the 200 MB set",
+                 "the working-set sweep reads sequentially; random access is the global-stride "
+                 "probe's random gather (coalescing-random-25x)"),
+      checked("l2-fits-working-set", "001 §L2 Cache; 001 §Summary",
+              "size the working set to fit the L2 (50 MB on an H100): it stays resident up to "
+              "the L2 size",
+              {"l2-working-set"}),
+      checked("l2-persisting-window", "001 §L2 Residency Control (Ampere and Hopper)",
+              "an access-policy window (hitRatio 1.0, persisting) keeps hot data in L2 against "
+              "streaming loads",
+              {"l2-persisting"}),
+
+      // ---- Shared-memory capacity and carveout (probes smem-dynamic, smem-carveout).
+      checked("smem-optin-above-48kb",
+              "002 §Shared Memory Capacity; 003 §Declaration and Allocation: Static vs. Dynamic; "
+              "004 §20.8.3. Shared Memory",
+              "more than 48 KB of shared memory per block needs the opt-in "
+              "(cudaFuncAttributeMaxDynamicSharedMemorySize)",
+              {"smem-dynamic"}),
+      checked("smem-per-block-by-arch",
+              "002 §Shared Memory Capacity by Architecture; 004 §20.8.3. Shared Memory",
+              "max shared memory per block: Volta 96 KB, Turing 64, A100 163, Ada 99, Hopper "
+              "227 (1 KB of the SM's is reserved)",
+              {"smem-dynamic"}),
+      checked("smem-more-per-block-fewer-blocks",
+              "003 §The Occupancy vs. Performance Trade-off; 000 §Shared Memory per SM",
+              "more shared memory per block means fewer blocks per SM", {"smem-dynamic"}),
+      checked("smem-blocks-per-sm-formula", "000 §Over-Allocating Shared Memory",
+              "blocks per SM = shared memory per SM / shared memory per block: 228 KB / 32 KB = "
+              "7, / 8 KB = 28",
+              {"smem-dynamic"}),
+      checked("smem-larger-tiles-lower-occupancy", "003 §The Occupancy vs. Performance Trade-off",
+              "larger tiles can help a block but hurt the kernel by lowering occupancy",
+              {"smem-dynamic"}),
+      checked("carveout-trades-l1-for-shared",
+              "001 §Shared Memory / L1 Cache Configurations (A100); 000 §Shared Memory per SM",
+              "the L1/shared split is set per kernel: Max SMEM (164 KB on an A100) leaves 28 KB "
+              "of L1",
+              {"smem-carveout"}),
+      checked("carveout-default-large-l1", "001 §Shared Memory / L1 Cache Configurations (A100)",
+              "by default a kernel with little shared memory keeps a large L1 (A100: 48 KB "
+              "shared, 144 KB L1)",
+              {"smem-carveout"}),
+      checked("smem-228kb-per-sm",
+              "000 §Shared Memory per SM; 001 §Architecture and Sizing; 002 §Shared Memory "
+              "Capacity by Architecture",
+              "H100: up to 228 KB of shared memory per SM (V100 96 KB, A100 164)",
+              {"smem-carveout"}),
+      unmeasured("carveout-older-architectures",
+                 "003 §Architecture-Specific Capacity and Configuration; 004 §L1 Sizing",
+                 "Volta: 128 KB unified, shared 0-96 KB; Turing: 96 KB, 32 or 64 KB shared; "
+                 "Fermi and Kepler: 64 KB split 16:48, 48:16 (or 32:32)",
+                 "figures for Fermi to Turing; the carveout probe measures this card's split"),
+  };
+}
+
+}  // namespace
+
+const std::vector<Claim>& catalogue() {
+  static const std::vector<Claim> claims = build();
+  return claims;
+}
+
+const Claim* find(std::string_view id) {
+  for (const Claim& c : catalogue())
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+const std::vector<std::pair<std::string, std::string>>& seed_files() {
+  static const std::vector<std::pair<std::string, std::string>> files{
+      {"000", "000-global-shared-register-memory.txt"}, {"001", "001-gpu-memory-hierarchy.txt"},
+      {"002", "002-shared-memory-bank-conflicts.txt"},  {"003", "003-shared-memory-patterns.txt"},
+      {"004", "004-lecture-cuda-memories.txt"},
+  };
+  return files;
+}
+
+std::vector<SourceRef> parse_sources(const std::string& source) {
+  std::vector<SourceRef> refs;
+  std::size_t start = 0;
+  while (start <= source.size()) {
+    const std::size_t end = std::min(source.find("; ", start), source.size());
+    const std::string part = source.substr(start, end - start);
+    const std::size_t mark = part.find(" §");
+    if (mark == std::string::npos || mark == 0 || mark + 3 > part.size()) return {};
+    SourceRef r{part.substr(0, mark), part.substr(mark + 3)};  // "§" is two bytes in UTF-8
+    if (r.section.empty()) return {};
+    refs.push_back(std::move(r));
+    start = end + 2;
+  }
+  return refs;
+}
+
+}  // namespace memhier::claims

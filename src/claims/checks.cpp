@@ -1,0 +1,260 @@
+// Claims tables, the report's Claims section and the catalogue's own renderings.
+#include <algorithm>
+#include <stdexcept>
+
+#include "memhier/claims/catalogue.hpp"
+
+namespace memhier::claims {
+namespace {
+
+using report::Value;
+
+constexpr const char* kTableSuffix = "-claims";
+constexpr const char* kIdKey = "claim_id";
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+std::string checkers_text(const Claim& c) {
+  std::vector<std::string> names;
+  for (const std::string& ch : c.checked_by) names.push_back(describe_checker(ch));
+  return join(names, ", ");
+}
+
+// Column index by JSON key, or -1.
+int column(const report::Table& t, const std::string& key) {
+  for (std::size_t i = 0; i < t.columns.size(); ++i)
+    if (t.columns[i].key == key) return static_cast<int>(i);
+  return -1;
+}
+
+std::string text_at(const std::vector<Value>& row, int col) {
+  return col >= 0 && static_cast<std::size_t>(col) < row.size()
+             ? row[static_cast<std::size_t>(col)].display()
+             : std::string();
+}
+
+// Backslash-escapes what GitHub Markdown would read as markup inside a table cell.
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (std::string("\\`*_[]<>|&~").find(ch) != std::string::npos) out.push_back('\\');
+    out.push_back(ch);
+  }
+  return out;
+}
+
+}  // namespace
+
+Verdict classify(const std::string& verdict) {
+  if (starts_with(verdict, "reproduced")) return Verdict::reproduced;
+  if (starts_with(verdict, "not measurable here")) return Verdict::not_measurable;
+  return Verdict::refuted;
+}
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::reproduced:
+      return "reproduced";
+    case Verdict::refuted:
+      return "refuted";
+    case Verdict::not_measurable:
+      return "not measurable here";
+  }
+  return "refuted";
+}
+
+std::string describe_checker(const std::string& checker) {
+  return starts_with(checker, "bench-") ? "bench " + checker.substr(6) : "probe " + checker;
+}
+
+report::Table checks_table(const std::string& owner, const std::vector<Check>& checks) {
+  report::Table t;
+  t.id = owner + kTableSuffix;
+  t.title = "Claims against this card";
+  t.columns = {{"claim", "", kIdKey},
+               {"source", "", "source"},
+               {"claimed", "", "claim"},
+               {"measured here", "", "measured"},
+               {"verdict", "", "verdict"}};
+  for (const Check& c : checks) {
+    const Claim* claim = find(c.id.c_str());
+    if (!claim)  // a wiring error: the CPU tests catch it before any run
+      throw std::logic_error(std::string("claims: '") + c.id.c_str() + "' (checked by " + owner +
+                             ") is not in the catalogue, src/claims/catalogue.cpp.");
+    t.rows.push_back({Value::str(claim->id), Value::str(claim->source), Value::str(claim->text),
+                      Value::str(c.measured), Value::str(c.verdict)});
+  }
+  return t;
+}
+
+std::vector<Finding> findings(const std::vector<report::Section>& sections) {
+  std::vector<Finding> out;
+  for (const report::Section& s : sections)
+    for (const report::Table& t : s.tables) {
+      if (!ends_with(t.id, kTableSuffix)) continue;
+      const int id = column(t, kIdKey), measured = column(t, "measured"),
+                verdict = column(t, "verdict");
+      if (id < 0 || verdict < 0) continue;  // an older claims table without ids
+      const std::string owner = t.id.substr(0, t.id.size() - std::string(kTableSuffix).size());
+      for (const std::vector<Value>& row : t.rows)
+        out.push_back({text_at(row, id), owner, text_at(row, measured), text_at(row, verdict)});
+    }
+  return out;
+}
+
+report::Section claims_section(const std::vector<report::Section>& sections,
+                               const std::string& run_note) {
+  const std::vector<Finding> found = findings(sections);
+  report::Table t;
+  t.id = "claims";
+  t.title = "Every claim: claimed, measured on this card, verdict";
+  t.columns = {{"claim", "", kIdKey},
+               {"source", "", "source"},
+               {"claimed", "", "claim"},
+               {"checked by", "", "checked_by"},
+               {"measured on this card", "", "measured"},
+               {"verdict", "", "verdict"},
+               {"detail", "", "detail"}};
+  int counts[3] = {0, 0, 0};
+  for (const Claim& c : catalogue()) {
+    auto add = [&](const std::string& checker, const std::string& measured, Verdict v,
+                   const std::string& detail) {
+      ++counts[static_cast<int>(v)];
+      t.rows.push_back({Value::str(c.id), Value::str(c.source), Value::str(c.text),
+                        Value::str(checker), Value::str(measured), Value::str(to_string(v)),
+                        Value::str(detail)});
+    };
+    bool any = false;
+    for (const Finding& f : found) {
+      if (f.id != c.id) continue;
+      any = true;
+      add(describe_checker(f.checker), f.measured, classify(f.verdict), f.verdict);
+    }
+    if (any) continue;
+    if (c.checked_by.empty())
+      add("nothing", "n/a", Verdict::not_measurable, c.unmeasured);
+    else
+      add(checkers_text(c), "n/a", Verdict::not_measurable,
+          run_note.empty() ? checkers_text(c) + " did not run in this report" : run_note);
+  }
+
+  report::Section s;
+  s.id = "claims";
+  s.title = "Claims: the seeds' figures on this card";
+  s.paragraphs.push_back(
+      "Every numeric claim of the seeds (and the few memhier makes of itself), one row per check: "
+      "the claim and its source (seed number and section), what checked it, what this card "
+      "measured and the verdict. The catalogue is docs/claims.md (memhier claims --markdown); "
+      "each probe and ladder section below keeps its own table of the claims it checks.");
+  s.paragraphs.push_back(
+      "Reproduced: the measurement lies within the check's tolerance. Ladder checks widen a "
+      "claimed ratio x to x/1.5..1.5x and a claimed gain under 2x to half to twice the gain, and "
+      "state the band in the detail; probes use their own bands, stated in the detail or in the "
+      "probe's section. Refuted: outside it (a probe's 'differs' counts as refuted). Not "
+      "measurable here: the run lacks what the check needs, or nothing here can measure the "
+      "claim; the detail says why.");
+  s.paragraphs.push_back(std::to_string(catalogue().size()) + " claims, " +
+                         std::to_string(t.rows.size()) + " rows: " + std::to_string(counts[0]) +
+                         " reproduced, " + std::to_string(counts[1]) + " refuted, " +
+                         std::to_string(counts[2]) + " not measurable here.");
+  s.tables.push_back(std::move(t));
+
+  report::Chart chart;
+  chart.id = "claims-verdicts";
+  chart.title = "Verdicts over all checks";
+  chart.kind = report::Chart::Kind::bar;
+  chart.x_label = "verdict";
+  chart.y_label = "checks";
+  chart.categories = {"reproduced", "refuted", "not measurable here"};
+  chart.series.push_back({"checks", {}, {double(counts[0]), double(counts[1]), double(counts[2])}});
+  s.charts.push_back(std::move(chart));
+  return s;
+}
+
+report::Table catalogue_table() {
+  report::Table t;
+  t.id = "claims-catalogue";
+  t.title = "Claims catalogue";
+  t.columns = {{"claim", "", kIdKey},
+               {"source", "", "source"},
+               {"claim text", "", "claim"},
+               {"checked by", "", "checked_by"}};
+  for (const Claim& c : catalogue())
+    t.rows.push_back({Value::str(c.id), Value::str(c.source), Value::str(c.text),
+                      Value::str(c.checked_by.empty() ? "not measurable here: " + c.unmeasured
+                                                      : checkers_text(c))});
+  return t;
+}
+
+std::string catalogue_markdown() {
+  int by_probe = 0, by_bench = 0, none = 0;
+  for (const Claim& c : catalogue()) {
+    const bool bench = std::any_of(c.checked_by.begin(), c.checked_by.end(),
+                                   [](const std::string& s) { return starts_with(s, "bench-"); });
+    const bool probe = std::any_of(c.checked_by.begin(), c.checked_by.end(),
+                                   [](const std::string& s) { return !starts_with(s, "bench-"); });
+    by_probe += probe;
+    by_bench += bench;
+    none += c.checked_by.empty();
+  }
+  std::string out;
+  out += "# Claims catalogue\n\n";
+  out +=
+      "<!-- Generated by `memhier claims --markdown` (scripts/gen-claims.sh); do not edit. A test "
+      "fails when this file differs from the command's output. -->\n\n";
+  out +=
+      "Every numeric claim of the seeds (the five source texts in `../shared/seeds`, cited by "
+      "number and section), with a stable id and what in memhier checks it on the card it runs "
+      "on. Probes and ladders refer to these ids; `memhier report` gathers their checks into its "
+      "Claims section: claimed, measured on this card, verdict. The data is "
+      "`src/claims/catalogue.cpp`.\n\n";
+  out += std::to_string(catalogue().size()) + " claims: " + std::to_string(by_probe) +
+         " checked by probes, " + std::to_string(by_bench) + " by the ladders, " +
+         std::to_string(none) + " not measurable here.\n\n";
+  out += "## Verdicts\n\n";
+  out +=
+      "- **reproduced**: the measurement lies within the tolerance the check states. The ladder "
+      "checks use one rule: a claimed ratio or fraction x (a range: each end) is widened to "
+      "x/1.5..1.5x; a claimed gain under 2x (1.25x) to half..twice the gain (1.125x..1.5x), "
+      "since a gain that small would otherwise admit no gain at all. Probes keep their own "
+      "bands, stated in their verdicts or their sections.\n";
+  out += "- **refuted**: outside the tolerance (a probe's \"differs\" counts as refuted).\n";
+  out +=
+      "- **not measurable here**: the run lacks what the check needs (no GPU, `--quick` shapes "
+      "other than the seeds', a variant that did not verify), or nothing in memhier can measure "
+      "the claim; the reason is given.\n\n";
+  out += "## Sources\n\n| number | seed file |\n| :--- | :--- |\n";
+  for (const auto& f : seed_files()) out += "| " + f.first + " | `" + f.second + "` |\n";
+  out +=
+      "| memhier | this project's own promises (DESIGN.md, the models) |\n"
+      "| external | published figures a probe compares as well |\n\n";
+  out += "## Claims\n\n| id | source | claim | checked by |\n| :--- | :--- | :--- | :--- |\n";
+  for (const Claim& c : catalogue()) {
+    std::vector<std::string> checkers;
+    for (const std::string& ch : c.checked_by) {
+      const std::string d = describe_checker(ch);
+      const std::size_t sp = d.find(' ');
+      checkers.push_back(d.substr(0, sp) + " `" + d.substr(sp + 1) + "`");
+    }
+    out += "| `" + c.id + "` | " + md_cell(c.source) + " | " + md_cell(c.text) + " | " +
+           (checkers.empty() ? "not measurable here: " + md_cell(c.unmeasured)
+                             : join(checkers, ", ")) +
+           " |\n";
+  }
+  return out;
+}
+
+}  // namespace memhier::claims

@@ -1,0 +1,121 @@
+// memhier profile TARGET: the model's predictions beside Nsight Compute's counters.
+#include <unistd.h>
+
+#include <climits>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "memhier/bench/profile.hpp"
+#include "memhier/report/writers.hpp"
+#include "progress.hpp"
+
+namespace memhier::cli {
+namespace {
+
+struct ProfileCliOptions {
+  std::string target;
+  std::vector<std::string> variants;
+  std::string size;
+  bool json = false;
+};
+
+std::string self_path() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) throw std::runtime_error("cannot find the memhier executable (/proc/self/exe).");
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+int run_profile_command(const ProfileCliOptions& o) {
+  try {
+    bench::plan_profile(o.target, o.variants, o.size);  // bad input before anything else
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  require_device();
+  std::vector<bench::ProfileItem> items;
+  try {
+    ProgressLine progress("memhier profile");
+    items = bench::run_profile(self_path(), o.target, o.variants, o.size,
+                               [&progress](const std::string& s) { progress.step(s); });
+  } catch (const bench::ProfilerUnavailable& e) {
+    throw NoDevice(e.what());
+  }
+  report::Document doc;
+  doc.title = "memhier profile " + o.target;
+  doc.meta = make_meta(true);
+  doc.sections.push_back(bench::profile_section(o.target, items));
+  if (o.json)
+    print_json(report::to_json(doc));
+  else
+    std::cout << report::to_terminal(doc);
+  return kExitOk;
+}
+
+}  // namespace
+
+std::vector<report::Section> measure_profiles(bool quick) {
+  // The targets with a model: the pattern sets and every family with a predicted variant
+  // (--quick: the families only; the pattern sets take about half a minute each).
+  std::vector<std::string> targets;
+  if (!quick) targets = {"shared-stride", "global-stride"};
+  for (const bench::Family& f : bench::families())
+    for (const bench::Variant& v : f.variants)
+      if (v.predict) {
+        targets.push_back(f.name);
+        break;
+      }
+  std::vector<report::Section> out;
+  ProgressLine progress("memhier report");
+  for (const std::string& t : targets) {
+    try {
+      const auto items = bench::run_profile(self_path(), t, {}, {},
+                                            [&progress](const std::string& s) { progress.step(s); });
+      out.push_back(bench::profile_section(t, items));
+    } catch (const std::exception& e) {
+      // No ncu or no counters here: the report says why and goes on.
+      report::Section s;
+      s.id = "profile-" + t;
+      s.title = "Predicted against measured: " + t;
+      s.paragraphs.push_back(std::string("Not measured: ") + e.what());
+      out.push_back(std::move(s));
+      if (dynamic_cast<const bench::ProfilerUnavailable*>(&e)) break;  // same for every target
+    }
+  }
+  return out;
+}
+
+void add_profile(CLI::App& app, int& rc) {
+  auto o = std::make_shared<ProfileCliOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "profile", "Run kernels under Nsight Compute and show the model's predictions beside the counters");
+  sub->add_option("TARGET", o->target,
+                  "A family (transpose, gemm, ...), a probe with access patterns (shared-stride, "
+                  "global-stride), or all")
+      ->required();
+  sub->add_option("--variant", o->variants, "Only these variants of a family (repeatable)");
+  sub->add_option("--size", o->size, "The family's shape (default: its profile shape)");
+  sub->add_flag("--json", o->json, "Print JSON");
+  sub->callback([o, &rc] { rc = run_profile_command(*o); });
+
+  // The child that ncu runs; not for people.
+  auto t = std::make_shared<ProfileCliOptions>();
+  CLI::App* child = app.add_subcommand("profile-target", "");
+  child->group("");
+  child->add_option("TARGET", t->target)->required();
+  child->add_option("--variant", t->variants);
+  child->add_option("--size", t->size);
+  child->callback([t, &rc] {
+    try {
+      bench::execute_profile(t->target, t->variants, t->size);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    rc = kExitOk;
+  });
+}
+
+}  // namespace memhier::cli

@@ -1,0 +1,200 @@
+// Predictions for the elementwise ladder (see predict.hpp). Every thread's accesses are
+// replayed warp by warp with the kernels' own functions (dispatch, split_for, blocks_for,
+// flat_index, tile_vec_index, aos_word, soa_word).
+//
+// Bounds checks: the SASS (sm_90, nvcc 13.0) predicates most of them (@!P LDG/STG) and
+// branches around some (float4 axpy, the partial tile of grid_stride axpy); an instruction
+// whose lanes are all off counts nothing either way (kernels/predict.hpp), so each warp
+// instruction is recorded with the lanes whose check passes.
+#include "kernels/elementwise/predict.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/elementwise/index.cuh"
+#include "kernels/predict.hpp"
+
+namespace memhier::elementwise::detail {
+namespace {
+
+using kernels::predict::buffer_base;
+using kernels::predict::Recorder;
+using kernels::predict::warp_access;
+
+constexpr std::uint32_t kAllLanes = 0xffffffffu;
+constexpr int kWarpsPerBlock = kBlock / model::kWarpSize;
+
+/// The two arrays of a copy/axpy case and the operation.
+struct Arrays {
+  std::uint64_t x = 0, y = 0;  ///< byte addresses of x[0] and y[0]
+  bool axpy = false;
+};
+
+/// One instruction per warp over the threads t of a warp: `on(t)` says whether thread t
+/// accesses, `element(t)` which element (in units of `width` bytes from `base`).
+template <class On, class Element>
+void per_warp(Recorder& rec, std::size_t t0, std::uint64_t base, int width, bool store, On on,
+              Element element) {
+  rec.global(warp_access(kAllLanes, width, store, [&](int lane, std::uint64_t* a) {
+    const std::size_t t = t0 + static_cast<std::size_t>(lane);
+    if (!on(t)) return false;
+    *a = base + static_cast<std::uint64_t>(width) * element(t);
+    return true;
+  }));
+}
+
+/// scalar_element (ops.cuh) for the threads of one warp: LDG.E x, LDG.E y (axpy), STG.E y.
+template <class On, class Element>
+void scalar_elements(Recorder& rec, const Arrays& a, std::size_t t0, On on, Element element) {
+  per_warp(rec, t0, a.x, 4, false, on, element);
+  if (a.axpy) per_warp(rec, t0, a.y, 4, false, on, element);
+  per_warp(rec, t0, a.y, 4, true, on, element);
+}
+
+/// split_edges (ops.cuh) for one warp of threads starting at grid thread t0: the scalar
+/// head, then the scalar tail (each its own LDG/STG sequence in the SASS).
+void split_edges(Recorder& rec, const Arrays& a, const Split& sp, std::size_t t0) {
+  scalar_elements(
+      rec, a, t0, [&](std::size_t t) { return t < sp.head; }, [](std::size_t t) { return t; });
+  scalar_elements(
+      rec, a, t0, [&](std::size_t t) { return t < sp.n - sp.tail_begin; },
+      [&](std::size_t t) { return sp.tail_begin + t; });
+}
+
+// scalar_kernel (scalar.cu): SASS @P0 EXIT; LDG.E.CONSTANT x; [LDG.E y]; STG.E y.
+void scalar(Recorder& rec, const Arrays& a, std::size_t n) {
+  const std::size_t threads = std::size_t{blocks_for(n)} * kBlock;
+  for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize)
+    scalar_elements(
+        rec, a, t0, [&](std::size_t t) { return t < n; }, [](std::size_t t) { return t; });
+}
+
+// float2_kernel / float4_kernel (float2.cu, float4.cu): one vector per thread t < nvec,
+// LDG.E.64 / LDG.E.128 of x (and y for axpy) and STG.E.64 / .128 of y, at x + head and
+// y + head; then split_edges.
+void one_vector(Recorder& rec, const Arrays& a, const Split& sp, int floats) {
+  const int width = 4 * floats;
+  const std::uint64_t xv = a.x + 4 * sp.head, yv = a.y + 4 * sp.head;
+  const std::size_t threads = std::size_t{blocks_for(sp.nvec)} * kBlock;
+  const auto on = [&](std::size_t t) { return t < sp.nvec; };
+  const auto element = [](std::size_t t) { return t; };
+  for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize) {
+    per_warp(rec, t0, xv, width, false, on, element);
+    if (a.axpy) per_warp(rec, t0, yv, width, false, on, element);
+    per_warp(rec, t0, yv, width, true, on, element);
+    split_edges(rec, a, sp, t0);
+  }
+}
+
+// tile_pass<Op, kUnroll, C> (ops.cuh) of the tile at vector `base`, for every warp of the
+// block: kUnroll LDG.E.128 of x, kUnroll of y (axpy), kUnroll STG.E.128 of y; the full
+// tile unchecked, the last partial tile with each access under i < nvec.
+void tile_pass(Recorder& rec, const Arrays& a, const Split& sp, std::size_t base) {
+  const std::uint64_t xv = a.x + 4 * sp.head, yv = a.y + 4 * sp.head;
+  for (int w = 0; w < kWarpsPerBlock; ++w) {
+    const std::size_t t0 = static_cast<std::size_t>(w) * model::kWarpSize;
+    for (int pass = 0; pass < (a.axpy ? 3 : 2); ++pass) {
+      const bool store = pass == (a.axpy ? 2 : 1);
+      const std::uint64_t array = pass == 0 ? xv : yv;
+      for (int k = 0; k < kUnroll; ++k) {
+        const auto element = [&](std::size_t t) {
+          return tile_vec_index(base, k, static_cast<unsigned>(t), kBlock);
+        };
+        per_warp(
+            rec, t0, array, 16, store, [&](std::size_t t) { return element(t) < sp.nvec; },
+            element);
+      }
+    }
+  }
+}
+
+// float4_unroll4_kernel (float4_unroll4.cu): block b does the tile at b * kUnroll * kBlock
+// when it starts below nvec, then split_edges. grid_stride_kernel and its streaming twin
+// (grid_stride.cu, grid_stride_streaming.cu; .EF loads and stores count alike): each tile
+// once, by block tile % grid, the same instructions whatever the grid (which comes from
+// the device's occupancy); split_edges has lanes on only in block 0, which every grid has.
+void tiled(Recorder& rec, const Arrays& a, const Split& sp, bool grid_stride) {
+  const std::size_t tile = static_cast<std::size_t>(kUnroll) * kBlock;
+  const std::size_t tiles = (sp.nvec + tile - 1) / tile;
+  for (std::size_t t = 0; t < tiles; ++t) tile_pass(rec, a, sp, t * tile);
+  const std::size_t blocks =
+      grid_stride ? std::max<std::size_t>(1, tiles) : blocks_for(tiles * kBlock);
+  for (std::size_t b = 0; b < blocks; ++b)
+    for (int w = 0; w < kWarpsPerBlock; ++w)
+      split_edges(rec, a, sp,
+                  flat_index(static_cast<unsigned>(b), kBlock,
+                             static_cast<unsigned>(w * model::kWarpSize)));
+}
+
+}  // namespace
+
+model::AccessCounts predict_stream(const std::string& variant, Op op, std::size_t n) {
+  Recorder rec;
+  Variant v = Variant::float4;
+  std::size_t ox = 0, oy = 0;  // as the case runs them (family.cu, StreamCase::run)
+  if (variant == "float4_misaligned_base") {
+    ox = 1, oy = 1;
+  } else if (variant == "float4_mismatched_alignment") {
+    ox = 1, oy = 0;
+  } else {
+    bool found = false;
+    for (Variant e : {Variant::scalar, Variant::float2, Variant::float4, Variant::float4_unroll4,
+                      Variant::grid_stride, Variant::grid_stride_streaming, Variant::best})
+      if (variant == to_string(e)) v = e, found = true;
+    if (!found) return rec.counts();  // particles_* decline copy and axpy: nothing runs
+  }
+  Arrays a;
+  a.x = buffer_base(0) + 4 * ox;
+  a.y = buffer_base(1) + 4 * oy;
+  a.axpy = op == Op::axpy;
+  const Dispatch d = dispatch(v, a.x, a.y, n);
+  switch (d.kernel) {
+    case Kernel::scalar:
+      scalar(rec, a, n);
+      break;
+    case Kernel::float2:
+      one_vector(rec, a, d.split, 2);
+      break;
+    case Kernel::float4:
+      one_vector(rec, a, d.split, 4);
+      break;
+    case Kernel::float4_unroll4:
+      tiled(rec, a, d.split, false);
+      break;
+    case Kernel::grid_stride:
+    case Kernel::grid_stride_streaming:
+      tiled(rec, a, d.split, true);
+      break;
+  }
+  return rec.counts();
+}
+
+model::AccessCounts predict_particles(const std::string& variant, std::size_t n) {
+  Recorder rec;
+  const bool aos = variant == "particles_aos";
+  if (!aos && variant != "particles_soa" && variant != "best") return rec.counts();
+  const std::size_t threads = std::size_t{blocks_for(n)} * kBlock;
+  const auto on = [&](std::size_t i) { return i < n; };
+  if (aos) {
+    // particles_aos_kernel: @P0 EXIT; six LDG.E (the fields at +4, +16, +12, +0, +8, +20;
+    // order does not matter), three STG.E (x, y, z).
+    const std::uint64_t p = buffer_base(0);
+    for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize) {
+      for (int f = 0; f < kParticleFloats; ++f)
+        per_warp(rec, t0, p, 4, false, on, [&](std::size_t i) { return aos_word(i, f); });
+      for (int f = 0; f < 3; ++f)
+        per_warp(rec, t0, p, 4, true, on, [&](std::size_t i) { return aos_word(i, f); });
+    }
+  } else {
+    // particles_soa_kernel: @P0 EXIT; six LDG.E (x, y, z, vx, vy, vz), three STG.E.
+    for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize) {
+      for (int f = 0; f < kParticleFloats; ++f)
+        per_warp(rec, t0, buffer_base(f), 4, false, on, [](std::size_t i) { return soa_word(i); });
+      for (int f = 0; f < 3; ++f)
+        per_warp(rec, t0, buffer_base(f), 4, true, on, [](std::size_t i) { return soa_word(i); });
+    }
+  }
+  return rec.counts();
+}
+
+}  // namespace memhier::elementwise::detail

@@ -1,0 +1,480 @@
+// Predictions for the GEMM ladder (see predict.hpp). Each kernel is replayed block by
+// block and warp by warp; every global and shared instruction of its SASS (sm_90, nvcc
+// 13.0) is recorded with the lanes that are on for it. A lane's bounds check decides
+// whether it takes part; an instruction with no lane on counts nothing, whether the SASS
+// predicates it or branches around it (kernels/predict.hpp), so each instruction below is
+// recorded with the lanes whose checks pass. Loops over K have the same trip count in
+// every thread, so unrolling (naive: by 16, 8, 4, 1) changes no warp instruction's lanes.
+#include "kernels/gemm/predict.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/gemm/index.cuh"
+#include "kernels/gemm/variants.hpp"
+#include "kernels/predict.hpp"
+
+namespace memhier::gemm::detail {
+namespace {
+
+using kernels::predict::buffer_base;
+using kernels::predict::Recorder;
+using kernels::predict::warp_access;
+using model::kWarpSize;
+
+constexpr std::uint32_t kAllLanes = 0xffffffffu;
+
+/// The problem as the kernels see it (Params with byte addresses instead of pointers).
+struct Problem {
+  int m = 0, n = 0, k = 0;
+  int lda = 0, ldb = 0, ldc = 0;
+  bool beta = false;  ///< beta != 0: the epilogue reads C
+  bool vec_a = false, vec_b = false, vec_c = false;
+  std::uint64_t A = buffer_base(0), B = buffer_base(1), C = buffer_base(2);
+};
+
+/// Byte address of element (row, col) of the matrix at `base` with leading dimension ld.
+std::uint64_t at(std::uint64_t base, int row, int col, int ld) {
+  return base + 4 * rm_offset(row, col, ld);
+}
+
+/// The block size the rung's launcher reports, checked against the one replayed here.
+void check_block(Variant v, int threads) {
+  if (launcher_for(v).block_threads != threads)
+    throw std::logic_error(std::string("gemm predict: ") + to_string(v) +
+                           " no longer runs the block size its prediction replays.");
+}
+
+/// One warp instruction over lanes 0..31 of warp `warp` of a block of `threads` threads:
+/// rule(tid, &address) says whether thread tid takes part and where.
+template <class Rule>
+void warp_op(Recorder& rec, int warp, int threads, int width, bool store, Rule rule) {
+  const int first = warp * kWarpSize;
+  const std::uint32_t live =
+      threads - first >= kWarpSize ? kAllLanes : ((1u << (threads - first)) - 1u);
+  rec.global(warp_access(live, width, store,
+                         [&](int lane, std::uint64_t* a) { return rule(first + lane, a); }));
+}
+template <class Rule>
+void warp_shared(Recorder& rec, int warp, int width, bool store, Rule rule) {
+  rec.shared(warp_access(kAllLanes, width, store, [&](int lane, std::uint64_t* a) {
+    return rule(warp * kWarpSize + lane, a);
+  }));
+}
+
+/// store1 (common.cuh) at C(row, col) for the lanes `on`: LDG.E of C when beta != 0 (a
+/// branch on beta in the SASS), then STG.E.
+template <class On>
+void store1(Recorder& rec, const Problem& p, int warp, int threads, On on) {
+  for (int pass = p.beta ? 0 : 1; pass < 2; ++pass)
+    warp_op(rec, warp, threads, 4, pass == 1, [&](int tid, std::uint64_t* a) {
+      int row = 0, col = 0;
+      if (!on(tid, &row, &col)) return false;
+      *a = at(p.C, row, col, p.ldc);
+      return true;
+    });
+}
+
+// naive_kernel and coalesced_kernel (naive.cu, coalesced.cu): 32 x 32 threads, one output
+// each; threads outside C return. SASS: 2 LDG.E per k (A row element, B column element),
+// then the epilogue (LDG.E of C if beta, STG.E).
+void naive_like(Recorder& rec, const Problem& p, bool rows_along_x) {
+  constexpr int kBlock = 32;
+  const dim3 grid = rows_along_x
+                        ? grid_2d(ceil_div(p.m, kBlock), ceil_div(p.n, kBlock), "naive")
+                        : grid_2d(ceil_div(p.n, kBlock), ceil_div(p.m, kBlock), "coalesced");
+  for (unsigned bx = 0; bx < grid.x; ++bx)
+    for (unsigned by = 0; by < grid.y; ++by)
+      for (int ty = 0; ty < kBlock; ++ty) {
+        const auto coords = [&](int tid, int* row, int* col) {
+          const int tx = tid - ty * kBlock;
+          const int x = static_cast<int>(bx) * kBlock + tx, y = static_cast<int>(by) * kBlock + ty;
+          *row = rows_along_x ? x : y;
+          *col = rows_along_x ? y : x;
+          return *row < p.m && *col < p.n;
+        };
+        for (int i = 0; i < p.k; ++i) {
+          warp_op(rec, ty, kBlock * kBlock, 4, false, [&](int tid, std::uint64_t* a) {
+            int row = 0, col = 0;
+            if (!coords(tid, &row, &col)) return false;
+            *a = at(p.A, row, i, p.lda);
+            return true;
+          });
+          warp_op(rec, ty, kBlock * kBlock, 4, false, [&](int tid, std::uint64_t* a) {
+            int row = 0, col = 0;
+            if (!coords(tid, &row, &col)) return false;
+            *a = at(p.B, i, col, p.ldb);
+            return true;
+          });
+        }
+        store1(rec, p, ty, kBlock * kBlock, coords);
+      }
+}
+
+// smem_tile_kernel<TILE, PAD, ROWS> (smem_tile.cuh): TILE x TILE/ROWS threads, no early
+// exit. SASS per k-tile and warp: ROWS x (predicated LDG.E of A, LDG.E of B, STS, STS);
+// then TILE LDS of Bs[kk][tx] and the As reads: LDS.128 of four consecutive kk when the
+// shared row is 16-byte aligned (PAD = 0: TILE/4 per row), else TILE LDS (padded);
+// epilogue per row: EXIT/branch on the bounds, LDG.E of C if beta, STG.E.
+template <int TILE, int PAD, int ROWS>
+void smem_tile(Recorder& rec, const Problem& p, Variant v) {
+  constexpr int kThreadRows = TILE / ROWS, kThreads = TILE * kThreadRows, kLd = TILE + PAD;
+  check_block(v, kThreads);
+  const dim3 grid = grid_2d(ceil_div(p.n, TILE), ceil_div(p.m, TILE), to_string(v));
+  for (unsigned by = 0; by < grid.y; ++by)
+    for (unsigned bx = 0; bx < grid.x; ++bx) {
+      const int row0 = static_cast<int>(by) * TILE;
+      const auto tx = [](int tid) { return tid % TILE; };
+      const auto ty = [](int tid) { return tid / TILE; };
+      const auto col = [&](int tid) { return static_cast<int>(bx) * TILE + tx(tid); };
+      for (int w = 0; w < kThreads / kWarpSize; ++w) {
+        for (int k0 = 0; k0 < p.k; k0 += TILE) {
+          for (int r = 0; r < ROWS; ++r) {
+            const auto lr = [&](int tid) { return ty(tid) + r * kThreadRows; };
+            warp_op(rec, w, kThreads, 4, false, [&](int tid, std::uint64_t* a) {
+              const int arow = row0 + lr(tid), acol = k0 + tx(tid);
+              *a = at(p.A, arow, acol, p.lda);
+              return arow < p.m && acol < p.k;
+            });
+            warp_op(rec, w, kThreads, 4, false, [&](int tid, std::uint64_t* a) {
+              const int brow = k0 + lr(tid);
+              *a = at(p.B, brow, col(tid), p.ldb);
+              return brow < p.k && col(tid) < p.n;
+            });
+            for (int array = 0; array < 2; ++array)  // As[lr][tx], Bs[lr][tx]
+              warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
+                *a = 4 * rm_offset(lr(tid), tx(tid), kLd);
+                return true;
+              });
+          }
+          for (int kk = 0; kk < TILE; ++kk)  // Bs[kk][tx]
+            warp_shared(rec, w, 4, false, [&](int tid, std::uint64_t* a) {
+              *a = 4 * rm_offset(kk, tx(tid), kLd);
+              return true;
+            });
+          constexpr bool kVecA = kLd % 4 == 0;
+          for (int r = 0; r < ROWS; ++r)  // As[ty + r * kThreadRows][kk]
+            for (int kk = 0; kk < TILE; kk += kVecA ? 4 : 1)
+              warp_shared(rec, w, kVecA ? 16 : 4, false, [&](int tid, std::uint64_t* a) {
+                *a = 4 * rm_offset(ty(tid) + r * kThreadRows, kk, kLd);
+                return true;
+              });
+        }
+        for (int r = 0; r < ROWS; ++r)
+          store1(rec, p, w, kThreads, [&](int tid, int* row, int* c) {
+            *row = row0 + ty(tid) + r * kThreadRows;
+            *c = col(tid);
+            return *row < p.m && *c < p.n;
+          });
+      }
+    }
+}
+
+// reg_tile_1d_kernel (reg_tile_1d.cu): 64 x 64 x 8 block tile, 512 threads, 8 outputs per
+// thread. SASS per k-tile and warp: predicated LDG.E of A and of B, 2 STS; 8 LDS of
+// Bs[dot][t_col] and 16 LDS.128 of As (each of the thread's 8 rows as two float4 of its
+// 8 k); epilogue per output row: bounds, LDG.E of C if beta, STG.E.
+void reg_tile_1d(Recorder& rec, const Problem& p) {
+  constexpr int BM = 64, BN = 64, BK = 8, TM = 8, kThreads = BM * BN / TM;
+  check_block(Variant::reg_tile_1d, kThreads);
+  const dim3 grid = grid_2d(ceil_div(p.n, BN), ceil_div(p.m, BM), "reg_tile_1d");
+  for (unsigned by = 0; by < grid.y; ++by)
+    for (unsigned bx = 0; bx < grid.x; ++bx) {
+      const int m0 = static_cast<int>(by) * BM, n0 = static_cast<int>(bx) * BN;
+      for (int w = 0; w < kThreads / kWarpSize; ++w) {
+        for (int k0 = 0; k0 < p.k; k0 += BK) {
+          warp_op(rec, w, kThreads, 4, false, [&](int tid, std::uint64_t* a) {
+            const int a_r = tid / BK, a_c = tid % BK;
+            *a = at(p.A, m0 + a_r, k0 + a_c, p.lda);
+            return m0 + a_r < p.m && k0 + a_c < p.k;
+          });
+          warp_op(rec, w, kThreads, 4, false, [&](int tid, std::uint64_t* a) {
+            const int b_r = tid / BN, b_c = tid % BN;
+            *a = at(p.B, k0 + b_r, n0 + b_c, p.ldb);
+            return n0 + b_c < p.n && k0 + b_r < p.k;
+          });
+          warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
+            *a = 4 * rm_offset(tid / BK, tid % BK, BK);  // As[a_r * BK + a_c]
+            return true;
+          });
+          warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
+            *a = 4 * rm_offset(tid / BN, tid % BN, BN);  // Bs[b_r * BN + b_c]
+            return true;
+          });
+          for (int dot = 0; dot < BK; ++dot)
+            warp_shared(rec, w, 4, false, [&](int tid, std::uint64_t* a) {
+              *a = 4 * rm_offset(dot, tid % BN, BN);  // Bs[dot * BN + t_col]
+              return true;
+            });
+          for (int i = 0; i < TM; ++i)
+            for (int dot = 0; dot < BK; dot += 4)
+              warp_shared(rec, w, 16, false, [&](int tid, std::uint64_t* a) {
+                *a = 4 * rm_offset((tid / BN) * TM + i, dot, BK);  // As[(t_row*TM+i)*BK+dot]
+                return true;
+              });
+        }
+        for (int i = 0; i < TM; ++i)
+          store1(rec, p, w, kThreads, [&](int tid, int* row, int* col) {
+            *row = m0 + (tid / BN) * TM + i;
+            *col = n0 + tid % BN;
+            return *row < p.m && *col < p.n;
+          });
+      }
+    }
+}
+
+// reg_tile_2d_kernel (reg_tile_2d.cu): 128 x 128 x 8 block tile, 256 threads, 8 x 8
+// outputs per thread. SASS per k-tile and warp: 4 predicated LDG.E of A (32 rows apart)
+// and 4 of B (2 k-rows apart), 8 STS; then per k 2 LDS.128 of B and, over the k-tile, 2
+// LDS.128 of each of the thread's 8 A rows (16 + 16); epilogue per output: bounds, LDG.E
+// of C if beta, STG.E.
+void reg_tile_2d(Recorder& rec, const Problem& p) {
+  constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
+  constexpr int kThreads = (BM / TM) * (BN / TN), kARowStep = kThreads / BK;
+  constexpr int kBRowStep = kThreads / BN;
+  check_block(Variant::reg_tile_2d, kThreads);
+  const dim3 grid = grid_2d(ceil_div(p.n, BN), ceil_div(p.m, BM), "reg_tile_2d");
+  for (unsigned by = 0; by < grid.y; ++by)
+    for (unsigned bx = 0; bx < grid.x; ++bx) {
+      const int m0 = static_cast<int>(by) * BM, n0 = static_cast<int>(bx) * BN;
+      for (int w = 0; w < kThreads / kWarpSize; ++w) {
+        for (int k0 = 0; k0 < p.k; k0 += BK) {
+          for (int off = 0; off < BM; off += kARowStep) {
+            warp_op(rec, w, kThreads, 4, false, [&](int tid, std::uint64_t* a) {
+              const int row = m0 + tid / BK + off, kc = k0 + tid % BK;
+              *a = at(p.A, row, kc, p.lda);
+              return row < p.m && kc < p.k;
+            });
+            warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
+              *a = 4 * rm_offset(tid / BK + off, tid % BK, BK);
+              return true;
+            });
+          }
+          for (int off = 0; off < BK; off += kBRowStep) {
+            warp_op(rec, w, kThreads, 4, false, [&](int tid, std::uint64_t* a) {
+              const int kr = k0 + tid / BN + off, col = n0 + tid % BN;
+              *a = at(p.B, kr, col, p.ldb);
+              return kr < p.k && col < p.n;
+            });
+            warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
+              *a = 4 * rm_offset(tid / BN + off, tid % BN, BN);
+              return true;
+            });
+          }
+          for (int i = 0; i < TM; ++i)
+            for (int dot = 0; dot < BK; dot += 4)
+              warp_shared(rec, w, 16, false, [&](int tid, std::uint64_t* a) {
+                *a = 4 * rm_offset((tid / (BN / TN)) * TM + i, dot, BK);
+                return true;
+              });
+          for (int dot = 0; dot < BK; ++dot)
+            for (int j = 0; j < TN; j += 4)
+              warp_shared(rec, w, 16, false, [&](int tid, std::uint64_t* a) {
+                *a = 4 * rm_offset(dot, (tid % (BN / TN)) * TN + j, BN);
+                return true;
+              });
+        }
+        for (int i = 0; i < TM; ++i)
+          for (int j = 0; j < TN; ++j)
+            store1(rec, p, w, kThreads, [&](int tid, int* row, int* col) {
+              *row = m0 + (tid / (BN / TN)) * TM + i;
+              *col = n0 + (tid % (BN / TN)) * TN + j;
+              return *row < p.m && *col < p.n;
+            });
+      }
+    }
+}
+
+/// load4 (common.cuh) of the four floats at `first` with `avail` valid, for lanes `on`:
+/// one LDG.E.128 for the lanes where vec && avail >= 4, else LDG.E of each element j <
+/// avail (the SASS's scalar path, one instruction per element).
+template <class Rule>
+void load4(Recorder& rec, int w, int threads, bool vec, Rule rule) {
+  warp_op(rec, w, threads, 16, false, [&](int tid, std::uint64_t* a) {
+    int avail = 0;
+    *a = rule(tid, &avail);
+    return vec && avail >= 4;
+  });
+  for (int j = 0; j < 4; ++j)
+    warp_op(rec, w, threads, 4, false, [&](int tid, std::uint64_t* a) {
+      int avail = 0;
+      *a = rule(tid, &avail) + 4u * static_cast<unsigned>(j);
+      return !(vec && avail >= 4) && j < avail;
+    });
+}
+
+// vectorized_kernel (vectorized.cu): reg_tile_2d's tiles with 16-byte accesses where
+// legal. SASS per k-tile and warp: load4 of A (LDG.E.128.CONSTANT, or up to 4 LDG.E), 4 STS
+// (A transposed), load4 of B, one STS.128; then 4 LDS.128 per k (two of A, two of B);
+// epilogue store4 per row and half: one STG.E.128 (after an LDG.E.128 of C if beta) where
+// vec_c and 4 columns remain, else store1 of each remaining column.
+void vectorized(Recorder& rec, const Problem& p) {
+  constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
+  constexpr int kThreads = (BM / TM) * (BN / TN);
+  check_block(Variant::vectorized, kThreads);
+  const dim3 grid = grid_2d(ceil_div(p.n, BN), ceil_div(p.m, BM), "vectorized");
+  for (unsigned by = 0; by < grid.y; ++by)
+    for (unsigned bx = 0; bx < grid.x; ++bx) {
+      const int m0 = static_cast<int>(by) * BM, n0 = static_cast<int>(bx) * BN;
+      for (int w = 0; w < kThreads / kWarpSize; ++w) {
+        for (int k0 = 0; k0 < p.k; k0 += BK) {
+          load4(rec, w, kThreads, p.vec_a, [&](int tid, int* avail) {
+            const int a_r = tid / (BK / 4), a_c = (tid % (BK / 4)) * 4;
+            const bool ok = m0 + a_r < p.m;
+            *avail = ok ? p.k - (k0 + a_c) : 0;
+            return at(p.A, ok ? m0 + a_r : 0, a_c + k0, p.lda);
+          });
+          for (int j = 0; j < 4; ++j)
+            warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
+              const int a_r = tid / (BK / 4), a_c = (tid % (BK / 4)) * 4;
+              *a = 4 * rm_offset(a_c + j, a_r, BM);  // As[(a_c + j) * BM + a_r]
+              return true;
+            });
+          load4(rec, w, kThreads, p.vec_b, [&](int tid, int* avail) {
+            const int b_r = tid / (BN / 4), b_c = (tid % (BN / 4)) * 4;
+            const int kr = k0 + b_r;
+            *avail = kr < p.k ? p.n - (n0 + b_c) : 0;
+            return at(p.B, kr < p.k ? kr : 0, n0 + b_c, p.ldb);
+          });
+          warp_shared(rec, w, 16, true, [&](int tid, std::uint64_t* a) {
+            *a = 4 * rm_offset(tid / (BN / 4), (tid % (BN / 4)) * 4, BN);
+            return true;
+          });
+          for (int dot = 0; dot < BK; ++dot)
+            for (int h = 0; h < 2; ++h) {
+              warp_shared(rec, w, 16, false, [&](int tid, std::uint64_t* a) {
+                *a = 4 * rm_offset(dot, (tid / (BN / TN)) * TM + 4 * h, BM);
+                return true;
+              });
+              warp_shared(rec, w, 16, false, [&](int tid, std::uint64_t* a) {
+                *a = 4 * rm_offset(dot, (tid % (BN / TN)) * TN + 4 * h, BN);
+                return true;
+              });
+            }
+        }
+        for (int i = 0; i < TM; ++i)
+          for (int j = 0; j < TN; j += 4) {
+            // store4 (common.cuh): lanes inside C; the vector path where vec_c && 4 remain.
+            const auto place = [&](int tid, int* row, int* col) {
+              *row = m0 + (tid / (BN / TN)) * TM + i;
+              *col = n0 + (tid % (BN / TN)) * TN + j;
+              return *row < p.m && *col < p.n;
+            };
+            const auto vector = [&](int tid) {
+              int row = 0, col = 0;
+              return place(tid, &row, &col) && p.vec_c && p.n - col >= 4;
+            };
+            for (int pass = p.beta ? 0 : 1; pass < 2; ++pass)
+              warp_op(rec, w, kThreads, 16, pass == 1, [&](int tid, std::uint64_t* a) {
+                int row = 0, col = 0;
+                place(tid, &row, &col);
+                *a = at(p.C, row, col, p.ldc);
+                return vector(tid);
+              });
+            for (int e = 0; e < 4; ++e)
+              store1(rec, p, w, kThreads, [&](int tid, int* row, int* col) {
+                if (!place(tid, row, col) || vector(tid) || p.n - *col <= e) return false;
+                *col += e;
+                return true;
+              });
+          }
+      }
+    }
+}
+
+// scale_c_kernel (scale.cu), the alpha == 0 path of every rung: 256 threads, blocks loop
+// over rows (gridDim.y at most 65535) and threads over columns (gridDim.x at most 64
+// blocks). SASS per row and column: STG.E of zero, or LDG.E then STG.E when beta != 0.
+// Modeled when each thread has one column per row (n <= 64 x 256): the column loop is
+// unrolled with a remainder, so warps whose lanes loop different times would group lanes
+// of different iterations into one instruction.
+void scale_c(Recorder& rec, const Problem& p) {
+  constexpr int kThreads = 256;
+  const long long bx = ceil_div(p.n, kThreads) < 64 ? ceil_div(p.n, kThreads) : 64;
+  const long long by = p.m < 65535 ? p.m : 65535;
+  const dim3 grid = grid_2d(bx, by, "scale");
+  if (static_cast<long long>(grid.x) * kThreads < p.n)
+    throw std::invalid_argument("gemm predict: the alpha = 0 path is modeled only for n <= " +
+                                std::to_string(64 * kThreads) + ".");
+  for (int row = 0; row < p.m; ++row)  // each row once, by block row % gridDim.y
+    for (unsigned b = 0; b < grid.x; ++b)
+      for (int w = 0; w < kThreads / kWarpSize; ++w)
+        store1(rec, p, w, kThreads, [&](int tid, int* r, int* col) {
+          *r = row;
+          *col = static_cast<int>(b) * kThreads + tid;
+          return *col < p.n;
+        });
+}
+
+}  // namespace
+
+bool has_prediction(Variant v) {
+  switch (v) {
+    case Variant::naive:
+    case Variant::coalesced:
+    case Variant::smem_tile16:
+    case Variant::smem_tile32:
+    case Variant::smem_tile64:
+    case Variant::padded:
+    case Variant::reg_tile_1d:
+    case Variant::reg_tile_2d:
+    case Variant::vectorized:
+      return true;
+    default:
+      return false;
+  }
+}
+
+model::AccessCounts predict(Variant v, int m, int n, int k, float alpha, float beta) {
+  if (!has_prediction(v))
+    throw std::invalid_argument(std::string("gemm variant ") + to_string(v) +
+                                " has no prediction.");
+  Problem p;
+  p.m = m, p.n = n, p.k = k;
+  p.lda = k, p.ldb = n, p.ldc = n;  // as the case calls sgemm
+  p.beta = beta != 0.f;
+  // sgemm(): 16-byte accesses need an aligned base (cudaMalloc's is) and ld % 4 == 0.
+  p.vec_a = p.lda % 4 == 0;
+  p.vec_b = p.ldb % 4 == 0;
+  p.vec_c = p.ldc % 4 == 0;
+  Recorder rec;
+  if (alpha == 0.f) {
+    scale_c(rec, p);
+    return rec.counts();
+  }
+  switch (v) {
+    case Variant::naive:
+      naive_like(rec, p, true);
+      break;
+    case Variant::coalesced:
+      naive_like(rec, p, false);
+      break;
+    case Variant::smem_tile16:
+      smem_tile<16, 0, 1>(rec, p, v);
+      break;
+    case Variant::smem_tile32:
+      smem_tile<32, 0, 1>(rec, p, v);
+      break;
+    case Variant::smem_tile64:
+      smem_tile<64, 0, 4>(rec, p, v);
+      break;
+    case Variant::padded:
+      smem_tile<32, 1, 1>(rec, p, v);
+      break;
+    case Variant::reg_tile_1d:
+      reg_tile_1d(rec, p);
+      break;
+    case Variant::reg_tile_2d:
+      reg_tile_2d(rec, p);
+      break;
+    case Variant::vectorized:
+      vectorized(rec, p);
+      break;
+    default:
+      break;
+  }
+  return rec.counts();
+}
+
+}  // namespace memhier::gemm::detail

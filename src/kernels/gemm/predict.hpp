@@ -1,0 +1,22 @@
+// The model's prediction of what Nsight Compute counts for the GEMM rungs that have one
+// (naive, coalesced, smem_tile16/32/64, padded, reg_tile_1d, reg_tile_2d, vectorized, and
+// the alpha == 0 path): every block, warp and memory instruction the kernel executes, from
+// the same index math (index.cuh) and launch geometry (ceil_div, grid_2d) as the kernels.
+// Host-only.
+#pragma once
+
+#include "memhier/kernels/gemm.hpp"
+#include "memhier/model/access.hpp"
+
+namespace memhier::gemm::detail {
+
+/// True when predict() models `v` (the rungs above; not the block-tile rungs or best).
+bool has_prediction(Variant v);
+
+/// Counts of what sgemm(v, ...) launches for C = alpha A B + beta C with row-major
+/// A (m x k, lda = k), B (k x n, ldb = n) and C (m x n, ldc = n) in separate cudaMalloc
+/// buffers, as the family's case runs it. Throws std::invalid_argument for a rung without
+/// a prediction or an alpha == 0 shape whose rows need more than one pass per thread.
+model::AccessCounts predict(Variant v, int m, int n, int k, float alpha, float beta);
+
+}  // namespace memhier::gemm::detail

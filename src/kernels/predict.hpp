@@ -1,0 +1,112 @@
+// Shared by the families' predictions (src/kernels/<family>/predict.*): a recorder that
+// sums the model's cost of every warp-level memory instruction a kernel executes into the
+// counters Nsight Compute reports. Host-only C++; the cost rules themselves live in
+// src/model/access.cpp (shared_cost, global_cost), never here.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+
+#include "memhier/model/access.hpp"
+
+namespace memhier::kernels::predict {
+
+/// Where the prediction puts the i-th device buffer of a case: cudaMalloc returns
+/// 256-byte aligned memory, and buffers far apart never share a sector or a line.
+inline constexpr std::uint64_t buffer_base(int i) {
+  return (static_cast<std::uint64_t>(i) + 1) << 40;
+}
+
+// A warp instruction issued with every lane predicated off counts nothing in the compared
+// counters: no request, sector or wavefront (ncu on an H100: a predicated-PTX probe, and the
+// edges of the transpose and elementwise kernels, whose SASS predicates its bounds checks).
+// So a check compiled as a predicate and one compiled as a branch predict alike, and
+// AccessCounts::add_shared / add_global skip an instruction with no lane on. Only
+// smsp__inst_executed_op_* counts such instructions (the transpose tile at 1000x772 issues
+// 25,600 STS of which 25,000 have a lane on): the model's *_instructions are the latter, as
+// smsp__sass_inst_executed_op_* counts them.
+
+/// One warp instruction from a per-lane rule: lane -> (predicate on, byte address).
+/// Lanes not in `live` (exited or outside the block) are inactive whatever the rule says.
+template <class Rule>
+model::WarpAccess warp_access(std::uint32_t live, int width_bytes, bool is_store, Rule&& rule) {
+  model::WarpAccess w;
+  w.width_bytes = width_bytes;
+  w.is_store = is_store;
+  w.active_mask = 0;
+  for (int lane = 0; lane < model::kWarpSize; ++lane) {
+    if (!((live >> lane) & 1u)) continue;
+    std::uint64_t address = 0;
+    if (rule(lane, &address)) {
+      w.active_mask |= 1u << lane;
+      w.address[lane] = address;
+    }
+  }
+  return w;
+}
+
+/// Sums instruction costs into model::AccessCounts. The cost of an instruction depends
+/// only on its addresses relative to a 128-byte boundary (sectors, lines and banks repeat
+/// every 128 bytes), so identical relative patterns are costed once and reused: a
+/// prediction of a million warp instructions stays well under a second.
+class Recorder {
+ public:
+  /// One global load or store of the warp (lanes off in w.active_mask do not access memory).
+  void global(const model::WarpAccess& w) { add(w, /*shared=*/false); }
+  /// One shared-memory load or store of the warp, likewise.
+  void shared(const model::WarpAccess& w) { add(w, /*shared=*/true); }
+
+  const model::AccessCounts& counts() const { return counts_; }
+
+ private:
+  struct Key {
+    std::array<std::uint64_t, model::kWarpSize> offset{};
+    std::uint32_t mask = 0;
+    int width = 0;
+    bool store = false, shared = false;
+    bool operator==(const Key& o) const {
+      return mask == o.mask && width == o.width && store == o.store && shared == o.shared &&
+             offset == o.offset;
+    }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      std::uint64_t h = 1469598103934665603ull ^ (std::uint64_t{k.mask} << 8) ^
+                        static_cast<std::uint64_t>(k.width * 4 + k.store * 2 + k.shared);
+      for (std::uint64_t v : k.offset) h = (h ^ v) * 1099511628211ull;
+      return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+  };
+
+  void add(const model::WarpAccess& w, bool shared) {
+    if (w.active_mask == 0) return;  // not counted (see above)
+    Key key;
+    key.mask = w.active_mask;
+    key.width = w.width_bytes;
+    key.store = w.is_store;
+    key.shared = shared;
+    std::uint64_t base = ~std::uint64_t{0};
+    for (int lane = 0; lane < model::kWarpSize; ++lane)
+      if (w.active(lane) && w.address[lane] < base) base = w.address[lane];
+    base &= ~std::uint64_t{127};
+    for (int lane = 0; lane < model::kWarpSize; ++lane)
+      key.offset[lane] = w.active(lane) ? w.address[lane] - base : 0;
+    auto it = memo_.find(key);
+    if (it == memo_.end()) {
+      model::AccessCounts one;
+      if (shared)
+        one.add_shared(w);
+      else
+        one.add_global(w);
+      it = memo_.emplace(key, one).first;
+    }
+    counts_ += it->second;
+  }
+
+  model::AccessCounts counts_;
+  std::unordered_map<Key, model::AccessCounts, KeyHash> memo_;
+};
+
+}  // namespace memhier::kernels::predict

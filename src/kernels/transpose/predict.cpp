@@ -1,0 +1,224 @@
+// Predictions for the transpose ladder (see predict.hpp). Each kernel is replayed tile by
+// tile and warp by warp with the kernel's own index functions; every global and shared
+// instruction the SASS executes is recorded with the lanes that are on for it.
+//
+// Blocks loop over tiles (t = blockIdx.x; t += gridDim.x), so every tile is done exactly
+// once by some block with the same instructions whatever the grid: the counts do not
+// depend on the grid size, which for the persistent rung comes from the device
+// (resident_grid) and is unknown here.
+#include "kernels/transpose/predict.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/predict.hpp"
+#include "kernels/transpose/index.cuh"
+#include "kernels/transpose/variants.hpp"
+#include "memhier/bench/kernel_bench.hpp"
+
+namespace memhier::transpose::detail {
+namespace {
+
+using kernels::predict::buffer_base;
+using kernels::predict::Recorder;
+using kernels::predict::warp_access;
+using model::WarpAccess;
+
+const std::uint64_t kIn = buffer_base(0);   // the input (rows x cols)
+const std::uint64_t kOut = buffer_base(1);  // the output (cols x rows)
+constexpr std::uint64_t kFloat = 4, kFloat4 = 16;
+constexpr std::uint32_t kAllLanes = 0xffffffffu;
+
+// naive_kernel (naive.cu), 32x8 threads: warp w is thread row ty = w, lanes run along tx.
+// SASS per tile and warp: the four k-steps unrolled, each LDG.E (4 bytes) then STG.E
+// under the bounds check; see the report for whether the check is a branch or a predicate.
+void naive(Recorder& rec, int rows, int cols) {
+  const TileGrid g = tile_grid(rows, cols, index::kTile, index::kTile);
+  for (unsigned t = 0; t < g.count; ++t) {
+    long long row0 = 0, col0 = 0;
+    index::tile_origin(t, g.tiles_x, index::kTile, index::kTile, &row0, &col0);
+    for (int ty = 0; ty < index::kBlockRows; ++ty)
+      for (int k = 0; k < index::kTile; k += index::kBlockRows) {
+        const long long r = row0 + ty + k;
+        auto in_bounds = [&](int tx) { return r < rows && col0 + tx < cols; };
+        const WarpAccess ld = warp_access(kAllLanes, 4, false, [&](int tx, std::uint64_t* a) {
+          *a = kIn + kFloat * index::in_offset(r, col0 + tx, cols);
+          return in_bounds(tx);
+        });
+        const WarpAccess st = warp_access(kAllLanes, 4, true, [&](int tx, std::uint64_t* a) {
+          *a = kOut + kFloat * index::out_offset(r, col0 + tx, rows);
+          return in_bounds(tx);
+        });
+        rec.global(ld);
+        rec.global(st);
+      }
+  }
+}
+
+// tiled_transpose<Layout> (tiled.cuh): tile, padded and swizzled differ only in `word`.
+// SASS per tile and warp: read phase 4 x (LDG.E, STS), write phase 4 x (LDS, STG.E),
+// each under its bounds check.
+template <class Word>
+void tiled(Recorder& rec, int rows, int cols, Word word) {
+  const TileGrid g = tile_grid(rows, cols, index::kTile, index::kTile);
+  for (unsigned t = 0; t < g.count; ++t) {
+    long long row0 = 0, col0 = 0;
+    index::tile_origin(t, g.tiles_x, index::kTile, index::kTile, &row0, &col0);
+    for (int ty = 0; ty < index::kBlockRows; ++ty) {
+      // Read: lanes along an input row.
+      for (int k = 0; k < index::kTile; k += index::kBlockRows) {
+        const long long r = row0 + ty + k;
+        auto on = [&](int tx) { return r < rows && col0 + tx < cols; };
+        rec.global(warp_access(kAllLanes, 4, false, [&](int tx, std::uint64_t* a) {
+          *a = kIn + kFloat * index::in_offset(r, col0 + tx, cols);
+          return on(tx);
+        }));
+        rec.shared(warp_access(kAllLanes, 4, true, [&](int tx, std::uint64_t* a) {
+          *a = kFloat * static_cast<std::uint64_t>(word(ty + k, tx));
+          return on(tx);
+        }));
+      }
+    }
+    for (int ty = 0; ty < index::kBlockRows; ++ty) {
+      // Write: lanes along an output row (input rows row0 + tx of input column cc).
+      for (int k = 0; k < index::kTile; k += index::kBlockRows) {
+        const long long cc = col0 + ty + k;
+        auto on = [&](int tx) { return row0 + tx < rows && cc < cols; };
+        rec.shared(warp_access(kAllLanes, 4, false, [&](int tx, std::uint64_t* a) {
+          *a = kFloat * static_cast<std::uint64_t>(word(tx, ty + k));
+          return on(tx);
+        }));
+        rec.global(warp_access(kAllLanes, 4, true, [&](int tx, std::uint64_t* a) {
+          *a = kOut + kFloat * index::out_offset(row0 + tx, cc, rows);
+          return on(tx);
+        }));
+      }
+    }
+  }
+}
+
+// vectorized_kernel<TH, TW> (vectorized.cu), 256 threads in 8 warps, one 4x4 block each.
+// SASS per tile and warp (sm_90, nvcc 13.0): load phase behind a branch on full || in
+// bounds, 4 LDG.E.128.CONSTANT then 4 STS.128; store phase 4 LDS.128 for every thread, then
+// the kPasses = 4 stores, unchecked on full tiles, each under its own check on edge tiles:
+// pass 0 as four STG.E (4 bytes), passes 1..3 as STG.E.128.
+template <int TH, int TW>
+void vectorized(Recorder& rec, int rows, int cols) {
+  constexpr int kChunks = TH / 4;
+  constexpr int kRowsPerPass = index::vec_rows_per_pass(TH);
+  constexpr int kPasses = TW / kRowsPerPass;
+  constexpr int kWarps = index::kVecThreads / model::kWarpSize;
+  const TileGrid g = tile_grid(rows, cols, TH, TW);
+  for (unsigned t = 0; t < g.count; ++t) {
+    long long row0 = 0, col0 = 0;
+    index::tile_origin(t, g.tiles_x, TH, TW, &row0, &col0);
+    const bool full = row0 + TH <= rows && col0 + TW <= cols;
+    for (int w = 0; w < kWarps; ++w) {
+      auto load_on = [&](int lane, long long* r, long long* c, int* a, int* q) {
+        index::vec_load_role(w * model::kWarpSize + lane, TW, a, q);
+        *r = row0 + 4 * *a;
+        *c = col0 + 4 * *q;
+        return full || (*r < rows && *c < cols);
+      };
+      for (int j = 0; j < 4; ++j)
+        rec.global(warp_access(kAllLanes, 16, false, [&](int lane, std::uint64_t* addr) {
+          long long r = 0, c = 0;
+          int a = 0, q = 0;
+          const bool on = load_on(lane, &r, &c, &a, &q);
+          *addr = kIn + kFloat * index::in_offset(r + j, c, cols);
+          return on;
+        }));
+      for (int j = 0; j < 4; ++j)
+        rec.shared(warp_access(kAllLanes, 16, true, [&](int lane, std::uint64_t* addr) {
+          long long r = 0, c = 0;
+          int a = 0, q = 0;
+          const bool on = load_on(lane, &r, &c, &a, &q);
+          *addr = kFloat4 * static_cast<std::uint64_t>(index::vec_slot(4 * q + j, a, kChunks));
+          return on;
+        }));
+    }
+    for (int w = 0; w < kWarps; ++w) {
+      auto role = [&](int lane, int* p, int* cc0) {
+        index::vec_store_role(w * model::kWarpSize + lane, TH, p, cc0);
+      };
+      for (int i = 0; i < kPasses; ++i)
+        rec.shared(warp_access(kAllLanes, 16, false, [&](int lane, std::uint64_t* addr) {
+          int p = 0, cc0 = 0;
+          role(lane, &p, &cc0);
+          *addr = kFloat4 *
+                  static_cast<std::uint64_t>(index::vec_slot(cc0 + i * kRowsPerPass, p, kChunks));
+          return true;
+        }));
+      for (int i = 0; i < kPasses; ++i) {
+        // Pass 0 is emitted as four 4-byte STG.E (+0, +4, +8, +12): the compiler splits
+        // that float4 store (already in the PTX); passes 1.. are one STG.E.128 each.
+        const int pieces = i == 0 ? 4 : 1;
+        const int width = i == 0 ? 4 : 16;
+        for (int piece = 0; piece < pieces; ++piece)
+          rec.global(warp_access(kAllLanes, width, true, [&](int lane, std::uint64_t* addr) {
+            int p = 0, cc0 = 0;
+            role(lane, &p, &cc0);
+            const long long out_col = row0 + 4 * p;
+            const long long out_row = col0 + cc0 + i * kRowsPerPass;
+            *addr = kOut + kFloat * (index::out_offset(out_col, out_row, rows) +
+                                     static_cast<std::uint64_t>(piece));
+            return full || (out_col < rows && out_row < cols);
+          }));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+model::AccessCounts predict(Variant v, int rows, int cols) {
+  check_shape(rows, cols);
+  Recorder rec;
+  // Buffers from cudaMalloc are 16-byte aligned: the float4 path runs iff the shape allows.
+  const bool vec = rows % 4 == 0 && cols % 4 == 0;
+  switch (v) {
+    case Variant::naive:
+      naive(rec, rows, cols);
+      break;
+    case Variant::tile:
+      tiled(rec, rows, cols, [](int r, int c) { return index::tile_word(r, c); });
+      break;
+    case Variant::padded:
+      tiled(rec, rows, cols, [](int r, int c) { return index::padded_word(r, c); });
+      break;
+    case Variant::swizzled:
+      tiled(rec, rows, cols, [](int r, int c) { return index::swizzled_word(r, c); });
+      break;
+    case Variant::best_64x64:
+    case Variant::best_64x64_persistent:
+      if (vec)
+        vectorized<64, 64>(rec, rows, cols);
+      else
+        tiled(rec, rows, cols, [](int r, int c) { return index::padded_word(r, c); });
+      break;
+    case Variant::best_32x128:
+      if (vec)
+        vectorized<32, 128>(rec, rows, cols);
+      else
+        tiled(rec, rows, cols, [](int r, int c) { return index::padded_word(r, c); });
+      break;
+    case Variant::best:
+      if (rows == 1 || cols == 1) break;  // cudaMemcpyAsync: no kernel of ours runs
+      if (vec)
+        vectorized<64, 64>(rec, rows, cols);
+      else
+        tiled(rec, rows, cols, [](int r, int c) { return index::padded_word(r, c); });
+      break;
+  }
+  return rec.counts();
+}
+
+model::AccessCounts predict(Variant v, const std::string& shape) {
+  const std::vector<std::int64_t> d = bench::parse_shape(shape, 2, "transpose");
+  check_shape(d[0], d[1]);
+  return predict(v, static_cast<int>(d[0]), static_cast<int>(d[1]));
+}
+
+}  // namespace memhier::transpose::detail

@@ -1,0 +1,20 @@
+// The model's prediction of what Nsight Compute counts for each transpose variant: every
+// block, warp and memory instruction the kernel executes, from the same index math
+// (index.cuh) and launch geometry (tile_grid) as the kernels. Host-only.
+#pragma once
+
+#include <string>
+
+#include "memhier/kernels/transpose.hpp"
+#include "memhier/model/access.hpp"
+
+namespace memhier::transpose::detail {
+
+/// Counts of the kernel `v` launches for a rows x cols transpose of 256-byte aligned
+/// buffers (as cudaMalloc returns). Throws std::invalid_argument for a bad shape.
+model::AccessCounts predict(Variant v, int rows, int cols);
+
+/// The same from a shape "ROWSxCOLS" (as the family parses it).
+model::AccessCounts predict(Variant v, const std::string& shape);
+
+}  // namespace memhier::transpose::detail

@@ -1,0 +1,240 @@
+#include "memhier/profile/ncu.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+namespace memhier::profile {
+namespace fs = std::filesystem;
+
+const std::vector<Metric>& metrics() {
+  // The compared counters are the SASS-attributed ones (sm__sass_*): they count what each
+  // instruction's addresses need. l1tex__data_pipe_* also counts wavefronts lost to other
+  // L1 traffic in a busy kernel (seen on an H100: 582,521 against 524,288 for a padded,
+  // conflict-free transpose tile), so it is shown for reference, never compared.
+  static const std::vector<Metric> m = {
+      {"shared_ld_instructions", "sm__sass_inst_executed_op_shared_ld.sum", "shared ld instr", true},
+      {"shared_ld_wavefronts", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+       "shared ld wavefronts", true},
+      {"shared_ld_wavefronts_l1", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+       "shared ld wavefronts (L1 data stage)", true},
+      {"shared_ld_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+       "shared ld bank conflicts", true},
+      {"shared_st_instructions", "sm__sass_inst_executed_op_shared_st.sum", "shared st instr", true},
+      {"shared_st_wavefronts", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+       "shared st wavefronts", true},
+      {"shared_st_wavefronts_l1", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+       "shared st wavefronts (L1 data stage)", true},
+      {"shared_st_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+       "shared st bank conflicts", true},
+      {"global_ld_instructions", "sm__sass_inst_executed_op_global_ld.sum", "global ld instr", true},
+      {"global_ld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+       "global ld requests", true},
+      {"global_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "global ld sectors",
+       true},
+      {"global_st_instructions", "sm__sass_inst_executed_op_global_st.sum", "global st instr", true},
+      {"global_st_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+       "global st requests", true},
+      {"global_st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "global st sectors",
+       true},
+      {"local_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "local ld sectors", false},
+      {"local_st_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "local st sectors", false},
+      {"dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput %", false},
+      {"sm_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput %", false},
+      {"achieved_occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
+       "achieved occupancy %", false},
+      {"registers", "launch__registers_per_thread", "registers/thread", false},
+      {"duration_ns", "gpu__time_duration.sum", "duration ns", false},
+  };
+  return m;
+}
+
+double KernelCounters::get(const std::string& key) const {
+  const auto it = values.find(key);
+  return it == values.end() ? NAN : it->second;
+}
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        cur += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (ch != '\r') {
+      cur += ch;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+namespace {
+
+// "1,048,576" or "12.5" -> number; nullopt for "n/a", "" and text.
+std::optional<double> parse_number(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0') return std::nullopt;
+  return v;
+}
+
+bool is_integer(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+std::vector<KernelCounters> parse_raw_csv(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  std::vector<std::string> header;
+  std::vector<KernelCounters> out;
+  std::map<std::string, std::string> key_of_metric;
+  for (const Metric& m : metrics()) key_of_metric[m.metric] = m.key;
+  while (std::getline(in, line)) {
+    if (line.rfind("==", 0) == 0) continue;  // ==PROF== / ==WARNING== lines
+    const std::vector<std::string> cells = split_csv_line(line);
+    if (header.empty()) {
+      if (!cells.empty() && cells[0] == "ID") header = cells;
+      continue;
+    }
+    if (cells.size() != header.size() || !is_integer(cells[0])) continue;  // units row, noise
+    KernelCounters k;
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      const std::string& h = header[i];
+      if (h == "Kernel Name") k.name = cells[i];
+      else if (h == "Grid Size") k.grid = cells[i];
+      else if (h == "Block Size") k.block = cells[i];
+      else if (const auto it = key_of_metric.find(h); it != key_of_metric.end()) {
+        if (const auto v = parse_number(cells[i])) k.values[it->second] = *v;
+      }
+    }
+    out.push_back(std::move(k));
+  }
+  if (header.empty())
+    throw NcuError("Nsight Compute printed no CSV table (no line starting with \"ID\").");
+  return out;
+}
+
+std::optional<std::string> find_ncu() {
+  auto executable = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (const char* env = std::getenv("MEMHIER_NCU"); env && *env) {
+    if (executable(env)) return std::string(env);
+    return std::nullopt;  // an explicit choice that does not exist is not overridden
+  }
+  if (const char* path = std::getenv("PATH")) {
+    std::istringstream dirs(path);
+    std::string dir;
+    while (std::getline(dirs, dir, ':'))
+      if (!dir.empty() && executable(fs::path(dir) / "ncu")) return (fs::path(dir) / "ncu").string();
+  }
+  std::vector<fs::path> candidates;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* root = std::getenv(var); root && *root) candidates.push_back(fs::path(root) / "bin" / "ncu");
+  candidates.push_back("/usr/local/cuda/bin/ncu");
+  std::error_code ec;
+  std::vector<fs::path> opt;
+  for (const auto& e : fs::directory_iterator("/opt/nvidia/nsight-compute", ec))
+    opt.push_back(e.path() / "ncu");
+  std::sort(opt.rbegin(), opt.rend());  // the newest version first
+  candidates.insert(candidates.end(), opt.begin(), opt.end());
+  for (const fs::path& p : candidates)
+    if (executable(p)) return p.string();
+  return std::nullopt;
+}
+
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& log_file,
+                                     const std::vector<std::string>& target_args,
+                                     bool access_only) {
+  std::string list;
+  for (const Metric& m : metrics())
+    if (m.access || !access_only) list += (list.empty() ? "" : ",") + m.metric;
+  std::vector<std::string> argv = {ncu,
+                                   "--csv",
+                                   "--page",
+                                   "raw",
+                                   "--print-units",
+                                   "base",
+                                   "--clock-control",
+                                   "none",
+                                   "--profile-from-start",
+                                   "off",
+                                   "--metrics",
+                                   list,
+                                   "--log-file",
+                                   log_file};
+  // Counting addresses needs no cold caches: skip the flush between passes (faster).
+  if (access_only) argv.insert(argv.begin() + 1, {"--cache-control", "none"});
+  argv.insert(argv.end(), target_args.begin(), target_args.end());
+  return argv;
+}
+
+int run_command(const std::vector<std::string>& argv, std::string& output) {
+  output.clear();
+  int fds[2];
+  if (argv.empty() || ::pipe(fds) != 0) return -1;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::dup2(fds[1], STDERR_FILENO);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    std::_Exit(127);
+  }
+  ::close(fds[1]);
+  std::array<char, 4096> buf;
+  ssize_t n;
+  while ((n = ::read(fds[0], buf.data(), buf.size())) > 0) output.append(buf.data(), n);
+  ::close(fds[0]);
+  int status = 0;
+  if (::waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string counters_unavailable_reason(const std::string& out) {
+  if (out.find("ERR_NVGPUCTRPERM") != std::string::npos)
+    return "this user may not read the GPU performance counters (ERR_NVGPUCTRPERM)";
+  if (out.find("LibraryNotLoaded") != std::string::npos)
+    return "Nsight Compute could not load its profiling library here (LibraryNotLoaded)";
+  if (out.find("not supported") != std::string::npos &&
+      out.find("evice") != std::string::npos)
+    return "Nsight Compute does not support this device or runtime";
+  return {};
+}
+
+}  // namespace memhier::profile

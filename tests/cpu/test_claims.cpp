@@ -1,0 +1,485 @@
+// The claims catalogue: ids, sources, that every id the code uses exists, the ladder
+// verdicts from hand-built bench records, the report's Claims section, and that
+// docs/claims.md is the catalogue's Markdown.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/ladders.hpp"
+
+#ifndef MEMHIER_SOURCE_DIR
+#error "MEMHIER_SOURCE_DIR must name the repository root"
+#endif
+
+namespace memhier::claims {
+namespace {
+
+namespace fs = std::filesystem;
+using bench::BenchRecord;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool is_checker_probe(const std::string& checker) {
+  return checker.rfind("bench-", 0) != 0;
+}
+
+// Every "<id>"_claim literal under src/, by file.
+std::map<fs::path, std::set<std::string>> ids_in_sources() {
+  const std::regex literal("\"([^\"\\\\\n]+)\"_claim");
+  std::map<fs::path, std::set<std::string>> out;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(MEMHIER_SOURCE_DIR) / "src")) {
+    const std::string ext = e.path().extension().string();
+    if (!e.is_regular_file() || (ext != ".cu" && ext != ".cuh" && ext != ".cpp" && ext != ".hpp"))
+      continue;
+    const std::string text = slurp(e.path());
+    for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it)
+      out[e.path()].insert((*it)[1].str());
+  }
+  return out;
+}
+
+// ---- The catalogue itself.
+
+TEST(ClaimsCatalogue, IdsAreUniqueAndKebabCase) {
+  const std::regex kebab("[a-z0-9]+(-[a-z0-9]+)*");
+  std::set<std::string> seen;
+  for (const Claim& c : catalogue()) {
+    EXPECT_TRUE(std::regex_match(c.id, kebab)) << c.id;
+    EXPECT_TRUE(seen.insert(c.id).second) << "duplicate id " << c.id;
+    EXPECT_EQ(find(c.id), &c);
+  }
+  EXPECT_EQ(find("no-such-claim"), nullptr);
+  EXPECT_GE(catalogue().size(), 36u);  // a few dozen at least: every numeric claim of the seeds
+}
+
+TEST(ClaimsCatalogue, EveryClaimHasTextAndEitherACheckerOrAReason) {
+  for (const Claim& c : catalogue()) {
+    EXPECT_FALSE(c.text.empty()) << c.id;
+    EXPECT_NE(c.checked_by.empty(), c.unmeasured.empty())
+        << c.id << ": a reason exactly when nothing checks it";
+    for (const std::string& ch : c.checked_by) EXPECT_FALSE(ch.empty()) << c.id;
+  }
+}
+
+TEST(ClaimsCatalogue, SourcesNameSeedFilesOrKnownOrigins) {
+  std::set<std::string> numbers;
+  for (const auto& f : seed_files()) numbers.insert(f.first);
+  for (const Claim& c : catalogue()) {
+    const std::vector<SourceRef> refs = parse_sources(c.source);
+    ASSERT_FALSE(refs.empty()) << c.id << ": malformed source '" << c.source << "'";
+    for (const SourceRef& r : refs)
+      EXPECT_TRUE(numbers.count(r.origin) || r.origin == "memhier" || r.origin == "external")
+          << c.id << ": unknown origin '" << r.origin << "'";
+  }
+}
+
+TEST(ClaimsCatalogue, SectionsExistInTheSeeds) {
+  const fs::path dir = MEMHIER_SEEDS_DIR;
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no seeds at " << dir;
+  std::map<std::string, std::string> text;
+  for (const auto& f : seed_files()) {
+    ASSERT_TRUE(fs::exists(dir / f.second)) << f.second;
+    text[f.first] = lower(slurp(dir / f.second));
+  }
+  for (const Claim& c : catalogue())
+    for (const SourceRef& r : parse_sources(c.source)) {
+      if (!text.count(r.origin) || r.section == "(introduction)") continue;
+      EXPECT_NE(text[r.origin].find(lower(r.section)), std::string::npos)
+          << c.id << ": seed " << r.origin << " has no section '" << r.section << "'";
+    }
+}
+
+TEST(ClaimsCatalogue, ParseSourcesSplitsParts) {
+  const std::vector<SourceRef> r = parse_sources("001 §L2 Cache; 000 §Summary");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].origin, "001");
+  EXPECT_EQ(r[0].section, "L2 Cache");
+  EXPECT_EQ(r[1].origin, "000");
+  EXPECT_EQ(r[1].section, "Summary");
+  EXPECT_TRUE(parse_sources("").empty());
+  EXPECT_TRUE(parse_sources("001 L2 Cache").empty());
+  EXPECT_TRUE(parse_sources("001 §").empty());
+}
+
+// ---- Every id the code uses exists, and the catalogue says truly what checks it.
+
+TEST(ClaimsCatalogue, EveryIdTheSourcesUseExists) {
+  const auto by_file = ids_in_sources();
+  ASSERT_FALSE(by_file.empty()) << "no \"...\"_claim literal under " << MEMHIER_SOURCE_DIR;
+  std::set<std::string> used;
+  for (const auto& [file, ids] : by_file)
+    for (const std::string& id : ids) {
+      used.insert(id);
+      const Claim* c = find(id);
+      ASSERT_NE(c, nullptr) << file << " refers to '" << id
+                            << "', which src/claims/catalogue.cpp does not define";
+      EXPECT_FALSE(c->checked_by.empty())
+          << id << " is checked in " << file << " but the catalogue says nothing checks it";
+    }
+  for (const Claim& c : catalogue())
+    if (!c.checked_by.empty()) {
+      EXPECT_TRUE(used.count(c.id)) << c.id << " names checkers, but no code refers to it";
+    }
+}
+
+TEST(ClaimsCatalogue, ProbeCheckersMatchTheirFiles) {
+  // A probe named as a checker must build its claims table in a file that uses the id.
+  const auto by_file = ids_in_sources();
+  for (const Claim& c : catalogue())
+    for (const std::string& checker : c.checked_by) {
+      if (!is_checker_probe(checker)) continue;
+      bool found = false;
+      for (const auto& [file, ids] : by_file)
+        if (file.parent_path().filename() == "probe" && ids.count(c.id) &&
+            std::regex_search(slurp(file), std::regex("claims_table\\(\\s*\"" + checker + "\"")))
+          found = true;
+      EXPECT_TRUE(found) << c.id << ": no src/probe file both refers to it and builds the '"
+                         << checker << "' claims table";
+    }
+}
+
+TEST(ClaimsCatalogue, LadderCheckersMatchTheLadderChecks) {
+  for (const char* family : {"gemm", "transpose", "softmax", "elementwise", "reduction"}) {
+    std::set<std::string> ids;
+    for (const Check& ch : ladder_checks(family, {})) {
+      ids.insert(ch.id.c_str());
+      const Claim* c = find(ch.id.c_str());
+      ASSERT_NE(c, nullptr) << ch.id.c_str();
+      EXPECT_TRUE(
+          std::count(c->checked_by.begin(), c->checked_by.end(), std::string("bench-") + family))
+          << ch.id.c_str() << " is checked by the " << family << " ladder; say so";
+    }
+    for (const Claim& c : catalogue())
+      if (std::count(c.checked_by.begin(), c.checked_by.end(), std::string("bench-") + family)) {
+        EXPECT_TRUE(ids.count(c.id)) << c.id << " claims bench-" << family << " checks it";
+      }
+  }
+}
+
+TEST(ClaimsTable, AnUnknownIdIsAnError) {
+  EXPECT_THROW(checks_table("probe", {{"no-such-claim"_claim, "1", "reproduced"}}),
+               std::logic_error);
+  const report::Table t = checks_table("latency", {{"latency-l2-200-cycles"_claim, "210", "ok"}});
+  EXPECT_EQ(t.id, "latency-claims");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0][0].text, "latency-l2-200-cycles");
+  EXPECT_EQ(t.rows[0][2].text, find("latency-l2-200-cycles")->text);
+}
+
+// ---- Verdicts.
+
+TEST(ClaimsVerdict, ClassifiesCheckerVerdicts) {
+  EXPECT_EQ(classify("reproduced"), Verdict::reproduced);
+  EXPECT_EQ(classify("reproduced (tolerance 2x..4x)"), Verdict::reproduced);
+  EXPECT_EQ(classify("refuted: 1.02x"), Verdict::refuted);
+  EXPECT_EQ(classify("differs: 2.1x, outside 2.7x..6x"), Verdict::refuted);
+  EXPECT_EQ(classify("not measurable here: no GPU"), Verdict::not_measurable);
+  EXPECT_STREQ(to_string(Verdict::not_measurable), "not measurable here");
+}
+
+TEST(ClaimsVerdict, ToleranceBandFollowsTheRule) {
+  Band b = tolerance_band(3, 3);  // a ratio of 2 or more: x/1.5 .. 1.5x
+  EXPECT_DOUBLE_EQ(b.lo, 2.0);
+  EXPECT_DOUBLE_EQ(b.hi, 4.5);
+  b = tolerance_band(1.25, 1.25);  // a gain under 2x: half to twice the gain
+  EXPECT_DOUBLE_EQ(b.lo, 1.125);
+  EXPECT_DOUBLE_EQ(b.hi, 1.5);
+  b = tolerance_band(10, 20);  // a range: each end
+  EXPECT_NEAR(b.lo, 6.667, 1e-3);
+  EXPECT_DOUBLE_EQ(b.hi, 30);
+  b = tolerance_band(1.3, kInf);  // "30%+"
+  EXPECT_DOUBLE_EQ(b.lo, 1.15);
+  EXPECT_TRUE(std::isinf(b.hi));
+  b = tolerance_band(0.6, 0.6);  // a fraction: x/1.5 .. 1.5x
+  EXPECT_DOUBLE_EQ(b.lo, 0.4);
+  EXPECT_NEAR(b.hi, 0.9, 1e-12);
+}
+
+TEST(ClaimsVerdict, JudgeStatesTheTolerance) {
+  EXPECT_EQ(judge(3.1, {2, 4.5}, false), "reproduced (tolerance 2.00x..4.50x)");
+  EXPECT_EQ(judge(0.8, {2, 4.5}, false), "refuted: 0.800x, outside 2.00x..4.50x");
+  EXPECT_EQ(judge(1.2, {1.15, kInf}, false), "reproduced (tolerance at least 1.150x)");
+  // Three decimals under 2: 1.116x is visibly outside 1.125x.
+  EXPECT_EQ(judge(1.116, {1.125, 1.5}, false), "refuted: 1.116x, outside 1.125x..1.500x");
+  EXPECT_EQ(judge(0.17, {0.089, 0.2}, true), "reproduced (tolerance 8.90%..20.0%)");
+  EXPECT_EQ(judge(NAN, {1, 2}, false).rfind("not measurable here", 0), 0u);
+}
+
+// Records as run_family makes them: a timed, verified variant at a shape.
+BenchRecord rec(const std::string& family, const std::string& variant, const std::string& shape,
+                double ms) {
+  BenchRecord r;
+  r.family = family;
+  r.variant = variant;
+  r.shape = shape;
+  r.rung = 1;
+  r.verified = true;
+  r.ms = ms;
+  return r;
+}
+
+// A GEMM run at 4096^3 with an H100's times (ms), cuBLAS first as run_family does.
+std::vector<BenchRecord> gemm_run(const std::string& shape = "4096x4096x4096") {
+  const double flops = 2.0 * 4096 * 4096 * 4096, cublas_ms = 2.6592, peak = 66900;
+  std::vector<BenchRecord> v;
+  BenchRecord cu = rec("gemm", "cublasSgemm", shape, cublas_ms);
+  cu.rung = 0;
+  v.push_back(cu);
+  const std::pair<const char*, double> times[] = {
+      {"naive", 275.87},           {"coalesced", 27.449},       {"smem_tile16", 17.552},
+      {"smem_tile32", 16.754},     {"smem_tile64", 9.0438},     {"padded", 20.932},
+      {"reg_tile_2d", 4.6749},     {"double_buffered", 3.0909}, {"cp_async_2stage", 3.8123},
+      {"cp_async_3stage", 3.7853}, {"cp_async_4stage", 3.8034}};
+  for (const auto& [name, ms] : times) v.push_back(rec("gemm", name, shape, ms));
+  for (BenchRecord& r : v) {
+    r.gflops = flops / (r.ms * 1e6);
+    r.peak_pct = 100 * r.gflops / peak;
+    r.x_vendor = cublas_ms / r.ms;
+  }
+  for (BenchRecord& r : v) {
+    if (r.variant == "smem_tile32") r.static_smem = 8192;
+    if (r.variant == "padded") r.static_smem = 8448;
+  }
+  BenchRecord big = rec("gemm", "cfg_cp4_128x128x16_8x8", shape, 3.4666);
+  big.dynamic_smem = 65536;
+  big.blocks_per_sm = 3;
+  v.push_back(big);
+  return v;
+}
+
+std::map<std::string, Check> by_id(const std::vector<Check>& checks) {
+  std::map<std::string, Check> m;
+  for (const Check& c : checks) m.emplace(c.id.c_str(), c);
+  return m;
+}
+
+TEST(ClaimsLadder, GemmVerdictsComeFromTheRecords) {
+  const auto m = by_id(ladder_checks("gemm", gemm_run()));
+  auto verdict = [&](const char* id) { return classify(m.at(id).verdict); };
+  // 10.05x from naive to coalesced: inside 10-20x widened to 6.67x..30x.
+  EXPECT_EQ(verdict("coalescing-10-20x"), Verdict::reproduced) << m.at("coalescing-10-20x").verdict;
+  // Padding is slower here (0.80x): the 3x claim is refuted.
+  EXPECT_EQ(verdict("padding-3x-matmul"), Verdict::refuted);
+  EXPECT_NE(m.at("padding-3x-matmul").measured.find("0.800x"), std::string::npos)
+      << m.at("padding-3x-matmul").measured;
+  // 8448 / 8192 B: +3.1%.
+  EXPECT_EQ(verdict("padding-memory-3pct"), Verdict::reproduced)
+      << m.at("padding-memory-3pct").verdict;
+  // The tile of 64 is 1.85x faster than 32.
+  EXPECT_EQ(verdict("tile-32-optimal"), Verdict::refuted);
+  // 2,800 / 18,500 of cuBLAS claimed; 16.7 / 2.66 ms here is 15.9%.
+  EXPECT_EQ(verdict("gemm-tiled-2800"), Verdict::reproduced) << m.at("gemm-tiled-2800").verdict;
+  // cuBLAS at 77% of peak against 94.9%: inside 63%..142%.
+  EXPECT_EQ(verdict("gemm-cublas-18500"), Verdict::reproduced) << m.at("gemm-cublas-18500").verdict;
+  // cp.async against the register-prefetch double buffer: 0.82x, not 1.05x.
+  EXPECT_EQ(verdict("cp-async-gemm-1-05x"), Verdict::refuted);
+  EXPECT_NE(m.at("cp-async-gemm-1-05x").measured.find("cp_async_3stage"), std::string::npos);
+  // 64 KB per block gives 3 blocks per SM here.
+  EXPECT_EQ(verdict("smem-64kb-1-2-blocks"), Verdict::refuted);
+  for (const auto& [id, c] : m) EXPECT_NE(classify(c.verdict), Verdict::not_measurable) << id;
+}
+
+TEST(ClaimsLadder, AnotherShapeIsNotMeasurableAndSaysWhy) {
+  for (const Check& c : ladder_checks("gemm", gemm_run("2048x2048x2048"))) {
+    if (std::string(c.id.c_str()) == "padding-memory-3pct" ||
+        std::string(c.id.c_str()) == "smem-64kb-1-2-blocks")
+      continue;  // properties of the kernels, not of the shape
+    EXPECT_EQ(classify(c.verdict), Verdict::not_measurable) << c.id.c_str();
+    EXPECT_NE(c.verdict.find("4096x4096x4096"), std::string::npos) << c.verdict;
+    EXPECT_NE(c.verdict.find("2048x2048x2048"), std::string::npos) << c.verdict;
+  }
+}
+
+TEST(ClaimsLadder, MissingOrUnverifiedRecordsAreNotMeasurable) {
+  std::vector<BenchRecord> run = gemm_run();
+  run.erase(std::remove_if(run.begin(), run.end(),
+                           [](const BenchRecord& r) { return r.variant == "padded"; }),
+            run.end());
+  for (BenchRecord& r : run)
+    if (r.variant == "naive") {
+      r.verified = false;
+      r.note = "wrong result";
+    }
+  const auto m = by_id(ladder_checks("gemm", run));
+  EXPECT_EQ(m.at("padding-3x-matmul").verdict,
+            "not measurable here: padded did not run at 4096x4096x4096");
+  EXPECT_EQ(m.at("coalescing-10-20x").verdict,
+            "not measurable here: naive did not verify at 4096x4096x4096: wrong result");
+  EXPECT_EQ(classify(m.at("tiling-2-15x").verdict), Verdict::reproduced);  // 1.64x
+}
+
+TEST(ClaimsLadder, TransposeSoftmaxAndElementwise) {
+  std::vector<BenchRecord> t;
+  for (const auto& [v, ms] : std::vector<std::pair<const char*, double>>{
+           {"naive", 0.2853}, {"tile", 0.0845}, {"padded", 0.0517}, {"swizzled", 0.0522}}) {
+    BenchRecord r = rec("transpose", v, "4096x4096", ms);
+    r.frac_memcpy = 0.0490 / ms;
+    t.push_back(r);
+  }
+  const auto tm = by_id(ladder_checks("transpose", t));
+  EXPECT_EQ(classify(tm.at("transpose-naive-13pct").verdict), Verdict::reproduced);  // 17%
+  EXPECT_EQ(classify(tm.at("padding-30pct").verdict), Verdict::reproduced);          // 1.63x
+  EXPECT_EQ(classify(tm.at("swizzle-matches-padding").verdict), Verdict::reproduced);
+  EXPECT_EQ(classify(tm.at("column-major-7-5x").verdict), Verdict::reproduced);  // 5.5x
+
+  std::vector<BenchRecord> s;
+  for (const auto& [v, ms] : std::vector<std::pair<const char*, double>>{{"naive", 0.1290},
+                                                                         {"parallel_max", 0.0220},
+                                                                         {"warp_shuffle", 0.0221},
+                                                                         {"vectorized", 0.0198},
+                                                                         {"launch_bounds", 0.0184}})
+    s.push_back(rec("softmax", v, "1024x4096", ms));
+  const auto sm = by_id(ladder_checks("softmax", s));
+  EXPECT_EQ(classify(sm.at("softmax-parallel-max-2-1x").verdict), Verdict::refuted);  // 5.9x
+  EXPECT_EQ(classify(sm.at("softmax-launch-bounds-1-12x").verdict), Verdict::reproduced);
+  EXPECT_EQ(classify(sm.at("softmax-66pct-of-peak").verdict), Verdict::not_measurable);
+
+  std::vector<BenchRecord> e{rec("elementwise", "scalar", "axpy:16777216", 1.0),
+                             rec("elementwise", "float4", "axpy:16777216", 0.5),
+                             rec("elementwise", "scalar", "axpy:268435456", 1.1692),
+                             rec("elementwise", "float4", "axpy:268435456", 1.0544)};
+  const auto em = by_id(ladder_checks("elementwise", e));  // the largest axpy shape counts
+  EXPECT_NE(em.at("float4-1-25x").measured.find("axpy:268435456"), std::string::npos);
+  EXPECT_EQ(classify(em.at("float4-1-25x").verdict), Verdict::refuted);  // 1.11x
+  EXPECT_EQ(classify(em.at("vectorize-1-1-1-25x").verdict), Verdict::reproduced);
+  EXPECT_EQ(classify(by_id(ladder_checks("elementwise", {})).at("float4-1-25x").verdict),
+            Verdict::not_measurable);
+}
+
+TEST(ClaimsLadder, GemmSeedTableHasTheSeedsRowsAndThisRun) {
+  const std::vector<BenchRecord> run = gemm_run();
+  const report::Table t = gemm_seed_table(run);
+  ASSERT_EQ(t.rows.size(), 5u);
+  const std::vector<std::string> rungs{"naive", "smem_tile32", "reg_tile_2d", "cp_async_2stage",
+                                       "cublasSgemm"};
+  const auto checks = by_id(ladder_checks("gemm", run));
+  const std::vector<std::string> ids{"gemm-naive-310", "gemm-tiled-2800",
+                                     "gemm-register-tiled-6200", "gemm-cp-async-7100",
+                                     "gemm-cublas-18500"};
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(t.rows[i][4].text, rungs[i]);
+    EXPECT_EQ(t.rows[i][5].text, "4096x4096x4096");
+    EXPECT_EQ(t.rows[i].back().text, checks.at(ids[i]).verdict);
+    for (const BenchRecord& r : run)
+      if (r.variant == rungs[i]) {
+        EXPECT_DOUBLE_EQ(t.rows[i][8].number, r.x_vendor);
+      }
+  }
+  EXPECT_DOUBLE_EQ(t.rows[0][1].number, 310);
+  EXPECT_DOUBLE_EQ(t.rows[4][1].number, 18500);
+
+  const std::vector<report::Table> tables = ladder_tables("gemm", run);
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].id, "bench-gemm-seed-table");
+  EXPECT_EQ(tables[1].id, "bench-gemm-claims");
+  EXPECT_TRUE(ladder_tables("histogram", {}).empty());
+}
+
+// ---- The report's Claims section.
+
+TEST(ClaimsSection, GathersEveryClaimTableAndFillsTheRest) {
+  report::Section probe;
+  probe.tables.push_back(checks_table(
+      "latency",
+      {{"latency-l2-200-cycles"_claim, "260 cycles", "reproduced"},
+       {"latency-hbm-400-600-cycles"_claim, "800 cycles", "differs: 1.33x the high end"}}));
+  report::Section ladder;
+  ladder.tables.push_back(checks_table("bench-gemm", ladder_checks("gemm", gemm_run())));
+  report::Section other;  // a table that is not a claims table is ignored
+  other.tables.push_back(catalogue_table());
+
+  const std::vector<Finding> f = findings({probe, ladder, other});
+  ASSERT_GE(f.size(), 3u);
+  EXPECT_EQ(f[0].id, "latency-l2-200-cycles");
+  EXPECT_EQ(f[0].checker, "latency");
+  EXPECT_EQ(f[2].checker, "bench-gemm");
+
+  const report::Section s = claims_section({probe, ladder, other}, "");
+  ASSERT_EQ(s.tables.size(), 1u);
+  const report::Table& t = s.tables[0];
+  EXPECT_EQ(t.id, "claims");  // not "-claims": the section does not gather itself
+  std::size_t checked = 0;
+  for (const Claim& c : catalogue()) {
+    std::size_t rows = 0;
+    for (const auto& row : t.rows)
+      if (row[0].text == c.id) ++rows;
+    EXPECT_GE(rows, 1u) << c.id;
+    checked += rows;
+  }
+  EXPECT_EQ(checked, t.rows.size());
+  auto row_of = [&](const std::string& id) {
+    for (const auto& row : t.rows)
+      if (row[0].text == id) return row;
+    return std::vector<report::Value>{};
+  };
+  EXPECT_EQ(row_of("latency-hbm-400-600-cycles")[5].text, "refuted");
+  EXPECT_EQ(row_of("latency-hbm-400-600-cycles")[3].text, "probe latency");
+  EXPECT_EQ(row_of("padding-3x-matmul")[5].text, "refuted");
+  EXPECT_EQ(row_of("padding-3x-matmul")[3].text, "bench gemm");
+  EXPECT_EQ(row_of("registers-1-cycle")[5].text, "not measurable here");
+  EXPECT_EQ(row_of("registers-1-cycle")[6].text, find("registers-1-cycle")->unmeasured);
+  EXPECT_NE(row_of("bank-degree-gcd")[6].text.find("did not run"), std::string::npos);
+
+  const report::Section none = claims_section({}, "no GPU: no driver");
+  for (const auto& row : none.tables[0].rows) {
+    EXPECT_EQ(row[5].text, "not measurable here") << row[0].text;
+    if (!find(row[0].text)->checked_by.empty()) {
+      EXPECT_EQ(row[6].text, "no GPU: no driver");
+    }
+  }
+}
+
+// ---- The catalogue as Markdown, and docs/claims.md.
+
+TEST(ClaimsMarkdown, OneRowPerClaimWithMarkupEscaped) {
+  const std::string md = catalogue_markdown();
+  EXPECT_EQ(md.rfind("# Claims catalogue\n", 0), 0u);
+  for (const Claim& c : catalogue()) {
+    const std::string cell = "| `" + c.id + "` |";
+    const std::size_t at = md.find(cell);
+    ASSERT_NE(at, std::string::npos) << c.id;
+    EXPECT_EQ(md.find(cell, at + 1), std::string::npos) << c.id;
+  }
+  // Table pipes and emphasis inside text are escaped: "__launch_bounds__" stays literal.
+  EXPECT_NE(md.find("\\_\\_launch\\_bounds\\_\\_"), std::string::npos);
+  EXPECT_EQ(md, catalogue_markdown());  // deterministic
+  std::size_t rows = 0;
+  for (std::size_t p = md.find("\n| `"); p != std::string::npos; p = md.find("\n| `", p + 1))
+    ++rows;
+  EXPECT_EQ(rows, catalogue().size());
+}
+
+TEST(ClaimsMarkdown, DocsClaimsMdIsTheGeneratedCatalogue) {
+  const fs::path doc = fs::path(MEMHIER_SOURCE_DIR) / "docs" / "claims.md";
+  ASSERT_TRUE(fs::exists(doc)) << doc << " is missing: run scripts/gen-claims.sh";
+  EXPECT_TRUE(slurp(doc) == catalogue_markdown())
+      << doc
+      << " differs from `memhier claims --markdown`: run scripts/gen-claims.sh and commit "
+         "the result";
+}
+
+}  // namespace
+}  // namespace memhier::claims

@@ -1,0 +1,242 @@
+// The registered predictions of the transpose, GEMM and elementwise ladders: properties
+// the model must give whatever the card (bank conflicts of the tile layouts, sectors per
+// request of the access patterns), and that every prediction at the family's profile shape
+// runs, quickly. Host code only: nothing here touches CUDA.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "memhier/bench/kernel_bench.hpp"
+
+namespace {
+
+using memhier::bench::Family;
+using memhier::bench::Variant;
+using memhier::model::AccessCounts;
+
+const Family& family(const std::string& name) {
+  memhier::bench::register_kernels();
+  const Family* f = memhier::bench::find_family(name);
+  if (f == nullptr) throw std::runtime_error("no family " + name);
+  return *f;
+}
+
+AccessCounts predict(const std::string& fam, const std::string& variant, const std::string& shape) {
+  for (const Variant& v : family(fam).variants)
+    if (v.name == variant) {
+      if (!v.predict) throw std::runtime_error(fam + " " + variant + " has no prediction");
+      return v.predict(shape);
+    }
+  throw std::runtime_error("no variant " + fam + " " + variant);
+}
+
+TEST(Predict, FamiliesRegisterPredictionsAndAnOddProfileShape) {
+  const std::set<std::string> transpose = {
+      "naive", "tile", "padded", "swizzled", "best_64x64", "best_32x128", "best_64x64_persistent",
+      "best"};
+  const std::set<std::string> gemm = {"naive",       "coalesced",   "smem_tile16",
+                                      "smem_tile32", "smem_tile64", "padded",
+                                      "reg_tile_1d", "reg_tile_2d", "vectorized"};
+  const std::set<std::string> elementwise = {"scalar",
+                                             "float2",
+                                             "float4",
+                                             "float4_unroll4",
+                                             "grid_stride",
+                                             "grid_stride_streaming",
+                                             "float4_misaligned_base",
+                                             "float4_mismatched_alignment",
+                                             "best",
+                                             "particles_aos",
+                                             "particles_soa"};
+  for (const auto& [name, modeled] :
+       {std::pair{std::string("transpose"), transpose}, std::pair{std::string("gemm"), gemm},
+        std::pair{std::string("elementwise"), elementwise}}) {
+    const Family& f = family(name);
+    EXPECT_FALSE(f.profile_shape.empty()) << name;
+    for (const Variant& v : f.variants)
+      EXPECT_EQ(static_cast<bool>(v.predict), modeled.count(v.name) == 1) << name << " " << v.name;
+  }
+  // Partial tiles on every edge: no extent a multiple of 32.
+  for (std::int64_t e : memhier::bench::parse_shape(family("transpose").profile_shape, 2, "t"))
+    EXPECT_NE(e % 32, 0);
+  for (std::int64_t e : memhier::bench::parse_shape(family("gemm").profile_shape, 3, "g"))
+    EXPECT_EQ(e % 2, 1);
+}
+
+// Every prediction at the profile shape runs, and the whole family stays well under a
+// second of CPU (the bound leaves room for sanitizer builds).
+TEST(Predict, ProfileShapesPredictQuickly) {
+  for (const std::string name : {"transpose", "gemm", "elementwise"}) {
+    const Family& f = family(name);
+    const auto start = std::chrono::steady_clock::now();
+    for (const Variant& v : f.variants) {
+      if (!v.predict) continue;
+      const AccessCounts c = v.predict(f.profile_shape);
+      const bool declines = v.name.rfind("particles_", 0) == 0;  // not a copy/axpy rung
+      EXPECT_EQ(c.global_st_requests > 0, !declines) << name << " " << v.name;
+      EXPECT_GE(c.global_ld_sectors, c.global_ld_requests) << name << " " << v.name;
+      EXPECT_GE(c.shared_ld_wavefronts, c.shared_ld_ideal) << name << " " << v.name;
+    }
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(s, 5.0) << name;
+  }
+}
+
+TEST(Predict, BadShapesAreInvalidArguments) {
+  EXPECT_THROW(predict("transpose", "tile", "12x"), std::invalid_argument);
+  EXPECT_THROW(predict("transpose", "tile", "0x5"), std::invalid_argument);
+  EXPECT_THROW(predict("gemm", "naive", "4x4"), std::invalid_argument);
+  EXPECT_THROW(predict("elementwise", "float4", "saxpy:10"), std::invalid_argument);
+}
+
+// The unpadded [32][32] tile: the column read of a full warp hits one bank 32 times.
+TEST(Predict, TransposeTileColumnReadIs32Way) {
+  const AccessCounts c = predict("transpose", "tile", "64x64");
+  ASSERT_GT(c.shared_ld_instructions, 0);
+  EXPECT_EQ(c.shared_ld_wavefronts, 32 * c.shared_ld_ideal);
+  EXPECT_EQ(c.shared_ld_ideal, c.shared_ld_instructions);  // one phase per 4-byte access
+  EXPECT_EQ(c.shared_st_wavefronts, c.shared_st_ideal);    // the row writes are clean
+}
+
+// Padding and the XOR swizzle remove every conflict, partial tiles and lanes included.
+TEST(Predict, TransposePaddedAndSwizzledAreConflictFree) {
+  for (const std::string v : {"padded", "swizzled"})
+    for (const std::string shape : {"64x64", "1000x777", "33x31"}) {
+      const AccessCounts c = predict("transpose", v, shape);
+      EXPECT_EQ(c.shared_ld_wavefronts, c.shared_ld_ideal) << v << " " << shape;
+      EXPECT_EQ(c.shared_st_wavefronts, c.shared_st_ideal) << v << " " << shape;
+      EXPECT_GT(c.shared_ld_wavefronts, 0) << v << " " << shape;
+    }
+}
+
+// The tiled rungs move the same global bytes with the same requests; the naive rung's
+// stores are strided by the row count: one sector per lane.
+TEST(Predict, TransposeNaiveStoresUse32SectorsPerRequest) {
+  const AccessCounts naive = predict("transpose", "naive", "64x64");
+  EXPECT_EQ(naive.global_st_requests, 64 * 64 / 32);
+  EXPECT_EQ(naive.global_st_sectors, 32 * naive.global_st_requests);
+  EXPECT_EQ(naive.global_ld_sectors, 4 * naive.global_ld_requests);
+  const AccessCounts padded = predict("transpose", "padded", "64x64");
+  EXPECT_EQ(padded.global_st_sectors, 4 * padded.global_st_requests);
+  EXPECT_EQ(padded.global_ld_sectors, naive.global_ld_sectors);
+  // Partial tiles: 1000x777 stores one request per output row (777 of them) per tile row
+  // (32 of them, the last with 8 of 32 lanes on).
+  const AccessCounts odd = predict("transpose", "padded", "1000x777");
+  EXPECT_EQ(odd.global_st_requests, 32 * 777);
+}
+
+// The float4 rungs: 16-byte accesses, conflict-free 128-bit shared accesses, whole
+// 512-byte (16-sector) runs per full-warp load.
+TEST(Predict, TransposeVectorizedIsConflictFreeAndWide) {
+  const AccessCounts c = predict("transpose", "best_64x64", "128x128");
+  EXPECT_EQ(c.shared_ld_wavefronts, c.shared_ld_ideal);
+  EXPECT_EQ(c.shared_st_wavefronts, c.shared_st_ideal);
+  EXPECT_EQ(c.global_ld_requests, 128 * 128 / 4 / 32);
+  EXPECT_EQ(c.global_ld_sectors, 128 * 128 * 4 / 32);
+  // Not a multiple of 4: the padded fallback runs, exactly as the padded rung.
+  const AccessCounts fallback = predict("transpose", "best_64x64", "1000x777");
+  const AccessCounts padded = predict("transpose", "padded", "1000x777");
+  EXPECT_EQ(fallback.shared_ld_wavefronts, padded.shared_ld_wavefronts);
+  EXPECT_EQ(fallback.global_st_sectors, padded.global_st_sectors);
+}
+
+// Sectors per full-warp request: 4 for scalar floats, 8 for float2, 16 for float4; one more
+// for a float load 4 bytes past a sector boundary (the mismatched rung falls back to the
+// scalar kernel on x + 1).
+TEST(Predict, ElementwiseSectorsPerRequest) {
+  const std::string shape = "copy:4096";  // whole warps, no head or tail
+  const AccessCounts scalar = predict("elementwise", "scalar", shape);
+  EXPECT_EQ(scalar.global_ld_requests, 4096 / 32);
+  EXPECT_EQ(scalar.global_ld_sectors, 4 * scalar.global_ld_requests);
+  const AccessCounts f2 = predict("elementwise", "float2", shape);
+  EXPECT_EQ(f2.global_ld_sectors, 8 * f2.global_ld_requests);
+  for (const std::string v : {"float4", "float4_unroll4", "grid_stride", "best"}) {
+    const AccessCounts f4 = predict("elementwise", v, shape);
+    EXPECT_EQ(f4.global_ld_requests, 4096 / 4 / 32) << v;
+    EXPECT_EQ(f4.global_ld_sectors, 16 * f4.global_ld_requests) << v;
+    EXPECT_EQ(f4.global_st_sectors, 16 * f4.global_st_requests) << v;
+  }
+  const AccessCounts mismatched = predict("elementwise", "float4_mismatched_alignment", shape);
+  EXPECT_EQ(mismatched.global_ld_sectors, 5 * mismatched.global_ld_requests);
+  EXPECT_EQ(mismatched.global_st_sectors, 4 * mismatched.global_st_requests);
+  // axpy reads y as well: twice the load requests of copy.
+  const AccessCounts axpy = predict("elementwise", "float4", "axpy:4096");
+  EXPECT_EQ(axpy.global_ld_requests,
+            2 * predict("elementwise", "float4", shape).global_ld_requests);
+}
+
+// Heads and tails: 100003 = 4 x 25000 + 3 elements. Aligned, float4 loads 25000 vectors and
+// a 3-element scalar tail; misaligned by one float, a 3-element head and no tail.
+TEST(Predict, ElementwiseHeadAndTail) {
+  const AccessCounts f4 = predict("elementwise", "float4", "copy:100003");
+  EXPECT_EQ(f4.global_ld_requests, (25000 + 31) / 32 + 1);
+  EXPECT_EQ(f4.global_ld_sectors, 25000 * 16 / 32 + 1);
+  // x + 1: the head brings x to x + 16 bytes, 16- but not 32-byte aligned, so each full
+  // warp's 512 bytes span 17 sectors (781 full warps, then 8 vectors in 5 sectors).
+  const AccessCounts mis = predict("elementwise", "float4_misaligned_base", "copy:100003");
+  EXPECT_EQ(mis.global_ld_requests, (25000 + 31) / 32 + 1);
+  EXPECT_EQ(mis.global_ld_sectors, 781 * 17 + 5 + 1);
+  // Particles: a stride-24 field load of a full warp spans 24 sectors; SoA loads 4.
+  const AccessCounts aos = predict("elementwise", "particles_aos", "particles:1024");
+  EXPECT_EQ(aos.global_ld_requests, 6 * 1024 / 32);
+  EXPECT_EQ(aos.global_ld_sectors, 6 * 24 * 1024 / 32);
+  const AccessCounts soa = predict("elementwise", "particles_soa", "particles:1024");
+  EXPECT_EQ(soa.global_ld_sectors, 4 * soa.global_ld_requests);
+  // A variant that declines the problem runs nothing.
+  EXPECT_EQ(predict("elementwise", "particles_aos", "copy:1000").global_ld_requests, 0);
+}
+
+// GEMM: lanes along rows of A (naive) take one sector each; along columns (coalesced) a warp
+// reads one 128-byte line of B and one broadcast element of A.
+TEST(Predict, GemmCoalescing) {
+  const std::string shape = "64x64x32";
+  const AccessCounts naive = predict("gemm", "naive", shape);
+  const long long warps = 64 * 64 / 32;
+  EXPECT_EQ(naive.global_ld_requests, warps * 32 * 2);
+  EXPECT_EQ(naive.global_ld_sectors, warps * 32 * (32 + 1));
+  EXPECT_EQ(naive.global_st_sectors, 32 * naive.global_st_requests);
+  const AccessCounts coalesced = predict("gemm", "coalesced", shape);
+  EXPECT_EQ(coalesced.global_ld_sectors, warps * 32 * (4 + 1));
+  EXPECT_EQ(coalesced.global_st_sectors, 4 * coalesced.global_st_requests);
+  // beta != 0 reads C once per output, with the store's pattern.
+  const AccessCounts beta = predict("gemm", "coalesced", shape + ":1:0.5");
+  EXPECT_EQ(beta.global_ld_requests, coalesced.global_ld_requests + coalesced.global_st_requests);
+  EXPECT_EQ(beta.global_st_sectors, coalesced.global_st_sectors);
+}
+
+// The shared tiles stage every element of A and B once per block: conflict-free row stores
+// and row (B) reads; the padded tile changes nothing the bank model sees but the A reads,
+// which it makes scalar (a 33-word row is not 16-byte aligned).
+TEST(Predict, GemmSharedTiles) {
+  const std::string shape = "128x128x64";
+  for (const std::string v : {"smem_tile16", "smem_tile32", "smem_tile64", "padded"}) {
+    const AccessCounts c = predict("gemm", v, shape);
+    EXPECT_EQ(c.shared_st_wavefronts, c.shared_st_ideal) << v;
+    EXPECT_GT(c.shared_ld_instructions, 0) << v;
+    EXPECT_EQ(c.global_st_sectors, 4 * c.global_st_requests) << v;
+  }
+  const AccessCounts t32 = predict("gemm", "smem_tile32", shape);
+  const AccessCounts pad = predict("gemm", "padded", shape);
+  EXPECT_EQ(pad.shared_ld_wavefronts, pad.shared_ld_ideal);
+  EXPECT_EQ(pad.global_ld_sectors, t32.global_ld_sectors);
+  // 32 LDS of B plus 8 LDS.128 (aligned rows) or 32 LDS (padded) of A per k-tile and warp.
+  const long long warp_ktiles = (128 / 32) * (128 / 32) * 32 * (64 / 32);
+  EXPECT_EQ(t32.shared_ld_instructions, warp_ktiles * (32 + 8));
+  EXPECT_EQ(pad.shared_ld_instructions, warp_ktiles * (32 + 32));
+}
+
+// The alpha == 0 path (scale_c_kernel) writes C without reading A or B.
+TEST(Predict, GemmAlphaZero) {
+  const AccessCounts zero = predict("gemm", "smem_tile32", "64x64x64:0:0");
+  EXPECT_EQ(zero.global_ld_requests, 0);
+  EXPECT_EQ(zero.global_st_sectors, 64 * 64 * 4 / 32);
+  const AccessCounts scaled = predict("gemm", "naive", "64x64x64:0:1.5");
+  EXPECT_EQ(scaled.global_ld_sectors, 64 * 64 * 4 / 32);
+}
+
+}  // namespace

@@ -1,0 +1,87 @@
+// Predicted equals measured: runs `memhier profile TARGET --json` (Nsight Compute under
+// it) and requires the model's shared-memory wavefronts and global requests and sectors
+// to equal the hardware counters exactly. Skips without a GPU or without readable counters
+// (memhier exits 3 and says why). Where the hardware disagrees, the model changes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+Result run_memhier(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string tag = std::to_string(getpid());
+  const auto out = dir / ("memhier_prof_out_" + tag), err = dir / ("memhier_prof_err_" + tag);
+  const std::string cmd = std::string("'") + MEMHIER_BIN + "' " + args + " >'" + out.string() +
+                          "' 2>'" + err.string() + "'";
+  const int raw = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+// Every modeled row of the comparison table must match; returns how many rows were modeled.
+int check_target(const std::string& target) {
+  const Result r = run_memhier("profile " + target + " --json");
+  EXPECT_EQ(r.status, 0) << r.err;
+  if (r.status != 0) return 0;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  int modeled = 0;
+  for (const auto& section : doc.at("sections"))
+    for (const auto& table : section.at("tables")) {
+      if (table.at("id") != "profile-" + target + "-compare") continue;
+      for (const auto& row : table.at("rows")) {
+        const std::string item = row.at("item").get<std::string>();
+        const std::string verdict = row.at("verdict").get<std::string>();
+        if (verdict == "no model for this variant") continue;
+        ++modeled;
+        EXPECT_EQ(verdict, "equal") << target << " / " << item;
+        for (const char* f : {"shared_ld_wavefronts", "shared_st_wavefronts", "global_ld_requests",
+                              "global_ld_sectors", "global_st_requests", "global_st_sectors"}) {
+          const auto& model = row.at(std::string(f) + "_model");
+          const auto& ncu = row.at(std::string(f) + "_ncu");
+          EXPECT_EQ(model, ncu) << target << " / " << item << ": " << f;
+        }
+      }
+    }
+  return modeled;
+}
+
+class Profiler : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static Result probe = run_memhier("profile shared-stride --json");
+    if (probe.status == 3) GTEST_SKIP() << probe.err;
+  }
+};
+
+TEST_F(Profiler, SharedPatternsMatchTheModel) { EXPECT_GT(check_target("shared-stride"), 200); }
+TEST_F(Profiler, GlobalPatternsMatchTheModel) { EXPECT_GT(check_target("global-stride"), 200); }
+TEST_F(Profiler, TransposeTilesMatchTheModel) { EXPECT_GE(check_target("transpose"), 4); }
+TEST_F(Profiler, GemmTilesMatchTheModel) { EXPECT_GE(check_target("gemm"), 4); }
+TEST_F(Profiler, ElementwiseMatchesTheModel) { EXPECT_GE(check_target("elementwise"), 4); }
+
+}  // namespace
