@@ -26,6 +26,8 @@ using report::Table;
 using report::Value;
 
 constexpr const char* kNoteTag = "memhier-profile-note";
+// A variant that declines the shape (particles at an axpy shape): nothing to compare.
+constexpr const char* kNotApplicable = "does not apply to this shape: ";
 
 bool is_pattern_set(const std::string& t) {
   for (const std::string& s : profile::pattern_sets())
@@ -179,7 +181,7 @@ void execute_profile(const std::string& target, const std::vector<std::string>& 
         profile::launch_marker(static_cast<int>(me), stream);  // keeps the markers in step
         MEMHIER_CUDA(cudaDeviceSynchronize());
         MEMHIER_CUDA(cudaProfilerStop());
-        note(me, std::string("did not run: ") + e.what());
+        note(me, std::string(kNotApplicable) + e.what());
         continue;
       }
       c->poison(stream);
@@ -329,7 +331,7 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
   }
   t.columns.push_back({"shared bank conflicts (ncu)", "", "shared_conflicts_ncu"});
   t.columns.push_back({"verdict", "", "verdict"});
-  int equal = 0, differ = 0, unmodeled = 0;
+  int equal = 0, differ = 0, unmodeled = 0, not_here = 0;
   for (const ProfileItem& it : items) {
     std::vector<Value> row = {Value::str(it.target), Value::str(it.name), Value::str(it.shape)};
     const std::vector<Comparison> cmp = compare(it);
@@ -345,12 +347,14 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
     else if (it.kernels.empty()) verdict = "no kernel was profiled";
     else if (!it.has_prediction) verdict = "no model for this variant";
     else if (verdict.empty()) verdict = "equal";
-    (verdict == "equal" ? equal : it.has_prediction ? differ : unmodeled) += 1;
+    if (verdict.rfind(kNotApplicable, 0) == 0) ++not_here;
+    else (verdict == "equal" ? equal : it.has_prediction ? differ : unmodeled) += 1;
     row.push_back(Value::str(verdict));
     t.rows.push_back(std::move(row));
   }
   t.notes.push_back(std::to_string(equal) + " items equal, " + std::to_string(differ) +
-                    " differ or did not run, " + std::to_string(unmodeled) + " have no model.");
+                    " differ or failed, " + std::to_string(unmodeled) + " have no model, " +
+                    std::to_string(not_here) + " do not apply to this shape.");
   t.notes.push_back(
       "The raw bank-conflict counter is shown for reference only: other L1 traffic can inflate "
       "it, so the comparison uses wavefronts.");

@@ -57,6 +57,7 @@ int check_target(const std::string& target) {
         const std::string item = row.at("item").get<std::string>();
         const std::string verdict = row.at("verdict").get<std::string>();
         if (verdict == "no model for this variant") continue;
+        if (verdict.rfind("does not apply to this shape: ", 0) == 0) continue;  // declined it
         ++modeled;
         EXPECT_EQ(verdict, "equal") << target << " / " << item;
         for (const char* f : {"shared_ld_wavefronts", "shared_st_wavefronts", "global_ld_requests",
