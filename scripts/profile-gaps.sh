@@ -27,3 +27,4 @@ gap softmax-8x65536 softmax --variant best --size 8x65536
 gap histogram-u8-uniform histogram --variant best --variant baseline --size u8-uniform:268435456
 gap gemm-4096 gemm --variant best --variant double_buffered --variant baseline \
   --size 4096x4096x4096
+python3 "$(dirname "$0")/summarize-gaps.py" "$out" >"$out/gaps.md" && echo "summary: $out/gaps.md"
