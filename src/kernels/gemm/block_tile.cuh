@@ -177,8 +177,12 @@ __device__ __forceinline__ void outer_product(float (&acc)[T::TM][T::TN], const 
 #pragma unroll
       for (int qn = 0; qn < T::RN; ++qn)
 #pragma unroll
-        for (int j = 0; j < 4; ++j)
-          acc[qm * 4 + i][qn * 4 + j] = fmaf(a, f4(fb[qn], j), acc[qm * 4 + i][qn * 4 + j]);
+        for (int j = 0; j < 4; ++j) {
+          // Serpentine: odd rows walk the columns backwards, so each row starts with the
+          // b operand the previous row ended with (the operand-reuse cache keeps it).
+          const int c = (i & 1) ? T::TN - 1 - (qn * 4 + j) : qn * 4 + j;
+          acc[qm * 4 + i][c] = fmaf(a, f4(fb[c / 4], c % 4), acc[qm * 4 + i][c]);
+        }
     }
 }
 
