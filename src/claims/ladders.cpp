@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -11,6 +10,8 @@
 
 namespace memhier::claims {
 namespace {
+
+using report::strf;
 
 using bench::BenchRecord;
 using report::Value;
@@ -21,15 +22,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr const char* kGemmShape = "4096x4096x4096";
 constexpr const char* kTransposeShape = "4096x4096";
 constexpr const char* kSoftmaxShape = "1024x4096";
-
-__attribute__((format(printf, 1, 2))) std::string strf(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
 
 std::string join(const std::vector<std::string>& parts) {
   std::string out;

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cstdarg>
 #include <cstdio>
 #include <numeric>
 #include <random>
@@ -29,15 +28,6 @@ core::TimingOptions probe_timing(const Context& ctx, const std::string& name) {
   o.max_reps = ctx.quick ? 30 : 100;
   o.min_total_ms = ctx.quick ? 2.0 : 8.0;
   return o;
-}
-
-std::string strf(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
 }
 
 report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows) {

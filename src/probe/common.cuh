@@ -38,8 +38,7 @@ std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes
 /// The repetitions every probe's timings use (fewer with --quick).
 core::TimingOptions probe_timing(const Context& ctx, const std::string& name);
 
-/// printf-style formatting into a std::string (figures in claims and notes).
-__attribute__((format(printf, 1, 2))) std::string strf(const char* f, ...);
+using report::strf;
 
 /// A shared-memory load of W bytes (4, 8, 16) that ptxas may neither merge nor hoist
 /// (ld.volatile), folded to one word so the compiler keeps it.

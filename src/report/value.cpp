@@ -1,6 +1,8 @@
 // Value::display: how a cell reads in the text formats (terminal, Markdown, HTML).
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
+#include <cstdio>
 
 #include "common.hpp"
 #include "memhier/report/document.hpp"
@@ -19,6 +21,15 @@ std::string Value::display() const {
       return detail::format_fixed(number, std::clamp(precision, 0, 17));
   }
   return {};
+}
+
+std::string strf(const char* f, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
 }
 
 }  // namespace memhier::report

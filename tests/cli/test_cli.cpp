@@ -1,5 +1,7 @@
 // The memhier command as a user meets it: exit codes, one-sentence errors, JSON keys.
 #include <gtest/gtest.h>
+
+#include "../common/run_memhier.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,40 +16,9 @@
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-Result run(const std::vector<std::string>& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string tag = std::to_string(getpid());
-  const auto out = dir / ("memhier_cli_out_" + tag), err = dir / ("memhier_cli_err_" + tag);
-  std::string cmd = quote(MEMHIER_BIN);
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " >" + quote(out.string()) + " 2>" + quote(err.string());
-  const int raw = std::system(cmd.c_str());
-  Result r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
-}
+using memhier::testing::Result;
+using memhier::testing::run;
+using memhier::testing::slurp;
 
 // Bad input: exit 2, nothing on stdout, one sentence on stderr's first line.
 void expect_bad_input(const std::vector<std::string>& args) {

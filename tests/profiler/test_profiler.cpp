@@ -3,6 +3,8 @@
 // to equal the hardware counters exactly. Skips without a GPU or without readable counters
 // (memhier exits 3 and says why). Where the hardware disagrees, the model changes.
 #include <gtest/gtest.h>
+
+#include "../common/run_memhier.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,32 +17,13 @@
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using memhier::testing::Result;
 
 Result run_memhier(const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string tag = std::to_string(getpid());
-  const auto out = dir / ("memhier_prof_out_" + tag), err = dir / ("memhier_prof_err_" + tag);
-  const std::string cmd = std::string("'") + MEMHIER_BIN + "' " + args + " >'" + out.string() +
-                          "' 2>'" + err.string() + "'";
-  const int raw = std::system(cmd.c_str());
-  Result r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
+  std::vector<std::string> argv;
+  std::istringstream words(args);
+  for (std::string w; words >> w;) argv.push_back(w);
+  return memhier::testing::run(argv);
 }
 
 // Every modeled row of the comparison table must match; returns how many rows were modeled.

@@ -8,6 +8,9 @@
 
 namespace memhier::report {
 
+/// printf-style formatting into a std::string (figures in claims, notes and captions).
+__attribute__((format(printf, 1, 2))) std::string strf(const char* f, ...);
+
 inline constexpr int kSchemaVersion = 1;
 inline constexpr const char* kSchemaName = "memhier.report";
 
