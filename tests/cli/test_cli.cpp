@@ -158,6 +158,19 @@ TEST(Cli, GpuCommandsWithoutAGpuExitThree) {
   const Result r = run({"probe", "--quick"});
   EXPECT_EQ(r.status, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("needs a GPU"), std::string::npos) << r.err;
+  const Result p = run({"profile", "transpose"});
+  EXPECT_EQ(p.status, 3) << p.out << p.err;
+  EXPECT_TRUE(p.out.empty()) << p.out;
+}
+
+// memhier profile: bad targets, variants and shapes are bad input before any GPU or ncu.
+TEST(Cli, ProfileBadInputExitsTwo) {
+  expect_bad_input({"profile", "latency"});  // a probe without access patterns
+  expect_bad_input({"profile", "nope"});
+  expect_bad_input({"profile", "gemm", "--variant", "nope"});
+  expect_bad_input({"profile", "transpose", "--size", "0x5"});
+  expect_bad_input({"profile", "shared-stride", "--size", "7"});
+  expect_bad_input({"profile", "all", "--variant", "naive"});
 }
 
 TEST(Cli, ClaimsMarkdownIsDocsClaimsMd) {
