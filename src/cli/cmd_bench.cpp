@@ -94,10 +94,7 @@ int run_bench(const BenchCliOptions& o) {
   doc.title = "memhier bench " + o.family;
   doc.meta = make_meta(true);
   doc.sections = measure_ladders(fams, opt);
-  if (o.json)
-    print_json(report::to_json(doc));
-  else
-    std::cout << report::to_terminal(doc);
+  print_document(doc, o.json);
   return kExitOk;
 }
 

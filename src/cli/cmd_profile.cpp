@@ -48,10 +48,7 @@ int run_profile_command(const ProfileCliOptions& o) {
   doc.title = "memhier profile " + o.target;
   doc.meta = make_meta(true);
   doc.sections.push_back(bench::profile_section(o.target, items));
-  if (o.json)
-    print_json(report::to_json(doc));
-  else
-    std::cout << report::to_terminal(doc);
+  print_document(doc, o.json);
   return kExitOk;
 }
 

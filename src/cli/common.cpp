@@ -188,4 +188,11 @@ nlohmann::json json_header(const std::string& schema, const report::Meta& meta) 
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << '\n'; }
 
+void print_document(const report::Document& doc, bool json) {
+  if (json)
+    print_json(report::to_json(doc));
+  else
+    std::cout << report::to_terminal(doc);
+}
+
 }  // namespace memhier::cli

@@ -62,4 +62,7 @@ void set_command_line(int argc, char** argv);
 /// Prints JSON with two-space indentation and a newline.
 void print_json(const nlohmann::json& j);
 
+/// Prints a document as JSON (`json`) or as terminal tables.
+void print_document(const report::Document& doc, bool json);
+
 }  // namespace memhier::cli

@@ -41,6 +41,20 @@ struct Variant {
   std::function<model::AccessCounts(const std::string& shape)> predict;
 };
 
+/// A variant from the fields every family fills; the prediction stays empty.
+inline Variant make_variant(std::string name, int rung, std::string technique, Claim claim,
+                            const void* symbol, int block_threads, int dynamic_smem = 0) {
+  Variant v;
+  v.name = std::move(name);
+  v.rung = rung;
+  v.technique = std::move(technique);
+  v.claim = std::move(claim);
+  v.symbol = symbol;
+  v.block_threads = block_threads;
+  v.dynamic_smem = dynamic_smem;
+  return v;
+}
+
 /// One problem instance: device buffers, random inputs, the float64 reference and
 /// the vendor baseline, at one shape. Every run writes the same output buffers.
 class Case {

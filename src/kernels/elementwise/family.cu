@@ -477,15 +477,8 @@ class ParticlesCase final : public bench::Case {
 
 bench::Variant variant(std::string name, int rung, std::string technique, Claim claim,
                        const void* symbol) {
-  bench::Variant out;
-  out.name = std::move(name);
-  out.rung = rung;
-  out.technique = std::move(technique);
-  out.claim = std::move(claim);
-  out.symbol = symbol;
-  out.block_threads = ew::detail::kBlock;
-  out.dynamic_smem = 0;
-  return out;
+  return bench::make_variant(std::move(name), rung, std::move(technique), std::move(claim),
+                             symbol, ew::detail::kBlock);
 }
 
 }  // namespace

@@ -11,12 +11,7 @@ constexpr int kBlock = 32;  // 32 x 32 threads
 __global__ void __launch_bounds__(kBlock* kBlock) coalesced_kernel(const Params p) {
   const int col = static_cast<int>(blockIdx.x) * kBlock + static_cast<int>(threadIdx.x);
   const int row = static_cast<int>(blockIdx.y) * kBlock + static_cast<int>(threadIdx.y);
-  if (row >= p.m || col >= p.n) return;
-  const float* a = p.A + rm_offset(row, 0, p.lda);
-  const float* b = p.B + col;
-  float acc = 0.f;
-  for (int i = 0; i < p.k; ++i, b += p.ldb) acc = fmaf(a[i], *b, acc);
-  store1(p.C + rm_offset(row, col, p.ldc), acc, p.alpha, p.beta);
+  dot_product_output(p, row, col);
 }
 
 void launch(const Params& p, cudaStream_t s) {

@@ -39,6 +39,19 @@ __device__ __forceinline__ float4 load4(const float* p, int avail, bool vec) {
 }
 
 /// One output: C = alpha * acc (+ beta * C when beta != 0; C is not read otherwise).
+__device__ __forceinline__ void store1(float* c, float acc, float alpha, float beta);
+
+/// Rungs 1 and 2: one thread computes C(row, col) with the K-long dot product read straight
+/// from global memory. They differ only in which thread gets which (row, col).
+__device__ __forceinline__ void dot_product_output(const Params& p, int row, int col) {
+  if (row >= p.m || col >= p.n) return;
+  const float* a = p.A + rm_offset(row, 0, p.lda);
+  const float* b = p.B + col;
+  float acc = 0.f;
+  for (int i = 0; i < p.k; ++i, b += p.ldb) acc = fmaf(a[i], *b, acc);
+  store1(p.C + rm_offset(row, col, p.ldc), acc, p.alpha, p.beta);
+}
+
 __device__ __forceinline__ void store1(float* c, float acc, float alpha, float beta) {
   float o = alpha * acc;
   if (beta != 0.f) o = fmaf(beta, *c, o);

@@ -455,17 +455,12 @@ const std::vector<RungInfo>& rungs() {
 }
 
 bench::Variant make_variant(const RungInfo& r) {
-  bench::Variant v;
-  v.name = gemm::to_string(r.v);
-  v.rung = r.rung;
-  v.technique = r.technique;
-  v.claim = {r.source, r.claim};
   // best: the kernel it runs depends on the tuning; shown here is the large-shape default.
   const gemm::detail::Launcher l =
       gemm::detail::launcher_for(r.v == Variant::best ? Variant::double_buffered : r.v);
-  v.symbol = l.symbol();
-  v.block_threads = l.block_threads;
-  v.dynamic_smem = l.dynamic_smem;
+  bench::Variant v = bench::make_variant(gemm::to_string(r.v), r.rung, r.technique,
+                                         {r.source, r.claim}, l.symbol(), l.block_threads,
+                                         l.dynamic_smem);
   if (gemm::detail::has_prediction(r.v))
     v.predict = [rung = r.v](const std::string& shape) {
       const GemmShape s = parse_gemm_shape(shape);

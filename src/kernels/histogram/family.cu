@@ -15,6 +15,7 @@
 #include "kernels/histogram/variants.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/hash.cuh"
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/kernels/histogram.hpp"
@@ -61,15 +62,6 @@ HistShape parse_hist_shape(const std::string& shape) {
   return s;
 }
 
-std::uint32_t mix(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
 /// Random bits -> int32 values: 98% uniform in [0, 256), 2% outside it (negative or
 /// >= 256), so that the skip rule is exercised.
 __global__ void bits_to_values_kernel(std::int32_t* d, std::size_t n) {
@@ -92,7 +84,7 @@ __global__ void fill_value_kernel(std::int32_t* d, std::size_t n, std::int32_t v
 class HistogramCase final : public bench::Case {
  public:
   HistogramCase(HistShape s, std::uint32_t seed) : s_(std::move(s)), bins_(256) {
-    const std::uint32_t h = mix(seed ^ 0x9e3779b9u);
+    const std::uint32_t h = core::hash32(seed ^ 0x9e3779b9u);
     // The degenerate value: never zero, drawn from the seed.
     const std::uint32_t value = 1 + h % 255;
     std::vector<double> ref(256, 0.0);

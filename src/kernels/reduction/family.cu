@@ -93,15 +93,8 @@ class ReductionCase final : public bench::Case {
 
 bench::Variant variant(rd::Variant v, int rung, std::string technique, Claim claim,
                        const void* symbol, int block_threads) {
-  bench::Variant b;
-  b.name = rd::to_string(v);
-  b.rung = rung;
-  b.technique = std::move(technique);
-  b.claim = std::move(claim);
-  b.symbol = symbol;
-  b.block_threads = block_threads;
-  b.dynamic_smem = 0;
-  return b;
+  return bench::make_variant(rd::to_string(v), rung, std::move(technique), std::move(claim),
+                             symbol, block_threads);
 }
 
 }  // namespace

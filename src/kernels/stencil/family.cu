@@ -174,15 +174,8 @@ class StencilCase final : public bench::Case {
 
 bench::Variant make_variant(Variant v, int rung, const std::string& technique, Claim claim,
                             const void* symbol, int threads) {
-  bench::Variant r;
-  r.name = stencil::to_string(v);
-  r.rung = rung;
-  r.technique = technique;
-  r.claim = std::move(claim);
-  r.symbol = symbol;
-  r.block_threads = threads;
-  r.dynamic_smem = 0;
-  return r;
+  return bench::make_variant(stencil::to_string(v), rung, technique, std::move(claim), symbol,
+                             threads);
 }
 
 }  // namespace

@@ -167,14 +167,9 @@ class TransposeCase final : public bench::Case {
 
 bench::Variant variant(transpose::Variant v, int rung, std::string technique, Claim claim,
                        const void* symbol) {
-  bench::Variant out;
-  out.name = transpose::to_string(v);
-  out.rung = rung;
-  out.technique = std::move(technique);
-  out.claim = std::move(claim);
-  out.symbol = symbol;
-  out.block_threads = transpose::detail::kBlockThreads;
-  out.dynamic_smem = 0;
+  bench::Variant out = bench::make_variant(transpose::to_string(v), rung, std::move(technique),
+                                           std::move(claim), symbol,
+                                           transpose::detail::kBlockThreads);
   out.predict = [v](const std::string& shape) { return transpose::detail::predict(v, shape); };
   return out;
 }
