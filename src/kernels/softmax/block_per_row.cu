@@ -19,7 +19,7 @@ template <int PACK>
 __global__ void __launch_bounds__(kSmemMaxThreads)
     block_per_row_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
                          int cols) {
-  smem_row<PACK, false>(in, out, rows, cols, cols / PACK);
+  smem_row<PACK>(in, out, rows, cols);
 }
 
 /// The largest dynamic shared memory both instantiations may use.

@@ -231,8 +231,9 @@ bench::Family softmax_family() {
       "three-pass algorithm that reads the rows twice and writes them twice. The rungs after it "
       "remove passes: the online softmax finds the max and the sum in one read; then, as OneFlow "
       "dispatches by shape, each element is read once and written once, held in a warp's "
-      "registers (rows up to 1024), a block's shared memory, or a Hopper thread-block cluster's "
-      "distributed shared memory (long rows, or few rows split to fill the SMs), with two passes "
+      "registers (rows up to 1024), a block's shared memory, or the registers of a Hopper "
+      "thread-block cluster whose blocks exchange partials through distributed shared memory "
+      "(few long rows, split to fill the SMs), with two passes "
       "through L2 for rows too long to cache. cuDNN's softmax would be the vendor baseline; it is "
       "optional in the toolkit and absent here, so the bar is the cudaMemcpy ceiling: one read and "
       "one write per element, the same bytes a copy moves.";
@@ -272,9 +273,9 @@ bench::Family softmax_family() {
            {table, limit + "; a second read served by L2 costs little DRAM"}, d::uncached_symbol(),
            512),
       rung(Variant::cluster_per_row, 10,
-           "a thread-block cluster per row, 32 KB chunks in shared memory, partials over DSMEM",
+           "a thread-block cluster per row, chunks in registers, (max, sum) pushed over DSMEM",
            {table, limit + "; one read and one write per element can reach the copy ceiling"},
-           d::cluster_per_row_symbol(), 0),
+           d::cluster_per_row_symbol(), 512),
       rung(Variant::best, 11,
            "dispatch by shape: warp_per_row, block_per_row, cluster_per_row or uncached",
            {"DESIGN §Models to learn from (OneFlow's softmax)",

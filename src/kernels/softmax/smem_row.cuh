@@ -1,10 +1,8 @@
-// The shared-memory body rungs 8 and 10 share (OneFlow's softmax_block_smem): a block copies
-// its row, or its chunk of the row, once from global into dynamic shared memory with
-// cp.async (the whole chunk in flight at once, no registers held), turns it into
-// exp(x - max) in place with the sum, each thread against its own max so that one block
-// reduction of (max, sum) pairs suffices, and writes it scaled: one global read and one
-// global write per element. With CLUSTER the blocks of a thread-block cluster split the row
-// and merge their (max, sum) partials through distributed shared memory.
+// The shared-memory body of rung 8 (OneFlow's softmax_block_smem): a block copies its row
+// once from global into dynamic shared memory with cp.async (the whole row in flight at
+// once, no registers held), turns it into exp(x - max) in place with the sum, each thread
+// against its own max so that one block reduction of (max, sum) pairs suffices, and writes
+// it scaled: one global read and one global write per element.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,23 +21,19 @@ inline int smem_row_threads(int units) {
   return t;
 }
 
-/// Requires gridDim.x == rows * cluster size, blockDim.x a multiple of 32, and
-/// chunk_units * PACK * 4 bytes of dynamic shared memory.
-template <int PACK, bool CLUSTER>
+/// Requires gridDim.x == rows, blockDim.x a multiple of 32, and cols * 4 bytes of dynamic
+/// shared memory.
+template <int PACK>
 __device__ __forceinline__ void smem_row(const float* __restrict__ in, float* __restrict__ out,
-                                         int rows, int cols, int chunk_units) {
+                                         int rows, int cols) {
   extern __shared__ float4 smem_cache[];  // float4: 16-byte aligned
   float* cache = reinterpret_cast<float*>(smem_cache);
-  __shared__ float s_max[32], s_sum[32];
-  __shared__ float2 s_post, s_result;
-  const int csize = CLUSTER ? cluster_size() : 1;
-  const int rank = CLUSTER ? cluster_rank() : 0;
-  const long long row = blockIdx.x / csize;
-  if (row >= rows) return;  // uniform over the cluster: it shares the row
-  const int count = index::chunk_count(rank, chunk_units, cols / PACK);
-  const long long first = index::chunk_begin(rank, chunk_units) * PACK;
-  const float* x = in + index::row_start(row, cols) + (count > 0 ? first : 0);
-  float* y = out + index::row_start(row, cols) + (count > 0 ? first : 0);
+  __shared__ float2 scratch[32];
+  const long long row = blockIdx.x;
+  if (row >= rows) return;
+  const int count = cols / PACK;
+  const float* x = in + index::row_start(row, cols);
+  float* y = out + index::row_start(row, cols);
 
   // Global -> shared, once, all in flight; each thread keeps to its own units afterwards
   // (no barrier between the passes: a thread reads only what it copied or wrote).
@@ -70,8 +64,7 @@ __device__ __forceinline__ void smem_row(const float* __restrict__ in, float* __
     }
     store_pack<PACK>(cache + i * PACK, v);
   }
-  MaxSum all = block_combine(MaxSum{tmax, tsum}, s_max, s_sum);
-  if constexpr (CLUSTER) all = cluster_combine(all, &s_post, &s_result);
+  const MaxSum all = block_combine(MaxSum{tmax, tsum}, scratch);
   // exp(x - M) / S = exp(x - tmax) * exp(tmax - M) / S: one scale per thread.
   const float scale = tmax == neg_inf() ? 0.f : expf(tmax - all.m) / all.s;
 #pragma unroll 4
@@ -82,7 +75,6 @@ __device__ __forceinline__ void smem_row(const float* __restrict__ in, float* __
     for (int k = 0; k < PACK; ++k) v[k] *= scale;
     store_pack<PACK>(y + static_cast<long long>(i) * PACK, v);
   }
-  if constexpr (CLUSTER) cluster_finish();
 }
 
 }  // namespace memhier::softmax::detail

@@ -15,12 +15,13 @@ namespace memhier::softmax::detail {
 template <int PACK, int UNROLL, bool CLUSTER>
 __device__ __forceinline__ void two_pass_row(const float* __restrict__ in, float* __restrict__ out,
                                              int rows, int cols, int chunk_units) {
-  __shared__ float s_m[32], s_s[32];
-  __shared__ float2 s_post, s_result;
+  __shared__ float2 scratch[32];
+  __shared__ ClusterSlots slots;
   const int csize = CLUSTER ? cluster_size() : 1;
   const int rank = CLUSTER ? cluster_rank() : 0;
   const long long row = blockIdx.x / csize;
   if (row >= rows) return;  // uniform over the cluster: it shares the row
+  if constexpr (CLUSTER) cluster_exchange_begin(slots);
   const int count = index::chunk_count(rank, chunk_units, cols / PACK);
   const long long first = index::chunk_begin(rank, chunk_units) * PACK;
   const float* x = in + index::row_start(row, cols) + (count > 0 ? first : 0);
@@ -33,8 +34,8 @@ __device__ __forceinline__ void two_pass_row(const float* __restrict__ in, float
     load_batch<PACK, UNROLL>(x, base, blockDim.x, count, v, neg_inf());
     online_update(p, v);
   }
-  p = block_combine(p, s_m, s_s);
-  if constexpr (CLUSTER) p = cluster_combine(p, &s_post, &s_result);
+  p = block_combine(p, scratch);
+  if constexpr (CLUSTER) p = cluster_exchange(slots, p);
   const float m = safe_max(p.m);
   const float inv = 1.f / p.s;
 
@@ -51,7 +52,7 @@ __device__ __forceinline__ void two_pass_row(const float* __restrict__ in, float
       }
     }
   }
-  if constexpr (CLUSTER) cluster_finish();
+  if constexpr (CLUSTER) cluster_exchange_end();
 }
 
 }  // namespace memhier::softmax::detail
