@@ -218,7 +218,7 @@ bench::Family histogram_family() {
       {hist::to_string(hist::Variant::lane_privatized),
        4,
        "32 per-lane copies at word bin*32+lane (bank = lane, conflict-free for any input), "
-       "16-byte loads with the next tile in flight, every SM full",
+       "16-byte loads with the next tile in flight, one 1024-thread block per SM",
        {"002 §Banks and Bandwidth",
         "all 32 threads on 32 different banks complete in a single cycle"},
        d::lane_privatized_symbol(),

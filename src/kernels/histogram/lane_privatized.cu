@@ -1,5 +1,6 @@
 // Rung 4: 32 per-lane shared copies (bank = lane: conflict-free for any input), 16-byte
-// loads with the next tile in flight, grid = every SM full. See lane_privatized.cuh.
+// loads with the next tile in flight, one block of 1024 threads per SM. See
+// lane_privatized.cuh.
 #include "kernels/histogram/lane_privatized.cuh"
 
 namespace memhier::histogram::detail {
