@@ -102,8 +102,8 @@ void tiled(Recorder& rec, int rows, int cols, Word word) {
 // vectorized_kernel<TH, TW> (vectorized.cu), 256 threads in 8 warps, one 4x4 block each.
 // SASS per tile and warp (sm_90, nvcc 13.0): load phase behind a branch on full || in
 // bounds, 4 LDG.E.128.CONSTANT then 4 STS.128; store phase 4 LDS.128 for every thread, then
-// the kPasses = 4 stores, unchecked on full tiles, each under its own check on edge tiles:
-// pass 0 as four STG.E (4 bytes), passes 1..3 as STG.E.128.
+// the kPasses = 4 streaming stores (st.global.cs.v4.f32), unchecked on full tiles, each
+// under its own check on edge tiles: one 16-byte store per lane each.
 template <int TH, int TW>
 void vectorized(Recorder& rec, int rows, int cols) {
   constexpr int kChunks = TH / 4;
@@ -151,22 +151,15 @@ void vectorized(Recorder& rec, int rows, int cols) {
                   static_cast<std::uint64_t>(index::vec_slot(cc0 + i * kRowsPerPass, p, kChunks));
           return true;
         }));
-      for (int i = 0; i < kPasses; ++i) {
-        // Pass 0 is emitted as four 4-byte STG.E (+0, +4, +8, +12): the compiler splits
-        // that float4 store (already in the PTX); passes 1.. are one STG.E.128 each.
-        const int pieces = i == 0 ? 4 : 1;
-        const int width = i == 0 ? 4 : 16;
-        for (int piece = 0; piece < pieces; ++piece)
-          rec.global(warp_access(kAllLanes, width, true, [&](int lane, std::uint64_t* addr) {
-            int p = 0, cc0 = 0;
-            role(lane, &p, &cc0);
-            const long long out_col = row0 + 4 * p;
-            const long long out_row = col0 + cc0 + i * kRowsPerPass;
-            *addr = kOut + kFloat * (index::out_offset(out_col, out_row, rows) +
-                                     static_cast<std::uint64_t>(piece));
-            return full || (out_col < rows && out_row < cols);
-          }));
-      }
+      for (int i = 0; i < kPasses; ++i)
+        rec.global(warp_access(kAllLanes, 16, true, [&](int lane, std::uint64_t* addr) {
+          int p = 0, cc0 = 0;
+          role(lane, &p, &cc0);
+          const long long out_col = row0 + 4 * p;
+          const long long out_row = col0 + cc0 + i * kRowsPerPass;
+          *addr = kOut + kFloat * index::out_offset(out_col, out_row, rows);
+          return full || (out_col < rows && out_row < cols);
+        }));
     }
   }
 }
