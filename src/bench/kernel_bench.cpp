@@ -46,6 +46,7 @@ void fill_resources(const Variant& v, BenchRecord* r) {
     cudaGetLastError();
     return;
   }
+  if (v.max_blocks_per_sm > 0) blocks = std::min(blocks, v.max_blocks_per_sm);
   r->blocks_per_sm = blocks;
   r->occupancy = static_cast<double>(blocks * ((v.block_threads + 31) / 32)) / (threads_per_sm / 32);
 }

@@ -39,6 +39,9 @@ struct Variant {
   /// at `shape` (same index math as the kernel); empty when the variant has no model.
   /// Throws std::invalid_argument for a shape it cannot parse.
   std::function<model::AccessCounts(const std::string& shape)> predict;
+  /// The launch's own cap on resident blocks per SM (0: as many as fit), so that the
+  /// blocks/SM and occupancy columns say what runs, not only what would fit.
+  int max_blocks_per_sm = 0;
 };
 
 /// A variant from the fields every family fills; the prediction stays empty.
