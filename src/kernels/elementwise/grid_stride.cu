@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "memhier/core/check.hpp"
+#include "memhier/core/launch.hpp"
 #include "ops.cuh"
 #include "variants.hpp"
 
@@ -29,7 +30,8 @@ void launch_with(Op op, const float* x, float* y, const Split& sp, cudaStream_t 
   const std::size_t tiles = (sp.nvec + tile - 1) / tile;
   const unsigned grid = static_cast<unsigned>(std::max<std::size_t>(
       1, std::min<std::size_t>(
-             tiles, resident_blocks(reinterpret_cast<const void*>(grid_stride_kernel<Op>)))));
+             tiles,
+             core::resident_grid(reinterpret_cast<const void*>(grid_stride_kernel<Op>), kBlock))));
   grid_stride_kernel<<<grid, kBlock, 0, s>>>(op, x, y, sp);
   MEMHIER_CHECK_LAUNCH();
 }

@@ -70,8 +70,5 @@ Dispatch dispatch(Variant v, std::uintptr_t x, std::uintptr_t y, std::size_t n);
 // launch.cpp: grid sizing from the device, cached per process and device.
 /// Blocks of kBlock threads needed to give `threads` threads one each (at least 1).
 unsigned blocks_for(std::size_t threads);
-/// Blocks of `kernel` (kBlock threads, no dynamic shared memory) resident on the whole
-/// current device at once: SMs x cudaOccupancyMaxActiveBlocksPerMultiprocessor.
-unsigned resident_blocks(const void* kernel);
 
 }  // namespace memhier::elementwise::detail

@@ -241,9 +241,9 @@ bench::Family histogram_family() {
        d::kLaneThreads,
        0, {}},
   };
-  // The lane-privatized launches put one block per SM (lane_privatized.cuh), though two fit.
+  // The lane-privatized launches cap their blocks per SM (lane_privatized.cuh).
   for (bench::Variant& v : f.variants)
-    if (v.block_threads == d::kLaneThreads) v.max_blocks_per_sm = 1;
+    if (v.block_threads == d::kLaneThreads) v.max_blocks_per_sm = d::kLaneBlocksPerSm;
   f.bench_shapes = {"u8-uniform:268435456", "u8-degenerate:268435456", "i32-uniform:67108864",
                     "i32-degenerate:67108864"};
   f.quick_shapes = {"u8-uniform:16777216", "u8-degenerate:16777216", "i32-uniform:16777216",

@@ -138,7 +138,7 @@ void launch_lane(const T* in, std::size_t n, std::uint32_t* bins, cudaStream_t s
   // blocks merge less. On an H100 (2026-11-21, 2^28 uint8): 4 blocks of 512 per SM
   // measured 0.97-1.03 x CUB, 2 of 1024 1.12, 1 of 1024 1.18 (i32: 1.43, 1.50).
   const int grid = grid_for(k, kLaneThreads, true, sp.nvec, std::size_t(kLaneThreads) * kLaneUnroll,
-                            /*max_per_sm=*/1);
+                            kLaneBlocksPerSm);
   lane_privatized_kernel<T, Runs>
       <<<grid, kLaneThreads, 0, s>>>(head, sp.head, vec, sp.nvec, tail, sp.ntail, bins);
   MEMHIER_CHECK_LAUNCH();

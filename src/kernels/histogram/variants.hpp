@@ -12,7 +12,8 @@ namespace memhier::histogram::detail {
 
 /// Block sizes (the registry reports occupancy with them).
 constexpr int kScalarThreads = 256;  ///< rungs 1-3
-constexpr int kLaneThreads = 1024;   ///< the lane-privatized rungs, one block per SM
+constexpr int kLaneThreads = 1024;   ///< the lane-privatized rungs
+constexpr int kLaneBlocksPerSm = 1;  ///< their launches' cap (two would fit)
 constexpr int kLaneUnroll = 2;       ///< 16-byte vectors per thread per tile
 
 /// An input split for 16-byte loads: `head` elements before the first 16-byte boundary,
@@ -33,14 +34,9 @@ inline Split split_for_vectors(const void* p, std::size_t n, std::size_t elem_by
   return s;
 }
 
-/// Resident blocks of `kernel` on the current device (SMs x blocks per SM at
-/// `block_threads`, at most `max_per_sm` per SM when it is positive), cached per kernel
-/// and device. `prefer_shared` asks for the largest shared-memory carveout first (for
-/// kernels whose occupancy is bounded by shared memory).
-int resident_grid(const void* kernel, int block_threads, bool prefer_shared, int max_per_sm = 0);
-
 /// Grid for a grid-stride kernel: enough blocks to cover `items` at `items_per_block`,
-/// at most the resident grid (capped at `max_per_sm` blocks per SM when positive), at
+/// at most the resident grid (core::resident_grid: `prefer_shared` sets the largest
+/// shared-memory carveout first; at most `max_per_sm` blocks per SM when positive), at
 /// least one.
 int grid_for(const void* kernel, int block_threads, bool prefer_shared, std::size_t items,
              std::size_t items_per_block, int max_per_sm = 0);

@@ -7,48 +7,16 @@
 #include <climits>
 #include <cstdint>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <utility>
 
 #include "memhier/core/check.hpp"
+#include "memhier/core/launch.hpp"
 #include "memhier/kernels/reduction.hpp"
 #include "variants.hpp"
 
 namespace memhier::reduction {
 namespace detail {
-
-int sm_count() {
-  static std::mutex mu;
-  static std::map<int, int> cache;
-  int dev = 0;
-  MEMHIER_CUDA(cudaGetDevice(&dev));
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(dev);
-  if (it != cache.end()) return it->second;
-  int sms = 0;
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  sms = std::max(sms, 1);
-  cache.emplace(dev, sms);
-  return sms;
-}
-
-int blocks_per_sm(const void* kernel, int block_threads) {
-  static std::mutex mu;
-  static std::map<std::pair<int, const void*>, int> cache;
-  int dev = 0;
-  MEMHIER_CUDA(cudaGetDevice(&dev));
-  std::lock_guard<std::mutex> lock(mu);
-  const auto key = std::make_pair(dev, kernel);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  int blocks = 0;
-  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_threads, 0));
-  blocks = std::max(blocks, 1);
-  cache.emplace(key, blocks);
-  return blocks;
-}
 
 namespace {
 
@@ -121,7 +89,7 @@ Plan plan(Variant v, std::size_t n) {
   const std::size_t per_step = static_cast<std::size_t>(c.block_threads) * c.unroll * 4;
   const std::size_t needed = std::max<std::size_t>(1, n / per_step + (n % per_step != 0));
   const std::size_t resident =
-      static_cast<std::size_t>(blocks_per_sm(c.sum_kernel, c.block_threads)) * sm_count();
+      static_cast<std::size_t>(core::resident_grid(c.sum_kernel, c.block_threads));
   p.grid = static_cast<unsigned>(std::min(needed, resident));
   p.slots_a = p.grid;
   return p;

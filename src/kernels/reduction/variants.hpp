@@ -62,11 +62,6 @@ void launch_best_b256_v4x8_l2pf(const Launch& l);
 /// The configuration `best` runs for n elements (best.cu).
 Variant choose_best(std::size_t n);
 
-/// SMs of the current device (cached per device).
-int sm_count();
-/// Resident blocks per SM of `kernel` at `block_threads` threads (cached; at least 1).
-int blocks_per_sm(const void* kernel, int block_threads);
-
 }  // namespace memhier::reduction::detail
 
 namespace memhier::reduction::detail {

@@ -26,10 +26,6 @@ inline TileGrid tile_grid(int rows, int cols, int tile_rows, int tile_cols) {
   return {static_cast<unsigned>(tx), static_cast<unsigned>(tx * ty)};
 }
 
-/// Resident blocks of `kernel` per SM times the SM count of the current device (cached
-/// per device and kernel): the grid of a persistent, tile-looping launch.
-int resident_grid(const void* kernel, int block_threads, std::size_t dynamic_smem);
-
 /// True when the float4 path may run: both pointers 16-byte aligned and rows, cols
 /// multiples of 4 (then every input row and output row starts 16-byte aligned).
 bool vectorizable(const float* in, const float* out, int rows, int cols);

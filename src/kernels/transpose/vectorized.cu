@@ -13,13 +13,11 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <utility>
 
 #include "kernels/transpose/index.cuh"
 #include "kernels/transpose/variants.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/launch.hpp"
 
 namespace memhier::transpose::detail {
 namespace {
@@ -113,8 +111,8 @@ void launch_vectorized(const float* in, float* out, int rows, int cols, bool per
   const void* symbol = reinterpret_cast<const void*>(&vectorized_kernel<TH, TW, MinBlocks>);
   unsigned grid = std::min<unsigned>(g.count, INT_MAX);  // one tile per block
   if (persistent)
-    grid = std::min<unsigned>(g.count,
-                              static_cast<unsigned>(resident_grid(symbol, index::kVecThreads, 0)));
+    grid = std::min<unsigned>(
+        g.count, static_cast<unsigned>(core::resident_grid(symbol, index::kVecThreads)));
   vectorized_kernel<TH, TW, MinBlocks>
       <<<grid, index::kVecThreads, 0, s>>>(in, out, rows, cols, g.tiles_x, g.count);
   MEMHIER_CHECK_LAUNCH();
@@ -125,24 +123,6 @@ void launch_vectorized(const float* in, float* out, int rows, int cols, bool per
 bool vectorizable(const float* in, const float* out, int rows, int cols) {
   return rows % 4 == 0 && cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
          reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-}
-
-int resident_grid(const void* kernel, int block_threads, std::size_t dynamic_smem) {
-  static std::mutex mutex;
-  static std::map<std::pair<int, const void*>, int> cache;
-  int dev = 0;
-  MEMHIER_CUDA(cudaGetDevice(&dev));
-  const std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_pair(dev, kernel);
-  const auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  int sms = 0, per_sm = 0;
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  MEMHIER_CUDA(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
-  const int grid = std::max(1, sms) * std::max(1, per_sm);
-  cache.emplace(key, grid);
-  return grid;
 }
 
 const void* vectorized_64x64_symbol() {

@@ -1,0 +1,16 @@
+// Grid sizing from the occupancy calculator, for kernels that fill the device once.
+#pragma once
+
+#include <cstddef>
+
+namespace memhier::core {
+
+/// Blocks of `kernel` resident on the current device at once: SMs x blocks per SM at
+/// `block_threads` threads and `dynamic_smem` bytes (at least 1 per SM), capped at
+/// `max_per_sm` per SM when that is positive. With `prefer_max_shared` the kernel's
+/// shared-memory carveout is first set to the maximum (for kernels whose occupancy
+/// shared memory bounds). Cached per device, kernel and arguments; thread-safe.
+int resident_grid(const void* kernel, int block_threads, std::size_t dynamic_smem = 0,
+                  int max_per_sm = 0, bool prefer_max_shared = false);
+
+}  // namespace memhier::core
