@@ -2,11 +2,18 @@
 // of 1..16 blocks splits each row; every block holds its chunk in registers (one global
 // read, one write per element, all of a thread's loads in flight at once), reduces it to a
 // (max, sum) pair with REDUX and one barrier, and the blocks exchange their pairs through
-// distributed shared memory (cluster_exchange in common.cuh). Few long rows are latency-
-// bound: what costs is the chain load -> reduce -> exchange -> store, so each link is kept
-// short. On an H100 at 8 x 65536 (memhier bench, 2026-11-21): 0.77 x memcpy in clusters of
-// 8 blocks of 512 threads (16 blocks: 0.75, 4: 0.68); the earlier design (chunks staged in
-// shared memory by cp.async, cluster.sync, remote reads) measured 0.57-0.60.
+// distributed shared memory (cluster_exchange in common.cuh: st.async into every block).
+// Few long rows are latency-bound: what costs is the chain load -> reduce -> exchange ->
+// store, so each link is kept short: the row is the cluster's index (no division before
+// the loads), the exponentials are one multiply and one ex2.approx each (exp_fast: the
+// last warp's data arrives last, and its exponentials are on the chain), and the block's
+// pair needs one barrier (each warp's lanes share its max, so their sums just add).
+// Measured in the exp/ harness on an H100 at 8 x 65536 (session 4, clusters of 8 blocks
+// of 512 threads, x memcpy): remote store + release arrive and expf 0.785, st.async 0.829,
+// st.async and __expf 0.850, no exchange at all (wrong results, the floor) 0.897; clusters
+// of 16 blocks of 256 threads 0.833, of 4 blocks 0.748. The earlier design (chunks staged
+// in shared memory by cp.async, cluster.sync, remote reads) measured 0.57-0.60. Worst
+// element error against float64 there: 7.0e-7 relative with ex2.approx, 5.6e-7 with expf.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -32,9 +39,8 @@ __global__ void __launch_bounds__(kThreads)
                            int cols, int chunk_units) {
   __shared__ float2 scratch[32];
   __shared__ ClusterSlots slots;
-  const int csize = cluster_size();
   const int rank = cluster_rank();
-  const long long row = blockIdx.x / csize;
+  const long long row = cluster_index();  // no division before the loads
   if (row >= rows) return;  // uniform over the cluster: it shares the row
   const int count = index::chunk_count(rank, chunk_units, cols / PACK);
   const long long first = index::chunk_begin(rank, chunk_units) * PACK;
@@ -60,12 +66,12 @@ __global__ void __launch_bounds__(kThreads)
   for (int u = 0; u < U; ++u)
 #pragma unroll
     for (int k = 0; k < PACK; ++k) {
-      v[u][k] = expf(v[u][k] - use);  // -inf padding gives 0
+      v[u][k] = exp_fast(v[u][k] - use);  // -inf padding gives 0
       sum += v[u][k];
     }
-  const MaxSum all = cluster_exchange(slots, block_combine(MaxSum{wmax, sum}, scratch));
+  const MaxSum all = cluster_exchange(slots, block_combine<true>(MaxSum{wmax, sum}, scratch));
   // exp(x - M) / S = exp(x - wmax) * exp(wmax - M) / S: one scale per thread.
-  const float scale = wmax == neg_inf() ? 0.f : expf(wmax - all.m) / all.s;
+  const float scale = wmax == neg_inf() ? 0.f : __fdividef(expf(wmax - all.m), all.s);
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const int i = threadIdx.x + u * blockDim.x;
@@ -75,7 +81,6 @@ __global__ void __launch_bounds__(kThreads)
       store_pack<PACK, true>(y + static_cast<long long>(i) * PACK, v[u]);
     }
   }
-  cluster_exchange_end();
 }
 
 template <int PACK>

@@ -52,7 +52,6 @@ __device__ __forceinline__ void two_pass_row(const float* __restrict__ in, float
       }
     }
   }
-  if constexpr (CLUSTER) cluster_exchange_end();
 }
 
 }  // namespace memhier::softmax::detail
