@@ -8,12 +8,15 @@
 // the loads), the exponentials are one multiply and one ex2.approx each (exp_fast: the
 // last warp's data arrives last, and its exponentials are on the chain), and the block's
 // pair needs one barrier (each warp's lanes share its max, so their sums just add).
-// Measured in the exp/ harness on an H100 at 8 x 65536 (session 4, clusters of 8 blocks
-// of 512 threads, x memcpy): remote store + release arrive and expf 0.785, st.async 0.829,
-// st.async and __expf 0.850, no exchange at all (wrong results, the floor) 0.897; clusters
-// of 16 blocks of 256 threads 0.833, of 4 blocks 0.748. The earlier design (chunks staged
-// in shared memory by cp.async, cluster.sync, remote reads) measured 0.57-0.60. Worst
-// element error against float64 there: 7.0e-7 relative with ex2.approx, 5.6e-7 with expf.
+// Measured on an H100 at 8 x 65536, clusters of 8 blocks of 512 threads, x memcpy (harness
+// and outputs in docs/results/h100-2026-11-22-session4/): remote store + release arrive
+// and expf 0.785, st.async 0.829, st.async and ex2.approx 0.850, no exchange at all (wrong
+// results: the floor of this structure) 0.897. Clusters of 16 run 7 at once on an H100
+// (one GPC has fewer than 16 SMs), so the eighth row shares SMs: 0.833; clusters of 10..14
+// (uneven chunks) 0.78-0.82; 4 blocks 0.748. Early stores to claim the output's L2 lines,
+// and stores through shared memory by cp.async.bulk, measured no better. The design before
+// (chunks staged by cp.async, cluster.sync, remote reads) measured 0.57-0.60. Worst element
+// error against float64 there: 7.0e-7 relative with ex2.approx, 5.6e-7 with expf.
 #include <cuda_runtime.h>
 
 #include <algorithm>

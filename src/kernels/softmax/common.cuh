@@ -231,10 +231,10 @@ __device__ __forceinline__ MaxSum block_combine(MaxSum p, float2* scratch) {
 // mbarrier is initialised before anyone pushes; it is arrived at before the loads are used
 // and waited on just before the push, so nobody waits on it. A block leaves only after
 // every push into it has landed (its mbarrier says so), so no barrier is needed at the end.
-// Phase timestamps on an H100 at 8 x 65536 (exp/ harness, session 4): from the block's pair
-// to the row's, 0.25 us with st.async against 0.64 us with a remote store followed by a
-// release arrive on the target's mbarrier, and 1.09 us (H200) with cluster.sync and remote
-// reads.
+// Phase timestamps on an H100 at 8 x 65536 (docs/results/h100-2026-11-22-session4/): from
+// the block's pair to the row's, 0.25 us with st.async against 0.64 us with a remote store
+// followed by a release arrive on the target's mbarrier, and 1.09 us (H200) with
+// cluster.sync and remote reads.
 
 constexpr int kMaxClusterBlocks = 16;
 
