@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ ClusterSlots slots;
   const int rank = cluster_rank();
   const long long row = cluster_index();  // no division before the loads
-  if (row >= rows) return;  // uniform over the cluster: it shares the row
+  if (row >= rows) return;                // uniform over the cluster: it shares the row
   const int count = index::chunk_count(rank, chunk_units, cols / PACK);
   const long long first = index::chunk_begin(rank, chunk_units) * PACK;
   const float* x = in + index::row_start(row, cols) + (count > 0 ? first : 0);
