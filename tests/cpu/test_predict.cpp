@@ -35,9 +35,15 @@ AccessCounts predict(const std::string& fam, const std::string& variant, const s
 }
 
 TEST(Predict, FamiliesRegisterPredictionsAndAnOddProfileShape) {
-  const std::set<std::string> transpose = {
-      "naive", "tile", "padded", "swizzled", "best_64x64", "best_32x128", "best_64x64_persistent",
-      "best"};
+  const std::set<std::string> transpose = {"naive",
+                                           "tile",
+                                           "padded",
+                                           "swizzled",
+                                           "best_64x64",
+                                           "best_32x128",
+                                           "best_64x64_persistent",
+                                           "best_64x64_prefetch",
+                                           "best"};
   const std::set<std::string> gemm = {"naive",       "coalesced",   "smem_tile16",
                                       "smem_tile32", "smem_tile64", "padded",
                                       "reg_tile_1d", "reg_tile_2d", "vectorized"};

@@ -20,7 +20,8 @@ enum class Variant {
   best_64x64,             ///< float4 both ways, 64x64 tile, one tile per block
   best_32x128,            ///< float4 both ways, 32x128 tile, one tile per block
   best_64x64_persistent,  ///< float4 both ways, 64x64 tile, grid of resident blocks, tile loop
-  best,                   ///< memcpy for 1xN / Nx1, best_64x64 when aligned, padded otherwise
+  best_64x64_prefetch,    ///< best_64x64, each block first bulk-prefetching a later tile into L2
+  best,  ///< memcpy for 1xN / Nx1, best_64x64_prefetch when aligned, padded otherwise
 };
 
 /// The variant's readable name ("padded", "best_64x64"); the registry and --variant use it.

@@ -29,6 +29,8 @@ const char* to_string(Variant v) {
       return "best_32x128";
     case Variant::best_64x64_persistent:
       return "best_64x64_persistent";
+    case Variant::best_64x64_prefetch:
+      return "best_64x64_prefetch";
     case Variant::best:
       return "best";
   }
@@ -43,6 +45,7 @@ std::vector<Variant> all_variants() {
           Variant::best_64x64,
           Variant::best_32x128,
           Variant::best_64x64_persistent,
+          Variant::best_64x64_prefetch,
           Variant::best};
 }
 
@@ -106,13 +109,16 @@ void transpose(Variant v, const float* in, float* out, std::int64_t rows, std::i
     case Variant::best_64x64_persistent:
       detail::launch_vectorized_64x64_persistent(in, out, r, c, stream);
       return;
+    case Variant::best_64x64_prefetch:
+      detail::launch_vectorized_64x64_prefetch(in, out, r, c, stream);
+      return;
     case Variant::best:
       if (r == 1 || c == 1) {
         // A vector's transpose has the same memory image: a device-to-device copy.
         MEMHIER_CUDA(cudaMemcpyAsync(out, in, static_cast<std::size_t>(bytes),
                                      cudaMemcpyDeviceToDevice, stream));
       } else {
-        detail::launch_vectorized_64x64(in, out, r, c, stream);  // padded when unaligned
+        detail::launch_vectorized_64x64_prefetch(in, out, r, c, stream);  // padded if unaligned
       }
       return;
   }

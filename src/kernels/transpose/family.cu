@@ -167,9 +167,9 @@ class TransposeCase final : public bench::Case {
 
 bench::Variant variant(transpose::Variant v, int rung, std::string technique, Claim claim,
                        const void* symbol) {
-  bench::Variant out = bench::make_variant(transpose::to_string(v), rung, std::move(technique),
-                                           std::move(claim), symbol,
-                                           transpose::detail::kBlockThreads);
+  bench::Variant out =
+      bench::make_variant(transpose::to_string(v), rung, std::move(technique), std::move(claim),
+                          symbol, transpose::detail::kBlockThreads);
   out.predict = [v](const std::string& shape) { return transpose::detail::predict(v, shape); };
   return out;
 }
@@ -233,12 +233,18 @@ bench::Family transpose_family() {
               {"001 §Vectorized Loads: float4",
                "float4 matches the 16-byte transaction width and cuts instructions 4x"},
               d::vectorized_64x64_symbol()),
-      variant(Variant::best, 8,
-              "dispatch: cudaMemcpy for 1xN and Nx1, best_64x64 when 16-byte aligned with "
-              "rows and columns multiples of 4, padded otherwise",
+      variant(Variant::best_64x64_prefetch, 8,
+              "as best_64x64, each block first asking L2 for a later tile's input rows "
+              "(cp.async.bulk.prefetch.L2, 256 bytes per row): DRAM sees whole row segments early",
+              {"001 §HBM Basics",
+               "HBM latency is 400-600 cycles; the GPU hides it with massive thread parallelism"},
+              d::vectorized_64x64_prefetch_symbol()),
+      variant(Variant::best, 9,
+              "dispatch: cudaMemcpy for 1xN and Nx1, best_64x64_prefetch when 16-byte aligned "
+              "with rows and columns multiples of 4, padded otherwise",
               {"001 §The Canonical Example: Matrix Transpose",
                "tiling through shared memory makes both the read and the write coalesced"},
-              d::vectorized_64x64_symbol()),
+              d::vectorized_64x64_prefetch_symbol()),
   };
   f.bench_shapes = {"8192x8192", "4096x4096"};
   f.quick_shapes = {"4096x4096"};

@@ -186,6 +186,7 @@ model::AccessCounts predict(Variant v, int rows, int cols) {
       break;
     case Variant::best_64x64:
     case Variant::best_64x64_persistent:
+    case Variant::best_64x64_prefetch:  // the bulk prefetch is no LSU access: it goes to L2
       if (vec)
         vectorized<64, 64>(rec, rows, cols);
       else

@@ -39,6 +39,8 @@ void launch_vectorized_64x64(const float* in, float* out, int rows, int cols, cu
 void launch_vectorized_32x128(const float* in, float* out, int rows, int cols, cudaStream_t s);
 void launch_vectorized_64x64_persistent(const float* in, float* out, int rows, int cols,
                                         cudaStream_t s);
+void launch_vectorized_64x64_prefetch(const float* in, float* out, int rows, int cols,
+                                      cudaStream_t s);
 
 const void* naive_symbol();
 const void* tile_symbol();
@@ -46,5 +48,6 @@ const void* padded_symbol();
 const void* swizzled_symbol();
 const void* vectorized_64x64_symbol();
 const void* vectorized_32x128_symbol();
+const void* vectorized_64x64_prefetch_symbol();
 
 }  // namespace memhier::transpose::detail

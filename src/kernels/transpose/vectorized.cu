@@ -8,6 +8,15 @@
 // 16-byte loads in flight. Needs 16-byte aligned pointers and rows, cols multiples of 4
 // (then a 4x4 block is wholly inside the matrix or wholly outside); otherwise the
 // launchers fall back to the padded kernel.
+//
+// The prefetch rung adds one thing: before its loads, each block asks L2 for the tile
+// `ahead` tiles further on with bulk prefetches (cp.async.bulk.prefetch.L2, one 256-byte
+// input row per thread of the first 64; full tiles only). DRAM then sees whole 256-byte
+// row segments requested early, and the later block's loads find them in L2. On an H100
+// at 8192^2 (docs/results/h100-2026-11-22-session5/transpose_pipe.cu, median of 30, three
+// runs): 188.4-188.6 us without, 186.0-186.4 us with any distance from 1 to 160 tiles
+// (0.963 -> 0.975 x memcpy); the own tile (distance 0) 186.7; from 256 tiles on it costs
+// (792: 235.6 us), so the launcher uses a twelfth of the resident tiles (66 on an H100).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,13 +36,34 @@ namespace {
 constexpr int k64x64MinBlocks = 6;
 constexpr int k32x128MinBlocks = 1;
 
+/// Bulk L2 prefetch of tile u's TH input rows (TW floats each, 16-byte aligned when the
+/// float4 path runs), one row per thread of the first TH; nothing for a partial tile or
+/// past the last. Fire-and-forget: nothing waits on it.
+template <int TH, int TW>
+__device__ __forceinline__ void prefetch_tile(const float* in, int rows, int cols, unsigned tiles_x,
+                                              unsigned tiles, unsigned u) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  static_assert(TH <= index::kVecThreads && (TW * sizeof(float)) % 16 == 0, "one row per thread");
+  if (static_cast<int>(threadIdx.x) >= TH || u >= tiles) return;
+  long long row0 = 0, col0 = 0;
+  index::tile_origin(u, tiles_x, TH, TW, &row0, &col0);
+  if (row0 + TH > rows || col0 + TW > cols) return;
+  const float* p = in + index::in_offset(row0 + threadIdx.x, col0, cols);
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "n"(TW * sizeof(float))
+               : "memory");
+#else
+  (void)in, (void)rows, (void)cols, (void)tiles_x, (void)tiles, (void)u;
+#endif
+}
+
 /// TH x TW tile (input rows x input columns) per block iteration, 256 threads, one 4x4
 /// block each. Shared: TW rows (input columns) of TH/4 float4 chunks (input row quads).
 /// MinBlocks caps registers where that costs no spill (ptxas -v), for more resident tiles.
-template <int TH, int TW, int MinBlocks>
+/// PREFETCH: first bulk-prefetch tile t + ahead's input rows into L2 (sm_90).
+template <int TH, int TW, int MinBlocks, bool PREFETCH = false>
 __global__ void __launch_bounds__(index::kVecThreads, MinBlocks)
     vectorized_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
-                      unsigned tiles_x, unsigned tiles) {
+                      unsigned tiles_x, unsigned tiles, unsigned ahead) {
   constexpr int kChunks = TH / 4;    // float4 chunks per shared row = row quads per tile
   constexpr int kColQuads = TW / 4;  // column quads per tile
   constexpr int kRowsPerPass = index::vec_rows_per_pass(TH);  // shared rows read per pass
@@ -52,6 +82,9 @@ __global__ void __launch_bounds__(index::kVecThreads, MinBlocks)
   int p = 0, cc0 = 0;
   index::vec_store_role(tid, TH, &p, &cc0);
 
+  // Once per block, before anything else is live (inside the loop it costs spills at the
+  // 40-register cap); the prefetch rung runs one tile per block.
+  if constexpr (PREFETCH) prefetch_tile<TH, TW>(in, rows, cols, tiles_x, tiles, blockIdx.x + ahead);
   for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
     long long row0 = 0, col0 = 0;
     index::tile_origin(t, tiles_x, TH, TW, &row0, &col0);
@@ -100,7 +133,7 @@ __global__ void __launch_bounds__(index::kVecThreads, MinBlocks)
   }
 }
 
-template <int TH, int TW, int MinBlocks>
+template <int TH, int TW, int MinBlocks, bool PREFETCH = false>
 void launch_vectorized(const float* in, float* out, int rows, int cols, bool persistent,
                        cudaStream_t s) {
   if (!vectorizable(in, out, rows, cols)) {
@@ -108,13 +141,14 @@ void launch_vectorized(const float* in, float* out, int rows, int cols, bool per
     return;
   }
   const TileGrid g = tile_grid(rows, cols, TH, TW);
-  const void* symbol = reinterpret_cast<const void*>(&vectorized_kernel<TH, TW, MinBlocks>);
+  const void* symbol =
+      reinterpret_cast<const void*>(&vectorized_kernel<TH, TW, MinBlocks, PREFETCH>);
   unsigned grid = std::min<unsigned>(g.count, INT_MAX);  // one tile per block
-  if (persistent)
-    grid = std::min<unsigned>(
-        g.count, static_cast<unsigned>(core::resident_grid(symbol, index::kVecThreads)));
-  vectorized_kernel<TH, TW, MinBlocks>
-      <<<grid, index::kVecThreads, 0, s>>>(in, out, rows, cols, g.tiles_x, g.count);
+  const auto resident = static_cast<unsigned>(core::resident_grid(symbol, index::kVecThreads));
+  if (persistent) grid = std::min<unsigned>(g.count, resident);
+  const unsigned ahead = std::max(1u, resident / 12);  // see the file comment
+  vectorized_kernel<TH, TW, MinBlocks, PREFETCH>
+      <<<grid, index::kVecThreads, 0, s>>>(in, out, rows, cols, g.tiles_x, g.count, ahead);
   MEMHIER_CHECK_LAUNCH();
 }
 
@@ -128,6 +162,9 @@ bool vectorizable(const float* in, const float* out, int rows, int cols) {
 const void* vectorized_64x64_symbol() {
   return reinterpret_cast<const void*>(&vectorized_kernel<64, 64, k64x64MinBlocks>);
 }
+const void* vectorized_64x64_prefetch_symbol() {
+  return reinterpret_cast<const void*>(&vectorized_kernel<64, 64, k64x64MinBlocks, true>);
+}
 const void* vectorized_32x128_symbol() {
   return reinterpret_cast<const void*>(&vectorized_kernel<32, 128, k32x128MinBlocks>);
 }
@@ -137,6 +174,10 @@ void launch_vectorized_64x64(const float* in, float* out, int rows, int cols, cu
 }
 void launch_vectorized_32x128(const float* in, float* out, int rows, int cols, cudaStream_t s) {
   launch_vectorized<32, 128, k32x128MinBlocks>(in, out, rows, cols, false, s);
+}
+void launch_vectorized_64x64_prefetch(const float* in, float* out, int rows, int cols,
+                                      cudaStream_t s) {
+  launch_vectorized<64, 64, k64x64MinBlocks, true>(in, out, rows, cols, false, s);
 }
 void launch_vectorized_64x64_persistent(const float* in, float* out, int rows, int cols,
                                         cudaStream_t s) {
