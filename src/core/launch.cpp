@@ -36,4 +36,58 @@ int resident_grid(const void* kernel, int block_threads, std::size_t dynamic_sme
   return grid;
 }
 
+int max_active_clusters(const void* kernel, int cluster, int threads, std::size_t smem) {
+  static std::mutex mu;
+  static std::map<std::tuple<int, const void*, int, int, std::size_t>, int> cache;
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  const std::lock_guard<std::mutex> lock(mu);
+  const auto key = std::make_tuple(dev, kernel, cluster, threads, smem);
+  const auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  int cluster_launch = 0;
+  if (cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, dev) != cudaSuccess) {
+    cudaGetLastError();
+    cluster_launch = 0;
+  }
+  int n = 0;
+  if (cluster_launch != 0) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(static_cast<unsigned>(cluster), 1, 1);
+    cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+    cfg.dynamicSmemBytes = smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
+      cudaGetLastError();  // an unsupported size is "none", not a sticky error for the next launch
+      n = 0;
+    }
+  }
+  cache.emplace(key, n);
+  return n;
+}
+
+void launch_clustered(const void* kernel, void** args, int blocks, int cluster, int threads,
+                      std::size_t smem, cudaStream_t stream) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks), 1, 1);
+  cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  MEMHIER_CUDA(cudaLaunchKernelExC(&cfg, kernel, args));
+  MEMHIER_CHECK_LAUNCH();
+}
+
 }  // namespace memhier::core

@@ -16,10 +16,13 @@ namespace {
 
 namespace hist = memhier::histogram;
 
-const hist::Variant kVariants[] = {
-    hist::Variant::global_atomics,       hist::Variant::shared_privatized,
-    hist::Variant::warp_privatized,      hist::Variant::lane_privatized,
-    hist::Variant::lane_privatized_runs, hist::Variant::best};
+const hist::Variant kVariants[] = {hist::Variant::global_atomics,
+                                   hist::Variant::shared_privatized,
+                                   hist::Variant::warp_privatized,
+                                   hist::Variant::lane_privatized,
+                                   hist::Variant::lane_privatized_runs,
+                                   hist::Variant::lane_privatized_pairs,
+                                   hist::Variant::best};
 
 std::uint32_t next_random(std::uint32_t* state) {  // xorshift32: deterministic test data
   std::uint32_t x = *state;

@@ -13,12 +13,13 @@ namespace memhier::histogram {
 
 /// The variants, in rung order.
 enum class Variant {
-  global_atomics,        ///< one atomicAdd to the global bins per element
-  shared_privatized,     ///< one 256-bin shared histogram per block, merged with 256 atomics
-  warp_privatized,       ///< one 256-bin shared histogram per warp, summed per block
-  lane_privatized,       ///< 32 per-lane shared copies (bank = lane), 16-byte loads
-  lane_privatized_runs,  ///< lane_privatized + one add for a 16-byte run of equal bytes
-  best,                  ///< dispatches to the fastest variant for the input
+  global_atomics,         ///< one atomicAdd to the global bins per element
+  shared_privatized,      ///< one 256-bin shared histogram per block, merged with 256 atomics
+  warp_privatized,        ///< one 256-bin shared histogram per warp, summed per block
+  lane_privatized,        ///< 32 per-lane shared copies (bank = lane), 16-byte loads
+  lane_privatized_runs,   ///< lane_privatized + one add for a 16-byte run of equal bytes
+  lane_privatized_pairs,  ///< lane_privatized_runs in pairs of blocks merging through DSMEM
+  best,                   ///< dispatches to the fastest variant for the input
 };
 
 /// The variant's readable name ("lane_privatized"): what --variant takes.

@@ -10,9 +10,13 @@
 namespace memhier::histogram {
 namespace {
 
-constexpr Variant kAll[] = {Variant::global_atomics,       Variant::shared_privatized,
-                            Variant::warp_privatized,      Variant::lane_privatized,
-                            Variant::lane_privatized_runs, Variant::best};
+constexpr Variant kAll[] = {Variant::global_atomics,
+                            Variant::shared_privatized,
+                            Variant::warp_privatized,
+                            Variant::lane_privatized,
+                            Variant::lane_privatized_runs,
+                            Variant::lane_privatized_pairs,
+                            Variant::best};
 
 void validate(const void* in, std::size_t n, std::size_t elem_bytes, const std::uint32_t* bins) {
   if (!bins) throw std::invalid_argument("histogram256: the bins pointer is null.");
@@ -45,8 +49,10 @@ void dispatch(Variant v, const T* in, std::size_t n, std::uint32_t* bins, cudaSt
     // best: conflict-free per-lane copies, 16-byte loads and one add per run of equal
     // values; it handles every size (the grid shrinks to the input) and every alignment.
     case Variant::lane_privatized_runs:
-    case Variant::best:
       return detail::launch_lane_privatized_runs(in, n, bins, s);
+    case Variant::lane_privatized_pairs:
+    case Variant::best:
+      return detail::launch_lane_privatized_pairs(in, n, bins, s);
   }
   throw std::invalid_argument("histogram256: unknown variant " +
                               std::to_string(static_cast<int>(v)) + ".");
@@ -66,6 +72,8 @@ const char* to_string(Variant v) {
       return "lane_privatized";
     case Variant::lane_privatized_runs:
       return "lane_privatized_runs";
+    case Variant::lane_privatized_pairs:
+      return "lane_privatized_pairs";
     case Variant::best:
       return "best";
   }

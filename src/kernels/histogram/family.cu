@@ -199,14 +199,16 @@ bench::Family histogram_family() {
        {shared_claim_src, "the contended baseline: " + shared_claim},
        d::global_atomics_symbol(),
        d::kScalarThreads,
-       0, {}},
+       0,
+       {}},
       {hist::to_string(hist::Variant::shared_privatized),
        2,
        "a 256-bin shared histogram per block (shared atomics), merged with <= 256 global atomics",
        {shared_claim_src, shared_claim},
        d::shared_privatized_symbol(),
        d::kScalarThreads,
-       0, {}},
+       0,
+       {}},
       {hist::to_string(hist::Variant::warp_privatized),
        3,
        "a 256-bin shared copy per warp: warps never share a word; copies summed per block",
@@ -214,7 +216,8 @@ bench::Family histogram_family() {
         "N threads on one bank serialize into N cycles: fewer threads per copy, fewer collisions"},
        d::warp_privatized_symbol(),
        d::kScalarThreads,
-       0, {}},
+       0,
+       {}},
       {hist::to_string(hist::Variant::lane_privatized),
        4,
        "32 per-lane copies at word bin*32+lane (bank = lane, conflict-free for any input), "
@@ -223,7 +226,8 @@ bench::Family histogram_family() {
         "all 32 threads on 32 different banks complete in a single cycle"},
        d::lane_privatized_symbol(),
        d::kLaneThreads,
-       0, {}},
+       0,
+       {}},
       {hist::to_string(hist::Variant::lane_privatized_runs),
        5,
        "lane_privatized + one atomic for a 16-byte vector of one value (16 bytes or 4 int32)",
@@ -232,18 +236,32 @@ bench::Family histogram_family() {
         "16)"},
        d::lane_privatized_runs_symbol(),
        d::kLaneThreads,
-       0, {}},
-      {hist::to_string(hist::Variant::best),
+       0,
+       {}},
+      {hist::to_string(hist::Variant::lane_privatized_pairs),
        6,
-       "dispatches to lane_privatized_runs (any size, any alignment, uint8 and int32)",
-       {"", ""},
-       d::lane_privatized_runs_symbol(),
+       "lane_privatized_runs in pairs of blocks (clusters of 2) that add their totals through "
+       "distributed shared memory: half the global atomics, two blocks per SM",
+       {shared_claim_src, shared_claim},
+       d::lane_privatized_pairs_symbol(),
        d::kLaneThreads,
-       0, {}},
+       0,
+       {}},
+      {hist::to_string(hist::Variant::best),
+       7,
+       "dispatches to lane_privatized_pairs (any size, any alignment, uint8 and int32; "
+       "lane_privatized_runs without clusters)",
+       {"", ""},
+       d::lane_privatized_pairs_symbol(),
+       d::kLaneThreads,
+       0,
+       {}},
   };
-  // The lane-privatized launches cap their blocks per SM (lane_privatized.cuh).
+  // Rungs 4 and 5 cap their blocks per SM (lane_privatized.cuh); the pairs run two per SM.
   for (bench::Variant& v : f.variants)
-    if (v.block_threads == d::kLaneThreads) v.max_blocks_per_sm = d::kLaneBlocksPerSm;
+    if (v.name == hist::to_string(hist::Variant::lane_privatized) ||
+        v.name == hist::to_string(hist::Variant::lane_privatized_runs))
+      v.max_blocks_per_sm = d::kLaneBlocksPerSm;
   f.bench_shapes = {"u8-uniform:268435456", "u8-degenerate:268435456", "i32-uniform:67108864",
                     "i32-degenerate:67108864"};
   f.quick_shapes = {"u8-uniform:16777216", "u8-degenerate:16777216", "i32-uniform:16777216",

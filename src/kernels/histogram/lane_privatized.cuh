@@ -6,13 +6,26 @@
 // next tile loaded before the current one is counted); the unaligned head and the tail
 // are counted one element at a time. Runs = true adds a single atomic of 16 (uint8) or 4
 // (int32) when a whole vector holds one value.
+//
+// Cluster = 2 (rung 6) merges through distributed shared memory first: each block of a
+// pair of blocks sums its 32 copies into 256 totals in its shared memory, the pair syncs,
+// and each block adds half of the bins (its own totals plus its partner's) into the global
+// bins: half the global atomics, and the pair fits two blocks on an SM. At 2^24 elements
+// the merge, not the counting, is what costs: on an H100 (2026-11-22, `memhier bench
+// histogram --size u8-uniform:16777216 --variant best`), one block per SM and no pairs
+// took 25.1 us (0.66 x CUB), two plain blocks per SM (twice the global atomics) 36.2 us,
+// pairs 16.8 us (1.00 x CUB); clusters of 4 and 8 18.8 us.
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
+
+#include <algorithm>
 
 #include "kernels/histogram/common.cuh"
 #include "kernels/histogram/variants.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/launch.hpp"
 
 namespace memhier::histogram::detail {
 
@@ -60,13 +73,15 @@ __device__ __forceinline__ void lane_count_vec(std::uint32_t* mine, uint4 x, std
 
 /// head: the elements before the first 16-byte boundary; vec: the aligned body (nvec
 /// vectors); tail: the ntail elements after it.
-template <typename T, bool Runs>
+template <typename T, bool Runs, int Cluster = 1>
 __global__ void __launch_bounds__(kLaneThreads)
     lane_privatized_kernel(const T* __restrict__ head, std::size_t nhead,
                            const uint4* __restrict__ vec, std::size_t nvec,
                            const T* __restrict__ tail, std::size_t ntail,
                            std::uint32_t* __restrict__ bins) {
+  static_assert(Cluster == 1 || kBins % Cluster == 0, "whole bins per block of a cluster");
   __shared__ __align__(16) std::uint32_t h[kLaneWords];
+  __shared__ std::uint32_t totals[Cluster > 1 ? kBins : 1];  // this block's sums (Cluster > 1)
   {
     uint4* h4 = reinterpret_cast<uint4*>(h);
     for (unsigned i = threadIdx.x; i < kLaneWords / 4; i += blockDim.x)
@@ -120,7 +135,26 @@ __global__ void __launch_bounds__(kLaneThreads)
     std::uint32_t s = h[lane_merge_word(lane, b)];
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xFFFFFFFFu, s, off);
-    if (lane == 0 && s) atomicAdd(&bins[b], s);
+    if constexpr (Cluster == 1) {
+      if (lane == 0 && s) atomicAdd(&bins[b], s);
+    } else if (lane == 0) {
+      totals[b] = s;
+    }
+  }
+  if constexpr (Cluster > 1) {
+    // Block r of the cluster adds bins [r * per, (r + 1) * per) of every block's totals.
+    namespace cg = cooperative_groups;
+    const cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();  // every block's totals are written
+    constexpr unsigned kPer = kBins / Cluster;
+    if (threadIdx.x < kPer) {
+      const unsigned b = cluster.block_rank() * kPer + threadIdx.x;
+      std::uint32_t s = 0;
+#pragma unroll
+      for (int q = 0; q < Cluster; ++q) s += cluster.map_shared_rank(totals, q)[b];
+      if (s) atomicAdd(&bins[b], s);
+    }
+    cluster.sync();  // nobody leaves while a partner still reads its totals
   }
 }
 
@@ -142,6 +176,30 @@ void launch_lane(const T* in, std::size_t n, std::uint32_t* bins, cudaStream_t s
   lane_privatized_kernel<T, Runs>
       <<<grid, kLaneThreads, 0, s>>>(head, sp.head, vec, sp.nvec, tail, sp.ntail, bins);
   MEMHIER_CHECK_LAUNCH();
+}
+
+/// Rung 6: the same kernel with Runs in pairs of blocks (a cluster of 2, sm_90) as many
+/// pairs as fit at once; without clusters, launch_lane<T, true>.
+template <typename T>
+void launch_lane_pairs(const T* in, std::size_t n, std::uint32_t* bins, cudaStream_t s) {
+  constexpr int kPair = 2;
+  const void* k = reinterpret_cast<const void*>(&lane_privatized_kernel<T, true, kPair>);
+  // The max-shared carveout first (set once, cached): two 33 KB blocks per SM.
+  const int resident = core::resident_grid(k, kLaneThreads, 0, 0, true);
+  const int pairs = core::max_active_clusters(k, kPair, kLaneThreads);
+  if (pairs < 1) return launch_lane<T, true>(in, n, bins, s);
+  const Split sp = split_for_vectors(in, n, sizeof(T));
+  const T* head = in;
+  const uint4* vec = reinterpret_cast<const uint4*>(in + sp.head);
+  const T* tail = in + sp.head + sp.nvec * (16 / sizeof(T));
+  const std::size_t tile = std::size_t(kLaneThreads) * kLaneUnroll;
+  const std::size_t needed = (sp.nvec + tile - 1) / tile;  // blocks with a tile to count
+  const std::size_t most = static_cast<std::size_t>(std::min(pairs, resident / kPair));
+  const int blocks =
+      kPair * static_cast<int>(std::max<std::size_t>(1, std::min(most, (needed + 1) / kPair)));
+  std::size_t nhead = sp.head, nvec = sp.nvec, ntail = sp.ntail;
+  void* args[] = {&head, &nhead, &vec, &nvec, &tail, &ntail, &bins};
+  core::launch_clustered(k, args, blocks, kPair, kLaneThreads, 0, s);
 }
 
 }  // namespace memhier::histogram::detail

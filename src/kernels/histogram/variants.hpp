@@ -60,6 +60,10 @@ void launch_lane_privatized(const std::int32_t* in, std::size_t n, std::uint32_t
                             cudaStream_t s);
 void launch_lane_privatized_runs(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
                                  cudaStream_t s);
+void launch_lane_privatized_pairs(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                                  cudaStream_t s);
+void launch_lane_privatized_pairs(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
+                                  cudaStream_t s);
 void launch_lane_privatized_runs(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
                                  cudaStream_t s);
 
@@ -69,6 +73,7 @@ const void* shared_privatized_symbol();
 const void* warp_privatized_symbol();
 const void* lane_privatized_symbol();
 const void* lane_privatized_runs_symbol();
+const void* lane_privatized_pairs_symbol();
 
 /// cub::DeviceHistogram::HistogramEven (256 bins, levels [0, 256]): temp bytes, then the run.
 std::size_t cub_temp_bytes(const std::uint8_t* in, std::size_t n);

@@ -129,34 +129,6 @@ void allow_large_clusters(const void* kernel) {
     cudaGetLastError();  // clusters above 8 stay unavailable; max_active_clusters says so
 }
 
-int max_active_clusters(const void* kernel, int cluster, int threads, int smem) {
-  const DeviceLimits& lim = device_limits();
-  if (!lim.clusters) return 0;
-  std::lock_guard<std::mutex> lock(cache_mutex());
-  static std::map<std::tuple<const void*, int, int, int, int>, int> cache;
-  const auto key = std::make_tuple(kernel, lim.device, cluster, threads, smem);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(cluster), 1, 1);
-  cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
-  cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  int n = 0;
-  if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
-    cudaGetLastError();  // an unsupported size is "none", not a sticky error for the next launch
-    n = 0;
-  }
-  cache.emplace(key, n);
-  return n;
-}
-
 int pow2_ceil(int v) {
   int p = 1;
   while (p < v && p < (1 << 30)) p <<= 1;
@@ -167,24 +139,6 @@ int pow2_floor(int v) {
   int p = 1;
   while (p <= v / 2) p <<= 1;
   return p;
-}
-
-void launch_clustered(const void* kernel, void** args, int blocks, int cluster, int threads,
-                      int smem, cudaStream_t stream) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(blocks), 1, 1);
-  cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
-  cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  MEMHIER_CUDA(cudaLaunchKernelExC(&cfg, kernel, args));
-  MEMHIER_CHECK_LAUNCH();
 }
 
 }  // namespace detail

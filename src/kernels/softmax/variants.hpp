@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "memhier/core/launch.hpp"
+
 namespace memhier::softmax::detail {
 
 /// One validated call: device pointers, the shape, whether every row is 16-byte aligned
@@ -28,9 +30,8 @@ struct DeviceLimits {
 };
 const DeviceLimits& device_limits();
 
-/// Clusters of `cluster` blocks (`threads` each, `smem` dynamic bytes) the device can hold
-/// at once; 0 when such a cluster cannot run (cached).
-int max_active_clusters(const void* kernel, int cluster, int threads, int smem);
+using core::launch_clustered;
+using core::max_active_clusters;  // memhier/core/launch.hpp
 
 /// Sets, once per kernel and device, the largest dynamic shared memory the device allows
 /// (an opt-in above 48 KB), the max-shared carveout and, for cluster kernels, cluster sizes
@@ -44,10 +45,6 @@ void allow_large_clusters(const void* kernel);
 int pow2_ceil(int v);
 /// The largest power of two <= v (v >= 1).
 int pow2_floor(int v);
-
-/// Launches `kernel` as a grid of `blocks` in clusters of `cluster` blocks along x.
-void launch_clustered(const void* kernel, void** args, int blocks, int cluster, int threads,
-                      int smem, cudaStream_t stream);
 
 // ---- the rungs: naive.cu ... cluster_per_row.cu --------------------------------------------
 
