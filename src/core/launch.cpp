@@ -36,6 +36,28 @@ int resident_grid(const void* kernel, int block_threads, std::size_t dynamic_sme
   return grid;
 }
 
+namespace {
+
+/// A 1-D launch of `blocks` blocks in clusters of `cluster` along x; `attr` is the storage
+/// the configuration points to (it must outlive the configuration's use).
+cudaLaunchConfig_t cluster_config(int blocks, int cluster, int threads, std::size_t smem,
+                                  cudaStream_t stream, cudaLaunchAttribute* attr) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks), 1, 1);
+  cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
+}  // namespace
+
 int max_active_clusters(const void* kernel, int cluster, int threads, std::size_t smem) {
   static std::mutex mu;
   static std::map<std::tuple<int, const void*, int, int, std::size_t>, int> cache;
@@ -52,17 +74,8 @@ int max_active_clusters(const void* kernel, int cluster, int threads, std::size_
   }
   int n = 0;
   if (cluster_launch != 0) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(static_cast<unsigned>(cluster), 1, 1);
-    cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
-    cfg.dynamicSmemBytes = smem;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = cluster_config(cluster, cluster, threads, smem, nullptr, &attr);
     if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
       cudaGetLastError();  // an unsupported size is "none", not a sticky error for the next launch
       n = 0;
@@ -74,18 +87,8 @@ int max_active_clusters(const void* kernel, int cluster, int threads, std::size_
 
 void launch_clustered(const void* kernel, void** args, int blocks, int cluster, int threads,
                       std::size_t smem, cudaStream_t stream) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(blocks), 1, 1);
-  cfg.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = cluster_config(blocks, cluster, threads, smem, stream, &attr);
   MEMHIER_CUDA(cudaLaunchKernelExC(&cfg, kernel, args));
   MEMHIER_CHECK_LAUNCH();
 }

@@ -158,23 +158,42 @@ __global__ void __launch_bounds__(kLaneThreads)
   }
 }
 
+/// The kernel's input arguments for `in` (n >= 1 elements, 4-byte aligned for int32): the
+/// unaligned head, the 16-byte vectors, the tail.
+template <typename T>
+struct LaneInput {
+  const T* head;
+  std::size_t nhead;
+  const uint4* vec;
+  std::size_t nvec;
+  const T* tail;
+  std::size_t ntail;
+
+  LaneInput(const T* in, std::size_t n) {
+    const Split sp = split_for_vectors(in, n, sizeof(T));
+    head = in;
+    nhead = sp.head;
+    vec = reinterpret_cast<const uint4*>(in + sp.head);
+    nvec = sp.nvec;
+    tail = in + sp.head + sp.nvec * (16 / sizeof(T));
+    ntail = sp.ntail;
+  }
+};
+
 /// Launches the kernel on `in` (n >= 1 elements, 4-byte aligned for int32).
 template <typename T, bool Runs>
 void launch_lane(const T* in, std::size_t n, std::uint32_t* bins, cudaStream_t s) {
-  const Split sp = split_for_vectors(in, n, sizeof(T));
-  const T* head = in;
-  const uint4* vec = reinterpret_cast<const uint4*>(in + sp.head);
-  const T* tail = in + sp.head + sp.nvec * (16 / sizeof(T));
+  const LaneInput<T> a(in, n);
   const void* k = reinterpret_cast<const void*>(&lane_privatized_kernel<T, Runs>);
   // Blocks: one of 1024 threads per SM, fewer when the input is small (at least one tile
   // of vectors per block). Every block ends by adding its 256 sums into the same 1 KB of
   // global bins, and those atomics serialize at L2 at the kernel's end: fewer, larger
   // blocks merge less. On an H100 (2026-11-21, 2^28 uint8): 4 blocks of 512 per SM
   // measured 0.97-1.03 x CUB, 2 of 1024 1.12, 1 of 1024 1.18 (i32: 1.43, 1.50).
-  const int grid = grid_for(k, kLaneThreads, true, sp.nvec, std::size_t(kLaneThreads) * kLaneUnroll,
+  const int grid = grid_for(k, kLaneThreads, true, a.nvec, std::size_t(kLaneThreads) * kLaneUnroll,
                             kLaneBlocksPerSm);
   lane_privatized_kernel<T, Runs>
-      <<<grid, kLaneThreads, 0, s>>>(head, sp.head, vec, sp.nvec, tail, sp.ntail, bins);
+      <<<grid, kLaneThreads, 0, s>>>(a.head, a.nhead, a.vec, a.nvec, a.tail, a.ntail, bins);
   MEMHIER_CHECK_LAUNCH();
 }
 
@@ -188,17 +207,13 @@ void launch_lane_pairs(const T* in, std::size_t n, std::uint32_t* bins, cudaStre
   const int resident = core::resident_grid(k, kLaneThreads, 0, 0, true);
   const int pairs = core::max_active_clusters(k, kPair, kLaneThreads);
   if (pairs < 1) return launch_lane<T, true>(in, n, bins, s);
-  const Split sp = split_for_vectors(in, n, sizeof(T));
-  const T* head = in;
-  const uint4* vec = reinterpret_cast<const uint4*>(in + sp.head);
-  const T* tail = in + sp.head + sp.nvec * (16 / sizeof(T));
+  LaneInput<T> a(in, n);
   const std::size_t tile = std::size_t(kLaneThreads) * kLaneUnroll;
-  const std::size_t needed = (sp.nvec + tile - 1) / tile;  // blocks with a tile to count
+  const std::size_t needed = (a.nvec + tile - 1) / tile;  // blocks with a tile to count
   const std::size_t most = static_cast<std::size_t>(std::min(pairs, resident / kPair));
   const int blocks =
       kPair * static_cast<int>(std::max<std::size_t>(1, std::min(most, (needed + 1) / kPair)));
-  std::size_t nhead = sp.head, nvec = sp.nvec, ntail = sp.ntail;
-  void* args[] = {&head, &nhead, &vec, &nvec, &tail, &ntail, &bins};
+  void* args[] = {&a.head, &a.nhead, &a.vec, &a.nvec, &a.tail, &a.ntail, &bins};
   core::launch_clustered(k, args, blocks, kPair, kLaneThreads, 0, s);
 }
 
