@@ -31,7 +31,7 @@ enum class Variant {
   warp_shuffle,            ///< the final 32 partials reduced with __shfl_down_sync
   vectorized_grid_stride,  ///< float4 loads, grid-stride loop filling every SM, 2 launches
   single_pass,             ///< the same loads; the last block to finish reduces the partials
-  best_b512_v4x2,          ///< single pass, 512 threads, 2 float4 per thread per step
+  best_b512_v4x4,          ///< single pass, 512 threads, 4 float4 per thread per step
   best_b256_v4x8_l2pf,     ///< single pass, 256 threads, 8 float4 per step, L2 256-byte prefetch
   best,                    ///< dispatches on n to the tuned single-pass configuration
 };

@@ -45,8 +45,8 @@ GridConfig grid_config(Variant v) {
       return vectorized_grid_stride_config();
     case Variant::single_pass:
       return single_pass_config();
-    case Variant::best_b512_v4x2:
-      return best_b512_v4x2_config();
+    case Variant::best_b512_v4x4:
+      return best_b512_v4x4_config();
     case Variant::best_b256_v4x8_l2pf:
       return best_b256_v4x8_l2pf_config();
     default:
@@ -123,8 +123,8 @@ const char* to_string(Variant v) {
       return "vectorized_grid_stride";
     case Variant::single_pass:
       return "single_pass";
-    case Variant::best_b512_v4x2:
-      return "best_b512_v4x2";
+    case Variant::best_b512_v4x4:
+      return "best_b512_v4x4";
     case Variant::best_b256_v4x8_l2pf:
       return "best_b256_v4x8_l2pf";
     case Variant::best:
@@ -145,7 +145,7 @@ const std::vector<Variant>& all_variants() {
                                         Variant::warp_shuffle,
                                         Variant::vectorized_grid_stride,
                                         Variant::single_pass,
-                                        Variant::best_b512_v4x2,
+                                        Variant::best_b512_v4x4,
                                         Variant::best_b256_v4x8_l2pf,
                                         Variant::best};
   return all;
@@ -226,8 +226,8 @@ void reduce(Variant v, Op op, const float* in, std::size_t n, float* out, void* 
       return detail::launch_vectorized_grid_stride(l);
     case Variant::single_pass:
       return detail::launch_single_pass(l);
-    case Variant::best_b512_v4x2:
-      return detail::launch_best_b512_v4x2(l);
+    case Variant::best_b512_v4x4:
+      return detail::launch_best_b512_v4x4(l);
     case Variant::best_b256_v4x8_l2pf:
       return detail::launch_best_b256_v4x8_l2pf(l);
     case Variant::best:

@@ -2,10 +2,13 @@
 // float4 loads over the array (U independent 16-byte loads in flight per step, a grid
 // sized to fill every SM once), then the block reduces its threads' values. Two ways to
 // finish: block partials plus a second small launch, or a single pass in which the
-// last block to arrive (threadfence + atomicInc) reduces the partials.
+// last block to arrive reduces the partials (its ticket taken between two fences, or by
+// one acquire-release atomic).
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <cuda/atomic>
 
 #include <cstddef>
 #include <cstdint>
@@ -104,10 +107,19 @@ __global__ void __launch_bounds__(B)
   if (threadIdx.x == 0) *out = v;
 }
 
-/// Single pass: every block writes its partial, fences, and takes a ticket; the block
-/// that draws the last ticket reduces all partials into *out and resets the counter
-/// to zero for the next launch. No block waits for another (no co-residency needed).
-template <class OpT, int B, int U, Load L>
+/// How a single-pass block takes its ticket after storing its partial.
+enum class Ticket {
+  fences,   ///< __threadfence(), relaxed atomicInc, and a fence in the last block (the
+            ///< CUDA guide's threadFenceReduction)
+  acq_rel,  ///< one fetch_add with acquire-release order at device scope: releases this
+            ///< block's partial and, in the last block, acquires every other's. Measured on
+            ///< an H100 at 2^20 (full grid): 8.0 against 8.5 us with the fences.
+};
+
+/// Single pass: every block writes its partial and takes a ticket; the block that draws
+/// the last ticket reduces all partials into *out and resets the counter to zero for the
+/// next launch. No block waits for another (no co-residency needed).
+template <class OpT, int B, int U, Load L, Ticket T>
 __global__ void __launch_bounds__(B)
     single_pass_kernel(const float* in, std::size_t n, float* partials, unsigned* counter,
                        float* out) {
@@ -119,13 +131,17 @@ __global__ void __launch_bounds__(B)
   }
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = v;
-    __threadfence();  // the partial is visible device-wide before the ticket is taken
-    const unsigned ticket = atomicInc(counter, gridDim.x);
-    is_last = ticket == gridDim.x - 1;
+    if constexpr (T == Ticket::fences) {
+      __threadfence();  // the partial is visible device-wide before the ticket is taken
+      is_last = atomicInc(counter, gridDim.x) == gridDim.x - 1;
+    } else {
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket(*counter);
+      is_last = ticket.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+    }
   }
-  __syncthreads();
+  __syncthreads();  // the last block's other threads read after thread 0's acquire
   if (!is_last) return;  // uniform per block
-  __threadfence();       // pairs with the writers' fences: every partial is visible
+  if constexpr (T == Ticket::fences) __threadfence();  // pairs with the writers' fences
   float w = OpT::identity();
   for (unsigned i = threadIdx.x; i < gridDim.x; i += B) w = OpT::apply(w, __ldcg(partials + i));
   w = block_reduce<OpT, B>(w);
@@ -136,13 +152,13 @@ __global__ void __launch_bounds__(B)
 }
 
 /// Launches the single-pass kernel of one configuration for l.op.
-template <int B, int U, Load L>
+template <int B, int U, Load L, Ticket T>
 void launch_single_pass_config(const Launch& l) {
   if (l.op == Op::sum)
-    single_pass_kernel<SumOp, B, U, L>
+    single_pass_kernel<SumOp, B, U, L, T>
         <<<l.grid, B, 0, l.stream>>>(l.in, l.n, l.slots, l.counter, l.out);
   else
-    single_pass_kernel<MaxOp, B, U, L>
+    single_pass_kernel<MaxOp, B, U, L, T>
         <<<l.grid, B, 0, l.stream>>>(l.in, l.n, l.slots, l.counter, l.out);
   MEMHIER_CHECK_LAUNCH();
 }

@@ -14,11 +14,11 @@ constexpr int kUnroll = 4;
 
 GridConfig single_pass_config() {
   return {kBlock, kUnroll,
-          reinterpret_cast<const void*>(single_pass_kernel<SumOp, kBlock, kUnroll, Load::ldg>)};
+          reinterpret_cast<const void*>(single_pass_kernel<SumOp, kBlock, kUnroll, Load::ldg, Ticket::fences>)};
 }
 
 void launch_single_pass(const Launch& l) {
-  launch_single_pass_config<kBlock, kUnroll, Load::ldg>(l);
+  launch_single_pass_config<kBlock, kUnroll, Load::ldg, Ticket::fences>(l);
 }
 
 }  // namespace memhier::reduction::detail

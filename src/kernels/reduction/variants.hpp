@@ -53,11 +53,11 @@ const void* warp_shuffle_symbol();
 // Grid-stride rungs: a grid of at most (resident blocks per SM) x SMs blocks.
 GridConfig vectorized_grid_stride_config();
 GridConfig single_pass_config();
-GridConfig best_b512_v4x2_config();
+GridConfig best_b512_v4x4_config();
 GridConfig best_b256_v4x8_l2pf_config();
 void launch_vectorized_grid_stride(const Launch& l);
 void launch_single_pass(const Launch& l);
-void launch_best_b512_v4x2(const Launch& l);
+void launch_best_b512_v4x4(const Launch& l);
 void launch_best_b256_v4x8_l2pf(const Launch& l);
 /// The configuration `best` runs for n elements (best.cu).
 Variant choose_best(std::size_t n);
