@@ -25,8 +25,24 @@ core::TimingOptions timing(const std::string& name, bool quick) {
   return t;
 }
 
-void fill_resources(const Variant& v, BenchRecord* r) {
-  if (!v.symbol) return;
+/// The rung whose kernel `v` runs at `shape`: v itself unless v dispatches on shape;
+/// nullptr when it runs none of the ladder's kernels there.
+const Variant* dispatched(const Family& f, const Variant& v, const std::string& shape) {
+  if (!v.runs) return &v;
+  std::string name;
+  try {
+    name = v.runs(shape);
+  } catch (const std::invalid_argument&) {
+    return nullptr;  // the run itself will say what is wrong with the shape
+  }
+  for (const Variant& w : f.variants)
+    if (&w != &v && w.name == name) return &w;
+  return nullptr;
+}
+
+void fill_resources(const Variant* pv, BenchRecord* r) {
+  if (!pv || !pv->symbol) return;
+  const Variant& v = *pv;
   cudaFuncAttributes a{};
   if (cudaFuncGetAttributes(&a, v.symbol) != cudaSuccess) {
     cudaGetLastError();
@@ -183,7 +199,7 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       r.variant = v.name;
       r.rung = v.rung;
       r.shape = c->shape();
-      fill_resources(v, &r);
+      fill_resources(dispatched(family, v, r.shape), &r);
       try {
         c->poison(nullptr);
         c->run(v.name, nullptr);

@@ -42,6 +42,10 @@ struct Variant {
   /// The launch's own cap on resident blocks per SM (0: as many as fit), so that the
   /// blocks/SM and occupancy columns say what runs, not only what would fit.
   int max_blocks_per_sm = 0;
+  /// For a variant that dispatches on shape (`best`): the name of the rung it runs at
+  /// `shape` on the current device, so that the resource columns describe that rung's
+  /// kernel. Unset when the variant's own symbol is what runs.
+  std::function<std::string(const std::string& shape)> runs;
 };
 
 /// A variant from the fields every family fills; the prediction stays empty.

@@ -283,6 +283,11 @@ bench::Family softmax_family() {
             "shape"},
            nullptr, 0),
   };
+  f.variants.back().runs = [](const std::string& shape) {
+    const std::vector<std::int64_t> d = bench::parse_shape(shape, 2, "softmax");
+    return std::string(
+        softmax::to_string(softmax::best_variant(static_cast<int>(d[0]), static_cast<int>(d[1]))));
+  };
   f.bench_shapes = {"1024x4096", "8192x8192", "32768x1024", "4096x32768", "8x65536", "65536x128"};
   f.quick_shapes = {"1024x4096", "65536x128", "8x65536"};
   f.test_shapes = {"1x1",    "1x7",     "7x1",   "3x33",   "5x1025",   "2x4099", "1x65537",

@@ -250,6 +250,9 @@ bench::Family stencil_family() {
            "cudaMemcpy D2D at 8192x8192, K = 5"},
           d::best_128x64_symbol(kShown), d::kBest128x64Threads),
   };
+  f.variants.back().runs = [](const std::string& shape) {
+    return std::string(stencil::to_string(stencil::best_variant_for(parse_stencil_shape(shape).k)));
+  };
   f.bench_shapes = {"8192x8192:5", "8192x8192:3", "8192x8192:7"};
   f.quick_shapes = {"4096x4096:5"};
   // Smaller than the filter, one past a tile, primes, non-square; the last three have
