@@ -44,9 +44,21 @@ TEST(Predict, FamiliesRegisterPredictionsAndAnOddProfileShape) {
                                            "best_64x64_persistent",
                                            "best_64x64_prefetch",
                                            "best"};
-  const std::set<std::string> gemm = {"naive",       "coalesced",   "smem_tile16",
-                                      "smem_tile32", "smem_tile64", "padded",
-                                      "reg_tile_1d", "reg_tile_2d", "vectorized"};
+  const std::set<std::string> gemm = {"naive",
+                                      "coalesced",
+                                      "smem_tile16",
+                                      "smem_tile32",
+                                      "smem_tile64",
+                                      "padded",
+                                      "reg_tile_1d",
+                                      "reg_tile_2d",
+                                      "vectorized",
+                                      "double_buffered",
+                                      "cfg_128x128x16_8x8",
+                                      "cfg_128x256x8_8x16",
+                                      "cfg_128x64x16_8x4",
+                                      "cfg_64x64x16_4x4",
+                                      "cfg_64x64x16_8x4"};
   const std::set<std::string> elementwise = {"scalar",
                                              "float2",
                                              "float4",
@@ -234,6 +246,35 @@ TEST(Predict, GemmSharedTiles) {
   const long long warp_ktiles = (128 / 32) * (128 / 32) * 32 * (64 / 32);
   EXPECT_EQ(t32.shared_ld_instructions, warp_ktiles * (32 + 8));
   EXPECT_EQ(pad.shared_ld_instructions, warp_ktiles * (32 + 32));
+}
+
+// The register-staged block tiles (double_buffered_kernel) at an aligned shape: every
+// block reads its A panel and its B panel once in 16-byte loads, every shared access is
+// conflict-free (padded or swizzled transposing stores of A, LDS.128 fragments that a
+// quarter-warp broadcasts or reads as 128 contiguous bytes), and each warp reads RM + RN
+// fragments per k.
+TEST(Predict, GemmBlockTilesAreConflictFreeAndReadEachPanelOnce) {
+  struct Tile {
+    const char* name;
+    int bm, bn, bk, rm, rn;
+  };
+  const int m = 256, n = 256, k = 64;
+  for (const Tile& t : {Tile{"double_buffered", 128, 128, 8, 2, 2},
+                        Tile{"cfg_128x128x16_8x8", 128, 128, 16, 2, 2},
+                        Tile{"cfg_128x256x8_8x16", 128, 256, 8, 2, 4},
+                        Tile{"cfg_128x64x16_8x4", 128, 64, 16, 2, 1},
+                        Tile{"cfg_64x64x16_4x4", 64, 64, 16, 1, 1},
+                        Tile{"cfg_64x64x16_8x4", 64, 64, 16, 2, 1}}) {
+    const AccessCounts c = predict("gemm", t.name, "256x256x64");
+    const long long blocks = (m / t.bm) * (n / t.bn);
+    const long long warps = blocks * (t.bm / (4 * t.rm)) * (t.bn / (4 * t.rn)) / 32;
+    EXPECT_EQ(c.shared_st_wavefronts, c.shared_st_ideal) << t.name;
+    EXPECT_EQ(c.shared_ld_wavefronts, c.shared_ld_ideal) << t.name;
+    EXPECT_EQ(c.shared_ld_instructions, warps * k * (t.rm + t.rn)) << t.name;
+    EXPECT_EQ(c.global_ld_sectors, blocks * (t.bm + t.bn) * k * 4 / 32) << t.name;
+    EXPECT_EQ(c.global_ld_requests * 4 * 32 * 4, blocks * (t.bm + t.bn) * k * 4) << t.name;
+    EXPECT_EQ(c.global_st_sectors, m * n * 4 / 32) << t.name;
+  }
 }
 
 // The alpha == 0 path (scale_c_kernel) writes C without reading A or B.

@@ -20,12 +20,8 @@ void launch_db(const Params& p, cudaStream_t s) {
   launch_double_buffered<T, MIN_BLOCKS>(p, s, "best candidate");
 }
 template <class T, int MIN_BLOCKS>
-const void* symbol_db() {
-  return reinterpret_cast<const void*>(double_buffered_kernel<T, MIN_BLOCKS>);
-}
-template <class T, int MIN_BLOCKS>
 Launcher make_db() {
-  return {launch_db<T, MIN_BLOCKS>, symbol_db<T, MIN_BLOCKS>, T::THREADS, 0};
+  return double_buffered_launcher_for<T, MIN_BLOCKS>(launch_db<T, MIN_BLOCKS>);
 }
 
 constexpr int kCp4Stages = 4;

@@ -14,14 +14,10 @@ void launch(const Params& p, cudaStream_t s) {
   launch_double_buffered<Tile, kMinBlocks>(p, s, "double_buffered");
 }
 
-const void* symbol() {
-  return reinterpret_cast<const void*>(double_buffered_kernel<Tile, kMinBlocks>);
-}
-
 }  // namespace
 
 Launcher double_buffered_launcher() {
-  return {launch, symbol, Tile::THREADS, 0};
+  return double_buffered_launcher_for<Tile, kMinBlocks>(launch);
 }
 
 }  // namespace memhier::gemm::detail

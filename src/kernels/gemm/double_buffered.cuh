@@ -47,6 +47,15 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS) double_buffered_kernel
   write_tile<T>(p, m0, n0, ty, tx, acc);
 }
 
+/// The launcher of double_buffered_kernel<T, MIN_BLOCKS> through `launch`.
+template <class T, int MIN_BLOCKS>
+Launcher double_buffered_launcher_for(void (*launch)(const Params&, cudaStream_t)) {
+  const void* (*symbol)() = [] {
+    return reinterpret_cast<const void*>(double_buffered_kernel<T, MIN_BLOCKS>);
+  };
+  return {launch, symbol, T::THREADS, 0, {T::BM, T::BN, T::BK, T::RM, T::RN, T::SWZ}};
+}
+
 template <class T, int MIN_BLOCKS>
 void launch_double_buffered(const Params& p, cudaStream_t s, const char* what) {
   launch_kernel(double_buffered_kernel<T, MIN_BLOCKS>, block_tile_grid<T>(p, what),

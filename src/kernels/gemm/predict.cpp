@@ -304,6 +304,35 @@ void load4(Recorder& rec, int w, int threads, bool vec, Rule rule) {
     });
 }
 
+/// store4 (common.cuh) of C(row, col..col+3) for the lanes inside C, where
+/// place(tid, &row, &col) gives thread tid's first output: one STG.E.128 (after an
+/// LDG.E.128 of C if beta) where vec_c and 4 columns remain, else store1 of each remaining
+/// column.
+template <class Place>
+void store4(Recorder& rec, const Problem& p, int w, int threads, Place place) {
+  const auto inside = [&](int tid, int* row, int* col) {
+    place(tid, row, col);
+    return *row < p.m && *col < p.n;
+  };
+  const auto vector = [&](int tid) {
+    int row = 0, col = 0;
+    return inside(tid, &row, &col) && p.vec_c && p.n - col >= 4;
+  };
+  for (int pass = p.beta ? 0 : 1; pass < 2; ++pass)
+    warp_op(rec, w, threads, 16, pass == 1, [&](int tid, std::uint64_t* a) {
+      int row = 0, col = 0;
+      place(tid, &row, &col);
+      *a = at(p.C, row, col, p.ldc);
+      return vector(tid);
+    });
+  for (int e = 0; e < 4; ++e)
+    store1(rec, p, w, threads, [&](int tid, int* row, int* col) {
+      if (!inside(tid, row, col) || vector(tid) || p.n - *col <= e) return false;
+      *col += e;
+      return true;
+    });
+}
+
 // vectorized_kernel (vectorized.cu): reg_tile_2d's tiles with 16-byte accesses where
 // legal. SASS per k-tile and warp: load4 of A (LDG.E.128.CONSTANT, or up to 4 LDG.E), 4 STS
 // (A transposed), load4 of B, one STS.128; then 4 LDS.128 per k (two of A, two of B);
@@ -354,33 +383,103 @@ void vectorized(Recorder& rec, const Problem& p) {
             }
         }
         for (int i = 0; i < TM; ++i)
-          for (int j = 0; j < TN; j += 4) {
-            // store4 (common.cuh): lanes inside C; the vector path where vec_c && 4 remain.
-            const auto place = [&](int tid, int* row, int* col) {
+          for (int j = 0; j < TN; j += 4)
+            store4(rec, p, w, kThreads, [&](int tid, int* row, int* col) {
               *row = m0 + (tid / (BN / TN)) * TM + i;
               *col = n0 + (tid % (BN / TN)) * TN + j;
-              return *row < p.m && *col < p.n;
-            };
-            const auto vector = [&](int tid) {
-              int row = 0, col = 0;
-              return place(tid, &row, &col) && p.vec_c && p.n - col >= 4;
-            };
-            for (int pass = p.beta ? 0 : 1; pass < 2; ++pass)
-              warp_op(rec, w, kThreads, 16, pass == 1, [&](int tid, std::uint64_t* a) {
-                int row = 0, col = 0;
-                place(tid, &row, &col);
-                *a = at(p.C, row, col, p.ldc);
-                return vector(tid);
-              });
-            for (int e = 0; e < 4; ++e)
-              store1(rec, p, w, kThreads, [&](int tid, int* row, int* col) {
-                if (!place(tid, row, col) || vector(tid) || p.n - *col <= e) return false;
-                *col += e;
-                return true;
-              });
-          }
+            });
       }
     }
+}
+
+// double_buffered_kernel (double_buffered.cuh, block_tile.cuh): rung double_buffered and
+// the register-staged candidates of best, one per BlockTile (the launcher's TileShape).
+// A 1-D grid of BM x BN tiles in grouped order (each tile once); per warp and k-tile:
+// load_tile_regs (A_VEC then B_VEC load4), store_tile_smem into stage kt & 1 (4 STS per
+// float4 of A, transposed into the padded or swizzled tile; one STS.128 per float4 of B),
+// and BK fragment reads of RM + RN LDS.128 each (k + 1 is read while k computes, so every
+// k of every tile is read once); epilogue write_tile, one store4 per output row and quadrant.
+void double_buffered(Recorder& rec, const Problem& p, Variant v) {
+  const TileShape t = launcher_for(v).double_buffered_tile;
+  const int TM = 4 * t.rm, TN = 4 * t.rn, TX = t.bn / TN, threads = (t.bm / TM) * TX;
+  check_block(v, threads);
+  const int a_floats = t.bk * (t.swizzled ? t.bm : t.bm + 4), b_floats = t.bk * t.bn;
+  const int a_vec = t.bm * t.bk / 4 / threads, b_vec = t.bk * t.bn / 4 / threads;
+  const auto a_index = [&](int kk, int m) {
+    return t.swizzled ? a_tile_swizzled(kk, m, t.bm, t.bk) : a_tile_padded(kk, m, t.bm);
+  };
+  // Shared bytes: As[2][a_floats], then Bs[2][b_floats] (each stage a multiple of 128 B,
+  // so the order the compiler places them in changes no bank).
+  const auto as = [&](int stage, int word) { return 4ull * (stage * a_floats + word); };
+  const auto bs = [&](int stage, int word) { return 4ull * (2 * a_floats + stage * b_floats + word); };
+  const int tiles_m = static_cast<int>(ceil_div(p.m, t.bm));
+  const int tiles_n = static_cast<int>(ceil_div(p.n, t.bn));
+  const unsigned blocks = grid_1d(static_cast<long long>(tiles_m) * tiles_n, "double_buffered").x;
+  const int nk = static_cast<int>(ceil_div(p.k, t.bk));
+  constexpr int kGroupM = 8;  // BlockTile::GROUP_M
+  for (unsigned pid = 0; pid < blocks; ++pid) {
+    int tm = 0, tn = 0;
+    grouped_tile(static_cast<int>(pid), tiles_m, tiles_n, kGroupM, &tm, &tn);
+    const int m0 = tm * t.bm, n0 = tn * t.bn;
+    for (int w = 0; w < threads / kWarpSize; ++w) {
+      const auto coords = [&](int tid, int* ty, int* tx) { warp_grid_coords(tid, TX, ty, tx); };
+      for (int kt = 0; kt < nk; ++kt) {
+        const int k0 = kt * t.bk, stage = kt & 1;
+        for (int i = 0; i < a_vec; ++i)
+          load4(rec, w, threads, p.vec_a, [&](int tid, int* avail) {
+            const int idx = tid + i * threads, r = idx / (t.bk / 4), c = (idx % (t.bk / 4)) * 4;
+            const bool ok = m0 + r < p.m;
+            *avail = ok ? p.k - (k0 + c) : 0;
+            return at(p.A, ok ? m0 + r : 0, k0 + c, p.lda);
+          });
+        for (int i = 0; i < b_vec; ++i)
+          load4(rec, w, threads, p.vec_b, [&](int tid, int* avail) {
+            const int idx = tid + i * threads, r = idx / (t.bn / 4), c = (idx % (t.bn / 4)) * 4;
+            const bool ok = k0 + r < p.k;
+            *avail = ok ? p.n - (n0 + c) : 0;
+            return at(p.B, ok ? k0 + r : 0, n0 + c, p.ldb);
+          });
+        for (int i = 0; i < a_vec; ++i)
+          for (int j = 0; j < 4; ++j)
+            warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
+              const int idx = tid + i * threads, r = idx / (t.bk / 4), c = (idx % (t.bk / 4)) * 4;
+              *a = as(stage, a_index(c + j, r));
+              return true;
+            });
+        for (int i = 0; i < b_vec; ++i)
+          warp_shared(rec, w, 16, true, [&](int tid, std::uint64_t* a) {
+            const int idx = tid + i * threads, r = idx / (t.bn / 4), c = (idx % (t.bn / 4)) * 4;
+            *a = bs(stage, r * t.bn + c);
+            return true;
+          });
+        for (int kk = 0; kk < t.bk; ++kk) {
+          for (int q = 0; q < t.rm; ++q)
+            warp_shared(rec, w, 16, false, [&](int tid, std::uint64_t* a) {
+              int ty = 0, tx = 0;
+              coords(tid, &ty, &tx);
+              *a = as(stage, a_index(kk, q * (t.bm / t.rm) + ty * 4));
+              return true;
+            });
+          for (int q = 0; q < t.rn; ++q)
+            warp_shared(rec, w, 16, false, [&](int tid, std::uint64_t* a) {
+              int ty = 0, tx = 0;
+              coords(tid, &ty, &tx);
+              *a = bs(stage, kk * t.bn + q * (t.bn / t.rn) + tx * 4);
+              return true;
+            });
+        }
+      }
+      for (int qm = 0; qm < t.rm; ++qm)
+        for (int i = 0; i < 4; ++i)
+          for (int qn = 0; qn < t.rn; ++qn)
+            store4(rec, p, w, threads, [&](int tid, int* row, int* col) {
+              int ty = 0, tx = 0;
+              coords(tid, &ty, &tx);
+              *row = m0 + qm * (t.bm / t.rm) + ty * 4 + i;
+              *col = n0 + qn * (t.bn / t.rn) + tx * 4;
+            });
+    }
+  }
 }
 
 // scale_c_kernel (scale.cu), the alpha == 0 path of every rung: 256 threads, blocks loop
@@ -410,6 +509,7 @@ void scale_c(Recorder& rec, const Problem& p) {
 }  // namespace
 
 bool has_prediction(Variant v) {
+  if (v != Variant::best && launcher_for(v).double_buffered_tile.bm > 0) return true;
   switch (v) {
     case Variant::naive:
     case Variant::coalesced:
@@ -472,6 +572,7 @@ model::AccessCounts predict(Variant v, int m, int n, int k, float alpha, float b
       vectorized(rec, p);
       break;
     default:
+      double_buffered(rec, p, v);
       break;
   }
   return rec.counts();

@@ -24,12 +24,20 @@ struct Params {
   bool vec_a = false, vec_b = false, vec_c = false;
 };
 
+/// The block tile of a double_buffered_kernel launch (block_tile.cuh's BlockTile
+/// parameters): what predict() replays. bm == 0 for every other kernel.
+struct TileShape {
+  int bm = 0, bn = 0, bk = 0, rm = 0, rn = 0;
+  bool swizzled = false;
+};
+
 /// A runnable kernel configuration: its launch, its main kernel, its block and smem.
 struct Launcher {
   void (*launch)(const Params&, cudaStream_t) = nullptr;
   const void* (*symbol)() = nullptr;
   int block_threads = 0;
   int dynamic_smem = 0;
+  TileShape double_buffered_tile = {};
 };
 
 // One per rung (src/kernels/gemm/<rung>.cu).
