@@ -142,8 +142,9 @@ TEST(SharedModel, EightAndSixteenBytePhases) {
 }
 
 // Measured with Nsight Compute on an H100 (memhier profile shared-stride): loads whose
-// phases together need at most one word per bank share one wavefront, within the whole
-// warp for 8-byte and within each half-warp for 16-byte accesses; stores never merge.
+// phases together need at most one word per bank, and at most 32 words counting each
+// phase's own, share one wavefront, within the whole warp for 8-byte and within each
+// half-warp for 16-byte accesses; stores never merge.
 TEST(SharedModel, WideLoadsMergePhasesThatFitOneWavefront) {
   auto cost = [](int width, bool store, std::uint64_t (*addr)(int)) {
     WarpAccess w = warp_of(width, addr);
@@ -164,6 +165,14 @@ TEST(SharedModel, WideLoadsMergePhasesThatFitOneWavefront) {
   // Each quarter needs two words of some bank: no merge, 2 wavefronts per quarter.
   EXPECT_EQ(cost(16, false, repeat8).wavefronts, 8);
   EXPECT_EQ(cost(16, false, repeat8).conflicts, 4);
+  // Every quarter (half for 8 bytes) reads the same 128 bytes: one word per bank in all,
+  // but 64 words counted per phase, so each phase takes its own wavefront (the B fragment
+  // reads of the GEMM block tiles, measured there too).
+  const auto same128_16 = [](int l) { return std::uint64_t(l % 8) * 16; };  // v[lane%8]
+  const auto same128_8 = [](int l) { return std::uint64_t(l % 16) * 8; };   // d[lane%16]
+  EXPECT_EQ(cost(16, false, same128_16).wavefronts, 4);
+  EXPECT_EQ(cost(16, false, same128_16).conflicts, 0);
+  EXPECT_EQ(cost(8, false, same128_8).wavefronts, 2);
 }
 
 TEST(SharedModel, InactiveLanesCostNothing) {
