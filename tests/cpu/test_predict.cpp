@@ -54,11 +54,16 @@ TEST(Predict, FamiliesRegisterPredictionsAndAnOddProfileShape) {
                                       "reg_tile_2d",
                                       "vectorized",
                                       "double_buffered",
+                                      "cp_async_2stage",
+                                      "cp_async_3stage",
+                                      "cp_async_4stage",
+                                      "swizzled",
                                       "cfg_128x128x16_8x8",
                                       "cfg_128x256x8_8x16",
                                       "cfg_128x64x16_8x4",
                                       "cfg_64x64x16_4x4",
-                                      "cfg_64x64x16_8x4"};
+                                      "cfg_64x64x16_8x4",
+                                      "cfg_cp4_128x128x16_8x8"};
   const std::set<std::string> elementwise = {"scalar",
                                              "float2",
                                              "float4",
@@ -274,6 +279,20 @@ TEST(Predict, GemmBlockTilesAreConflictFreeAndReadEachPanelOnce) {
     EXPECT_EQ(c.global_ld_sectors, blocks * (t.bm + t.bn) * k * 4 / 32) << t.name;
     EXPECT_EQ(c.global_ld_requests * 4 * 32 * 4, blocks * (t.bm + t.bn) * k * 4) << t.name;
     EXPECT_EQ(c.global_st_sectors, m * n * 4 / 32) << t.name;
+  }
+  // cp.async stages the same tiles without registers: the same fragment reads and C
+  // stores, no shared-store instructions, and A by 4-byte copies: four requests where a
+  // float4 load takes one, each touching the warp's 16 sectors (16 rows x 2 float4 in one
+  // 32-byte sector per row), so A's sectors count four times.
+  const AccessCounts db = predict("gemm", "double_buffered", "256x256x64");
+  const long long a_sectors = (m / 128) * (n / 128) * 128 * k * 4 / 32;
+  for (const char* v : {"cp_async_2stage", "cp_async_3stage", "cp_async_4stage"}) {
+    const AccessCounts c = predict("gemm", v, "256x256x64");
+    EXPECT_EQ(c.shared_ld_wavefronts, db.shared_ld_wavefronts) << v;
+    EXPECT_EQ(c.shared_st_instructions, 0) << v;
+    EXPECT_EQ(c.global_st_sectors, db.global_st_sectors) << v;
+    EXPECT_EQ(c.global_ld_sectors, db.global_ld_sectors + 3 * a_sectors) << v;
+    EXPECT_EQ(c.global_ld_requests, db.global_ld_requests + 3 * a_sectors / 16) << v;
   }
 }
 

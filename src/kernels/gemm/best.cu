@@ -28,9 +28,6 @@ constexpr int kCp4Stages = 4;
 void launch_cp4(const Params& p, cudaStream_t s) {
   launch_cp_async<T128x128x16, kCp4Stages, 2>(p, s, "cfg_cp4_128x128x16_8x8");
 }
-const void* symbol_cp4() {
-  return reinterpret_cast<const void*>(cp_async_kernel<T128x128x16, kCp4Stages, 2>);
-}
 
 }  // namespace
 
@@ -51,8 +48,7 @@ Launcher cfg_64x64x16_8x4_launcher() {
   return make_db<T64x64x16w, 4>();
 }
 Launcher cfg_cp4_128x128x16_8x8_launcher() {
-  return {launch_cp4, symbol_cp4, T128x128x16::THREADS,
-          cp_async_smem_bytes<T128x128x16, kCp4Stages>()};
+  return cp_async_launcher_for<T128x128x16, kCp4Stages, 2>(launch_cp4);
 }
 
 }  // namespace memhier::gemm::detail

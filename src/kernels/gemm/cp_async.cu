@@ -17,13 +17,8 @@ void launch(const Params& p, cudaStream_t s) {
 }
 
 template <int STAGES>
-const void* symbol() {
-  return reinterpret_cast<const void*>(cp_async_kernel<Tile, STAGES, kMinBlocks>);
-}
-
-template <int STAGES>
 Launcher make() {
-  return {launch<STAGES>, symbol<STAGES>, Tile::THREADS, cp_async_smem_bytes<Tile, STAGES>()};
+  return cp_async_launcher_for<Tile, STAGES, kMinBlocks>(launch<STAGES>);
 }
 
 }  // namespace

@@ -64,6 +64,16 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS) cp_async_kernel(const 
   write_tile<T>(p, m0, n0, ty, tx, acc);
 }
 
+/// The launcher of cp_async_kernel<T, STAGES, MIN_BLOCKS> through `launch`.
+template <class T, int STAGES, int MIN_BLOCKS>
+Launcher cp_async_launcher_for(void (*launch)(const Params&, cudaStream_t)) {
+  const void* (*symbol)() = [] {
+    return reinterpret_cast<const void*>(cp_async_kernel<T, STAGES, MIN_BLOCKS>);
+  };
+  return {launch, symbol, T::THREADS, cp_async_smem_bytes<T, STAGES>(),
+          {T::BM, T::BN, T::BK, T::RM, T::RN, T::SWZ, true}};
+}
+
 template <class T, int STAGES, int MIN_BLOCKS>
 void launch_cp_async(const Params& p, cudaStream_t s, const char* what) {
   constexpr int kBytes = cp_async_smem_bytes<T, STAGES>();

@@ -392,15 +392,21 @@ void vectorized(Recorder& rec, const Problem& p) {
     }
 }
 
-// double_buffered_kernel (double_buffered.cuh, block_tile.cuh): rung double_buffered and
-// the register-staged candidates of best, one per BlockTile (the launcher's TileShape).
-// A 1-D grid of BM x BN tiles in grouped order (each tile once); per warp and k-tile:
-// load_tile_regs (A_VEC then B_VEC load4), store_tile_smem into stage kt & 1 (4 STS per
-// float4 of A, transposed into the padded or swizzled tile; one STS.128 per float4 of B),
-// and BK fragment reads of RM + RN LDS.128 each (k + 1 is read while k computes, so every
-// k of every tile is read once); epilogue write_tile, one store4 per output row and quadrant.
-void double_buffered(Recorder& rec, const Problem& p, Variant v) {
-  const TileShape t = launcher_for(v).double_buffered_tile;
+// The block-tile kernels (block_tile.cuh), one per BlockTile (the launcher's TileShape):
+// rungs double_buffered, cp_async_*stage, swizzled and the candidates of best. A 1-D grid
+// of BM x BN tiles in grouped order (each tile once); per warp and k-tile:
+//  - double_buffered_kernel: load_tile_regs (A_VEC then B_VEC load4), store_tile_smem into
+//    stage kt & 1 (4 STS per float4 of A, transposed into the padded or swizzled tile; one
+//    STS.128 per float4 of B);
+//  - cp_async_kernel: issue_tile_async, which Nsight Compute counts as global loads only
+//    (LDGSTS: no shared-store wavefronts; measured on an H100): A by one 4-byte cp.async
+//    per element, B by one 16-byte cp.async where vec_b (n % 4 == 0, so a float4 is all
+//    in or all out), else 4-byte ones; a zero-byte copy (past an edge) counts nothing;
+// then BK fragment reads of RM + RN LDS.128 each (every k of every tile read once, from
+// stage kt % STAGES, each stage a multiple of 128 bytes: the stage changes no bank);
+// epilogue write_tile, one store4 per output row and quadrant.
+void block_tile(Recorder& rec, const Problem& p, Variant v) {
+  const TileShape t = launcher_for(v).block_tile;
   const int TM = 4 * t.rm, TN = 4 * t.rn, TX = t.bn / TN, threads = (t.bm / TM) * TX;
   check_block(v, threads);
   const int a_floats = t.bk * (t.swizzled ? t.bm : t.bm + 4), b_floats = t.bk * t.bn;
@@ -408,13 +414,18 @@ void double_buffered(Recorder& rec, const Problem& p, Variant v) {
   const auto a_index = [&](int kk, int m) {
     return t.swizzled ? a_tile_swizzled(kk, m, t.bm, t.bk) : a_tile_padded(kk, m, t.bm);
   };
-  // Shared bytes: As[2][a_floats], then Bs[2][b_floats] (each stage a multiple of 128 B,
-  // so the order the compiler places them in changes no bank).
+  // Shared bytes as double_buffered_kernel lays them out: As[2][a_floats], then
+  // Bs[2][b_floats]. Every A and B stage is a whole number of 128-byte rows, so neither
+  // the order the compiler places them in nor cp_async_kernel's [stage][A, B] layout
+  // changes a bank.
+  if (a_floats % 32 != 0 || b_floats % 32 != 0)
+    throw std::logic_error("gemm predict: a shared tile of " + std::string(to_string(v)) +
+                           " is not a whole number of 128-byte rows.");
   const auto as = [&](int stage, int word) { return 4ull * (stage * a_floats + word); };
   const auto bs = [&](int stage, int word) { return 4ull * (2 * a_floats + stage * b_floats + word); };
   const int tiles_m = static_cast<int>(ceil_div(p.m, t.bm));
   const int tiles_n = static_cast<int>(ceil_div(p.n, t.bn));
-  const unsigned blocks = grid_1d(static_cast<long long>(tiles_m) * tiles_n, "double_buffered").x;
+  const unsigned blocks = grid_1d(static_cast<long long>(tiles_m) * tiles_n, "block tile").x;
   const int nk = static_cast<int>(ceil_div(p.k, t.bk));
   constexpr int kGroupM = 8;  // BlockTile::GROUP_M
   for (unsigned pid = 0; pid < blocks; ++pid) {
@@ -426,7 +437,7 @@ void double_buffered(Recorder& rec, const Problem& p, Variant v) {
       for (int kt = 0; kt < nk; ++kt) {
         const int k0 = kt * t.bk, stage = kt & 1;
         for (int i = 0; i < a_vec; ++i)
-          load4(rec, w, threads, p.vec_a, [&](int tid, int* avail) {
+          load4(rec, w, threads, p.vec_a && !t.cp_async, [&](int tid, int* avail) {
             const int idx = tid + i * threads, r = idx / (t.bk / 4), c = (idx % (t.bk / 4)) * 4;
             const bool ok = m0 + r < p.m;
             *avail = ok ? p.k - (k0 + c) : 0;
@@ -439,14 +450,14 @@ void double_buffered(Recorder& rec, const Problem& p, Variant v) {
             *avail = ok ? p.n - (n0 + c) : 0;
             return at(p.B, ok ? k0 + r : 0, n0 + c, p.ldb);
           });
-        for (int i = 0; i < a_vec; ++i)
+        for (int i = 0; i < a_vec && !t.cp_async; ++i)
           for (int j = 0; j < 4; ++j)
             warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
               const int idx = tid + i * threads, r = idx / (t.bk / 4), c = (idx % (t.bk / 4)) * 4;
               *a = as(stage, a_index(c + j, r));
               return true;
             });
-        for (int i = 0; i < b_vec; ++i)
+        for (int i = 0; i < b_vec && !t.cp_async; ++i)
           warp_shared(rec, w, 16, true, [&](int tid, std::uint64_t* a) {
             const int idx = tid + i * threads, r = idx / (t.bn / 4), c = (idx % (t.bn / 4)) * 4;
             *a = bs(stage, r * t.bn + c);
@@ -509,7 +520,7 @@ void scale_c(Recorder& rec, const Problem& p) {
 }  // namespace
 
 bool has_prediction(Variant v) {
-  if (v != Variant::best && launcher_for(v).double_buffered_tile.bm > 0) return true;
+  if (v != Variant::best && launcher_for(v).block_tile.bm > 0) return true;
   switch (v) {
     case Variant::naive:
     case Variant::coalesced:
@@ -572,7 +583,7 @@ model::AccessCounts predict(Variant v, int m, int n, int k, float alpha, float b
       vectorized(rec, p);
       break;
     default:
-      double_buffered(rec, p, v);
+      block_tile(rec, p, v);
       break;
   }
   return rec.counts();

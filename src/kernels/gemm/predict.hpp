@@ -1,6 +1,6 @@
 // The model's prediction of what Nsight Compute counts for the GEMM rungs that have one
 // (naive, coalesced, smem_tile16/32/64, padded, reg_tile_1d, reg_tile_2d, vectorized, the
-// register-staged block tiles: double_buffered and the cfg_* candidates but cfg_cp4, and
+// block tiles: double_buffered, cp_async_*stage, swizzled and the cfg_* candidates, and
 // the alpha == 0 path): every block, warp and memory instruction the kernel executes, from
 // the same index math (index.cuh) and launch geometry (ceil_div, grid_2d) as the kernels.
 // Host-only.
@@ -11,7 +11,7 @@
 
 namespace memhier::gemm::detail {
 
-/// True when predict() models `v` (the rungs above; not warp_tiled, the cp.async rungs or best).
+/// True when predict() models `v` (the rungs above; not warp_tiled or best).
 bool has_prediction(Variant v);
 
 /// Counts of what sgemm(v, ...) launches for C = alpha A B + beta C with row-major

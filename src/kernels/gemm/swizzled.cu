@@ -14,14 +14,10 @@ void launch(const Params& p, cudaStream_t s) {
   launch_cp_async<Tile, kStages, kMinBlocks>(p, s, "swizzled");
 }
 
-const void* symbol() {
-  return reinterpret_cast<const void*>(cp_async_kernel<Tile, kStages, kMinBlocks>);
-}
-
 }  // namespace
 
 Launcher swizzled_launcher() {
-  return {launch, symbol, Tile::THREADS, cp_async_smem_bytes<Tile, kStages>()};
+  return cp_async_launcher_for<Tile, kStages, kMinBlocks>(launch);
 }
 
 }  // namespace memhier::gemm::detail

@@ -24,11 +24,13 @@ struct Params {
   bool vec_a = false, vec_b = false, vec_c = false;
 };
 
-/// The block tile of a double_buffered_kernel launch (block_tile.cuh's BlockTile
-/// parameters): what predict() replays. bm == 0 for every other kernel.
+/// The block tile of a kernel built on block_tile.cuh (BlockTile's parameters) and how
+/// it stages k-tiles: through registers (double_buffered_kernel) or by cp.async
+/// (cp_async_kernel). What predict() replays; bm == 0 for every other kernel.
 struct TileShape {
   int bm = 0, bn = 0, bk = 0, rm = 0, rn = 0;
   bool swizzled = false;
+  bool cp_async = false;
 };
 
 /// A runnable kernel configuration: its launch, its main kernel, its block and smem.
@@ -37,7 +39,7 @@ struct Launcher {
   const void* (*symbol)() = nullptr;
   int block_threads = 0;
   int dynamic_smem = 0;
-  TileShape double_buffered_tile = {};
+  TileShape block_tile = {};
 };
 
 // One per rung (src/kernels/gemm/<rung>.cu).
