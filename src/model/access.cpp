@@ -57,30 +57,34 @@ SharedCost shared_cost(const WarpAccess& w) {
     }
   }
   // Loads only (measured on an H100 with ncu): the phases of a merge group share one
-  // wavefront when together they need at most one word per bank and, counting each
-  // phase's distinct words separately, at most 32 words (one wavefront's 128 bytes), e.g.
-  // double d[lane/2] or a float4 broadcast; quarter-warps that each read the same 128
-  // bytes (float4 v[lane%8]) do not merge. Otherwise every phase is served on its own.
-  // Stores never merge.
+  // wavefront when no bank serves more than one of them a word (double d[lane/2], float4
+  // v[lane/4]), or when every lane of the group reads one and the same address (a
+  // broadcast). Phases that read the same words otherwise do not merge: quarter-warps
+  // that each read the same 64 or 128 bytes (the GEMM B fragments, float4 v[lane%8]) take
+  // a wavefront each. Stores never merge.
   const int group = w.is_store ? 1 : phases_per_merge_group(w.width_bytes);
   for (int g = 0; g < c.phases; g += group) {
-    int active = 0, sum = 0, union_worst = 0;
-    std::size_t phase_words = 0;
+    int active = 0, sum = 0;
     for (int phase = g; phase < g + group; ++phase) {
       if (worst[phase] == 0) continue;  // a phase with no active lane costs nothing
       ++active;
       sum += worst[phase];
-      for (int b = 0; b < kBanks; ++b) phase_words += words[phase][b].size();
     }
     if (active == 0) continue;
-    if (active > 1 && phase_words <= static_cast<std::size_t>(kBanks)) {
-      for (int b = 0; b < kBanks; ++b) {
-        std::set<std::uint64_t> u;
-        for (int phase = g; phase < g + group; ++phase) u.insert(words[phase][b].begin(), words[phase][b].end());
-        union_worst = std::max(union_worst, static_cast<int>(u.size()));
+    bool merge = false;
+    if (active > 1) {
+      bool disjoint = true;  // every bank serves at most one word to one phase
+      for (int b = 0; b < kBanks && disjoint; ++b) {
+        std::size_t n = 0;
+        for (int phase = g; phase < g + group; ++phase) n += words[phase][b].size();
+        disjoint = n <= 1;
       }
+      std::set<std::uint64_t> addresses;
+      for (int lane = g * per_phase; lane < (g + group) * per_phase; ++lane)
+        if (w.active(lane)) addresses.insert(w.address[lane]);
+      merge = disjoint || addresses.size() == 1;
     }
-    if (active > 1 && phase_words <= static_cast<std::size_t>(kBanks) && union_worst <= 1) {
+    if (merge) {
       c.wavefronts += 1;
       c.ideal_wavefronts += 1;
       c.degree = std::max(c.degree, 1);

@@ -58,8 +58,9 @@ void common_patterns(std::vector<Pattern>& out, const std::string& set, bool sha
     out.push_back(make(set, "v[lane/2]", shared, 16, store, per_lane([](int l) { return l / 2 * 16; })));
     out.push_back(make(set, "v[(lane%8)*2]", shared, 16, store,
                        per_lane([](int l) { return (l % 8) * 2 * 16; })));
-    // Every phase reading the same 128 bytes: no merge across phases (the GEMM B fragments).
+    // Every phase reading the same words: no merge across phases (the GEMM B fragments).
     out.push_back(make(set, "v[lane%8]", shared, 16, store, per_lane([](int l) { return l % 8 * 16; })));
+    out.push_back(make(set, "v[lane%4]", shared, 16, store, per_lane([](int l) { return l % 4 * 16; })));
     out.push_back(make(set, "d[lane%16]", shared, 8, store, per_lane([](int l) { return l % 16 * 8; })));
     // Broadcasts: the whole warp on one element, and two halves on two.
     for (int width : {1, 4, 8, 16})

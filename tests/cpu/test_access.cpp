@@ -141,10 +141,10 @@ TEST(SharedModel, EightAndSixteenBytePhases) {
   EXPECT_EQ(shared_cost(q).wavefronts, 1);
 }
 
-// Measured with Nsight Compute on an H100 (memhier profile shared-stride): loads whose
-// phases together need at most one word per bank, and at most 32 words counting each
-// phase's own, share one wavefront, within the whole warp for 8-byte and within each
-// half-warp for 16-byte accesses; stores never merge.
+// Measured with Nsight Compute on an H100 (memhier profile shared-stride, memhier profile
+// gemm): loads whose phases use disjoint banks, one word each, or whose lanes all read one
+// address share one wavefront, within the whole warp for 8-byte and within each half-warp
+// for 16-byte accesses; stores never merge.
 TEST(SharedModel, WideLoadsMergePhasesThatFitOneWavefront) {
   auto cost = [](int width, bool store, std::uint64_t (*addr)(int)) {
     WarpAccess w = warp_of(width, addr);
@@ -165,14 +165,20 @@ TEST(SharedModel, WideLoadsMergePhasesThatFitOneWavefront) {
   // Each quarter needs two words of some bank: no merge, 2 wavefronts per quarter.
   EXPECT_EQ(cost(16, false, repeat8).wavefronts, 8);
   EXPECT_EQ(cost(16, false, repeat8).conflicts, 4);
-  // Every quarter (half for 8 bytes) reads the same 128 bytes: one word per bank in all,
-  // but 64 words counted per phase, so each phase takes its own wavefront (the B fragment
-  // reads of the GEMM block tiles, measured there too).
+  // Every quarter (half for 8 bytes) reads the same words: one word per bank in all, but
+  // each bank serves two phases, so each phase takes its own wavefront. 128 bytes per
+  // phase: the shared-stride patterns; 64 bytes: warp_tiled's B fragments (4 float4 per
+  // quarter), measured in the GEMM ladder.
   const auto same128_16 = [](int l) { return std::uint64_t(l % 8) * 16; };  // v[lane%8]
   const auto same128_8 = [](int l) { return std::uint64_t(l % 16) * 8; };   // d[lane%16]
+  const auto same64_16 = [](int l) { return std::uint64_t(l % 4) * 16; };   // v[lane%4]
   EXPECT_EQ(cost(16, false, same128_16).wavefronts, 4);
   EXPECT_EQ(cost(16, false, same128_16).conflicts, 0);
   EXPECT_EQ(cost(8, false, same128_8).wavefronts, 2);
+  EXPECT_EQ(cost(16, false, same64_16).wavefronts, 4);
+  // Disjoint halves of 128 bytes each still merge: v[lane/2] in 2 wavefronts.
+  const auto pairs = [](int l) { return std::uint64_t(l / 2) * 16; };  // v[lane/2]
+  EXPECT_EQ(cost(16, false, pairs).wavefronts, 2);
 }
 
 TEST(SharedModel, InactiveLanesCostNothing) {

@@ -53,6 +53,7 @@ TEST(Predict, FamiliesRegisterPredictionsAndAnOddProfileShape) {
                                       "reg_tile_1d",
                                       "reg_tile_2d",
                                       "vectorized",
+                                      "warp_tiled",
                                       "double_buffered",
                                       "cp_async_2stage",
                                       "cp_async_3stage",

@@ -392,6 +392,92 @@ void vectorized(Recorder& rec, const Problem& p) {
     }
 }
 
+// warp_tiled_kernel (warp_tiled.cu): 128 x 128 x 16 block tiles on a 2-D grid, 128
+// threads as four 64 x 64 warp tiles, each walked in 4 sub-tiles of 64 x 16 (8 x 4 outputs
+// per thread each). Per warp and k-tile: 4 load4 of A, each followed by 4 STS into the
+// transposed [BK][BM] tile; 4 load4 of B, each followed by one STS.128; then per k, 2
+// LDS.128 of A (8 rows) and 4 LDS.128 of B (one per sub-tile). Epilogue: store4 per
+// output row and sub-tile.
+void warp_tiled(Recorder& rec, const Problem& p) {
+  constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 64, WNITER = 4, TM = 8, TN = 4;
+  constexpr int WSUBN = WN / WNITER, kThreads = 32 * (BM / WM) * (BN / WN);
+  constexpr int kAVec = BM * BK / 4 / kThreads, kBVec = BK * BN / 4 / kThreads;
+  check_block(Variant::warp_tiled, kThreads);
+  const dim3 grid = grid_2d(ceil_div(p.n, BN), ceil_div(p.m, BM), "warp_tiled");
+  const auto as = [](int word) { return 4ull * word; };
+  const auto bs = [](int word) { return 4ull * (BK * BM + word); };
+  for (unsigned by = 0; by < grid.y; ++by)
+    for (unsigned bx = 0; bx < grid.x; ++bx) {
+      const int m0 = static_cast<int>(by) * BM, n0 = static_cast<int>(bx) * BN;
+      for (int w = 0; w < kThreads / kWarpSize; ++w) {
+        const int w_row = w / (BN / WN), w_col = w % (BN / WN);
+        const auto t_row = [](int tid) { return (tid % kWarpSize) / (WSUBN / TN); };
+        const auto t_col = [](int tid) { return (tid % kWarpSize) % (WSUBN / TN); };
+        for (int k0 = 0; k0 < p.k; k0 += BK) {
+          for (int v = 0; v < kAVec; ++v) {
+            const auto slot = [&](int tid, int* r, int* c) {
+              const int idx = tid + v * kThreads;
+              *r = idx / (BK / 4);
+              *c = (idx % (BK / 4)) * 4;
+            };
+            load4(rec, w, kThreads, p.vec_a, [&](int tid, int* avail) {
+              int r = 0, c = 0;
+              slot(tid, &r, &c);
+              const bool ok = m0 + r < p.m;
+              *avail = ok ? p.k - (k0 + c) : 0;
+              return at(p.A, ok ? m0 + r : 0, k0 + c, p.lda);
+            });
+            for (int j = 0; j < 4; ++j)
+              warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
+                int r = 0, c = 0;
+                slot(tid, &r, &c);
+                *a = as((c + j) * BM + r);
+                return true;
+              });
+          }
+          for (int v = 0; v < kBVec; ++v) {
+            const auto slot = [&](int tid, int* r, int* c) {
+              const int idx = tid + v * kThreads;
+              *r = idx / (BN / 4);
+              *c = (idx % (BN / 4)) * 4;
+            };
+            load4(rec, w, kThreads, p.vec_b, [&](int tid, int* avail) {
+              int r = 0, c = 0;
+              slot(tid, &r, &c);
+              const bool ok = k0 + r < p.k;
+              *avail = ok ? p.n - (n0 + c) : 0;
+              return at(p.B, ok ? k0 + r : 0, n0 + c, p.ldb);
+            });
+            warp_shared(rec, w, 16, true, [&](int tid, std::uint64_t* a) {
+              int r = 0, c = 0;
+              slot(tid, &r, &c);
+              *a = bs(r * BN + c);
+              return true;
+            });
+          }
+          for (int dot = 0; dot < BK; ++dot) {
+            for (int i = 0; i < TM; i += 4)
+              warp_shared(rec, w, 16, false, [&](int tid, std::uint64_t* a) {
+                *a = as(dot * BM + w_row * WM + t_row(tid) * TM + i);
+                return true;
+              });
+            for (int wn = 0; wn < WNITER; ++wn)
+              warp_shared(rec, w, 16, false, [&](int tid, std::uint64_t* a) {
+                *a = bs(dot * BN + w_col * WN + wn * WSUBN + t_col(tid) * TN);
+                return true;
+              });
+          }
+        }
+        for (int i = 0; i < TM; ++i)
+          for (int wn = 0; wn < WNITER; ++wn)
+            store4(rec, p, w, kThreads, [&](int tid, int* row, int* col) {
+              *row = m0 + w_row * WM + t_row(tid) * TM + i;
+              *col = n0 + w_col * WN + wn * WSUBN + t_col(tid) * TN;
+            });
+      }
+    }
+}
+
 // The block-tile kernels (block_tile.cuh), one per BlockTile (the launcher's TileShape):
 // rungs double_buffered, cp_async_*stage, swizzled and the candidates of best. A 1-D grid
 // of BM x BN tiles in grouped order (each tile once); per warp and k-tile:
@@ -531,6 +617,7 @@ bool has_prediction(Variant v) {
     case Variant::reg_tile_1d:
     case Variant::reg_tile_2d:
     case Variant::vectorized:
+    case Variant::warp_tiled:
       return true;
     default:
       return false;
@@ -581,6 +668,9 @@ model::AccessCounts predict(Variant v, int m, int n, int k, float alpha, float b
       break;
     case Variant::vectorized:
       vectorized(rec, p);
+      break;
+    case Variant::warp_tiled:
+      warp_tiled(rec, p);
       break;
     default:
       block_tile(rec, p, v);

@@ -1,7 +1,7 @@
 // The model's prediction of what Nsight Compute counts for the GEMM rungs that have one
-// (naive, coalesced, smem_tile16/32/64, padded, reg_tile_1d, reg_tile_2d, vectorized, the
-// block tiles: double_buffered, cp_async_*stage, swizzled and the cfg_* candidates, and
-// the alpha == 0 path): every block, warp and memory instruction the kernel executes, from
+// (every rung but best, which runs the tuner's choice: naive to vectorized, warp_tiled,
+// the block tiles double_buffered, cp_async_*stage, swizzled and the cfg_* candidates,
+// and the alpha == 0 path): every block, warp and memory instruction the kernel executes, from
 // the same index math (index.cuh) and launch geometry (ceil_div, grid_2d) as the kernels.
 // Host-only.
 #pragma once
@@ -11,7 +11,7 @@
 
 namespace memhier::gemm::detail {
 
-/// True when predict() models `v` (the rungs above; not warp_tiled or best).
+/// True when predict() models `v` (every rung but best).
 bool has_prediction(Variant v);
 
 /// Counts of what sgemm(v, ...) launches for C = alpha A B + beta C with row-major
