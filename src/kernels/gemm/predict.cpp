@@ -304,6 +304,43 @@ void load4(Recorder& rec, int w, int threads, bool vec, Rule rule) {
     });
 }
 
+/// Where the i-th float4 that thread tid stages sits in a tile whose rows hold
+/// `row_floats` floats (block_tile.cuh's a_slot and b_slot; the staging loops of
+/// vectorized and warp_tiled): row r, first column c.
+struct Slot {
+  int r = 0, c = 0;
+};
+Slot tile_slot(int tid, int i, int threads, int row_floats) {
+  const int idx = tid + i * threads;
+  return {idx / (row_floats / 4), (idx % (row_floats / 4)) * 4};
+}
+
+/// load4 of the float4 of A at row m0 + s.r, columns k0 + s.c.. (s = slot(tid)); a row
+/// past m loads nothing.
+template <class SlotOf>
+void load_a4(Recorder& rec, const Problem& p, int w, int threads, bool vec, int m0, int k0,
+             SlotOf slot) {
+  load4(rec, w, threads, vec, [&](int tid, int* avail) {
+    const Slot s = slot(tid);
+    const bool ok = m0 + s.r < p.m;
+    *avail = ok ? p.k - (k0 + s.c) : 0;
+    return at(p.A, ok ? m0 + s.r : 0, k0 + s.c, p.lda);
+  });
+}
+
+/// load4 of the float4 of B at row k0 + s.r, columns n0 + s.c.. (s = slot(tid)); a row
+/// past k loads nothing.
+template <class SlotOf>
+void load_b4(Recorder& rec, const Problem& p, int w, int threads, bool vec, int n0, int k0,
+             SlotOf slot) {
+  load4(rec, w, threads, vec, [&](int tid, int* avail) {
+    const Slot s = slot(tid);
+    const bool ok = k0 + s.r < p.k;
+    *avail = ok ? p.n - (n0 + s.c) : 0;
+    return at(p.B, ok ? k0 + s.r : 0, n0 + s.c, p.ldb);
+  });
+}
+
 /// store4 (common.cuh) of C(row, col..col+3) for the lanes inside C, where
 /// place(tid, &row, &col) gives thread tid's first output: one STG.E.128 (after an
 /// LDG.E.128 of C if beta) where vec_c and 4 columns remain, else store1 of each remaining
@@ -348,26 +385,19 @@ void vectorized(Recorder& rec, const Problem& p) {
       const int m0 = static_cast<int>(by) * BM, n0 = static_cast<int>(bx) * BN;
       for (int w = 0; w < kThreads / kWarpSize; ++w) {
         for (int k0 = 0; k0 < p.k; k0 += BK) {
-          load4(rec, w, kThreads, p.vec_a, [&](int tid, int* avail) {
-            const int a_r = tid / (BK / 4), a_c = (tid % (BK / 4)) * 4;
-            const bool ok = m0 + a_r < p.m;
-            *avail = ok ? p.k - (k0 + a_c) : 0;
-            return at(p.A, ok ? m0 + a_r : 0, a_c + k0, p.lda);
-          });
+          const auto a_slot = [](int tid) { return tile_slot(tid, 0, kThreads, BK); };
+          const auto b_slot = [](int tid) { return tile_slot(tid, 0, kThreads, BN); };
+          load_a4(rec, p, w, kThreads, p.vec_a, m0, k0, a_slot);
           for (int j = 0; j < 4; ++j)
             warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
-              const int a_r = tid / (BK / 4), a_c = (tid % (BK / 4)) * 4;
-              *a = 4 * rm_offset(a_c + j, a_r, BM);  // As[(a_c + j) * BM + a_r]
+              const Slot s = a_slot(tid);
+              *a = 4 * rm_offset(s.c + j, s.r, BM);  // As[(c + j) * BM + r]
               return true;
             });
-          load4(rec, w, kThreads, p.vec_b, [&](int tid, int* avail) {
-            const int b_r = tid / (BN / 4), b_c = (tid % (BN / 4)) * 4;
-            const int kr = k0 + b_r;
-            *avail = kr < p.k ? p.n - (n0 + b_c) : 0;
-            return at(p.B, kr < p.k ? kr : 0, n0 + b_c, p.ldb);
-          });
+          load_b4(rec, p, w, kThreads, p.vec_b, n0, k0, b_slot);
           warp_shared(rec, w, 16, true, [&](int tid, std::uint64_t* a) {
-            *a = 4 * rm_offset(tid / (BN / 4), (tid % (BN / 4)) * 4, BN);
+            const Slot s = b_slot(tid);
+            *a = 4 * rm_offset(s.r, s.c, BN);
             return true;
           });
           for (int dot = 0; dot < BK; ++dot)
@@ -415,43 +445,21 @@ void warp_tiled(Recorder& rec, const Problem& p) {
         const auto t_col = [](int tid) { return (tid % kWarpSize) % (WSUBN / TN); };
         for (int k0 = 0; k0 < p.k; k0 += BK) {
           for (int v = 0; v < kAVec; ++v) {
-            const auto slot = [&](int tid, int* r, int* c) {
-              const int idx = tid + v * kThreads;
-              *r = idx / (BK / 4);
-              *c = (idx % (BK / 4)) * 4;
-            };
-            load4(rec, w, kThreads, p.vec_a, [&](int tid, int* avail) {
-              int r = 0, c = 0;
-              slot(tid, &r, &c);
-              const bool ok = m0 + r < p.m;
-              *avail = ok ? p.k - (k0 + c) : 0;
-              return at(p.A, ok ? m0 + r : 0, k0 + c, p.lda);
-            });
+            const auto slot = [&](int tid) { return tile_slot(tid, v, kThreads, BK); };
+            load_a4(rec, p, w, kThreads, p.vec_a, m0, k0, slot);
             for (int j = 0; j < 4; ++j)
               warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
-                int r = 0, c = 0;
-                slot(tid, &r, &c);
-                *a = as((c + j) * BM + r);
+                const Slot s = slot(tid);
+                *a = as((s.c + j) * BM + s.r);
                 return true;
               });
           }
           for (int v = 0; v < kBVec; ++v) {
-            const auto slot = [&](int tid, int* r, int* c) {
-              const int idx = tid + v * kThreads;
-              *r = idx / (BN / 4);
-              *c = (idx % (BN / 4)) * 4;
-            };
-            load4(rec, w, kThreads, p.vec_b, [&](int tid, int* avail) {
-              int r = 0, c = 0;
-              slot(tid, &r, &c);
-              const bool ok = k0 + r < p.k;
-              *avail = ok ? p.n - (n0 + c) : 0;
-              return at(p.B, ok ? k0 + r : 0, n0 + c, p.ldb);
-            });
+            const auto slot = [&](int tid) { return tile_slot(tid, v, kThreads, BN); };
+            load_b4(rec, p, w, kThreads, p.vec_b, n0, k0, slot);
             warp_shared(rec, w, 16, true, [&](int tid, std::uint64_t* a) {
-              int r = 0, c = 0;
-              slot(tid, &r, &c);
-              *a = bs(r * BN + c);
+              const Slot s = slot(tid);
+              *a = bs(s.r * BN + s.c);
               return true;
             });
           }
@@ -522,33 +530,26 @@ void block_tile(Recorder& rec, const Problem& p, Variant v) {
       const auto coords = [&](int tid, int* ty, int* tx) { warp_grid_coords(tid, TX, ty, tx); };
       for (int kt = 0; kt < nk; ++kt) {
         const int k0 = kt * t.bk, stage = kt & 1;
-        for (int i = 0; i < a_vec; ++i)
-          load4(rec, w, threads, p.vec_a && !t.cp_async, [&](int tid, int* avail) {
-            const int idx = tid + i * threads, r = idx / (t.bk / 4), c = (idx % (t.bk / 4)) * 4;
-            const bool ok = m0 + r < p.m;
-            *avail = ok ? p.k - (k0 + c) : 0;
-            return at(p.A, ok ? m0 + r : 0, k0 + c, p.lda);
-          });
-        for (int i = 0; i < b_vec; ++i)
-          load4(rec, w, threads, p.vec_b, [&](int tid, int* avail) {
-            const int idx = tid + i * threads, r = idx / (t.bn / 4), c = (idx % (t.bn / 4)) * 4;
-            const bool ok = k0 + r < p.k;
-            *avail = ok ? p.n - (n0 + c) : 0;
-            return at(p.B, ok ? k0 + r : 0, n0 + c, p.ldb);
-          });
-        for (int i = 0; i < a_vec && !t.cp_async; ++i)
-          for (int j = 0; j < 4; ++j)
+        for (int i = 0; i < a_vec; ++i) {
+          const auto slot = [&](int tid) { return tile_slot(tid, i, threads, t.bk); };
+          load_a4(rec, p, w, threads, p.vec_a && !t.cp_async, m0, k0, slot);
+          for (int j = 0; j < 4 && !t.cp_async; ++j)
             warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
-              const int idx = tid + i * threads, r = idx / (t.bk / 4), c = (idx % (t.bk / 4)) * 4;
-              *a = as(stage, a_index(c + j, r));
+              const Slot s = slot(tid);
+              *a = as(stage, a_index(s.c + j, s.r));
               return true;
             });
-        for (int i = 0; i < b_vec && !t.cp_async; ++i)
-          warp_shared(rec, w, 16, true, [&](int tid, std::uint64_t* a) {
-            const int idx = tid + i * threads, r = idx / (t.bn / 4), c = (idx % (t.bn / 4)) * 4;
-            *a = bs(stage, r * t.bn + c);
-            return true;
-          });
+        }
+        for (int i = 0; i < b_vec; ++i) {
+          const auto slot = [&](int tid) { return tile_slot(tid, i, threads, t.bn); };
+          load_b4(rec, p, w, threads, p.vec_b, n0, k0, slot);
+          if (!t.cp_async)
+            warp_shared(rec, w, 16, true, [&](int tid, std::uint64_t* a) {
+              const Slot s = slot(tid);
+              *a = bs(stage, s.r * t.bn + s.c);
+              return true;
+            });
+        }
         for (int kk = 0; kk < t.bk; ++kk) {
           for (int q = 0; q < t.rm; ++q)
             warp_shared(rec, w, 16, false, [&](int tid, std::uint64_t* a) {
