@@ -199,16 +199,18 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       r.variant = v.name;
       r.rung = v.rung;
       r.shape = c->shape();
-      fill_resources(dispatched(family, v, r.shape), &r);
       try {
         c->poison(nullptr);
         c->run(v.name, nullptr);
         MEMHIER_CUDA(cudaDeviceSynchronize());
       } catch (const std::invalid_argument& e) {
+        fill_resources(dispatched(family, v, r.shape), &r);
         r.note = e.what();
         rows.push_back(r);
         continue;
       }
+      // After the first run: a tuned variant knows only now which kernel it runs.
+      fill_resources(dispatched(family, v, r.shape), &r);
       r.rel_error = c->error();
       r.tolerance = c->tolerance();
       r.verified = std::isfinite(r.rel_error) && r.rel_error <= r.tolerance;

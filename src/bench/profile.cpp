@@ -26,6 +26,7 @@ using report::Table;
 using report::Value;
 
 constexpr const char* kNoteTag = "memhier-profile-note";
+constexpr const char* kRunsTag = "memhier-profile-runs";
 // A variant that declines the shape (particles at an axpy shape): nothing to compare.
 constexpr const char* kNotApplicable = "does not apply to this shape: ";
 
@@ -64,6 +65,38 @@ std::vector<std::string> expand(const std::string& target) {
 
 void note(std::size_t index, const std::string& text) {
   std::cout << kNoteTag << '\t' << index << '\t' << text << '\n' << std::flush;
+}
+
+/// The "TAG<TAB>index<TAB>text" lines of the child's output, in order.
+std::vector<std::pair<long, std::string>> tagged_lines(const std::string& output,
+                                                       const std::string& tag) {
+  std::vector<std::pair<long, std::string>> out;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(tag + '\t', 0) != 0) continue;
+    std::istringstream fields(line.substr(tag.size() + 1));
+    std::string idx, text;
+    std::getline(fields, idx, '\t');
+    std::getline(fields, text);
+    out.emplace_back(std::strtol(idx.c_str(), nullptr, 10), text);
+  }
+  return out;
+}
+
+/// An item that ran rung `runs` of its family predicts as that rung does.
+void predict_as(ProfileItem& it, const std::string& runs) {
+  it.runs = runs;
+  const Family* f = find_family(it.target);
+  if (!f || runs == it.name) return;
+  for (const Variant& v : f->variants)
+    if (v.name == runs && v.predict) {
+      try {
+        it.predicted = v.predict(it.shape);
+        it.has_prediction = true;
+      } catch (const std::invalid_argument&) {
+      }
+    }
 }
 
 }  // namespace
@@ -184,6 +217,12 @@ void execute_profile(const std::string& target, const std::vector<std::string>& 
         note(me, std::string(kNotApplicable) + e.what());
         continue;
       }
+      // A dispatching variant (a tuned best) says which rung it ran: known only now.
+      for (const Variant& v : f.variants)
+        if (v.name == name && v.runs) {
+          const std::string r = v.runs(s);
+          if (!r.empty()) std::cout << kRunsTag << '\t' << me << '\t' << r << '\n' << std::flush;
+        }
       c->poison(stream);
       MEMHIER_CUDA(cudaDeviceSynchronize());
       MEMHIER_CUDA(cudaProfilerStart());
@@ -217,17 +256,11 @@ void assign_counters(std::vector<ProfileItem>& items,
     }
     items[current].kernels.push_back(k);
   }
-  std::istringstream in(child_output);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(kNoteTag, 0) != 0) continue;
-    std::istringstream fields(line.substr(std::string(kNoteTag).size() + 1));
-    std::string idx, text;
-    std::getline(fields, idx, '\t');
-    std::getline(fields, text);
-    const long i = std::strtol(idx.c_str(), nullptr, 10);
-    if (i >= 0 && i < static_cast<long>(items.size())) items[i].note = text;
-  }
+  const long n = static_cast<long>(items.size());
+  for (const auto& [i, text] : tagged_lines(child_output, kNoteTag))
+    if (i >= 0 && i < n) items[i].note = text;
+  for (const auto& [i, text] : tagged_lines(child_output, kRunsTag))
+    if (i >= 0 && i < n && !items[i].has_prediction) predict_as(items[i], text);
 }
 
 namespace {
@@ -317,7 +350,10 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
   Table t;
   t.id = "profile-" + target + "-compare";
   t.title = "Model against Nsight Compute";
-  t.columns = {{"target", "", "target"}, {"item", "", "item"}, {"shape", "", "shape"}};
+  t.columns = {{"target", "", "target"},
+               {"item", "", "item"},
+               {"runs", "", "runs"},
+               {"shape", "", "shape"}};
   const std::vector<std::pair<std::string, std::string>> fields = {
       {"shared_ld_wavefronts", "shared ld wavefronts"},
       {"shared_st_wavefronts", "shared st wavefronts"},
@@ -333,7 +369,9 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
   t.columns.push_back({"verdict", "", "verdict"});
   int equal = 0, differ = 0, unmodeled = 0, not_here = 0;
   for (const ProfileItem& it : items) {
-    std::vector<Value> row = {Value::str(it.target), Value::str(it.name), Value::str(it.shape)};
+    std::vector<Value> row = {Value::str(it.target), Value::str(it.name),
+                              it.runs.empty() ? Value::none() : Value::str(it.runs),
+                              Value::str(it.shape)};
     const std::vector<Comparison> cmp = compare(it);
     std::string verdict;
     for (const Comparison& c : cmp) {

@@ -14,7 +14,9 @@
 #include <string>
 
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/bench/profile.hpp"
 #include "memhier/profile/patterns.hpp"
+#include "memhier/profile/run.hpp"
 
 namespace {
 
@@ -281,7 +283,9 @@ TEST(Predict, ModelReproducesTheRecordedCounters) {
       for (const auto& row : table.at("rows")) {
         if (row.at("verdict") != "equal") continue;
         const std::string target = row.at("target").get<std::string>();
-        const std::string item = row.at("item").get<std::string>();
+        // A dispatching variant (a tuned best) predicts as the rung it ran.
+        const bool ran_other = row.contains("runs") && row.at("runs").is_string();
+        const std::string item = (ran_other ? row.at("runs") : row.at("item")).get<std::string>();
         AccessCounts c;
         const auto pattern = patterns.find({target, item});
         if (pattern != patterns.end())
@@ -299,6 +303,36 @@ TEST(Predict, ModelReproducesTheRecordedCounters) {
     }
   // 266 + 274 patterns, 9 transpose, 9 elementwise and 21 GEMM items in the 2343eb9 record.
   EXPECT_GE(compared, 579);
+}
+
+// best's kernel is the tuner's choice, known only in the profiler's child after its warm-up:
+// the child names it in a "runs" line, and the parent predicts the item as that rung.
+TEST(Predict, ATunedBestPredictsAsTheRungTheChildRan) {
+  using memhier::bench::assign_counters;
+  using memhier::bench::plan_profile;
+  const std::string shape = "257x255x129";
+  std::vector<memhier::bench::ProfileItem> items = plan_profile("gemm", {"best", "naive"}, shape);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_FALSE(items[0].has_prediction);  // unknown before the child has tuned
+  memhier::profile::KernelCounters marker0, marker1, kernel;
+  marker0.name = marker1.name = memhier::profile::kMarkerKernel;
+  marker0.grid = "(1, 1, 1)";
+  marker1.grid = "(2, 1, 1)";
+  kernel.name = "some_kernel";
+  assign_counters(items, {marker0, kernel, marker1, kernel},
+                  "warm-up output\nmemhier-profile-runs\t0\tcfg_64x64x16_4x4\n"
+                  "memhier-profile-runs\t1\tnot_a_rung\nmemhier-profile-note\t1\tsaid so\n");
+  EXPECT_EQ(items[0].runs, "cfg_64x64x16_4x4");
+  ASSERT_TRUE(items[0].has_prediction);
+  const AccessCounts want = predict("gemm", "cfg_64x64x16_4x4", shape);
+  EXPECT_EQ(items[0].predicted.shared_ld_wavefronts, want.shared_ld_wavefronts);
+  EXPECT_EQ(items[0].predicted.global_ld_sectors, want.global_ld_sectors);
+  EXPECT_EQ(items[0].predicted.global_st_sectors, want.global_st_sectors);
+  EXPECT_EQ(items[0].kernels.size(), 1u);
+  // naive has its own prediction: a runs line does not replace it; the note still lands.
+  EXPECT_TRUE(items[1].has_prediction);
+  EXPECT_EQ(items[1].predicted.global_ld_sectors, predict("gemm", "naive", shape).global_ld_sectors);
+  EXPECT_EQ(items[1].note, "said so");
 }
 
 // The register-staged block tiles (double_buffered_kernel) at an aligned shape: every

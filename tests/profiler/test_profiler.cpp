@@ -66,7 +66,8 @@ class Profiler : public ::testing::Test {
 TEST_F(Profiler, SharedPatternsMatchTheModel) { EXPECT_GT(check_target("shared-stride"), 200); }
 TEST_F(Profiler, GlobalPatternsMatchTheModel) { EXPECT_GT(check_target("global-stride"), 200); }
 TEST_F(Profiler, TransposeTilesMatchTheModel) { EXPECT_GE(check_target("transpose"), 4); }
-TEST_F(Profiler, GemmTilesMatchTheModel) { EXPECT_GE(check_target("gemm"), 4); }
+// Every rung but the vendor lines: the 21 with their own model, and best as the rung it ran.
+TEST_F(Profiler, GemmTilesMatchTheModel) { EXPECT_GE(check_target("gemm"), 22); }
 TEST_F(Profiler, ElementwiseMatchesTheModel) { EXPECT_GE(check_target("elementwise"), 4); }
 
 }  // namespace

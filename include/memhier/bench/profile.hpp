@@ -24,6 +24,9 @@ struct ProfileItem {
   model::AccessCounts predicted;
   std::vector<profile::KernelCounters> kernels;  ///< ncu's rows for this item
   std::string note;  ///< why it did not run or failed verification (from the child)
+  /// For a variant that dispatches (a tuned `best`): the rung whose kernel it ran, as the
+  /// child reported after its warm-up; the prediction is that rung's. Empty otherwise.
+  std::string runs;
 
   /// Sum of `key` over the item's kernels (NaN when no kernel reported it).
   double measured(const std::string& key) const;
@@ -40,12 +43,14 @@ std::vector<ProfileItem> plan_profile(const std::string& target,
                                       const std::string& shape);
 
 /// Child side: runs the planned items on the GPU (what `profile-target` does).
-/// Notes for the parent go to stdout as "memhier-profile-note<TAB>index<TAB>text" lines.
+/// Notes for the parent go to stdout as "memhier-profile-note<TAB>index<TAB>text" lines,
+/// and what a dispatching variant ran as "memhier-profile-runs<TAB>index<TAB>rung".
 void execute_profile(const std::string& target, const std::vector<std::string>& variants,
                      const std::string& shape);
 
 /// Parent side: gives each of ncu's kernel rows to the item whose marker precedes it;
-/// reads notes from the child's output.
+/// reads notes from the child's output, and for an item that ran another rung's kernel
+/// (its `runs` line) takes that rung's prediction.
 void assign_counters(std::vector<ProfileItem>& items,
                      const std::vector<profile::KernelCounters>& rows,
                      const std::string& child_output);
