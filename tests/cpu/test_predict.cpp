@@ -301,8 +301,9 @@ TEST(Predict, ModelReproducesTheRecordedCounters) {
         ++compared;
       }
     }
-  // 266 + 274 patterns, 9 transpose, 9 elementwise and 21 GEMM items in the 2343eb9 record.
-  EXPECT_GE(compared, 579);
+  // 266 + 274 patterns, 9 transpose, 9 elementwise and 22 GEMM items (best as the rung it
+  // ran) in the 1c43cad record.
+  EXPECT_GE(compared, 580);
 }
 
 // best's kernel is the tuner's choice, known only in the profiler's child after its warm-up:
