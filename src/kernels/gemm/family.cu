@@ -455,8 +455,8 @@ const std::vector<RungInfo>& rungs() {
 }
 
 bench::Variant make_variant(const RungInfo& r) {
-  // best: the kernel it runs depends on the tuning (`runs`, below); its own symbol here is
-  // the large-shape default.
+  // best: the kernel it runs depends on the tuning (`runs`, below); its own symbol is the
+  // large-shape default.
   const gemm::detail::Launcher l =
       gemm::detail::launcher_for(r.v == Variant::best ? Variant::double_buffered : r.v);
   bench::Variant v = bench::make_variant(gemm::to_string(r.v), r.rung, r.technique,
@@ -466,6 +466,15 @@ bench::Variant make_variant(const RungInfo& r) {
     v.predict = [rung = r.v](const std::string& shape) {
       const GemmShape s = parse_gemm_shape(shape);
       return gemm::detail::predict(rung, s.m, s.n, s.k, s.alpha, s.beta);
+    };
+  // best runs the candidate the tuner chose for the shape's class, known once it has run
+  // (the bench asks after the first run, the profiler's child after its warm-up): its
+  // resource columns and its prediction are that candidate's.
+  if (r.v == Variant::best)
+    v.runs = [](const std::string& shape) {
+      const GemmShape s = parse_gemm_shape(shape);
+      // The case passes lda = k, ldb = n, ldc = n with cudaMalloc'd (aligned) bases.
+      return gemm::best_config(s.m, s.n, s.k, s.k % 4 == 0 && s.n % 4 == 0);
     };
   return v;
 }
@@ -491,16 +500,6 @@ bench::Family gemm_family() {
       "inputs rounded to 10 mantissa bits, a reference for speed only, verified with its "
       "own looser tolerance.";
   for (const RungInfo& r : rungs()) f.variants.push_back(make_variant(r));
-  // best runs the candidate the tuner chose for the shape's class (known once it has run:
-  // the bench reads it after the first run, the profiler's child after its warm-up), so
-  // its resource columns and its prediction are that candidate's.
-  for (bench::Variant& v : f.variants)
-    if (v.name == gemm::to_string(Variant::best))
-      v.runs = [](const std::string& shape) {
-        const GemmShape s = parse_gemm_shape(shape);
-        // The case passes lda = k, ldb = n, ldc = n with cudaMalloc'd (aligned) bases.
-        return gemm::best_config(s.m, s.n, s.k, s.k % 4 == 0 && s.n % 4 == 0);
-      };
   bench::Variant tf32;
   tf32.name = kTf32Name;
   tf32.rung = kTf32Rung;
