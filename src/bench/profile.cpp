@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -350,10 +351,8 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
   Table t;
   t.id = "profile-" + target + "-compare";
   t.title = "Model against Nsight Compute";
-  t.columns = {{"target", "", "target"},
-               {"item", "", "item"},
-               {"runs", "", "runs"},
-               {"shape", "", "shape"}};
+  t.columns = {
+      {"target", "", "target"}, {"item", "", "item"}, {"runs", "", "runs"}, {"shape", "", "shape"}};
   const std::vector<std::pair<std::string, std::string>> fields = {
       {"shared_ld_wavefronts", "shared ld wavefronts"},
       {"shared_st_wavefronts", "shared st wavefronts"},
@@ -396,6 +395,11 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
   t.notes.push_back(
       "The raw bank-conflict counter is shown for reference only: other L1 traffic can inflate "
       "it, so the comparison uses wavefronts.");
+  if (std::any_of(items.begin(), items.end(),
+                  [](const ProfileItem& it) { return !it.runs.empty(); }))
+    t.notes.push_back(
+        "runs: the rung a dispatching variant (a tuned best) ran in the profiled process, "
+        "chosen there; its prediction is that rung's.");
   s.tables.push_back(std::move(t));
 
   Table k;

@@ -322,7 +322,7 @@ TEST(Predict, ATunedBestPredictsAsTheRungTheChildRan) {
   kernel.name = "some_kernel";
   assign_counters(items, {marker0, kernel, marker1, kernel},
                   "warm-up output\nmemhier-profile-runs\t0\tcfg_64x64x16_4x4\n"
-                  "memhier-profile-runs\t1\tnot_a_rung\nmemhier-profile-note\t1\tsaid so\n");
+                  "memhier-profile-runs\t1\tcfg_64x64x16_4x4\nmemhier-profile-note\t1\tsaid so\n");
   EXPECT_EQ(items[0].runs, "cfg_64x64x16_4x4");
   ASSERT_TRUE(items[0].has_prediction);
   const AccessCounts want = predict("gemm", "cfg_64x64x16_4x4", shape);
@@ -332,8 +332,24 @@ TEST(Predict, ATunedBestPredictsAsTheRungTheChildRan) {
   EXPECT_EQ(items[0].kernels.size(), 1u);
   // naive has its own prediction: a runs line does not replace it; the note still lands.
   EXPECT_TRUE(items[1].has_prediction);
-  EXPECT_EQ(items[1].predicted.global_ld_sectors, predict("gemm", "naive", shape).global_ld_sectors);
+  EXPECT_TRUE(items[1].runs.empty());
+  EXPECT_EQ(items[1].predicted.global_ld_sectors,
+            predict("gemm", "naive", shape).global_ld_sectors);
   EXPECT_EQ(items[1].note, "said so");
+  // The compare table names the rung in its runs column and says what the column means.
+  const memhier::report::Section sec = memhier::bench::profile_section("gemm", items);
+  const memhier::report::Table& t = sec.tables.at(0);
+  ASSERT_EQ(t.columns.at(2).key, "runs");
+  EXPECT_EQ(t.rows.at(0).at(2).display(), "cfg_64x64x16_4x4");
+  EXPECT_EQ(t.rows.at(1).at(2).display(), "");
+  bool explained = false;
+  for (const std::string& n : t.notes) explained = explained || n.rfind("runs: ", 0) == 0;
+  EXPECT_TRUE(explained);
+  // A rung the family does not have: named, but no prediction.
+  std::vector<memhier::bench::ProfileItem> other = plan_profile("gemm", {"best"}, shape);
+  assign_counters(other, {marker0, kernel}, "memhier-profile-runs\t0\tnot_a_rung\n");
+  EXPECT_EQ(other[0].runs, "not_a_rung");
+  EXPECT_FALSE(other[0].has_prediction);
 }
 
 // The register-staged block tiles (double_buffered_kernel) at an aligned shape: every
