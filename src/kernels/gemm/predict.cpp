@@ -315,29 +315,29 @@ Slot tile_slot(int tid, int i, int threads, int row_floats) {
   return {idx / (row_floats / 4), (idx % (row_floats / 4)) * 4};
 }
 
-/// load4 of the float4 of A at row m0 + s.r, columns k0 + s.c.. (s = slot(tid)); a row
-/// past m loads nothing.
-template <class SlotOf>
-void load_a4(Recorder& rec, const Problem& p, int w, int threads, bool vec, int m0, int k0,
-             SlotOf slot) {
-  load4(rec, w, threads, vec, [&](int tid, int* avail) {
-    const Slot s = slot(tid);
-    const bool ok = m0 + s.r < p.m;
-    *avail = ok ? p.k - (k0 + s.c) : 0;
-    return at(p.A, ok ? m0 + s.r : 0, k0 + s.c, p.lda);
-  });
+/// A row-major operand as a staging loop reads it: A is m x k, B is k x n.
+struct Operand {
+  std::uint64_t base;
+  int rows, cols, ld;
+};
+Operand operand_a(const Problem& p) {
+  return {p.A, p.m, p.k, p.lda};
+}
+Operand operand_b(const Problem& p) {
+  return {p.B, p.k, p.n, p.ldb};
 }
 
-/// load4 of the float4 of B at row k0 + s.r, columns n0 + s.c.. (s = slot(tid)); a row
-/// past k loads nothing.
+/// load4 of the float4 of `x` at row r0 + s.r, columns c0 + s.c.. (s = slot(tid)): the
+/// staging of A (r0 = m0, c0 = k0) and of B (r0 = k0, c0 = n0); a row past the operand's
+/// last loads nothing.
 template <class SlotOf>
-void load_b4(Recorder& rec, const Problem& p, int w, int threads, bool vec, int n0, int k0,
-             SlotOf slot) {
+void load_tile4(Recorder& rec, const Operand& x, int w, int threads, bool vec, int r0, int c0,
+                SlotOf slot) {
   load4(rec, w, threads, vec, [&](int tid, int* avail) {
     const Slot s = slot(tid);
-    const bool ok = k0 + s.r < p.k;
-    *avail = ok ? p.n - (n0 + s.c) : 0;
-    return at(p.B, ok ? k0 + s.r : 0, n0 + s.c, p.ldb);
+    const bool ok = r0 + s.r < x.rows;
+    *avail = ok ? x.cols - (c0 + s.c) : 0;
+    return at(x.base, ok ? r0 + s.r : 0, c0 + s.c, x.ld);
   });
 }
 
@@ -387,14 +387,14 @@ void vectorized(Recorder& rec, const Problem& p) {
         for (int k0 = 0; k0 < p.k; k0 += BK) {
           const auto a_slot = [](int tid) { return tile_slot(tid, 0, kThreads, BK); };
           const auto b_slot = [](int tid) { return tile_slot(tid, 0, kThreads, BN); };
-          load_a4(rec, p, w, kThreads, p.vec_a, m0, k0, a_slot);
+          load_tile4(rec, operand_a(p), w, kThreads, p.vec_a, m0, k0, a_slot);
           for (int j = 0; j < 4; ++j)
             warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
               const Slot s = a_slot(tid);
               *a = 4 * rm_offset(s.c + j, s.r, BM);  // As[(c + j) * BM + r]
               return true;
             });
-          load_b4(rec, p, w, kThreads, p.vec_b, n0, k0, b_slot);
+          load_tile4(rec, operand_b(p), w, kThreads, p.vec_b, k0, n0, b_slot);
           warp_shared(rec, w, 16, true, [&](int tid, std::uint64_t* a) {
             const Slot s = b_slot(tid);
             *a = 4 * rm_offset(s.r, s.c, BN);
@@ -446,7 +446,7 @@ void warp_tiled(Recorder& rec, const Problem& p) {
         for (int k0 = 0; k0 < p.k; k0 += BK) {
           for (int v = 0; v < kAVec; ++v) {
             const auto slot = [&](int tid) { return tile_slot(tid, v, kThreads, BK); };
-            load_a4(rec, p, w, kThreads, p.vec_a, m0, k0, slot);
+            load_tile4(rec, operand_a(p), w, kThreads, p.vec_a, m0, k0, slot);
             for (int j = 0; j < 4; ++j)
               warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
                 const Slot s = slot(tid);
@@ -456,7 +456,7 @@ void warp_tiled(Recorder& rec, const Problem& p) {
           }
           for (int v = 0; v < kBVec; ++v) {
             const auto slot = [&](int tid) { return tile_slot(tid, v, kThreads, BN); };
-            load_b4(rec, p, w, kThreads, p.vec_b, n0, k0, slot);
+            load_tile4(rec, operand_b(p), w, kThreads, p.vec_b, k0, n0, slot);
             warp_shared(rec, w, 16, true, [&](int tid, std::uint64_t* a) {
               const Slot s = slot(tid);
               *a = bs(s.r * BN + s.c);
@@ -532,7 +532,7 @@ void block_tile(Recorder& rec, const Problem& p, Variant v) {
         const int k0 = kt * t.bk, stage = kt & 1;
         for (int i = 0; i < a_vec; ++i) {
           const auto slot = [&](int tid) { return tile_slot(tid, i, threads, t.bk); };
-          load_a4(rec, p, w, threads, p.vec_a && !t.cp_async, m0, k0, slot);
+          load_tile4(rec, operand_a(p), w, threads, p.vec_a && !t.cp_async, m0, k0, slot);
           for (int j = 0; j < 4 && !t.cp_async; ++j)
             warp_shared(rec, w, 4, true, [&](int tid, std::uint64_t* a) {
               const Slot s = slot(tid);
@@ -542,7 +542,7 @@ void block_tile(Recorder& rec, const Problem& p, Variant v) {
         }
         for (int i = 0; i < b_vec; ++i) {
           const auto slot = [&](int tid) { return tile_slot(tid, i, threads, t.bn); };
-          load_b4(rec, p, w, threads, p.vec_b, n0, k0, slot);
+          load_tile4(rec, operand_b(p), w, threads, p.vec_b, k0, n0, slot);
           if (!t.cp_async)
             warp_shared(rec, w, 16, true, [&](int tid, std::uint64_t* a) {
               const Slot s = slot(tid);
