@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(kThreads)
     }
   const MaxSum all = cluster_exchange(slots, block_combine<true>(MaxSum{wmax, sum}, scratch));
   // exp(x - M) / S = exp(x - wmax) * exp(wmax - M) / S: one scale per thread.
-  const float scale = wmax == neg_inf() ? 0.f : __fdividef(expf(wmax - all.m), all.s);
+  const float scale = wmax == neg_inf() ? 0.f : __fdividef(exp_fast(wmax - all.m), all.s);
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const int i = threadIdx.x + u * blockDim.x;

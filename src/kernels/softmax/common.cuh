@@ -190,6 +190,23 @@ __device__ __forceinline__ MaxSum merge_lanes(MaxSum p, bool valid) {
   return MaxSum{m, warp_sum(part)};
 }
 
+/// Merges n pairs posted in shared memory (1 <= n <= 32) into one pair in every lane. Each
+/// aligned group of P lanes (n rounded up to a power of two) reads all n posts, so log2(P)
+/// xor shuffles leave the sum in every lane: 3 for a cluster of 8 and 4 for a block of 16
+/// warps, where a 32-lane sum takes 5. The rescale is exp_fast (its argument is <= 0). On
+/// the chain of the latency-bound rung (cluster_per_row at 8 x 65536 on an H100, harness in
+/// docs/results/h100-2026-11-22-session8/): the exchange after a cluster's last block pair
+/// took 256 ns, against 352 ns with merge_lanes.
+__device__ __forceinline__ MaxSum merge_posted(const float2* posted, int n) {
+  const int groups = n <= 1 ? 1 : 1 << (32 - __clz(n - 1));
+  const int i = static_cast<int>(threadIdx.x) & (groups - 1);
+  const float2 q = i < n ? posted[i] : make_float2(neg_inf(), 0.f);
+  const float m = warp_max_redux(q.x);
+  float part = q.x != neg_inf() ? q.y * exp_fast(q.x - m) : 0.f;
+  for (int o = groups >> 1; o > 0; o >>= 1) part += __shfl_xor_sync(0xffffffffu, part, o);
+  return MaxSum{m, part};
+}
+
 // ---- block reductions (blockDim.x a multiple of 32, at most 1024) --------------------------
 // Each warp reduces, lane 0 posts to `scratch` (32 slots), one barrier, then every warp
 // reduces the posts itself: one __syncthreads, and every thread gets the result. A scratch
@@ -219,8 +236,7 @@ __device__ __forceinline__ MaxSum block_combine(MaxSum p, float2* scratch) {
   p = WARP_MAX ? MaxSum{p.m, warp_sum(p.s)} : merge_lanes(p, true);
   if (lane == 0) scratch[warp] = make_float2(p.m, p.s);
   __syncthreads();
-  const float2 q = lane < warps ? scratch[lane] : make_float2(0.f, 0.f);
-  return merge_lanes(MaxSum{q.x, q.y}, lane < warps);
+  return merge_posted(scratch, warps);
 }
 
 // ---- cluster exchange (sm_90): the partials of the blocks that share a row ------------------
@@ -295,9 +311,7 @@ __device__ __forceinline__ MaxSum cluster_exchange(ClusterSlots& slots, MaxSum m
         : "r"(local_bar)
         : "memory");
   } while (!done);
-  const int lane = threadIdx.x & 31;
-  const float2 q = lane < n ? slots.pair[lane] : make_float2(0.f, 0.f);
-  return merge_lanes(MaxSum{q.x, q.y}, lane < n);
+  return merge_posted(slots.pair, n);
 #else
   (void)slots;
   return mine;  // not built for clusters: the host never launches this path
