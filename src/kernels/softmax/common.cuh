@@ -196,7 +196,7 @@ __device__ __forceinline__ MaxSum merge_lanes(MaxSum p, bool valid) {
 /// warps, where a 32-lane sum takes 5. The rescale is exp_fast (its argument is <= 0). On
 /// the chain of the latency-bound rung (cluster_per_row at 8 x 65536 on an H100, harness in
 /// docs/results/h100-2026-11-22-session8/): the exchange after a cluster's last block pair
-/// took 256 ns, against 352 ns with merge_lanes.
+/// took 288 ns, against 352 ns with merge_lanes.
 __device__ __forceinline__ MaxSum merge_posted(const float2* posted, int n) {
   const int groups = n <= 1 ? 1 : 1 << (32 - __clz(n - 1));
   const int i = static_cast<int>(threadIdx.x) & (groups - 1);
