@@ -181,30 +181,34 @@ __device__ __forceinline__ float exp_fast(float d) {
 #endif
 }
 
-/// Merges the (max, sum) pairs lanes hold (`valid` false: the lane holds none) into one
-/// pair in every lane: the max by REDUX, then one rescale per lane and a sum, instead of a
-/// shuffle tree of merges with two exponentials per step.
-__device__ __forceinline__ MaxSum merge_lanes(MaxSum p, bool valid) {
-  const float m = warp_max_redux(valid ? p.m : neg_inf());
-  const float part = valid && p.m != neg_inf() ? p.s * expf(p.m - m) : 0.f;
-  return MaxSum{m, warp_sum(part)};
+/// Merges the (max, sum) pairs the lanes hold into one pair in every lane: the max by REDUX,
+/// then one rescale per lane (exp_fast: its argument is <= 0) and a sum by log2(width) xor
+/// shuffles, instead of a shuffle tree of merges with two exponentials per step. width, a
+/// power of two up to 32: every aligned group of `width` lanes holds the same pairs, so one
+/// group's sum is the warp's; 32 when every lane holds its own. An empty pair is (-inf, 0).
+__device__ __forceinline__ MaxSum merge_groups(MaxSum p, int width) {
+  const float m = warp_max_redux(p.m);
+  float part = p.m != neg_inf() ? p.s * exp_fast(p.m - m) : 0.f;
+  for (int o = width >> 1; o > 0; o >>= 1) part += __shfl_xor_sync(0xffffffffu, part, o);
+  return MaxSum{m, part};
 }
 
-/// Merges n pairs posted in shared memory (1 <= n <= 32) into one pair in every lane. Each
-/// aligned group of P lanes (n rounded up to a power of two) reads all n posts, so log2(P)
-/// xor shuffles leave the sum in every lane: 3 for a cluster of 8 and 4 for a block of 16
-/// warps, where a 32-lane sum takes 5. The rescale is exp_fast (its argument is <= 0). On
-/// the chain of the latency-bound rung (cluster_per_row at 8 x 65536 on an H100, harness in
+/// Merges the pairs lanes hold (`valid` false: the lane holds none).
+__device__ __forceinline__ MaxSum merge_lanes(MaxSum p, bool valid) {
+  return merge_groups(valid ? p : empty_max_sum(), 32);
+}
+
+/// Merges n pairs posted in shared memory (1 <= n <= 32) into one pair in every lane. Every
+/// aligned group of n-rounded-up-to-a-power-of-two lanes reads all n posts, so the sum takes
+/// 3 xor shuffles for a cluster of 8 and 4 for a block of 16 warps, not 5. On the chain of
+/// the latency-bound rung (cluster_per_row at 8 x 65536 on an H100, harness in
 /// docs/results/h100-2026-11-22-session8/): the exchange after a cluster's last block pair
-/// took 288 ns, against 352 ns with merge_lanes.
+/// took 288 ns, against 352 ns with a 32-lane merge of the posts.
 __device__ __forceinline__ MaxSum merge_posted(const float2* posted, int n) {
-  const int groups = n <= 1 ? 1 : 1 << (32 - __clz(n - 1));
-  const int i = static_cast<int>(threadIdx.x) & (groups - 1);
+  const int width = n <= 1 ? 1 : 1 << (32 - __clz(n - 1));
+  const int i = static_cast<int>(threadIdx.x) & (width - 1);
   const float2 q = i < n ? posted[i] : make_float2(neg_inf(), 0.f);
-  const float m = warp_max_redux(q.x);
-  float part = q.x != neg_inf() ? q.y * exp_fast(q.x - m) : 0.f;
-  for (int o = groups >> 1; o > 0; o >>= 1) part += __shfl_xor_sync(0xffffffffu, part, o);
-  return MaxSum{m, part};
+  return merge_groups(MaxSum{q.x, q.y}, width);
 }
 
 // ---- block reductions (blockDim.x a multiple of 32, at most 1024) --------------------------
