@@ -8,16 +8,16 @@
 // the loads), the exponentials are one multiply and one ex2.approx each (exp_fast: the
 // last warp's data arrives last, and its exponentials are on the chain), and the block's
 // pair needs one barrier (each warp's lanes share its max, so their sums just add).
-// Measured on an H100 at 8 x 65536, clusters of 8 blocks of 512 threads, x memcpy (harness
-// and outputs in docs/results/h100-2026-11-22-session4/): remote store + release arrive
+// Measured on an H100 at 8 x 65536, clusters of 8 blocks of 512 threads, x memcpy (by a
+// harness, not kept): remote store + release arrive
 // and expf 0.785, st.async 0.829, st.async and ex2.approx 0.850, no exchange at all (wrong
 // results: the floor of this structure) 0.897. Clusters of 16 run 7 at once on an H100
 // (one GPC has fewer than 16 SMs), so the eighth row shares SMs: 0.833; clusters of 10..14
 // (uneven chunks) 0.78-0.82; 4 blocks 0.748. Early stores to claim the output's L2 lines,
 // and stores through shared memory by cp.async.bulk, measured no better. The design before
 // (chunks staged by cp.async, cluster.sync, remote reads) measured 0.57-0.60. Worst element
-// error against float64 there: 7.0e-7 relative with ex2.approx, 5.6e-7 with expf. Session 8
-// (docs/results/h100-2026-11-22-session8/): posted pairs merged by merge_posted and the scale
+// error against float64 there: 7.0e-7 relative with ex2.approx, 5.6e-7 with expf. Later
+// (another harness, not kept): posted pairs merged by merge_posted and the scale
 // by exp_fast took the exchange after a cluster's last block pair from 352 to 288 ns; the
 // product bench read 0.837-0.848, where the same structure without any exchange reads
 // 0.87-0.90.

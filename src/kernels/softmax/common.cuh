@@ -201,8 +201,8 @@ __device__ __forceinline__ MaxSum merge_lanes(MaxSum p, bool valid) {
 /// Merges n pairs posted in shared memory (1 <= n <= 32) into one pair in every lane. Every
 /// aligned group of n-rounded-up-to-a-power-of-two lanes reads all n posts, so the sum takes
 /// 3 xor shuffles for a cluster of 8 and 4 for a block of 16 warps, not 5. On the chain of
-/// the latency-bound rung (cluster_per_row at 8 x 65536 on an H100, harness in
-/// docs/results/h100-2026-11-22-session8/): the exchange after a cluster's last block pair
+/// the latency-bound rung (cluster_per_row at 8 x 65536, measured on an H100 with a
+/// harness not kept): the exchange after a cluster's last block pair
 /// took 288 ns, against 352 ns with a 32-lane merge of the posts.
 __device__ __forceinline__ MaxSum merge_posted(const float2* posted, int n) {
   const int width = n <= 1 ? 1 : 1 << (32 - __clz(n - 1));
@@ -251,7 +251,7 @@ __device__ __forceinline__ MaxSum block_combine(MaxSum p, float2* scratch) {
 // mbarrier is initialised before anyone pushes; it is arrived at before the loads are used
 // and waited on just before the push, so nobody waits on it. A block leaves only after
 // every push into it has landed (its mbarrier says so), so no barrier is needed at the end.
-// Phase timestamps on an H100 at 8 x 65536 (docs/results/h100-2026-11-22-session4/): from
+// Phase timestamps on an H100 at 8 x 65536 (a harness, not kept): from
 // the block's pair to the row's, 0.25 us with st.async against 0.64 us with a remote store
 // followed by a release arrive on the target's mbarrier, and 1.09 us (H200) with
 // cluster.sync and remote reads.

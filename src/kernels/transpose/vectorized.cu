@@ -13,7 +13,7 @@
 // `ahead` tiles further on with bulk prefetches (cp.async.bulk.prefetch.L2, one 256-byte
 // input row per thread of the first 64; full tiles only). DRAM then sees whole 256-byte
 // row segments requested early, and the later block's loads find them in L2. On an H100
-// at 8192^2 (docs/results/h100-2026-11-22-session5/transpose_pipe.cu, median of 30, three
+// at 8192^2 (a harness, not kept; median of 30, three
 // runs): 188.4-188.6 us without, 186.0-186.4 us with any distance from 1 to 160 tiles
 // (0.963 -> 0.975 x memcpy); the own tile (distance 0) 186.7; from 256 tiles on it costs
 // (792: 235.6 us), so the launcher uses a twelfth of the resident tiles (66 on an H100).
