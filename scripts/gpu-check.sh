@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Everything on a GPU host, in one go: build, every test (GPU tests included), the
 # probes timed in full and --quick, compute-sanitizer memcheck over the quick
-# probes, and the report. Logs and JSON go to $OUT (default: gpu-check-out/).
+# probes, and the report. Logs and JSON go to $OUT (default: gpu-check-out/); the report
+# becomes the card's record, docs/results/<card>/ (RESULTS=DIR records it there instead,
+# e.g. under $OUT on a machine whose working tree does not come back).
 # Usage: scripts/gpu-check.sh [sanitizer-seconds]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +35,7 @@ step "info and a ladder, as a user sees them"
 "$bin" bench reduction --quick >"$OUT/bench-reduction.txt" 2>>"$log"
 
 step "report (full, recorded)"
-scripts/record-results.sh "$OUT/results" "$bin" >>"$log" 2>&1
+scripts/record-results.sh ${RESULTS:+--into "$RESULTS"} "$bin" 2>&1 | tee -a "$log"
 
 step "memcheck (quick probes, ${san_seconds}s bound)"
 timeout "$san_seconds" compute-sanitizer --tool memcheck --error-exitcode 9 "$bin" probe --quick >"$OUT/memcheck.log" 2>&1

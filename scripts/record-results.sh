@@ -1,14 +1,49 @@
 #!/usr/bin/env bash
-# Records a real run on this GPU host into a results folder: the full report
-# (Markdown, HTML, JSON) exactly as memhier wrote it, headed by the card's state
-# (name, driver, clocks) read from nvidia-smi just before the run.
-# Usage: scripts/record-results.sh DEST_DIR [memhier binary]
+# Records a real run on this GPU host as the card's current record, docs/results/<card>/
+# (card: h100, h200, ... from nvidia-smi's name), replacing the previous one (git keeps
+# it): the full report (Markdown, HTML, JSON) exactly as memhier wrote it, headed by the
+# card's state (name, driver, clocks) read from nvidia-smi just before the run, and
+# NOTES.md (scripts/record-notes.py: command, commit, card, driver, clocks, what differs
+# from the previous record). Where tests/fixtures/<card>-profile-counters.json exists, it
+# is refreshed from the new record (scripts/counters-fixture.py).
+# Usage: scripts/record-results.sh [--card SLUG] [--into DIR] [memhier binary]
 set -euo pipefail
-dest=${1:?usage: scripts/record-results.sh DEST_DIR [memhier]}
-bin=${2:-build/release/src/memhier}
-mkdir -p "$dest"
+root=$(cd "$(dirname "$0")/.." && pwd)
+card="" dest="" bin="$root/build/release/src/memhier"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --card) card=${2:?--card needs a name}; shift 2 ;;
+    --into) dest=${2:?--into needs a folder}; shift 2 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "record-results.sh: unknown option $1" >&2; exit 2 ;;
+    *) bin=$1; shift ;;
+  esac
+done
+[ -x "$bin" ] || { echo "record-results.sh: no memhier binary at $bin (build it first)" >&2; exit 2; }
+
 state=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,temperature.gpu,power.draw,ecc.mode.current \
-  --format=csv,noheader 2>/dev/null || echo "nvidia-smi unavailable")
+  --format=csv,noheader 2>/dev/null | head -n 1 || true)
+[ -n "$state" ] || state="nvidia-smi unavailable"
+if [ -z "$card" ]; then
+  # "NVIDIA H100 80GB HBM3" -> h100; "NVIDIA GeForce RTX 4090" -> geforce-rtx-4090.
+  card=$(echo "${state%%,*}" | tr 'A-Z' 'a-z' | tr ' _' '--' | sed 's/^nvidia-//' |
+    awk -F- '{ s = ""; for (i = 1; i <= NF; i++) { s = s (s == "" ? "" : "-") $i; if ($i ~ /[0-9]/) break } print s }')
+fi
+case "$card" in
+  ""|*[!a-z0-9-]*|nvidia-smi-unavailable)
+    echo "record-results.sh: cannot name the card from nvidia-smi ('$state'): pass --card SLUG" >&2; exit 2 ;;
+esac
+dest=${dest:-$root/docs/results/$card}
+
+# Keep the previous record's JSON for the comparison, then clear the record's own files
+# (anything else in the folder is left and named).
+previous=$(mktemp)
+trap 'rm -f "$previous"' EXIT
+have_previous=0
+if [ -f "$dest/results.json" ]; then cp "$dest/results.json" "$previous" && have_previous=1; fi
+mkdir -p "$dest"
+rm -f "$dest/results.json" "$dest/report.md" "$dest/index.html" "$dest/NOTES.md"
+
 start=$(date -u +%s.%N)
 "$bin" report --out "$dest" --quiet >/dev/null
 end=$(date -u +%s.%N)
@@ -20,4 +55,21 @@ end=$(date -u +%s.%N)
   awk -v a="$start" -v b="$end" 'BEGIN { printf "Wall time of `memhier report`: %.1f s.\n\n", b - a }'
   cat "$dest/report.md"
 } >"$dest/report.md.tmp" && mv "$dest/report.md.tmp" "$dest/report.md"
+
+if [ "$have_previous" = 1 ]; then
+  python3 "$root/scripts/record-notes.py" "$dest" "$previous" >"$dest/NOTES.md"
+else
+  python3 "$root/scripts/record-notes.py" "$dest" >"$dest/NOTES.md"
+fi
+
+fixture="$root/tests/fixtures/$card-profile-counters.json"
+if [ -f "$fixture" ]; then
+  if python3 "$root/scripts/counters-fixture.py" "$dest/results.json" >"$fixture.tmp"; then
+    mv "$fixture.tmp" "$fixture" && echo "refreshed $fixture (review its diff: the CPU tests check it)"
+  else
+    rm -f "$fixture.tmp"; echo "kept $fixture: this record has no counters to refresh it"
+  fi
+fi
+extra=$(ls -A "$dest" | grep -vxE 'results.json|report.md|index.html|NOTES.md' || true)
+[ -z "$extra" ] || echo "note: $dest also holds files no record writes: $extra"
 echo "recorded in $dest"
