@@ -28,6 +28,7 @@ def equal_items(report):
 
 
 def main():
+    """Prints the fixture of the results.json named on the command line."""
     if len(sys.argv) != 2:
         sys.exit(__doc__.strip().splitlines()[-1])
     with open(sys.argv[1]) as f:

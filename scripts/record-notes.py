@@ -85,6 +85,7 @@ def ladder_bests(report):
 
 
 def num(v, digits):
+    """A figure with the given decimals, or a dash where the record has none."""
     return "–" if v is None else f"{v:.{digits}f}"
 
 
@@ -96,6 +97,7 @@ def now_before(now, before, digits):
 
 
 def header(report, record_dir):
+    """The title and the table of card, driver, clocks, command, commit and date."""
     meta = report["meta"]
     state, wall = card_state(record_dir)
     clock = measured_sm_clock(report)
@@ -126,10 +128,16 @@ def header(report, record_dir):
     return lines
 
 
+def tally(verdicts):
+    """'71 reproduced, 35 refuted, ...': how many rows have each verdict."""
+    counts = collections.Counter(verdicts.values()).most_common()
+    return ", ".join(f"{n} {verdict}" for verdict, n in counts)
+
+
 def claims_diff(now, before):
+    """The verdict tally now and before, and every claim whose verdict changed."""
     vn, vb = claim_verdicts(now), claim_verdicts(before)
-    tally = lambda v: ", ".join(f"{n} {k}" for k, n in collections.Counter(v.values()).most_common())
-    lines = ["### Claims", "", f"Now: {tally(vn)}. Before: {tally(vb)}." if vb else f"Now: {tally(vn)}."]
+    lines = ["### Claims", "", f"Now: {tally(vn)}." + (f" Before: {tally(vb)}." if vb else "")]
     changed = [(k, vb[k], vn[k]) for k in sorted(vn) if k in vb and vb[k] != vn[k]]
     added = sorted(k for k in vn if k not in vb)
     if vb and changed:
@@ -143,6 +151,7 @@ def claims_diff(now, before):
 
 
 def model_diff(now, before):
+    """Items equal to the model per profiled target, now and before."""
     mn, mb = model_agreement(now), model_agreement(before)
     if not mn:
         return ["### The model against Nsight Compute", "", "Not in this record (no ncu)."]
@@ -155,10 +164,12 @@ def model_diff(now, before):
 
 
 def tiers_diff(now, before):
+    """Each tier's latency and bandwidth, now (before)."""
     tn, tb = tiers(now), tiers(before)
     if not tn:
         return []
-    lines = ["### Tiers: now (before)", "", "| tier | latency (cycles) | latency (ns) | bandwidth (GB/s) |",
+    lines = ["### Tiers: now (before)", "",
+             "| tier | latency (cycles) | latency (ns) | bandwidth (GB/s) |",
              "| --- | ---: | ---: | ---: |"]
     for tier, r in tn.items():
         b = tb.get(tier, {})
@@ -169,6 +180,7 @@ def tiers_diff(now, before):
 
 
 def ladders_diff(now, before):
+    """Every ladder's best per shape against memcpy and the vendor, now (before)."""
     bn, bb = ladder_bests(now), ladder_bests(before)
     if not bn:
         return []
@@ -176,13 +188,16 @@ def ladders_diff(now, before):
              "| family | shape | × memcpy | × vendor |", "| --- | --- | ---: | ---: |"]
     for (family, shape), r in bn.items():
         b = bb.get((family, shape), {})
-        copy = "–" if family in NO_COPY_CEILING else now_before(r.get("x_memcpy"), b.get("x_memcpy"), 3)
+        copy = now_before(r.get("x_memcpy"), b.get("x_memcpy"), 3)
+        if family in NO_COPY_CEILING:
+            copy = "–"
         lines.append(f"| {family} | {shape} | {copy} | "
                      f"{now_before(r.get('x_vendor'), b.get('x_vendor'), 3)} |")
     return lines
 
 
 def main():
+    """Reads the record (and the previous one) and prints NOTES.md."""
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__.strip().splitlines()[-1])
     record_dir = sys.argv[1]
@@ -195,8 +210,8 @@ def main():
     lines = header(now, record_dir) + [""]
     bm = before["meta"]
     if bm:
-        lines.append(f"## Against the previous record (commit `{(bm.get('git_commit') or '?')[:12]}`, "
-                     f"{bm.get('date_utc')})")
+        commit = (bm.get("git_commit") or "?")[:12]
+        lines.append(f"## Against the previous record (commit `{commit}`, {bm.get('date_utc')})")
         for key in ("device", "driver", "toolkit"):
             if bm.get(key) != now["meta"].get(key):
                 lines.append(f"\n{key}: {bm.get(key)} before, {now['meta'].get(key)} now.")

@@ -22,18 +22,19 @@ done
 [ -x "$bin" ] || { echo "record-results.sh: no memhier binary at $bin (build it first)" >&2; exit 2; }
 
 state=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,temperature.gpu,power.draw,ecc.mode.current \
-  --format=csv,noheader 2>/dev/null | head -n 1 || true)
-[ -n "$state" ] || state="nvidia-smi unavailable"
-if [ -z "$card" ]; then
+  --format=csv,noheader 2>/dev/null | head -n 1) && [ -n "$state" ] || state="nvidia-smi unavailable"
+if [ -z "$card" ] && [ "$state" != "nvidia-smi unavailable" ]; then
   # "NVIDIA H100 80GB HBM3" -> h100; "NVIDIA GeForce RTX 4090" -> geforce-rtx-4090.
   card=$(echo "${state%%,*}" | tr 'A-Z' 'a-z' | tr ' _' '--' | sed 's/^nvidia-//' |
     awk -F- '{ s = ""; for (i = 1; i <= NF; i++) { s = s (s == "" ? "" : "-") $i; if ($i ~ /[0-9]/) break } print s }')
 fi
 case "$card" in
-  ""|*[!a-z0-9-]*|nvidia-smi-unavailable)
-    echo "record-results.sh: cannot name the card from nvidia-smi ('$state'): pass --card SLUG" >&2; exit 2 ;;
+  *[!a-z0-9-]*) echo "record-results.sh: '$card' is not a folder name: pass --card SLUG" >&2; exit 2 ;;
 esac
-dest=${dest:-$root/docs/results/$card}
+if [ -z "$dest" ]; then
+  [ -n "$card" ] || { echo "record-results.sh: cannot name the card ('$state'): pass --card SLUG" >&2; exit 2; }
+  dest=$root/docs/results/$card
+fi
 
 # Keep the previous record's JSON for the comparison, then clear the record's own files
 # (anything else in the folder is left and named).
@@ -63,7 +64,7 @@ else
 fi
 
 fixture="$root/tests/fixtures/$card-profile-counters.json"
-if [ -f "$fixture" ]; then
+if [ -n "$card" ] && [ -f "$fixture" ]; then
   if python3 "$root/scripts/counters-fixture.py" "$dest/results.json" >"$fixture.tmp"; then
     mv "$fixture.tmp" "$fixture" && echo "refreshed $fixture (review its diff: the CPU tests check it)"
   else
