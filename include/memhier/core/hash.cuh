@@ -3,10 +3,12 @@
 
 #include <cstdint>
 
+#include "memhier/core/hd.hpp"
+
 namespace memhier::core {
 
 /// Wellons' lowbias32: a well-mixed, invertible 32-bit hash.
-__host__ __device__ inline std::uint32_t hash32(std::uint32_t x) {
+MEMHIER_HD inline std::uint32_t hash32(std::uint32_t x) {
   x ^= x >> 16;
   x *= 0x7feb352dU;
   x ^= x >> 15;

@@ -5,11 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define MEMHIER_EW_HD __host__ __device__
-#else
-#define MEMHIER_EW_HD
-#endif
+#include "memhier/core/hd.hpp"
 
 namespace memhier::elementwise::detail {
 
@@ -32,8 +28,8 @@ struct Split {
 
 /// The split for x and y at these addresses, or false when their misalignments differ
 /// (no common vector boundary: the caller falls back to scalar). Addresses are 4-byte aligned.
-MEMHIER_EW_HD inline bool split_for(std::uintptr_t x, std::uintptr_t y, std::size_t n,
-                                    unsigned width, Split* out) {
+MEMHIER_HD inline bool split_for(std::uintptr_t x, std::uintptr_t y, std::size_t n, unsigned width,
+                                 Split* out) {
   const std::uintptr_t bytes = 4u * width;
   const std::uintptr_t mx = x % bytes, my = y % bytes;
   if (mx != my) return false;
@@ -47,28 +43,27 @@ MEMHIER_EW_HD inline bool split_for(std::uintptr_t x, std::uintptr_t y, std::siz
 }
 
 /// Thread t of the grid: block * block_threads + thread, in 64 bits.
-MEMHIER_EW_HD inline std::size_t flat_index(unsigned block, unsigned block_threads,
-                                            unsigned thread) {
+MEMHIER_HD inline std::size_t flat_index(unsigned block, unsigned block_threads, unsigned thread) {
   return static_cast<std::size_t>(block) * block_threads + thread;
 }
 
 /// The vector a thread touches on step k of a tile that starts at vector `tile_base`: each
 /// step the block covers block_threads consecutive vectors, so a warp's 32 lanes read 512
 /// contiguous bytes (four 128-byte lines) per float4 instruction.
-MEMHIER_EW_HD inline std::size_t tile_vec_index(std::size_t tile_base, int k, unsigned thread,
-                                                unsigned block_threads) {
+MEMHIER_HD inline std::size_t tile_vec_index(std::size_t tile_base, int k, unsigned thread,
+                                             unsigned block_threads) {
   return tile_base + static_cast<std::size_t>(k) * block_threads + thread;
 }
 
 /// The float word of field f (0..5: x, y, z, vx, vy, vz) of particle i in the
 /// array-of-structures layout: lanes are 24 bytes apart, so a warp's load of one field
 /// spans 768 bytes (24 sectors) for 128 useful bytes.
-MEMHIER_EW_HD inline std::size_t aos_word(std::size_t i, int f) {
+MEMHIER_HD inline std::size_t aos_word(std::size_t i, int f) {
   return i * kParticleFloats + static_cast<std::size_t>(f);
 }
 
 /// The word of particle i in any structure-of-arrays field: stride 1, 4 sectors per warp.
-MEMHIER_EW_HD inline std::size_t soa_word(std::size_t i) {
+MEMHIER_HD inline std::size_t soa_word(std::size_t i) {
   return i;
 }
 

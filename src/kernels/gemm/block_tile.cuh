@@ -8,6 +8,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "memhier/core/ptx.cuh"
 
 namespace memhier::gemm::detail {
 
@@ -128,7 +129,7 @@ __device__ __forceinline__ void issue_tile_async(const Params& p, int m0, int n0
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       const bool ok = j < avail;
-      cp_async4(&As[T::a_index(c + j, r)], ok ? src + j : p.A, ok);
+      ptx::cp_async_ca_4_zfill(&As[T::a_index(c + j, r)], ok ? src + j : p.A, ok ? 4 : 0);
     }
   }
 #pragma unroll
@@ -142,12 +143,12 @@ __device__ __forceinline__ void issue_tile_async(const Params& p, int m0, int n0
     float* dst = &Bs[r * T::BN + c];
     if (p.vec_b) {
       const int bytes = avail >= 4 ? 16 : (avail > 0 ? avail * 4 : 0);
-      cp_async16(dst, bytes > 0 ? src : p.B, bytes);
+      ptx::cp_async_cg_16_zfill(dst, bytes > 0 ? src : p.B, bytes);
     } else {
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const bool ok = j < avail;
-        cp_async4(dst + j, ok ? src + j : p.B, ok);
+        ptx::cp_async_ca_4_zfill(dst + j, ok ? src + j : p.B, ok ? 4 : 0);
       }
     }
   }

@@ -1,6 +1,6 @@
 // Device helpers shared by the GEMM rungs: guarded loads (16-byte where legal, zero-fill
-// past the edges), the epilogue (C unread when beta == 0), cp.async wrappers, and the
-// one launch path (every launch checked).
+// past the edges), the epilogue (C unread when beta == 0) and the one launch
+// path (every launch checked).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -80,46 +80,6 @@ __device__ __forceinline__ void store4(float* C, int ldc, int m, int n, int row,
   if (avail > 1) store1(c + 1, v.y, alpha, beta);
   if (avail > 2) store1(c + 2, v.z, alpha, beta);
   if (avail > 3) store1(c + 3, v.w, alpha, beta);
-}
-
-// cp.async (sm_80+): global -> shared without registers. A source size below the copy
-// size zero-fills the rest, which is how edge tiles are padded.
-
-/// Copies one float (or writes 0.f when !valid; src is then not read).
-__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool valid) {
-#if defined(__CUDA_ARCH__)
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
-               "r"(valid ? 4 : 0)
-               : "memory");
-#else
-  (void)dst, (void)src, (void)valid;
-#endif
-}
-
-/// Copies 16 bytes, of which the first `src_bytes` (0..16) come from src (16-byte aligned).
-__device__ __forceinline__ void cp_async16(float* dst, const float* src, int src_bytes) {
-#if defined(__CUDA_ARCH__)
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(src_bytes)
-               : "memory");
-#else
-  (void)dst, (void)src, (void)src_bytes;
-#endif
-}
-
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__)
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-/// Waits until at most N of this thread's committed groups are still in flight.
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__)
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
 }
 
 /// The one launch path of the ladder: launch, then check the launch.

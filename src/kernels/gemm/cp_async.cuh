@@ -5,6 +5,7 @@
 #pragma once
 
 #include "block_tile.cuh"
+#include "memhier/core/ptx.cuh"
 
 namespace memhier::gemm::detail {
 
@@ -34,20 +35,20 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS) cp_async_kernel(const 
       float* stage = smem + s * kStage;
       issue_tile_async<T>(p, m0, n0, s * T::BK, tid, stage, stage + T::A_FLOATS);
     }
-    cp_async_commit();
+    ptx::cp_async_commit_group();
   }
 
   for (int kt = 0; kt < nk; ++kt) {
     // Groups committed so far: tiles 0 .. kt+STAGES-2; all but the newest STAGES-2 are
     // complete, so tile kt has landed (for this thread; the barrier makes it everyone's).
-    cp_async_wait<STAGES - 2>();
+    ptx::cp_async_wait_group<STAGES - 2>();
     __syncthreads();
     const int next = kt + STAGES - 1;  // refills the stage of tile kt-1
     if (next < nk) {
       float* stage = smem + (next % STAGES) * kStage;
       issue_tile_async<T>(p, m0, n0, next * T::BK, tid, stage, stage + T::A_FLOATS);
     }
-    cp_async_commit();
+    ptx::cp_async_commit_group();
 
     const float* As = smem + (kt % STAGES) * kStage;
     const float* Bs = As + T::A_FLOATS;
@@ -60,7 +61,7 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS) cp_async_kernel(const 
       outer_product<T>(acc, fa[kk & 1], fb[kk & 1]);
     }
   }
-  cp_async_wait<0>();  // nothing is in flight past here (all real tiles were waited for)
+  ptx::cp_async_wait_group<0>();  // nothing in flight past here (all real tiles were waited for)
   write_tile<T>(p, m0, n0, ty, tx, acc);
 }
 

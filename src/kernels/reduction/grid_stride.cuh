@@ -8,13 +8,13 @@
 
 #include <cuda_runtime.h>
 
-#include <cuda/atomic>
-
 #include <cstddef>
 #include <cstdint>
+#include <cuda/atomic>
 
 #include "index.cuh"
 #include "memhier/core/check.hpp"
+#include "memhier/core/ptx.cuh"
 #include "reduce_ops.cuh"
 #include "variants.hpp"
 
@@ -29,13 +29,7 @@ enum class Load {
 template <Load L>
 __device__ __forceinline__ float4 load4(const float4* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (L == Load::l2_prefetch_256) {
-    float4 r;
-    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
-        : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w)
-        : "l"(p));
-    return r;
-  }
+  if constexpr (L == Load::l2_prefetch_256) return ptx::ld_nc_no_l1_l2_256b(p);
 #endif
   return __ldg(p);
 }
@@ -139,7 +133,7 @@ __global__ void __launch_bounds__(B)
       is_last = ticket.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
     }
   }
-  __syncthreads();  // the last block's other threads read after thread 0's acquire
+  __syncthreads();       // the last block's other threads read after thread 0's acquire
   if (!is_last) return;  // uniform per block
   if constexpr (T == Ticket::fences) __threadfence();  // pairs with the writers' fences
   float w = OpT::identity();

@@ -5,57 +5,53 @@
 
 #include <cstddef>
 
-#if defined(__CUDACC__)
-#define MEMHIER_REDUCTION_HD __host__ __device__
-#else
-#define MEMHIER_REDUCTION_HD
-#endif
+#include "memhier/core/hd.hpp"
 
 namespace memhier::reduction::index {
 
 /// Interleaved, divergent tree: at stride s, thread tid is active when tid % (2s) == 0;
 /// it adds shared word tid + s into word tid. Active threads thin out within every warp.
-MEMHIER_REDUCTION_HD inline bool divergent_active(unsigned tid, unsigned s) {
+MEMHIER_HD inline bool divergent_active(unsigned tid, unsigned s) {
   return tid % (2u * s) == 0u;
 }
 /// The shared word thread tid owns in the divergent tree (its partner is word + s).
-MEMHIER_REDUCTION_HD inline unsigned divergent_word(unsigned tid) {
+MEMHIER_HD inline unsigned divergent_word(unsigned tid) {
   return tid;
 }
 
 /// Interleaved, strided tree: at stride s, thread tid owns shared word 2*s*tid (partner
 /// word + s), active while that word is inside the block. Threads stay packed (no
 /// divergence) but a warp's words are 2s apart: a 2s-way bank conflict (up to 32-way).
-MEMHIER_REDUCTION_HD inline unsigned strided_word(unsigned tid, unsigned s) {
+MEMHIER_HD inline unsigned strided_word(unsigned tid, unsigned s) {
   return 2u * s * tid;
 }
 
 /// Sequential tree: at stride s (blockDim/2 down to 1), threads tid < s add word
 /// tid + s into word tid: consecutive words for consecutive lanes, conflict-free.
-MEMHIER_REDUCTION_HD inline unsigned sequential_word(unsigned tid) {
+MEMHIER_HD inline unsigned sequential_word(unsigned tid) {
   return tid;
 }
 
 /// Global element a classic block loads first: block * elems_per_block + tid (with a
 /// second load at + block_threads when elems_per_block is twice the block).
-MEMHIER_REDUCTION_HD inline std::size_t classic_element(std::size_t block, unsigned tid,
-                                                        std::size_t elems_per_block) {
+MEMHIER_HD inline std::size_t classic_element(std::size_t block, unsigned tid,
+                                              std::size_t elems_per_block) {
   return block * elems_per_block + tid;
 }
 
 /// Grid-stride float4 index: slot u of thread tid in block `block`, at step k of a grid
 /// of `grid` blocks of `threads` threads loading `unroll` float4 each per step. A step
 /// of one block covers threads*unroll consecutive float4 (coalesced 16-byte loads).
-MEMHIER_REDUCTION_HD inline std::size_t grid_stride_vec(std::size_t block, unsigned tid, unsigned u,
-                                                        std::size_t k, std::size_t grid,
-                                                        unsigned threads, unsigned unroll) {
+MEMHIER_HD inline std::size_t grid_stride_vec(std::size_t block, unsigned tid, unsigned u,
+                                              std::size_t k, std::size_t grid, unsigned threads,
+                                              unsigned unroll) {
   const std::size_t tile = static_cast<std::size_t>(threads) * unroll;
   return (k * grid + block) * tile + static_cast<std::size_t>(u) * threads + tid;
 }
 
 /// Floats before the first 16-byte boundary at `address` (a float-aligned address),
 /// clipped to n: the scalar head that vectorized variants peel.
-MEMHIER_REDUCTION_HD inline std::size_t scalar_head(std::size_t address, std::size_t n) {
+MEMHIER_HD inline std::size_t scalar_head(std::size_t address, std::size_t n) {
   const std::size_t mis = (address >> 2) & 3u;
   const std::size_t head = mis ? 4u - mis : 0u;
   return head < n ? head : n;

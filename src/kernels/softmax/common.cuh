@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "index.cuh"
+#include "memhier/core/ptx.cuh"
 
 namespace memhier::softmax::detail {
 
@@ -89,19 +90,12 @@ __device__ __forceinline__ void load_batch(const float* row, int base, int strid
 /// holds the data, so a thread can have its whole share of a row in flight at once.
 template <int PACK>
 __device__ __forceinline__ void cp_async(float* smem_dst, const float* gmem_src) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
   if constexpr (PACK == 4) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(gmem_src)
-                 : "memory");
+    ptx::cp_async_cg_16(smem_dst, gmem_src);
   } else {
     static_assert(PACK == 1, "PACK is 1 or 4");
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(gmem_src) : "memory");
+    ptx::cp_async_ca_4(smem_dst, gmem_src);
   }
-}
-
-/// Waits for this thread's cp.async copies (visible to this thread; others need a barrier).
-__device__ __forceinline__ void cp_async_wait_all() {
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
 // ---- warp reductions (butterfly: every lane ends with the result) --------------------------
@@ -173,9 +167,7 @@ __device__ __forceinline__ float warp_max_redux(float v) {
 /// below 2^-126 flush to zero; the error is that of __expf (a few ulp for |d| < 20).
 __device__ __forceinline__ float exp_fast(float d) {
 #if defined(__CUDA_ARCH__)
-  float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
-  return r;
+  return ptx::ex2_approx_ftz(d * 1.4426950408889634f);
 #else
   return expf(d);
 #endif
@@ -269,11 +261,10 @@ __device__ __forceinline__ void cluster_exchange_begin(ClusterSlots& slots) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (cooperative_groups::this_cluster().num_blocks() == 1) return;  // nothing to exchange
   if (threadIdx.x == 0) {
-    const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(&slots.bar));
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    ptx::mbarrier_init<1>(ptx::smem_addr(&slots.bar));
+    ptx::fence_mbarrier_init_cluster();
   }
-  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+  ptx::cluster_arrive_relaxed();
 #else
   (void)slots;
 #endif
@@ -286,35 +277,16 @@ __device__ __forceinline__ MaxSum cluster_exchange(ClusterSlots& slots, MaxSum m
   cg::cluster_group cluster = cg::this_cluster();
   const int n = static_cast<int>(cluster.num_blocks());
   if (n == 1) return mine;
-  asm volatile("barrier.cluster.wait;" ::: "memory");  // every mbarrier is initialised
-  const unsigned local_bar = static_cast<unsigned>(__cvta_generic_to_shared(&slots.bar));
+  ptx::cluster_wait();  // every mbarrier is initialised
+  const unsigned local_bar = ptx::smem_addr(&slots.bar);
   if (threadIdx.x == 0)  // the one arrival, expecting a pair from every block (pushes that
                          // land before it leave the transaction count below zero meanwhile)
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(local_bar),
-                 "r"(static_cast<unsigned>(n * sizeof(float2)))
-                 : "memory");
-  if (static_cast<int>(threadIdx.x) < n) {  // thread r pushes into block r
-    const unsigned slot =
-        static_cast<unsigned>(__cvta_generic_to_shared(&slots.pair[cluster.block_rank()]));
-    asm volatile(
-        "{\n\t.reg .b32 a, b;\n\t"
-        "mapa.shared::cluster.u32 a, %0, %2;\n\t"
-        "mapa.shared::cluster.u32 b, %1, %2;\n\t"
-        "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [a], {%3, %4}, [b];\n\t}" ::
-            "r"(slot),
-        "r"(local_bar), "r"(threadIdx.x), "f"(mine.m), "f"(mine.s)
-        : "memory");
+    ptx::mbarrier_arrive_expect_tx(local_bar, static_cast<unsigned>(n * sizeof(float2)));
+  if (static_cast<int>(threadIdx.x) < n)  // thread r pushes into block r
+    ptx::st_async_remote_v2f32(ptx::smem_addr(&slots.pair[cluster.block_rank()]), local_bar,
+                               threadIdx.x, mine.m, mine.s);
+  while (!ptx::mbarrier_try_wait_parity_cluster<0>(local_bar)) {
   }
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{\n\t.reg .pred p;\n\t"
-        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
-        "selp.u32 %0, 1, 0, p;\n\t}"
-        : "=r"(done)
-        : "r"(local_bar)
-        : "memory");
-  } while (!done);
   return merge_posted(slots.pair, n);
 #else
   (void)slots;
@@ -325,9 +297,7 @@ __device__ __forceinline__ MaxSum cluster_exchange(ClusterSlots& slots, MaxSum m
 /// This block's cluster's index in a 1-D grid of clusters (the block's index without).
 __device__ __forceinline__ int cluster_index() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  unsigned id;
-  asm("mov.u32 %0, %%clusterid.x;" : "=r"(id));
-  return static_cast<int>(id);
+  return static_cast<int>(ptx::cluster_id_x());
 #else
   return static_cast<int>(blockIdx.x);
 #endif

@@ -6,35 +6,37 @@
 
 #include <cstddef>
 
+#include "memhier/core/hd.hpp"
+
 namespace memhier::softmax::index {
 
 /// First element of row `row` in a row-major rows x cols matrix (64-bit: rows*cols may
 /// pass 2^31).
-__host__ __device__ inline std::size_t row_start(std::size_t row, int cols) {
+MEMHIER_HD inline std::size_t row_start(std::size_t row, int cols) {
   return row * static_cast<std::size_t>(cols);
 }
 
 /// warp_per_row: the column of the j-th of the CPL elements that lane `lane` holds when
 /// it loads PACK consecutive floats per access (access a = j / PACK covers 32*PACK
 /// columns, lane-major).
-__host__ __device__ inline int warp_row_col(int lane, int j, int pack) {
+MEMHIER_HD inline int warp_row_col(int lane, int j, int pack) {
   return (j / pack) * 32 * pack + lane * pack + j % pack;
 }
 
 /// A row split over a cluster of blocks: the first unit of chunk `rank` (64-bit: rank *
 /// chunk may pass the row's end by up to a chunk).
-__host__ __device__ inline long long chunk_begin(int rank, int chunk_units) {
+MEMHIER_HD inline long long chunk_begin(int rank, int chunk_units) {
   return static_cast<long long>(rank) * chunk_units;
 }
 
 /// The units in chunk `rank` (0 for a chunk past the row's end).
-__host__ __device__ inline int chunk_count(int rank, int chunk_units, int row_units) {
+MEMHIER_HD inline int chunk_count(int rank, int chunk_units, int row_units) {
   const long long left = row_units - chunk_begin(rank, chunk_units);
   return left <= 0 ? 0 : (left < chunk_units ? static_cast<int>(left) : chunk_units);
 }
 
 /// ceil(a / b) for a >= 0, b > 0, without overflow.
-__host__ __device__ inline int ceil_div(int a, int b) {
+MEMHIER_HD inline int ceil_div(int a, int b) {
   return a / b + (a % b != 0 ? 1 : 0);
 }
 

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "common.cuh"
+#include "memhier/core/ptx.cuh"
 
 namespace memhier::softmax::detail {
 
@@ -40,7 +41,7 @@ __device__ __forceinline__ void smem_row(const float* __restrict__ in, float* __
 #pragma unroll 4
   for (int i = threadIdx.x; i < count; i += blockDim.x)
     cp_async<PACK>(cache + i * PACK, x + static_cast<long long>(i) * PACK);
-  cp_async_wait_all();
+  ptx::cp_async_wait_all();
   // Each thread's own max and sum of exp(x - its max), the exponentials stored in place:
   // one block reduction of (max, sum) pairs instead of a max reduction and then a sum one.
   float tmax = neg_inf();

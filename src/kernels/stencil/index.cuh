@@ -6,6 +6,8 @@
 
 #include <cstddef>
 
+#include "memhier/core/hd.hpp"
+
 namespace memhier::stencil::detail {
 
 /// Largest supported filter (7×7) and its radius.
@@ -13,32 +15,32 @@ constexpr int kMaxK = 7;
 constexpr int kMaxRadius = kMaxK / 2;
 
 /// x clamped into [0, n): the clamp-to-edge border rule.
-__host__ __device__ inline long long clamp_coord(long long x, long long n) {
+MEMHIER_HD inline long long clamp_coord(long long x, long long n) {
   return x < 0 ? 0 : (x >= n ? n - 1 : x);
 }
 
 /// Linear element index of (r, c) in a dense row-major image `cols` wide (64-bit).
-__host__ __device__ inline std::size_t element_index(long long r, long long c, int cols) {
+MEMHIER_HD inline std::size_t element_index(long long r, long long c, int cols) {
   return static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c);
 }
 
 /// ceil(a / b) for positive operands.
-__host__ __device__ inline long long ceil_div(long long a, long long b) {
+MEMHIER_HD inline long long ceil_div(long long a, long long b) {
   return (a + b - 1) / b;
 }
 
 /// Tiles are numbered row-major (column tiles fastest), so blocks that run together cover a
 /// contiguous band of rows and their halos are each other's rows: L2 hits, not DRAM reads.
-__host__ __device__ inline long long tile_row0(long long tile, long long col_tiles, int tile_h) {
+MEMHIER_HD inline long long tile_row0(long long tile, long long col_tiles, int tile_h) {
   return (tile / col_tiles) * tile_h;
 }
-__host__ __device__ inline long long tile_col0(long long tile, long long col_tiles, int tile_w) {
+MEMHIER_HD inline long long tile_col0(long long tile, long long col_tiles, int tile_w) {
   return (tile % col_tiles) * tile_w;
 }
 
 /// Word of (row, col) in a row-major shared tile `width` words wide. Lanes of a warp hold
 /// consecutive `col`, so reads and fills touch 32 consecutive words: no bank conflict.
-__host__ __device__ inline int tile_word(int row, int col, int width) {
+MEMHIER_HD inline int tile_word(int row, int col, int width) {
   return row * width + col;
 }
 
@@ -47,8 +49,8 @@ __host__ __device__ inline int tile_word(int row, int col, int width) {
 /// output tile (one float4 of halo, 16-byte aligned), so lane tx's window of 4 + 2R columns
 /// lies inside the 12 words from 4*tx: lanes read consecutive 16-byte words (4 wavefronts
 /// per warp, the minimum for 512 bytes).
-__host__ __device__ inline int vec4_window_word(int ty, int tx, int ii, int chunk,
-                                                int rows_per_thread, int width) {
+MEMHIER_HD inline int vec4_window_word(int ty, int tx, int ii, int chunk, int rows_per_thread,
+                                       int width) {
   return tile_word(ty * rows_per_thread + ii, 4 * tx + 4 * chunk, width);
 }
 

@@ -27,6 +27,7 @@
 #include "kernels/transpose/variants.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/launch.hpp"
+#include "memhier/core/ptx.cuh"
 
 namespace memhier::transpose::detail {
 namespace {
@@ -49,8 +50,7 @@ __device__ __forceinline__ void prefetch_tile(const float* in, int rows, int col
   index::tile_origin(u, tiles_x, TH, TW, &row0, &col0);
   if (row0 + TH > rows || col0 + TW > cols) return;
   const float* p = in + index::in_offset(row0 + threadIdx.x, col0, cols);
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "n"(TW * sizeof(float))
-               : "memory");
+  ptx::bulk_prefetch_l2<TW * sizeof(float)>(p);
 #else
   (void)in, (void)rows, (void)cols, (void)tiles_x, (void)tiles, (void)u;
 #endif
