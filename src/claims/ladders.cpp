@@ -13,7 +13,7 @@ namespace {
 
 using report::strf;
 
-using bench::BenchRecord;
+using registry::BenchRecord;
 using report::Value;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -327,7 +327,7 @@ std::string judge(double measured, Band band, bool percent) {
 }
 
 std::vector<Check> ladder_checks(const std::string& family,
-                                 const std::vector<bench::BenchRecord>& records) {
+                                 const std::vector<registry::BenchRecord>& records) {
   const Runs runs(records);
   if (family == "gemm") return gemm_checks(runs);
   if (family == "transpose") return transpose_checks(runs);
@@ -336,7 +336,7 @@ std::vector<Check> ladder_checks(const std::string& family,
   return {};
 }
 
-report::Table gemm_seed_table(const std::vector<bench::BenchRecord>& records) {
+report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records) {
   const std::vector<Check> checks = ladder_checks("gemm", records);
   auto verdict_of = [&](const char* id) {
     for (const Check& c : checks)
@@ -404,7 +404,7 @@ report::Table gemm_seed_table(const std::vector<bench::BenchRecord>& records) {
 }
 
 std::vector<report::Table> ladder_tables(const std::string& family,
-                                         const std::vector<bench::BenchRecord>& records) {
+                                         const std::vector<registry::BenchRecord>& records) {
   std::vector<report::Table> tables;
   if (family == "gemm") tables.push_back(gemm_seed_table(records));
   const std::vector<Check> checks = ladder_checks(family, records);

@@ -26,7 +26,7 @@ namespace memhier::claims {
 namespace {
 
 namespace fs = std::filesystem;
-using bench::BenchRecord;
+using registry::BenchRecord;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "memhier/bench/record.hpp"
+#include "memhier/registry/record.hpp"
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/report/document.hpp"
 
@@ -31,15 +31,15 @@ std::string judge(double measured, Band band, bool percent);
 /// are absent (another shape, --quick, a variant that did not run or verify) says
 /// "not measurable here" and why. Empty for a family no claim is about.
 std::vector<Check> ladder_checks(const std::string& family,
-                                 const std::vector<bench::BenchRecord>& records);
+                                 const std::vector<registry::BenchRecord>& records);
 
 /// Seed 002's GEMM table (naive, tiled, register-tiled, cp.async, cuBLAS on an A100 at
 /// 4096^3) beside this run's rungs for each row, with the rows' verdicts.
-report::Table gemm_seed_table(const std::vector<bench::BenchRecord>& records);
+report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records);
 
 /// What a family's section adds after its ladder: for GEMM the seeds' table, then the
 /// claims table ("bench-<family>-claims"); nothing for a family no claim is about.
 std::vector<report::Table> ladder_tables(const std::string& family,
-                                         const std::vector<bench::BenchRecord>& records);
+                                         const std::vector<registry::BenchRecord>& records);
 
 }  // namespace memhier::claims
