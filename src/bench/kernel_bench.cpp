@@ -285,7 +285,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
   }
   s.tables.push_back(std::move(t));
   // The seeds' claims this ladder tests, judged from these records (GEMM: the seeds' table too).
-  for (report::Table& extra : claims::ladder_tables(family.name, records))
+  for (report::Table& extra : claims::ladder_tables(family.name, family.claims, records))
     s.tables.push_back(std::move(extra));
 
   report::Chart c;

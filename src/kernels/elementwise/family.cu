@@ -31,6 +31,7 @@
 #include "kernels/elementwise/predict.hpp"
 #include "kernels/elementwise/variants.hpp"
 #include "kernels/families.hpp"
+#include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -586,6 +587,7 @@ registry::Family elementwise_family() {
     if (s.problem == Problem::particles) return std::make_unique<ParticlesCase>(s, seed);
     return std::make_unique<StreamCase>(s, seed);
   };
+  f.claims.checks = claims::elementwise_checks;
   return f;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/families.hpp"
+#include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -521,6 +522,7 @@ registry::Family gemm_family() {
     const GemmShape s = parse_gemm_shape(shape);  // bad input answered before any CUDA call
     return std::make_unique<GemmCase>(s, seed);
   };
+  f.claims = {claims::gemm_checks, claims::gemm_seed_tables};  // seed 002's table too
   return f;
 }
 

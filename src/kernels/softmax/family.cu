@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/families.hpp"
+#include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -293,6 +294,7 @@ registry::Family softmax_family() {
   f.test_shapes = {"1x1",    "1x7",     "7x1",   "3x33",   "5x1025",   "2x4099", "1x65537",
                    "17x129", "64x1023", "33x96", "9x1024", "130x2048", "3x4100", "4x65536"};
   f.make_case = make_softmax_case;
+  f.claims.checks = claims::softmax_checks;
   return f;
 }
 

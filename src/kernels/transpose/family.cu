@@ -17,6 +17,7 @@
 #include "kernels/families.hpp"
 #include "kernels/transpose/predict.hpp"
 #include "kernels/transpose/variants.hpp"
+#include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -261,6 +262,7 @@ registry::Family transpose_family() {
     transpose::check_shape(dims[0], dims[1]);  // before touching the GPU
     return std::make_unique<TransposeCase>(dims[0], dims[1], seed);
   };
+  f.claims.checks = claims::transpose_checks;
   return f;
 }
 
