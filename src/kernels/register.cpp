@@ -1,8 +1,6 @@
 #include "memhier/kernels/register.hpp"
 
-#include <vector>
-
-#include "families.hpp"
+#include "kernels/families.hpp"
 #include "memhier/registry/registry.hpp"
 
 namespace memhier::kernels {
@@ -11,11 +9,9 @@ void register_families() {
   static bool done = false;
   if (done) return;
   done = true;
-  // CMake lists the ladders this tree has (src/kernels/<family>/family.cu), in report order.
-  const std::vector<registry::Family (*)()> makers{
-#include "memhier_families.inc"
-  };
-  for (auto make : makers) registry::add_family(make());
+#define MEMHIER_FAMILY(name) registry::add_family(name##_family());
+#include "kernels/families.inc"
+#undef MEMHIER_FAMILY
 }
 
 }  // namespace memhier::kernels
