@@ -9,7 +9,8 @@ secs=${2:-120}
 shift 2 2>/dev/null || shift $#
 bin=build/release/src/memhier
 mkdir -p "$out"
-for fam in transpose reduction softmax elementwise histogram stencil gemm; do
+# The families the binary registers, in report order (src/kernels/families.inc).
+for fam in $("$bin" list | awk '$1 == "kernel" && !seen[$2]++ { print $2 }'); do
   start=$(date +%s)
   timeout "$secs" "$bin" bench "$fam" --json "$@" >"$out/bench-$fam.json" 2>"$out/bench-$fam.err"
   rc=$?

@@ -14,6 +14,11 @@
 namespace memhier::bench {
 namespace {
 
+using registry::BenchRecord;
+using registry::Case;
+using registry::Family;
+using registry::Variant;
+
 core::TimingOptions timing(const std::string& name, bool quick) {
   core::TimingOptions t;
   t.name = name;
@@ -81,56 +86,10 @@ double fp32_peak_gflops() {
   return static_cast<double>(sms) * a->cuda_cores_per_sm * 2.0 * khz * 1e3 / 1e9;
 }
 
-std::string known_variants(const Family& f) {
-  std::string s;
-  for (const Variant& v : f.variants) s += (s.empty() ? "" : ", ") + v.name;
-  return s;
-}
-
 }  // namespace
 
-std::vector<std::int64_t> parse_shape(const std::string& shape, std::size_t expected_dims,
-                                      const std::string& what, double max_product) {
-  std::vector<std::int64_t> dims;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t x = shape.find_first_of("xX", start);
-    const std::string part = shape.substr(start, x == std::string::npos ? x : x - start);
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (part.empty() || used != part.size() || part[0] == '+' || v < 1)
-      throw std::invalid_argument(what + " shape '" + shape + "' is not " +
-                                  std::to_string(expected_dims) + " positive integers joined by 'x'.");
-    dims.push_back(v);
-    if (x == std::string::npos) break;
-    start = x + 1;
-  }
-  if (dims.size() != expected_dims)
-    throw std::invalid_argument(what + " shape '" + shape + "' needs " +
-                                std::to_string(expected_dims) + " extents joined by 'x'.");
-  double total = 1;
-  for (std::int64_t d : dims) total *= static_cast<double>(d);
-  if (total > max_product)
-    throw std::invalid_argument(what + " shape '" + shape + "' is too large (more than " +
-                                std::to_string(static_cast<long long>(max_product)) + ").");
-  return dims;
-}
-
-void check_variants(const Family& family, const std::vector<std::string>& variants) {
-  for (const std::string& v : variants)
-    if (std::none_of(family.variants.begin(), family.variants.end(),
-                     [&](const Variant& x) { return x.name == v; }))
-      throw std::invalid_argument("unknown " + family.name + " variant '" + v + "'; known: " +
-                                  known_variants(family) + ".");
-}
-
 std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& opt) {
-  check_variants(family, opt.variants);
+  registry::check_variants(family, opt.variants);
   const std::vector<std::string>& shapes =
       !opt.shapes.empty() ? opt.shapes : (opt.quick ? family.quick_shapes : family.bench_shapes);
   // Build every case first: a bad shape is bad input, answered before any measurement.
@@ -140,7 +99,7 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
   std::vector<BenchRecord> out;
   const double peak = fp32_peak_gflops();
   for (auto& c : cases) {
-    const Work w = c->work();
+    const registry::Work w = c->work();
     const std::string tag = family.name + " " + c->shape();
 
     // The ceiling: cudaMemcpy device-to-device moving the same bytes (half read, half written).
@@ -326,7 +285,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
   }
   s.tables.push_back(std::move(t));
   // The seeds' claims this ladder tests, judged from these records (GEMM: the seeds' table too).
-  for (report::Table& extra : claims::ladder_tables(family.name, records))
+  for (report::Table& extra : claims::ladder_tables(family.name, family.claims, records))
     s.tables.push_back(std::move(extra));
 
   report::Chart c;

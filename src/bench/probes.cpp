@@ -5,14 +5,14 @@
 #include <stdexcept>
 
 #include "memhier/core/timing.hpp"
-#include "memhier/registry.hpp"
+#include "memhier/registry/registry.hpp"
 
 namespace memhier::bench {
 
 std::vector<std::string> probe_names() {
   probe::register_probes();
   std::vector<std::string> names;
-  for (const RegistryEntry& e : registry()) {
+  for (const registry::Entry& e : registry::entries()) {
     if (e.kind != "probe") continue;
     names.push_back(e.name);
     if (std::find(names.begin(), names.end(), e.family) == names.end()) names.push_back(e.family);
@@ -40,7 +40,7 @@ ProbeRun run_probes(const core::DeviceInfo& device, const ProbeRunOptions& opt) 
   opt.progress("measuring the SM clock");
   run.context.sm_clock_mhz = core::measure_sm_clock_mhz();
   std::vector<probe::TierFigure> tiers;
-  for (const RegistryEntry& e : registry()) {
+  for (const registry::Entry& e : registry::entries()) {
     if (e.kind != "probe" || !e.run_probe) continue;
     if (!opt.only.empty() && std::find(opt.only.begin(), opt.only.end(), e.name) == opt.only.end() &&
         std::find(opt.only.begin(), opt.only.end(), e.family) == opt.only.end())

@@ -16,6 +16,7 @@
 #include "memhier/bench/kernel_bench.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/device.hpp"
+#include "memhier/kernels/register.hpp"
 #include "memhier/profile/patterns.hpp"
 #include "memhier/profile/run.hpp"
 
@@ -25,6 +26,12 @@ namespace {
 using report::Column;
 using report::Table;
 using report::Value;
+using registry::Case;
+using registry::check_variants;
+using registry::families;
+using registry::Family;
+using registry::find_family;
+using registry::Variant;
 
 constexpr const char* kNoteTag = "memhier-profile-note";
 constexpr const char* kRunsTag = "memhier-profile-runs";
@@ -115,7 +122,7 @@ double ProfileItem::measured(const std::string& key) const {
 }
 
 std::vector<std::string> profile_targets() {
-  register_kernels();
+  kernels::register_families();
   std::vector<std::string> t;
   for (const Family& f : families()) t.push_back(f.name);
   for (const std::string& s : profile::pattern_sets()) t.push_back(s);
@@ -126,7 +133,7 @@ std::vector<std::string> profile_targets() {
 std::vector<ProfileItem> plan_profile(const std::string& target,
                                       const std::vector<std::string>& variants,
                                       const std::string& shape) {
-  register_kernels();
+  kernels::register_families();
   const bool known = target == "all" || is_pattern_set(target) || find_family(target);
   if (!known) {
     std::string list;
@@ -180,7 +187,7 @@ std::vector<ProfileItem> plan_profile(const std::string& target,
 
 void execute_profile(const std::string& target, const std::vector<std::string>& variants,
                      const std::string& shape) {
-  register_kernels();
+  kernels::register_families();
   std::size_t index = 0;
   cudaStream_t stream = nullptr;  // the legacy stream: every launch is ordered
   for (const std::string& t : expand(target)) {

@@ -13,7 +13,7 @@ namespace {
 
 using report::strf;
 
-using bench::BenchRecord;
+using registry::BenchRecord;
 using report::Value;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -130,7 +130,7 @@ Check fraction(Id id, const Runs& runs, const std::string& shape, const std::str
   });
 }
 
-std::vector<Check> gemm_checks(const Runs& runs) {
+std::vector<Check> gemm_from(const Runs& runs) {
   const std::string s = kGemmShape;
   const double cublas = 18500;  // the seeds' cuBLAS, GFLOP/s: the rows' x cuBLAS divide by it
   auto of_cublas = [&](Id id, const char* variant, double gflops) {
@@ -237,7 +237,7 @@ std::vector<Check> gemm_checks(const Runs& runs) {
   return c;
 }
 
-std::vector<Check> transpose_checks(const Runs& runs) {
+std::vector<Check> transpose_from(const Runs& runs) {
   const std::string s = kTransposeShape;
   auto of_memcpy = [&](Id id, const char* variant, double gbps) {
     return fraction(id, runs, s, variant, &BenchRecord::frac_memcpy, 1.0,
@@ -263,7 +263,7 @@ std::vector<Check> transpose_checks(const Runs& runs) {
   return c;
 }
 
-std::vector<Check> softmax_checks(const Runs& runs) {
+std::vector<Check> softmax_from(const Runs& runs) {
   const std::string s = kSoftmaxShape;
   // The seeds' times, us: naive 89, parallel max 42, warp shuffles 35, float4 28, bounds 25.
   std::vector<Check> c;
@@ -285,7 +285,7 @@ std::vector<Check> softmax_checks(const Runs& runs) {
   return c;
 }
 
-std::vector<Check> elementwise_checks(const Runs& runs) {
+std::vector<Check> elementwise_from(const Runs& runs) {
   // The seeds name no size: the largest axpy shape, far beyond L2 at the bench sizes.
   std::string shape = "axpy (any size)";
   long long best = -1;
@@ -326,18 +326,24 @@ std::string judge(double measured, Band band, bool percent) {
   return "refuted: " + show(measured) + ", outside " + range;
 }
 
-std::vector<Check> ladder_checks(const std::string& family,
-                                 const std::vector<bench::BenchRecord>& records) {
-  const Runs runs(records);
-  if (family == "gemm") return gemm_checks(runs);
-  if (family == "transpose") return transpose_checks(runs);
-  if (family == "softmax") return softmax_checks(runs);
-  if (family == "elementwise") return elementwise_checks(runs);
-  return {};
+std::vector<Check> gemm_checks(const std::vector<BenchRecord>& records) {
+  return gemm_from(Runs(records));
 }
 
-report::Table gemm_seed_table(const std::vector<bench::BenchRecord>& records) {
-  const std::vector<Check> checks = ladder_checks("gemm", records);
+std::vector<Check> transpose_checks(const std::vector<BenchRecord>& records) {
+  return transpose_from(Runs(records));
+}
+
+std::vector<Check> softmax_checks(const std::vector<BenchRecord>& records) {
+  return softmax_from(Runs(records));
+}
+
+std::vector<Check> elementwise_checks(const std::vector<BenchRecord>& records) {
+  return elementwise_from(Runs(records));
+}
+
+report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records) {
+  const std::vector<Check> checks = gemm_checks(records);
   auto verdict_of = [&](const char* id) {
     for (const Check& c : checks)
       if (std::string(c.id.c_str()) == id) return c.verdict;
@@ -403,11 +409,16 @@ report::Table gemm_seed_table(const std::vector<bench::BenchRecord>& records) {
   return t;
 }
 
+std::vector<report::Table> gemm_seed_tables(const std::vector<BenchRecord>& records) {
+  return {gemm_seed_table(records)};
+}
+
 std::vector<report::Table> ladder_tables(const std::string& family,
-                                         const std::vector<bench::BenchRecord>& records) {
+                                         const registry::LadderClaims& claims,
+                                         const std::vector<BenchRecord>& records) {
   std::vector<report::Table> tables;
-  if (family == "gemm") tables.push_back(gemm_seed_table(records));
-  const std::vector<Check> checks = ladder_checks(family, records);
+  if (claims.tables) tables = claims.tables(records);
+  const std::vector<Check> checks = claims.checks ? claims.checks(records) : std::vector<Check>{};
   if (!checks.empty()) tables.push_back(checks_table("bench-" + family, checks));
   return tables;
 }

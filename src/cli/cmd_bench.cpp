@@ -10,19 +10,20 @@
 #include "memhier/bench/kernel_bench.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/device.hpp"
+#include "memhier/kernels/register.hpp"
 #include "memhier/report/writers.hpp"
 #include "progress.hpp"
 
 namespace memhier::cli {
 
-std::vector<report::Section> measure_ladders(const std::vector<const bench::Family*>& fams,
+std::vector<report::Section> measure_ladders(const std::vector<const registry::Family*>& fams,
                                              const bench::BenchOptions& base) {
   ProgressLine progress("memhier bench");
   std::vector<report::Section> sections;
-  for (const bench::Family* f : fams) {
+  for (const registry::Family* f : fams) {
     bench::BenchOptions opt = base;
     opt.progress = [&progress](const std::string& s) { progress.step(s); };
-    std::vector<bench::BenchRecord> records;
+    std::vector<registry::BenchRecord> records;
     try {
       records = bench::run_family(*f, opt);
     } catch (const std::invalid_argument& e) {
@@ -33,16 +34,16 @@ std::vector<report::Section> measure_ladders(const std::vector<const bench::Fami
   return sections;
 }
 
-std::vector<const bench::Family*> select_families(const std::string& name) {
-  bench::register_kernels();
-  std::vector<const bench::Family*> out;
+std::vector<const registry::Family*> select_families(const std::string& name) {
+  kernels::register_families();
+  std::vector<const registry::Family*> out;
   if (name == "all") {
-    for (const bench::Family& f : bench::families()) out.push_back(&f);
+    for (const registry::Family& f : registry::families()) out.push_back(&f);
     return out;
   }
-  if (const bench::Family* f = bench::find_family(name)) return {f};
+  if (const registry::Family* f = registry::find_family(name)) return {f};
   std::string known;
-  for (const bench::Family& f : bench::families()) known += (known.empty() ? "" : ", ") + f.name;
+  for (const registry::Family& f : registry::families()) known += (known.empty() ? "" : ", ") + f.name;
   throw UsageError("unknown family '" + name + "'; known: " + (known.empty() ? "none" : known) +
                    ", or all.");
 }
@@ -73,9 +74,9 @@ int run_bench(const BenchCliOptions& o) {
     throw UsageError("--variant and --size apply to one family; name it instead of 'all'.");
   // Bad variants and shapes are bad input (exit 2) even on a machine without a GPU; a case
   // parses its shape before it touches the device, so building one checks the shape.
-  for (const bench::Family* f : fams) {
+  for (const registry::Family* f : fams) {
     try {
-      bench::check_variants(*f, opt.variants);
+      registry::check_variants(*f, opt.variants);
       std::string why;
       if (!core::query_device(0, &why))
         for (const std::string& s : opt.shapes) {

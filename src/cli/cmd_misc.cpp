@@ -7,7 +7,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/core/device.hpp"
-#include "memhier/registry.hpp"
+#include "memhier/registry/registry.hpp"
 
 namespace memhier::cli {
 
@@ -79,7 +79,7 @@ void add_list(CLI::App& app, int& rc) {
   CLI::App* sub = app.add_subcommand("list", "The registered kernels and probes");
   sub->add_flag("--json", *json, "Print JSON");
   sub->callback([json, &rc] {
-    const auto& entries = registry();
+    const auto& entries = registry::entries();
     if (*json) {
       nlohmann::json j = json_header("memhier.list", make_meta(false));
       j["entries"] = nlohmann::json::array();

@@ -59,8 +59,8 @@ std::vector<report::Section> measure_profiles(bool quick) {
   // (--quick: the families only; the pattern sets take about half a minute each).
   std::vector<std::string> targets;
   if (!quick) targets = {"shared-stride", "global-stride"};
-  for (const bench::Family& f : bench::families())
-    for (const bench::Variant& v : f.variants)
+  for (const registry::Family& f : registry::families())
+    for (const registry::Variant& v : f.variants)
       if (v.predict) {
         targets.push_back(f.name);
         break;

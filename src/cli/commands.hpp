@@ -24,10 +24,10 @@ void add_profile(CLI::App& app, int& rc);
 std::vector<report::Section> measure_profiles(bool quick);
 
 /// The families named ("all" or one); throws UsageError for an unknown name.
-std::vector<const bench::Family*> select_families(const std::string& name);
+std::vector<const registry::Family*> select_families(const std::string& name);
 
 /// Runs the ladders with a progress line; bad variants or shapes throw UsageError.
-std::vector<report::Section> measure_ladders(const std::vector<const bench::Family*>& fams,
+std::vector<report::Section> measure_ladders(const std::vector<const registry::Family*>& fams,
                                              const bench::BenchOptions& opt);
 
 /// The GPU, or throws NoDevice (exit 3) with one sentence.

@@ -5,6 +5,7 @@
 #include "common.hpp"
 #include "memhier/model/expr.hpp"
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/kernels/register.hpp"
 #include "memhier/probe/probe.hpp"
 
 #ifndef MEMHIER_VERSION
@@ -15,7 +16,7 @@ int main(int argc, char** argv) {
   using namespace memhier;
   cli::set_command_line(argc, argv);
   probe::register_probes();  // the one registry: list, probe, bench and report iterate it
-  bench::register_kernels();
+  kernels::register_families();
   CLI::App app{
       "memhier: measure, explain and master the memory hierarchy of an NVIDIA GPU.\n"
       "With no subcommand, runs 'memhier report'.",

@@ -628,8 +628,8 @@ Result run_bandwidth(Context& ctx) {
 
 }  // namespace
 
-std::vector<RegistryEntry> bandwidth_probes() {
-  RegistryEntry e;
+std::vector<registry::Entry> bandwidth_probes() {
+  registry::Entry e;
   e.kind = "probe";
   e.family = "bandwidth";
   e.name = "bandwidth";

@@ -497,8 +497,8 @@ Result run_caching(Context& ctx) {
 
 }  // namespace
 
-std::vector<RegistryEntry> caching_probes() {
-  RegistryEntry e;
+std::vector<registry::Entry> caching_probes() {
+  registry::Entry e;
   e.kind = "probe";
   e.family = "caching";
   e.name = "caching";

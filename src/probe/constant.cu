@@ -304,8 +304,8 @@ Result run_constant(Context& ctx) {
 
 }  // namespace
 
-std::vector<RegistryEntry> constant_probes() {
-  RegistryEntry e;
+std::vector<registry::Entry> constant_probes() {
+  registry::Entry e;
   e.kind = "probe";
   e.family = "constant";
   e.name = "constant";

@@ -282,8 +282,8 @@ Result run_global_stride(Context& ctx) {
 
 }  // namespace
 
-std::vector<RegistryEntry> global_stride_probes() {
-  RegistryEntry e;
+std::vector<registry::Entry> global_stride_probes() {
+  registry::Entry e;
   e.kind = "probe";
   e.family = "global_stride";
   e.name = "global-stride";

@@ -503,9 +503,9 @@ Result run_l2_persisting(Context& ctx) {
 
 }  // namespace
 
-std::vector<RegistryEntry> l2_probes() {
-  std::vector<RegistryEntry> v;
-  RegistryEntry ws;
+std::vector<registry::Entry> l2_probes() {
+  std::vector<registry::Entry> v;
+  registry::Entry ws;
   ws.kind = "probe";
   ws.family = "l2";
   ws.name = "l2-working-set";
@@ -518,7 +518,7 @@ std::vector<RegistryEntry> l2_probes() {
   ws.run_probe = run_l2_working_set;
   v.push_back(std::move(ws));
 
-  RegistryEntry pers;
+  registry::Entry pers;
   pers.kind = "probe";
   pers.family = "l2";
   pers.name = "l2-persisting";

@@ -853,9 +853,9 @@ Result run_latency_working_set(Context& ctx) {
 
 }  // namespace
 
-std::vector<RegistryEntry> latency_probes() {
-  std::vector<RegistryEntry> v;
-  RegistryEntry tiers;
+std::vector<registry::Entry> latency_probes() {
+  std::vector<registry::Entry> v;
+  registry::Entry tiers;
   tiers.kind = "probe";
   tiers.family = "latency";
   tiers.name = "latency";
@@ -867,7 +867,7 @@ std::vector<RegistryEntry> latency_probes() {
   tiers.run_probe = run_latency_tiers;
   v.push_back(std::move(tiers));
 
-  RegistryEntry ws;
+  registry::Entry ws;
   ws.kind = "probe";
   ws.family = "latency";
   ws.name = "latency-working-set";

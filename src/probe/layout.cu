@@ -495,8 +495,8 @@ Result run_layout(Context& ctx) {
 
 }  // namespace
 
-std::vector<RegistryEntry> layout_probes() {
-  RegistryEntry e;
+std::vector<registry::Entry> layout_probes() {
+  registry::Entry e;
   e.kind = "probe";
   e.family = "layout";
   e.name = "layout";

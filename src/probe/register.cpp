@@ -13,7 +13,7 @@ void register_probes() {
   for (auto family : {latency_probes, bandwidth_probes, shared_stride_probes, global_stride_probes,
                       l2_probes, layout_probes, constant_probes, register_probes_family,
                       smem_config_probes, caching_probes})
-    for (RegistryEntry& e : family()) register_entry(std::move(e));
+    for (registry::Entry& e : family()) registry::add_entry(std::move(e));
 }
 
 report::Section summary_section(const std::vector<TierFigure>& figures, const Context& ctx) {

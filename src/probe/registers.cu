@@ -430,8 +430,8 @@ Result run_registers(Context& ctx) {
 
 }  // namespace
 
-std::vector<RegistryEntry> register_probes_family() {
-  RegistryEntry e;
+std::vector<registry::Entry> register_probes_family() {
+  registry::Entry e;
   e.kind = "probe";
   e.family = "registers";
   e.name = "registers";

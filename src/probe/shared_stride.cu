@@ -333,8 +333,8 @@ Result run_shared_stride(Context& ctx) {
 
 }  // namespace
 
-std::vector<RegistryEntry> shared_stride_probes() {
-  RegistryEntry e;
+std::vector<registry::Entry> shared_stride_probes() {
+  registry::Entry e;
   e.kind = "probe";
   e.family = "shared_stride";
   e.name = "shared-stride";

@@ -685,8 +685,8 @@ Result run_smem_carveout(Context& ctx) {
 
 }  // namespace
 
-std::vector<RegistryEntry> smem_config_probes() {
-  RegistryEntry dyn;
+std::vector<registry::Entry> smem_config_probes() {
+  registry::Entry dyn;
   dyn.kind = "probe";
   dyn.family = "smem_config";
   dyn.name = "smem-dynamic";
@@ -697,7 +697,7 @@ std::vector<RegistryEntry> smem_config_probes() {
                "more than 48 KB of shared memory per block requires the opt-in"};
   dyn.run_probe = run_smem_dynamic;
 
-  RegistryEntry carve;
+  registry::Entry carve;
   carve.kind = "probe";
   carve.family = "smem_config";
   carve.name = "smem-carveout";

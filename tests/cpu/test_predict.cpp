@@ -16,19 +16,20 @@
 #include <vector>
 
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/kernels/register.hpp"
 #include "memhier/bench/profile.hpp"
 #include "memhier/profile/patterns.hpp"
 #include "memhier/profile/run.hpp"
 
 namespace {
 
-using memhier::bench::Family;
-using memhier::bench::Variant;
+using memhier::registry::Family;
+using memhier::registry::Variant;
 using memhier::model::AccessCounts;
 
 const Family& family(const std::string& name) {
-  memhier::bench::register_kernels();
-  const Family* f = memhier::bench::find_family(name);
+  memhier::kernels::register_families();
+  const Family* f = memhier::registry::find_family(name);
   if (f == nullptr) throw std::runtime_error("no family " + name);
   return *f;
 }
@@ -93,9 +94,9 @@ TEST(Predict, FamiliesRegisterPredictionsAndAnOddProfileShape) {
       EXPECT_EQ(static_cast<bool>(v.predict), modeled.count(v.name) == 1) << name << " " << v.name;
   }
   // Partial tiles on every edge: no extent a multiple of 32.
-  for (std::int64_t e : memhier::bench::parse_shape(family("transpose").profile_shape, 2, "t"))
+  for (std::int64_t e : memhier::registry::parse_shape(family("transpose").profile_shape, 2, "t"))
     EXPECT_NE(e % 32, 0);
-  for (std::int64_t e : memhier::bench::parse_shape(family("gemm").profile_shape, 3, "g"))
+  for (std::int64_t e : memhier::registry::parse_shape(family("gemm").profile_shape, 3, "g"))
     EXPECT_EQ(e % 2, 1);
 }
 

@@ -10,7 +10,7 @@
 #include "memhier/core/device.hpp"
 #include "memhier/core/timing.hpp"
 #include "memhier/probe/probe.hpp"
-#include "memhier/registry.hpp"
+#include "memhier/registry/registry.hpp"
 
 namespace memhier::testing {
 
@@ -37,7 +37,7 @@ inline probe::Context quick_context(const core::DeviceInfo& dev) {
 /// Runs the registered probe `name` (after register_probes()).
 inline probe::Result run_probe(const std::string& name, probe::Context& ctx) {
   probe::register_probes();
-  for (const RegistryEntry& e : registry())
+  for (const registry::Entry& e : registry::entries())
     if (e.kind == "probe" && e.name == name) return e.run_probe(ctx);
   ADD_FAILURE() << "probe " << name << " is not registered";
   return {};

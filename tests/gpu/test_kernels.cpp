@@ -3,6 +3,7 @@
 // float64 reference.
 #include "gpu_test_util.hpp"
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/kernels/register.hpp"
 
 namespace memhier::testing {
 namespace {
@@ -11,7 +12,7 @@ class Ladder : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Ladder, EveryVariantCorrectOnOddShapes) {
   MEMHIER_REQUIRE_GPU(dev);
-  const bench::Family* f = bench::find_family(GetParam());
+  const registry::Family* f = registry::find_family(GetParam());
   ASSERT_NE(f, nullptr);
   ASSERT_FALSE(f->test_shapes.empty());
   // Two seeds: a moving error between draws is a race.
@@ -20,9 +21,9 @@ TEST_P(Ladder, EveryVariantCorrectOnOddShapes) {
 }
 
 std::vector<std::string> family_names() {
-  bench::register_kernels();
+  kernels::register_families();
   std::vector<std::string> names;
-  for (const bench::Family& f : bench::families()) names.push_back(f.name);
+  for (const registry::Family& f : registry::families()) names.push_back(f.name);
   if (names.empty()) names.push_back("none");
   return names;
 }

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "memhier/bench/record.hpp"
 #include "memhier/claims/catalogue.hpp"
+#include "memhier/registry/record.hpp"
 #include "memhier/report/document.hpp"
 
 namespace memhier::claims {
@@ -26,20 +26,30 @@ Band tolerance_band(double lo, double hi);
 /// "reproduced (tolerance 1.41x..3.18x)" or "refuted: 5.86x, outside 1.41x..3.18x".
 std::string judge(double measured, Band band, bool percent);
 
-/// The checks of the claims `family` tests ("gemm", "transpose", "softmax",
-/// "elementwise"), one per claim, from that family's records; a check whose records
-/// are absent (another shape, --quick, a variant that did not run or verify) says
-/// "not measurable here" and why. Empty for a family no claim is about.
-std::vector<Check> ladder_checks(const std::string& family,
-                                 const std::vector<bench::BenchRecord>& records);
+/// The checks of the claims each ladder tests, one per claim, from that family's records;
+/// a check whose records are absent (another shape, --quick, a variant that did not run
+/// or verify) says "not measurable here" and why. A family names its own in its table
+/// (registry::Family::claims); these are the ones the built-in ladders name.
+std::vector<Check> gemm_checks(const std::vector<registry::BenchRecord>& records);
+/// The transpose ladder's checks (seed 001's table and the padding and swizzle claims).
+std::vector<Check> transpose_checks(const std::vector<registry::BenchRecord>& records);
+/// The softmax ladder's checks (seed 004's ladder of times).
+std::vector<Check> softmax_checks(const std::vector<registry::BenchRecord>& records);
+/// The elementwise ladder's checks (float4 against scalar on the largest axpy shape).
+std::vector<Check> elementwise_checks(const std::vector<registry::BenchRecord>& records);
 
 /// Seed 002's GEMM table (naive, tiled, register-tiled, cp.async, cuBLAS on an A100 at
 /// 4096^3) beside this run's rungs for each row, with the rows' verdicts.
-report::Table gemm_seed_table(const std::vector<bench::BenchRecord>& records);
+report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records);
 
-/// What a family's section adds after its ladder: for GEMM the seeds' table, then the
-/// claims table ("bench-<family>-claims"); nothing for a family no claim is about.
+/// gemm_seed_table as the list a family's claims hook returns.
+std::vector<report::Table> gemm_seed_tables(const std::vector<registry::BenchRecord>& records);
+
+/// What a family's section adds after its ladder: the tables of its claims hook (GEMM: the
+/// seeds' table), then its claims table ("bench-<family>-claims"); nothing for a family
+/// whose table names no claims.
 std::vector<report::Table> ladder_tables(const std::string& family,
-                                         const std::vector<bench::BenchRecord>& records);
+                                         const registry::LadderClaims& claims,
+                                         const std::vector<registry::BenchRecord>& records);
 
 }  // namespace memhier::claims

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "memhier/core/device.hpp"
-#include "memhier/registry.hpp"
+#include "memhier/registry/registry.hpp"
 #include "memhier/report/document.hpp"
 
 namespace memhier::probe {

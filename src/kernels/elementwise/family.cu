@@ -31,6 +31,7 @@
 #include "kernels/elementwise/predict.hpp"
 #include "kernels/elementwise/variants.hpp"
 #include "kernels/families.hpp"
+#include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -77,7 +78,7 @@ Shape parse_elementwise_shape(const std::string& shape) {
                                 "'; use axpy:N, copy:N or particles:N.");
   // Positive, at most 4e9 (parse_shape's bound): (n + 1) * 6 floats cannot overflow size_t.
   const std::vector<std::int64_t> dims =
-      bench::parse_shape(shape.substr(colon + 1), 1, "elementwise " + name);
+      registry::parse_shape(shape.substr(colon + 1), 1, "elementwise " + name);
   const std::size_t n = static_cast<std::size_t>(dims[0]);
   return {p, n, name + ":" + std::to_string(n)};
 }
@@ -192,7 +193,7 @@ bool is_vector_variant(const std::string& v, ew::Variant* out) {
 // ---------------------------------------------------------------------------------------
 // copy:N and axpy:N.
 
-class StreamCase final : public bench::Case {
+class StreamCase final : public registry::Case {
  public:
   StreamCase(const Shape& s, std::uint32_t seed)
       : shape_(s), n_(s.n), len_(s.n + 1), a_(1.5f + 0.125f * static_cast<float>(seed % 8)) {
@@ -224,7 +225,7 @@ class StreamCase final : public bench::Case {
   // copy reads x and writes y: 8 bytes per element; axpy reads x and y and writes y: 12.
   // flops stay 0 (axpy's 2n would turn the family's chart from GB/s to GFLOP/s, and every
   // problem here is bound by bandwidth).
-  bench::Work work() const override {
+  registry::Work work() const override {
     return {static_cast<double>(n_) * (axpy() ? 12.0 : 8.0), 0.0};
   }
 
@@ -345,7 +346,7 @@ __global__ void pack_aos_kernel(const float* __restrict__ x, const float* __rest
   aos[aos_word(i, 5)] = vz[i];
 }
 
-class ParticlesCase final : public bench::Case {
+class ParticlesCase final : public registry::Case {
  public:
   ParticlesCase(const Shape& s, std::uint32_t seed)
       : shape_(s), n_(s.n), len_(s.n + 1), dt_(0.25f + 0.125f * static_cast<float>(seed % 4)) {
@@ -381,7 +382,7 @@ class ParticlesCase final : public bench::Case {
 
   // Read six floats, write three: 36 bytes per particle in either layout, the minimum. The
   // AoS kernel really moves more (whole-sector write-back), which its lower GB/s shows.
-  bench::Work work() const override { return {static_cast<double>(n_) * 36.0, 0.0}; }
+  registry::Work work() const override { return {static_cast<double>(n_) * 36.0, 0.0}; }
 
   void run(const std::string& variant, cudaStream_t stream) override {
     ew::Variant v = ew::Variant::best;
@@ -475,21 +476,21 @@ class ParticlesCase final : public bench::Case {
 // ---------------------------------------------------------------------------------------
 // Registration.
 
-bench::Variant variant(std::string name, int rung, std::string technique, Claim claim,
+registry::Variant variant(std::string name, int rung, std::string technique, registry::Claim claim,
                        const void* symbol) {
-  return bench::make_variant(std::move(name), rung, std::move(technique), std::move(claim),
+  return registry::make_variant(std::move(name), rung, std::move(technique), std::move(claim),
                              symbol, ew::detail::kBlock);
 }
 
 }  // namespace
 
-bench::Family elementwise_family() {
+registry::Family elementwise_family() {
   using ew::Variant;
   namespace d = ew::detail;
   const std::string vec = "001 §Vectorized Loads: float4";
   const std::string anti = "001 §Common Anti-Patterns and Fixes";
   const std::string aos = "001 §AoS vs SoA: The Data Layout That Determines Performance";
-  bench::Family f;
+  registry::Family f;
   f.name = "elementwise";
   f.title = "Elementwise fp32: axpy (y = a*x + y), copy, particle update";
   f.seed_story =
@@ -566,7 +567,7 @@ bench::Family elementwise_family() {
                "coalesce, then vectorize: the elementwise kernel reaches the copy ceiling"},
               d::float4_symbol(Op::axpy)),
   };
-  for (bench::Variant& v : f.variants)
+  for (registry::Variant& v : f.variants)
     v.predict = [name = v.name](const std::string& shape) {
       const Shape s = parse_elementwise_shape(shape);
       if (s.problem == Problem::particles) return d::predict_particles(name, s.n);
@@ -581,11 +582,12 @@ bench::Family elementwise_family() {
   // A prime past a multiple of 4: a 3-element scalar tail, a partial last tile and warp
   // (lanes off), and on the misaligned rung a 3-element head as well.
   f.profile_shape = "axpy:100003";
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<bench::Case> {
+  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const Shape s = parse_elementwise_shape(shape);  // before touching the GPU
     if (s.problem == Problem::particles) return std::make_unique<ParticlesCase>(s, seed);
     return std::make_unique<StreamCase>(s, seed);
   };
+  f.claims.checks = claims::elementwise_checks;
   return f;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/families.hpp"
+#include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -87,7 +88,7 @@ GemmShape parse_gemm_shape(const std::string& text) {
   const std::string dims = text.substr(0, colon);
   // Extents only: m*n*k is work, not storage; the matrices' sizes are checked below.
   const std::vector<std::int64_t> d =
-      bench::parse_shape(dims, 3, "gemm", std::numeric_limits<double>::infinity());
+      registry::parse_shape(dims, 3, "gemm", std::numeric_limits<double>::infinity());
   for (std::int64_t v : d)
     if (v > std::numeric_limits<int>::max())
       throw std::invalid_argument("gemm shape '" + text + "' has an extent above 2^31-1.");
@@ -137,7 +138,7 @@ double fp32_tolerance(int k) {
 /// few 1e-4 whatever K; 5e-3 leaves margin and still catches a wrong result.
 constexpr double kTf32Tolerance = 5e-3;
 
-class GemmCase : public bench::Case {
+class GemmCase : public registry::Case {
  public:
   GemmCase(const GemmShape& s, std::uint32_t seed)
       : s_(s),
@@ -164,9 +165,9 @@ class GemmCase : public bench::Case {
 
   std::string shape() const override { return shape_text(s_); }
 
-  bench::Work work() const override {
+  registry::Work work() const override {
     const double m = s_.m, n = s_.n, k = s_.k;
-    bench::Work w;
+    registry::Work w;
     w.bytes = 4.0 * (m * k + k * n + m * n) + (s_.beta != 0.f ? 4.0 * m * n : 0.0);
     w.flops = 2.0 * m * n * k;
     return w;
@@ -454,12 +455,12 @@ const std::vector<RungInfo>& rungs() {
   return r;
 }
 
-bench::Variant make_variant(const RungInfo& r) {
+registry::Variant make_variant(const RungInfo& r) {
   // best: the kernel it runs depends on the tuning (`runs`, below); its own symbol is the
   // large-shape default.
   const gemm::detail::Launcher l =
       gemm::detail::launcher_for(r.v == Variant::best ? Variant::double_buffered : r.v);
-  bench::Variant v = bench::make_variant(gemm::to_string(r.v), r.rung, r.technique,
+  registry::Variant v = registry::make_variant(gemm::to_string(r.v), r.rung, r.technique,
                                          {r.source, r.claim}, l.symbol(), l.block_threads,
                                          l.dynamic_smem);
   if (gemm::detail::has_prediction(r.v))
@@ -481,8 +482,8 @@ bench::Variant make_variant(const RungInfo& r) {
 
 }  // namespace
 
-bench::Family gemm_family() {
-  bench::Family f;
+registry::Family gemm_family() {
+  registry::Family f;
   f.name = "gemm";
   f.title = "SGEMM, fp32 on CUDA cores (C = alpha A B + beta C)";
   f.seed_story =
@@ -500,7 +501,7 @@ bench::Family gemm_family() {
       "inputs rounded to 10 mantissa bits, a reference for speed only, verified with its "
       "own looser tolerance.";
   for (const RungInfo& r : rungs()) f.variants.push_back(make_variant(r));
-  bench::Variant tf32;
+  registry::Variant tf32;
   tf32.name = kTf32Name;
   tf32.rung = kTf32Rung;
   tf32.technique =
@@ -517,10 +518,11 @@ bench::Family gemm_family() {
   // Odd in every extent: partial tiles of every size, lanes off at the edges of A, B and
   // C, and a partial k-tile; beta = 0, so the epilogue does not read C.
   f.profile_shape = "257x255x129";
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<bench::Case> {
+  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const GemmShape s = parse_gemm_shape(shape);  // bad input answered before any CUDA call
     return std::make_unique<GemmCase>(s, seed);
   };
+  f.claims = {claims::gemm_checks, claims::gemm_seed_tables};  // seed 002's table too
   return f;
 }
 

@@ -81,7 +81,7 @@ __global__ void fill_value_kernel(std::int32_t* d, std::size_t n, std::int32_t v
     d[i] = value;
 }
 
-class HistogramCase final : public bench::Case {
+class HistogramCase final : public registry::Case {
  public:
   HistogramCase(HistShape s, std::uint32_t seed) : s_(std::move(s)), bins_(256) {
     const std::uint32_t h = core::hash32(seed ^ 0x9e3779b9u);
@@ -127,7 +127,7 @@ class HistogramCase final : public bench::Case {
 
   std::string shape() const override { return s_.text; }
 
-  bench::Work work() const override {
+  registry::Work work() const override {
     // Each element read once, the 256 bins (1 KiB) written once.
     return {static_cast<double>(s_.n) * (s_.u8 ? 1.0 : 4.0) + 1024.0, 0.0};
   }
@@ -175,9 +175,9 @@ class HistogramCase final : public bench::Case {
 
 }  // namespace
 
-bench::Family histogram_family() {
+registry::Family histogram_family() {
   namespace d = hist::detail;
-  bench::Family f;
+  registry::Family f;
   f.name = "histogram";
   f.title = "Histogram, 256 bins, uint8 and int32";
   f.seed_story =
@@ -193,26 +193,26 @@ bench::Family histogram_family() {
   const std::string shared_claim =
       "per-block shared-memory histograms avoid expensive atomic contention on global memory";
   f.variants = {
-      bench::make_variant(hist::to_string(hist::Variant::global_atomics),
+      registry::make_variant(hist::to_string(hist::Variant::global_atomics),
        1,
        "one atomicAdd on the 256 global bins per element: every SM contends for 256 L2 words",
        {shared_claim_src, "the contended baseline: " + shared_claim},
        d::global_atomics_symbol(),
        d::kScalarThreads),
-      bench::make_variant(hist::to_string(hist::Variant::shared_privatized),
+      registry::make_variant(hist::to_string(hist::Variant::shared_privatized),
        2,
        "a 256-bin shared histogram per block (shared atomics), merged with <= 256 global atomics",
        {shared_claim_src, shared_claim},
        d::shared_privatized_symbol(),
        d::kScalarThreads),
-      bench::make_variant(hist::to_string(hist::Variant::warp_privatized),
+      registry::make_variant(hist::to_string(hist::Variant::warp_privatized),
        3,
        "a 256-bin shared copy per warp: warps never share a word; copies summed per block",
        {"002 §Banks and Bandwidth",
         "N threads on one bank serialize into N cycles: fewer threads per copy, fewer collisions"},
        d::warp_privatized_symbol(),
        d::kScalarThreads),
-      bench::make_variant(hist::to_string(hist::Variant::lane_privatized),
+      registry::make_variant(hist::to_string(hist::Variant::lane_privatized),
        4,
        "32 per-lane copies at word bin*32+lane (bank = lane, conflict-free for any input), "
        "16-byte loads with the next tile in flight, one 1024-thread block per SM",
@@ -220,7 +220,7 @@ bench::Family histogram_family() {
         "all 32 threads on 32 different banks complete in a single cycle"},
        d::lane_privatized_symbol(),
        d::kLaneThreads),
-      bench::make_variant(hist::to_string(hist::Variant::lane_privatized_runs),
+      registry::make_variant(hist::to_string(hist::Variant::lane_privatized_runs),
        5,
        "lane_privatized + one atomic for a 16-byte vector of one value (16 bytes or 4 int32)",
        {"001 §Vectorized Loads: float4",
@@ -228,14 +228,14 @@ bench::Family histogram_family() {
         "16)"},
        d::lane_privatized_runs_symbol(),
        d::kLaneThreads),
-      bench::make_variant(hist::to_string(hist::Variant::lane_privatized_pairs),
+      registry::make_variant(hist::to_string(hist::Variant::lane_privatized_pairs),
        6,
        "lane_privatized_runs in pairs of blocks (clusters of 2) that add their totals through "
        "distributed shared memory: half the global atomics, two blocks per SM",
        {shared_claim_src, shared_claim},
        d::lane_privatized_pairs_symbol(),
        d::kLaneThreads),
-      bench::make_variant(hist::to_string(hist::Variant::best),
+      registry::make_variant(hist::to_string(hist::Variant::best),
        7,
        "dispatches to lane_privatized_pairs (any size, any alignment, uint8 and int32; "
        "lane_privatized_runs without clusters)",
@@ -244,7 +244,7 @@ bench::Family histogram_family() {
        d::kLaneThreads),
   };
   // Rungs 4 and 5 cap their blocks per SM (lane_privatized.cuh); the pairs run two per SM.
-  for (bench::Variant& v : f.variants)
+  for (registry::Variant& v : f.variants)
     if (v.name == hist::to_string(hist::Variant::lane_privatized) ||
         v.name == hist::to_string(hist::Variant::lane_privatized_runs))
       v.max_blocks_per_sm = d::kLaneBlocksPerSm;
@@ -255,7 +255,7 @@ bench::Family histogram_family() {
   f.test_shapes = {"u8-uniform:1",       "u8-uniform:7",          "u8-uniform:1025",
                    "u8-degenerate:4099", "u8-uniform:1000003",    "i32-uniform:7",
                    "i32-uniform:65537",  "i32-degenerate:1000003"};
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<bench::Case> {
+  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     HistShape s = parse_hist_shape(shape);  // bad input is answered before touching the GPU
     return std::make_unique<HistogramCase>(std::move(s), seed);
   };

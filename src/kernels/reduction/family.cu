@@ -29,7 +29,7 @@ namespace rd = memhier::reduction;
 // (random-walk) error is near sqrt(chain) x u, about 1e-7. CUB's error is of the same kind.
 constexpr double kTolerance = 1e-5;
 
-class ReductionCase final : public bench::Case {
+class ReductionCase final : public registry::Case {
  public:
   ReductionCase(std::size_t n, std::uint32_t seed) : n_(n), in_(n), out_(1), ws_(n) {
     core::fill_random(in_.data(), n_, seed, 0.0f, 1.0f);
@@ -40,8 +40,8 @@ class ReductionCase final : public bench::Case {
 
   std::string shape() const override { return std::to_string(n_); }
 
-  bench::Work work() const override {
-    bench::Work w;
+  registry::Work work() const override {
+    registry::Work w;
     w.bytes = 4.0 * static_cast<double>(n_) + 4.0;  // every input read once, one float written
     return w;
   }
@@ -91,18 +91,18 @@ class ReductionCase final : public bench::Case {
   core::DeviceBuffer<char> cub_temp_;
 };
 
-bench::Variant variant(rd::Variant v, int rung, std::string technique, Claim claim,
+registry::Variant variant(rd::Variant v, int rung, std::string technique, registry::Claim claim,
                        const void* symbol, int block_threads) {
-  return bench::make_variant(rd::to_string(v), rung, std::move(technique), std::move(claim),
+  return registry::make_variant(rd::to_string(v), rung, std::move(technique), std::move(claim),
                              symbol, block_threads);
 }
 
 }  // namespace
 
-bench::Family reduction_family() {
+registry::Family reduction_family() {
   using rd::Variant;
   namespace d = rd::detail;
-  bench::Family f;
+  registry::Family f;
   f.name = "reduction";
   f.title = "Reduction (sum) of an fp32 array";
   f.seed_story =
@@ -116,20 +116,20 @@ bench::Family reduction_family() {
       "stream: the last rungs load float4 over a grid that fills every SM, and the single "
       "pass removes the second launch, which dominates at a few MB.";
 
-  const Claim c004{"004 §Vector Reduction with Branch Divergence",
+  const registry::Claim c004{"004 §Vector Reduction with Branch Divergence",
                    "the better tree has divergence only in its last 5 steps, shuts down whole "
                    "warps as it goes, and has no bank conflicts"};
-  const Claim c001_seq{"001 §Common Shared Memory Patterns",
+  const registry::Claim c001_seq{"001 §Common Shared Memory Patterns",
                        "use sequential addressing, not interleaved, to minimize bank conflicts "
                        "and avoid warp divergence"};
-  const Claim c003{"003 §Pattern 2: Efficient Parallel Reduction",
+  const registry::Claim c003{"003 §Pattern 2: Efficient Parallel Reduction",
                    "warp shuffles (__shfl_down_sync) reduce within a warp without shared memory, "
                    "faster; the best reductions are hybrid: shuffle, one word per warp, a small "
                    "final reduction"};
-  const Claim c001_vec{"001 §Vectorized Loads: float4",
+  const registry::Claim c001_vec{"001 §Vectorized Loads: float4",
                        "float4 loads cut load instructions 4x; anti-pattern table: scalar "
                        "~1,400 GB/s, float4 ~1,750 GB/s (1.25x, A100)"};
-  const Claim c001_async{"001 §Async Copy Impact on Tiled Kernels (A100)",
+  const registry::Claim c001_async{"001 §Async Copy Impact on Tiled Kernels (A100)",
                          "a custom reduction reaches 1,600 GB/s, 1,750 GB/s with cp.async, of "
                          "2,039 GB/s peak"};
 
@@ -183,9 +183,9 @@ bench::Family reduction_family() {
   f.quick_shapes = {"16777216", "1048576"};
   f.test_shapes = {"1",    "7",    "31",    "32",      "33",      "1023",
                    "1025", "4099", "65537", "1000003", "16777217"};
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<bench::Case> {
+  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     // Parse and validate before touching the GPU: bad input is answered without one.
-    const std::vector<std::int64_t> dims = bench::parse_shape(shape, 1, "reduction");
+    const std::vector<std::int64_t> dims = registry::parse_shape(shape, 1, "reduction");
     return std::make_unique<ReductionCase>(static_cast<std::size_t>(dims[0]), seed);
   };
   return f;

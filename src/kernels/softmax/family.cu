@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/families.hpp"
+#include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -107,7 +108,7 @@ std::vector<float> download_rows(const float* d, int rows, int cols, const RowSa
   return h;
 }
 
-class SoftmaxCase : public bench::Case {
+class SoftmaxCase : public registry::Case {
  public:
   SoftmaxCase(int rows, int cols, std::uint32_t seed)
       : rows_(rows),
@@ -134,8 +135,8 @@ class SoftmaxCase : public bench::Case {
 
   std::string shape() const override { return std::to_string(rows_) + "x" + std::to_string(cols_); }
 
-  bench::Work work() const override {
-    bench::Work w;
+  registry::Work work() const override {
+    registry::Work w;
     w.bytes = 2.0 * static_cast<double>(n_) * sizeof(float);  // x read once, y written once
     return w;
   }
@@ -189,8 +190,8 @@ class SoftmaxCase : public bench::Case {
   std::vector<double> ref_;                 // the sampled rows' float64 softmax
 };
 
-std::unique_ptr<bench::Case> make_softmax_case(const std::string& shape, std::uint32_t seed) {
-  const std::vector<std::int64_t> d = bench::parse_shape(shape, 2, "softmax");
+std::unique_ptr<registry::Case> make_softmax_case(const std::string& shape, std::uint32_t seed) {
+  const std::vector<std::int64_t> d = registry::parse_shape(shape, 2, "softmax");
   if (d[0] > INT_MAX || d[1] > INT_MAX)
     throw std::invalid_argument("softmax shape '" + shape + "' has an extent above 2147483647.");
   if (d[1] > kMaxBenchCols)
@@ -200,9 +201,9 @@ std::unique_ptr<bench::Case> make_softmax_case(const std::string& shape, std::ui
   return std::make_unique<SoftmaxCase>(static_cast<int>(d[0]), static_cast<int>(d[1]), seed);
 }
 
-bench::Variant rung(softmax::Variant v, int rung_no, std::string technique, Claim claim,
+registry::Variant rung(softmax::Variant v, int rung_no, std::string technique, registry::Claim claim,
                     const void* symbol, int block_threads) {
-  bench::Variant r;
+  registry::Variant r;
   r.name = softmax::to_string(v);
   r.rung = rung_no;
   r.technique = std::move(technique);
@@ -215,13 +216,13 @@ bench::Variant rung(softmax::Variant v, int rung_no, std::string technique, Clai
 
 }  // namespace
 
-bench::Family softmax_family() {
+registry::Family softmax_family() {
   using softmax::Variant;
   namespace d = softmax::detail;
   const std::string table = "001 §Softmax Optimization Results (1024x4096, A100)";
   const std::string limit =
       "66% of peak is close to the limit of a 3-pass softmax (rows read twice, written twice)";
-  bench::Family f;
+  registry::Family f;
   f.name = "softmax";
   f.title = "Row softmax, fp32";
   f.seed_story =
@@ -284,7 +285,7 @@ bench::Family softmax_family() {
            nullptr, 0),
   };
   f.variants.back().runs = [](const std::string& shape) {
-    const std::vector<std::int64_t> d = bench::parse_shape(shape, 2, "softmax");
+    const std::vector<std::int64_t> d = registry::parse_shape(shape, 2, "softmax");
     return std::string(
         softmax::to_string(softmax::best_variant(static_cast<int>(d[0]), static_cast<int>(d[1]))));
   };
@@ -293,6 +294,7 @@ bench::Family softmax_family() {
   f.test_shapes = {"1x1",    "1x7",     "7x1",   "3x33",   "5x1025",   "2x4099", "1x65537",
                    "17x129", "64x1023", "33x96", "9x1024", "130x2048", "3x4100", "4x65536"};
   f.make_case = make_softmax_case;
+  f.claims.checks = claims::softmax_checks;
   return f;
 }
 

@@ -1,4 +1,4 @@
-// The stencil ladder as a bench::Family: variants in rung order, shapes, and the Case that
+// The stencil ladder as a registry::Family: variants in rung order, shapes, and the Case that
 // owns the inputs, the float64 reference and the verification at one "ROWSxCOLS:K" shape.
 #include <algorithm>
 #include <climits>
@@ -36,7 +36,7 @@ StencilShape parse_stencil_shape(const std::string& shape) {
                                 "' is not ROWSxCOLS:K with K the filter size (e.g. 8192x8192:5).");
   std::vector<std::int64_t> dims;
   try {
-    dims = bench::parse_shape(shape.substr(0, colon), 2, "stencil");
+    dims = registry::parse_shape(shape.substr(0, colon), 2, "stencil");
   } catch (const std::invalid_argument&) {
     throw std::invalid_argument("stencil shape '" + shape +
                                 "' is not ROWSxCOLS:K with positive extents (at most 4e9 elements) "
@@ -76,7 +76,7 @@ double reference_at(const std::vector<float>& in, int rows, int cols, const std:
   return s;
 }
 
-class StencilCase final : public bench::Case {
+class StencilCase final : public registry::Case {
  public:
   StencilCase(const StencilShape& s, std::uint32_t seed)
       : s_(s),
@@ -130,7 +130,7 @@ class StencilCase final : public bench::Case {
     return std::to_string(s_.rows) + "x" + std::to_string(s_.cols) + ":" + std::to_string(s_.k);
   }
 
-  bench::Work work() const override {
+  registry::Work work() const override {
     const double elems = static_cast<double>(n_);
     return {2.0 * elems * sizeof(float), 2.0 * s_.k * s_.k * elems};
   }
@@ -172,18 +172,18 @@ class StencilCase final : public bench::Case {
   std::vector<std::size_t> idx_;  // sampled element indices
 };
 
-bench::Variant make_variant(Variant v, int rung, const std::string& technique, Claim claim,
+registry::Variant make_variant(Variant v, int rung, const std::string& technique, registry::Claim claim,
                             const void* symbol, int threads) {
-  return bench::make_variant(stencil::to_string(v), rung, technique, std::move(claim), symbol,
+  return registry::make_variant(stencil::to_string(v), rung, technique, std::move(claim), symbol,
                              threads);
 }
 
 }  // namespace
 
-bench::Family stencil_family() {
+registry::Family stencil_family() {
   namespace d = stencil::detail;
   constexpr int kShown = 5;  // resources (registers, shared memory) are reported for K = 5
-  bench::Family f;
+  registry::Family f;
   f.name = "stencil";
   f.title = "2D stencil (KxK convolution, clamp-to-edge), fp32";
   f.seed_story =
@@ -259,7 +259,7 @@ bench::Family stencil_family() {
   // cols % 4 == 0, so the best_* variants take their 16-byte paths with partial tiles.
   f.test_shapes = {"1x1:3",   "1x7:5",     "7x1:7",     "2x2:7",    "33x33:5", "4099x1031:3",
                    "31x97:7", "1031x65:5", "130x260:5", "67x132:7", "64x128:3"};
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<bench::Case> {
+  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const StencilShape s = parse_stencil_shape(shape);  // bad input answered before any CUDA call
     return std::make_unique<StencilCase>(s, seed);
   };

@@ -17,6 +17,7 @@
 #include "kernels/families.hpp"
 #include "kernels/transpose/predict.hpp"
 #include "kernels/transpose/variants.hpp"
+#include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -43,7 +44,7 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-class TransposeCase final : public bench::Case {
+class TransposeCase final : public registry::Case {
  public:
   TransposeCase(std::int64_t rows, std::int64_t cols, std::uint32_t seed)
       : rows_(rows),
@@ -64,7 +65,7 @@ class TransposeCase final : public bench::Case {
   std::string shape() const override { return std::to_string(rows_) + "x" + std::to_string(cols_); }
 
   // Each input element read once, each output element written once.
-  bench::Work work() const override { return {2.0 * static_cast<double>(n_) * sizeof(float), 0.0}; }
+  registry::Work work() const override { return {2.0 * static_cast<double>(n_) * sizeof(float), 0.0}; }
 
   void run(const std::string& variant, cudaStream_t stream) override {
     const std::optional<transpose::Variant> v = transpose::from_string(variant);
@@ -165,10 +166,10 @@ class TransposeCase final : public bench::Case {
   cublasHandle_t handle_ = nullptr;
 };
 
-bench::Variant variant(transpose::Variant v, int rung, std::string technique, Claim claim,
+registry::Variant variant(transpose::Variant v, int rung, std::string technique, registry::Claim claim,
                        const void* symbol) {
-  bench::Variant out =
-      bench::make_variant(transpose::to_string(v), rung, std::move(technique), std::move(claim),
+  registry::Variant out =
+      registry::make_variant(transpose::to_string(v), rung, std::move(technique), std::move(claim),
                           symbol, transpose::detail::kBlockThreads);
   out.predict = [v](const std::string& shape) { return transpose::detail::predict(v, shape); };
   return out;
@@ -176,11 +177,11 @@ bench::Variant variant(transpose::Variant v, int rung, std::string technique, Cl
 
 }  // namespace
 
-bench::Family transpose_family() {
+registry::Family transpose_family() {
   using transpose::Variant;
   namespace d = transpose::detail;
   const std::string table = "001 §The Canonical Example: Matrix Transpose (4096x4096, V100)";
-  bench::Family f;
+  registry::Family f;
   f.name = "transpose";
   f.title = "Matrix transpose, fp32";
   f.seed_story =
@@ -256,11 +257,12 @@ bench::Family transpose_family() {
   // = 6 x 128 + 4 columns: 4 of 32 lanes live in the last tile column), and both multiples
   // of 4, so the best_* rungs take their float4 path rather than the padded fallback.
   f.profile_shape = "1000x772";
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<bench::Case> {
-    const std::vector<std::int64_t> dims = bench::parse_shape(shape, 2, "transpose");
+  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
+    const std::vector<std::int64_t> dims = registry::parse_shape(shape, 2, "transpose");
     transpose::check_shape(dims[0], dims[1]);  // before touching the GPU
     return std::make_unique<TransposeCase>(dims[0], dims[1], seed);
   };
+  f.claims.checks = claims::transpose_checks;
   return f;
 }
 

@@ -16,7 +16,7 @@
 #include "kernels/predict.hpp"
 #include "kernels/transpose/index.cuh"
 #include "kernels/transpose/variants.hpp"
-#include "memhier/bench/kernel_bench.hpp"
+#include "memhier/registry/family.hpp"
 
 namespace memhier::transpose::detail {
 namespace {
@@ -210,7 +210,7 @@ model::AccessCounts predict(Variant v, int rows, int cols) {
 }
 
 model::AccessCounts predict(Variant v, const std::string& shape) {
-  const std::vector<std::int64_t> d = bench::parse_shape(shape, 2, "transpose");
+  const std::vector<std::int64_t> d = registry::parse_shape(shape, 2, "transpose");
   check_shape(d[0], d[1]);
   return predict(v, static_cast<int>(d[0]), static_cast<int>(d[1]));
 }

@@ -1,0 +1,106 @@
+// A kernel ladder as the registry holds it: each family lists its variants once, with a
+// Case that owns inputs, the float64 reference and the vendor baseline at one shape.
+// Kernels fill these; `memhier bench`, the GPU tests, the claims and the report walk them.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memhier/model/access.hpp"
+#include "memhier/registry/record.hpp"
+
+namespace memhier::registry {
+
+/// A numeric claim from the source texts that a variant or probe tests.
+struct Claim {
+  std::string source;  ///< source text and section, e.g. "002 §Bank conflict degree by stride"
+  std::string text;
+};
+
+/// The fewest bytes a correct kernel must move through device memory (each input
+/// read once, each output written once) and the flops it must do, at one shape.
+struct Work {
+  double bytes = 0;
+  double flops = 0;
+};
+
+/// One rung of a family's ladder.
+struct Variant {
+  std::string name;              ///< "padded_tile" (what --variant takes)
+  int rung = 0;                  ///< 1 = the naive rung; "best" comes last
+  std::string technique;         ///< one line: what it does and why it helps
+  Claim claim;                   ///< the seed's claim for this technique, if any
+  const void* symbol = nullptr;  ///< the main __global__ kernel (cudaFuncGetAttributes)
+  int block_threads = 0;         ///< its launch block size (occupancy); 0 if it varies
+  int dynamic_smem = 0;          ///< its dynamic shared memory per block, bytes
+  /// The model's prediction of what Nsight Compute counts for this variant's kernels
+  /// at `shape` (same index math as the kernel); empty when the variant has no model.
+  /// Throws std::invalid_argument for a shape it cannot parse.
+  std::function<model::AccessCounts(const std::string& shape)> predict;
+  /// The launch's own cap on resident blocks per SM (0: as many as fit), so that the
+  /// blocks/SM and occupancy columns say what runs, not only what would fit.
+  int max_blocks_per_sm = 0;
+  /// For a variant that dispatches on shape (`best`): the name of the rung it runs at
+  /// `shape` on the current device, so that the resource columns describe that rung's
+  /// kernel. Unset when the variant's own symbol is what runs.
+  std::function<std::string(const std::string& shape)> runs;
+};
+
+/// A variant from the fields every family fills; the prediction stays empty.
+Variant make_variant(std::string name, int rung, std::string technique, Claim claim,
+                     const void* symbol, int block_threads, int dynamic_smem = 0);
+
+/// One problem instance: device buffers, random inputs, the float64 reference and
+/// the vendor baseline, at one shape. Every run writes the same output buffers.
+class Case {
+ public:
+  virtual ~Case() = default;
+  virtual std::string shape() const = 0;  ///< as the user wrote it, normalized: "8192x8192"
+  virtual Work work() const = 0;          ///< the bytes and flops of this shape
+  /// Runs `variant` (a name from the family's variants, or "best") on `stream`.
+  /// Throws std::invalid_argument when the variant cannot run at this shape (say why).
+  virtual void run(const std::string& variant, cudaStream_t stream) = 0;
+  /// Fills every output with NaN so that an unwritten element fails verification.
+  virtual void poison(cudaStream_t stream) = 0;
+  /// Relative L2 error of the outputs against the float64 reference (synchronizes);
+  /// NaN or infinity when any output is NaN (unwritten) or wrong by far.
+  virtual double error() = 0;
+  /// Largest error() that passes.
+  virtual double tolerance() const = 0;
+  /// The vendor baseline's name ("cublasSgeam", "cub::DeviceReduce::Sum"); "" if none.
+  virtual std::string baseline_name() const { return {}; }
+  /// Runs the baseline into the same outputs (so error() checks it too).
+  virtual void run_baseline(cudaStream_t /*stream*/) {}
+};
+
+/// A ladder: its variants in rung order and how to build a Case for a shape.
+struct Family {
+  std::string name;                       ///< "transpose"
+  std::string title;                      ///< "Matrix transpose, fp32"
+  std::string seed_story;                 ///< a paragraph: what the seeds say about this ladder
+  std::vector<Variant> variants;          ///< rung order; include "best" last
+  std::vector<std::string> bench_shapes;  ///< the benchmark sizes ("8192x8192")
+  std::vector<std::string> quick_shapes;  ///< --quick sizes
+  std::vector<std::string> test_shapes;   ///< odd shapes every variant must get right
+  std::string profile_shape;              ///< `memhier profile` shape (odd, so edges count)
+  /// Builds a case. Throws std::invalid_argument with one sentence for a malformed
+  /// or overflowing shape. `seed` draws fresh random inputs.
+  std::function<std::unique_ptr<Case>(const std::string& shape, std::uint32_t seed)> make_case;
+  /// The claims this ladder tests and how its records judge them (none by default).
+  LadderClaims claims;
+};
+
+/// Throws std::invalid_argument (listing the known names) for a variant `family` lacks.
+void check_variants(const Family& family, const std::vector<std::string>& variants);
+
+/// Parses "4099x1031" or "268435456" into positive extents whose product is at most
+/// `max_product` (elements, by default); throws std::invalid_argument.
+std::vector<std::int64_t> parse_shape(const std::string& shape, std::size_t expected_dims,
+                                      const std::string& what, double max_product = 4.0e9);
+
+}  // namespace memhier::registry

@@ -1,0 +1,50 @@
+// What the claims and the report read of a ladder: the bench record, one measured variant
+// at one shape, as plain data, and the family's hooks that judge its claims from records.
+// No CUDA here, so the report writers, the claim checks and the CPU tests can build
+// records by hand.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace memhier::claims {
+struct Check;
+}  // namespace memhier::claims
+namespace memhier::report {
+struct Table;
+}  // namespace memhier::report
+
+namespace memhier::registry {
+
+/// One measured variant at one shape.
+struct BenchRecord {
+  std::string family, variant, shape;
+  int rung = 0;
+  bool verified = false;
+  double rel_error = NAN, tolerance = NAN;
+  double ms = NAN;           ///< median, L2 flushed before each repetition
+  double spread = NAN;       ///< (p90 - p10) / median
+  double gbps = NAN;         ///< work.bytes / time
+  double gflops = NAN;       ///< work.flops / time
+  double peak_pct = NAN;     ///< gflops over the fp32 FMA peak (SMs x lanes x 2 x max clock), %
+  double frac_memcpy = NAN;  ///< cudaMemcpy D2D time for the same bytes / this time
+  double x_vendor = NAN;     ///< vendor time / this time (above 1: faster than the vendor)
+  double x_prev = NAN;       ///< previous rung's time / this time
+  int regs = 0, local_bytes = 0, static_smem = 0, dynamic_smem = 0;
+  int blocks_per_sm = 0;
+  double occupancy = NAN;  ///< active warps / max warps, 0..1
+  std::string note;        ///< why a variant did not run or failed verification
+};
+
+/// How a ladder's claims are judged from the records of one run. Plain function pointers
+/// (the claims library defines them; the family's table names them), so nothing here
+/// needs the claims or report libraries.
+struct LadderClaims {
+  /// One check per claim the ladder tests; null when no claim is about this ladder.
+  std::vector<claims::Check> (*checks)(const std::vector<BenchRecord>& records) = nullptr;
+  /// Tables shown before the claims table (GEMM: the seeds' table beside this card's).
+  std::vector<report::Table> (*tables)(const std::vector<BenchRecord>& records) = nullptr;
+};
+
+}  // namespace memhier::registry
