@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Nsight Compute's full metric set for the kernels behind the bars not yet reached, beside
 # the vendor kernel (or the copy) they are compared with: where the time goes, measured.
-# Usage: scripts/profile-gaps.sh OUTDIR [memhier binary]. Needs a GPU and ncu; clocks are
-# left alone. One raw CSV per gap (every metric of `--set full`, one row per kernel).
+# Usage: scripts/profile-gaps.sh OUTDIR [memhier-profile-target binary]. Needs a GPU and
+# ncu; clocks are left alone. One raw CSV per gap (every metric of `--set full`, one row per kernel).
 set -euo pipefail
-out=${1:?usage: scripts/profile-gaps.sh OUTDIR [memhier binary]}
-bin=${2:-build/release/src/memhier}
+out=${1:?usage: scripts/profile-gaps.sh OUTDIR [memhier-profile-target binary]}
+bin=${2:-build/release/src/memhier-profile-target}
 ncu=${MEMHIER_NCU:-$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort | tail -1)}
 [ -x "$ncu" ] || { echo "profile-gaps: ncu not found; set MEMHIER_NCU." >&2; exit 3; }
 mkdir -p "$out"
@@ -13,10 +13,10 @@ mkdir -p "$out"
 gap() {
   local name=$1
   shift
-  echo "== $name: memhier profile-target $*"
+  echo "== $name: memhier-profile-target $*"
   local t0=$SECONDS
   "$ncu" --set full --clock-control none --profile-from-start off --csv --page raw \
-    --print-units base --log-file "$out/$name.csv" "$bin" profile-target "$@" \
+    --print-units base --log-file "$out/$name.csv" "$bin" "$@" \
     >"$out/$name.log" 2>&1 || echo "   ncu failed for $name (see $name.log)"
   echo "   $((SECONDS - t0)) s"
 }

@@ -60,7 +60,8 @@ void fill_resources(const Variant* pv, BenchRecord* r) {
   if (v.block_threads <= 0) return;
   int blocks = 0, dev = 0, threads_per_sm = 0;
   MEMHIER_CUDA(cudaGetDevice(&dev));
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+  MEMHIER_CUDA(
+      cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.symbol, v.block_threads,
                                                     static_cast<std::size_t>(v.dynamic_smem)) !=
       cudaSuccess) {
@@ -69,7 +70,8 @@ void fill_resources(const Variant* pv, BenchRecord* r) {
   }
   if (v.max_blocks_per_sm > 0) blocks = std::min(blocks, v.max_blocks_per_sm);
   r->blocks_per_sm = blocks;
-  r->occupancy = static_cast<double>(blocks * ((v.block_threads + 31) / 32)) / (threads_per_sm / 32);
+  r->occupancy =
+      static_cast<double>(blocks * ((v.block_threads + 31) / 32)) / (threads_per_sm / 32);
 }
 
 // The fp32 FMA peak of the current device, GFLOP/s: SMs x fp32 lanes x 2 x max SM clock
@@ -138,8 +140,8 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       r.rel_error = c->error();
       r.tolerance = c->tolerance();
       r.verified = std::isfinite(r.rel_error) && r.rel_error <= r.tolerance;
-      const core::Timing t =
-          core::time_it([&](cudaStream_t s) { c->run_baseline(s); }, timing(tag + " vendor", opt.quick));
+      const core::Timing t = core::time_it([&](cudaStream_t s) { c->run_baseline(s); },
+                                           timing(tag + " vendor", opt.quick));
       r.ms = t.median_ms;
       r.spread = t.spread();
       vendor_ms = r.ms;
@@ -242,8 +244,10 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
   report::Table t;
   t.id = "bench-" + family.name;
   t.title = family.title + ": the ladder";
-  t.columns = {{"variant", "", "variant"},       {"rung", "", "rung"},
-               {"shape", "", "shape"},           {"time", "ms", "ms"},
+  t.columns = {{"variant", "", "variant"},
+               {"rung", "", "rung"},
+               {"shape", "", "shape"},
+               {"time", "ms", "ms"},
                {"bandwidth", "GB/s", "gbps"}};
   if (flops) {
     t.columns.push_back({"throughput", "GFLOP/s", "gflops"});
@@ -261,7 +265,9 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
                                                       {"verified", "", "verified"},
                                                       {"note", "", "note"}})
     t.columns.push_back(c);
-  auto num_or_none = [](double v, int p) { return std::isfinite(v) ? Value::num(v, p) : Value::none(); };
+  auto num_or_none = [](double v, int p) {
+    return std::isfinite(v) ? Value::num(v, p) : Value::none();
+  };
   for (const BenchRecord& r : records) {
     std::vector<Value> row{Value::str(r.variant), r.rung ? Value::integer(r.rung) : Value::none(),
                            Value::str(r.shape), num_or_none(r.ms, 4), num_or_none(r.gbps, 0)};
@@ -275,7 +281,8 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
     row.push_back(num_or_none(r.x_prev, 2));
     row.push_back(kernel && r.regs ? Value::integer(r.regs) : Value::none());
     row.push_back(kernel && r.regs ? Value::integer(r.local_bytes) : Value::none());
-    row.push_back(kernel && r.regs ? Value::integer(r.static_smem + r.dynamic_smem) : Value::none());
+    row.push_back(kernel && r.regs ? Value::integer(r.static_smem + r.dynamic_smem)
+                                   : Value::none());
     row.push_back(kernel && r.blocks_per_sm ? Value::integer(r.blocks_per_sm) : Value::none());
     row.push_back(num_or_none(r.occupancy * 100.0, 0));
     row.push_back(num_or_none(r.rel_error, 9));

@@ -23,18 +23,16 @@
 namespace memhier::bench {
 namespace {
 
-using report::Column;
-using report::Table;
-using report::Value;
 using registry::Case;
 using registry::check_variants;
 using registry::families;
 using registry::Family;
 using registry::find_family;
 using registry::Variant;
+using report::Column;
+using report::Table;
+using report::Value;
 
-constexpr const char* kNoteTag = "memhier-profile-note";
-constexpr const char* kRunsTag = "memhier-profile-runs";
 // A variant that declines the shape (particles at an axpy shape): nothing to compare.
 constexpr const char* kNotApplicable = "does not apply to this shape: ";
 
@@ -69,27 +67,6 @@ std::vector<std::string> expand(const std::string& target) {
   std::vector<std::string> all = profile::pattern_sets();
   for (const Family& f : families()) all.push_back(f.name);
   return all;
-}
-
-void note(std::size_t index, const std::string& text) {
-  std::cout << kNoteTag << '\t' << index << '\t' << text << '\n' << std::flush;
-}
-
-/// The "TAG<TAB>index<TAB>text" lines of the child's output, in order.
-std::vector<std::pair<long, std::string>> tagged_lines(const std::string& output,
-                                                       const std::string& tag) {
-  std::vector<std::pair<long, std::string>> out;
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(tag + '\t', 0) != 0) continue;
-    std::istringstream fields(line.substr(tag.size() + 1));
-    std::string idx, text;
-    std::getline(fields, idx, '\t');
-    std::getline(fields, text);
-    out.emplace_back(std::strtol(idx.c_str(), nullptr, 10), text);
-  }
-  return out;
 }
 
 /// An item that ran rung `runs` of its family predicts as that rung does.
@@ -138,11 +115,13 @@ std::vector<ProfileItem> plan_profile(const std::string& target,
   if (!known) {
     std::string list;
     for (const std::string& t : profile_targets()) list += (list.empty() ? "" : ", ") + t;
-    throw std::invalid_argument("cannot profile '" + target + "': it is neither a family nor a probe " +
+    throw std::invalid_argument("cannot profile '" + target +
+                                "': it is neither a family nor a probe " +
                                 "with access patterns; choose one of " + list + ".");
   }
   if (target == "all" && (!variants.empty() || !shape.empty()))
-    throw std::invalid_argument("--variant and --size apply to one family; name it instead of 'all'.");
+    throw std::invalid_argument(
+        "--variant and --size apply to one family; name it instead of 'all'.");
   std::vector<ProfileItem> items;
   for (const std::string& t : expand(target)) {
     if (is_pattern_set(t)) {
@@ -186,8 +165,11 @@ std::vector<ProfileItem> plan_profile(const std::string& target,
 }
 
 void execute_profile(const std::string& target, const std::vector<std::string>& variants,
-                     const std::string& shape) {
-  kernels::register_families();
+                     const std::string& shape, std::vector<ItemOutcome>& outcomes) {
+  auto note = [&outcomes](std::size_t index, const std::string& text) {
+    outcomes.push_back({index, text, ""});
+  };
+  plan_profile(target, variants, shape);  // names and shapes checked before the GPU
   std::size_t index = 0;
   cudaStream_t stream = nullptr;  // the legacy stream: every launch is ordered
   for (const std::string& t : expand(target)) {
@@ -229,7 +211,7 @@ void execute_profile(const std::string& target, const std::vector<std::string>& 
       for (const Variant& v : f.variants)
         if (v.name == name && v.runs) {
           const std::string r = v.runs(s);
-          if (!r.empty()) std::cout << kRunsTag << '\t' << me << '\t' << r << '\n' << std::flush;
+          if (!r.empty()) outcomes.push_back({me, "", r});
         }
       c->poison(stream);
       MEMHIER_CUDA(cudaDeviceSynchronize());
@@ -240,14 +222,15 @@ void execute_profile(const std::string& target, const std::vector<std::string>& 
       MEMHIER_CUDA(cudaProfilerStop());
       const double err = c->error();
       if (!(err <= c->tolerance()))
-        note(me, "failed verification under the profiler (relative error " + std::to_string(err) + ")");
+        note(me,
+             "failed verification under the profiler (relative error " + std::to_string(err) + ")");
     }
   }
 }
 
 void assign_counters(std::vector<ProfileItem>& items,
                      const std::vector<profile::KernelCounters>& rows,
-                     const std::string& child_output) {
+                     const std::vector<ItemOutcome>& outcomes) {
   long current = -1;
   for (const profile::KernelCounters& k : rows) {
     if (k.name.find(profile::kMarkerKernel) != std::string::npos) {
@@ -264,28 +247,37 @@ void assign_counters(std::vector<ProfileItem>& items,
     }
     items[current].kernels.push_back(k);
   }
-  const long n = static_cast<long>(items.size());
-  for (const auto& [i, text] : tagged_lines(child_output, kNoteTag))
-    if (i >= 0 && i < n) items[i].note = text;
-  for (const auto& [i, text] : tagged_lines(child_output, kRunsTag))
-    if (i >= 0 && i < n && !items[i].has_prediction) predict_as(items[i], text);
+  for (const ItemOutcome& o : outcomes) {
+    if (o.index >= items.size()) continue;
+    ProfileItem& it = items[o.index];
+    if (!o.note.empty()) it.note = o.note;
+    if (!o.runs.empty() && !it.has_prediction) predict_as(it, o.runs);
+  }
 }
 
 namespace {
 
 // One ncu run over one family or pattern set.
-std::vector<ProfileItem> profile_one(const std::string& ncu, const std::string& program,
+// A fresh temporary file's name (the file exists, empty); throws when none can be made.
+std::string temp_file(const char* what) {
+  char name[] = "/tmp/memhier-XXXXXX";
+  const int fd = ::mkstemp(name);
+  if (fd < 0)
+    throw std::runtime_error(std::string("could not create a temporary file for ") + what + ".");
+  ::close(fd);
+  return name;
+}
+
+std::vector<ProfileItem> profile_one(const std::string& ncu, const std::string& target_program,
                                      const std::string& target,
                                      const std::vector<std::string>& variants,
                                      const std::string& shape) {
   std::vector<ProfileItem> items = plan_profile(target, variants, shape);
-  char log_name[] = "/tmp/memhier-ncu-XXXXXX";
-  const int fd = ::mkstemp(log_name);
-  if (fd < 0) throw std::runtime_error("could not create a temporary file for ncu's output.");
-  ::close(fd);
-  std::vector<std::string> child = {program, "profile-target", target};
-  for (const std::string& v : variants) child.insert(child.end(), {"--variant", v});
-  if (!shape.empty()) child.insert(child.end(), {"--size", shape});
+  const std::string log_name = temp_file("ncu's output");
+  const std::string outcome_name = temp_file("the profiled process's outcomes");
+  std::vector<std::string> child = {target_program};
+  for (std::string& a : profile_target_args(target, variants, shape, outcome_name))
+    child.push_back(std::move(a));
   std::string output;
   const int rc = profile::run_command(
       profile::ncu_command(ncu, log_name, child, is_pattern_set(target)), output);
@@ -293,6 +285,8 @@ std::vector<ProfileItem> profile_one(const std::string& ncu, const std::string& 
   std::stringstream text;
   text << log.rdbuf();
   std::filesystem::remove(log_name);
+  const std::vector<ItemOutcome> outcomes = read_outcomes(outcome_name);
+  std::filesystem::remove(outcome_name);
   const std::string all = text.str() + "\n" + output;
   if (const std::string why = profile::counters_unavailable_reason(all); !why.empty())
     throw ProfilerUnavailable("cannot read hardware counters: " + why + ".");
@@ -307,13 +301,13 @@ std::vector<ProfileItem> profile_one(const std::string& ncu, const std::string& 
     throw std::runtime_error("Nsight Compute failed on " + target + " (exit status " +
                              std::to_string(rc) + "); its last output:\n" + tail);
   }
-  assign_counters(items, rows, output);
+  assign_counters(items, rows, outcomes);
   return items;
 }
 
 }  // namespace
 
-std::vector<ProfileItem> run_profile(const std::string& program, const std::string& target,
+std::vector<ProfileItem> run_profile(const std::string& target_program, const std::string& target,
                                      const std::vector<std::string>& variants,
                                      const std::string& shape,
                                      const std::function<void(const std::string&)>& progress) {
@@ -326,7 +320,7 @@ std::vector<ProfileItem> run_profile(const std::string& program, const std::stri
   std::vector<ProfileItem> items;
   for (const std::string& t : expand(target)) {
     progress("profile: " + t + " under ncu");
-    std::vector<ProfileItem> part = profile_one(*ncu, program, t, variants, shape);
+    std::vector<ProfileItem> part = profile_one(*ncu, target_program, t, variants, shape);
     items.insert(items.end(), std::make_move_iterator(part.begin()),
                  std::make_move_iterator(part.end()));
   }
@@ -383,16 +377,24 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
     for (const Comparison& c : cmp) {
       row.push_back(it.has_prediction ? Value::integer(c.predicted) : Value::none());
       row.push_back(std::isnan(c.measured) ? Value::none() : Value::num(c.measured));
-      if (it.has_prediction && !c.equal()) verdict += (verdict.empty() ? "differs: " : ", ") + c.field;
+      if (it.has_prediction && !c.equal())
+        verdict += (verdict.empty() ? "differs: " : ", ") + c.field;
     }
-    const double conflicts = it.measured("shared_ld_conflicts") + it.measured("shared_st_conflicts");
+    const double conflicts =
+        it.measured("shared_ld_conflicts") + it.measured("shared_st_conflicts");
     row.push_back(std::isnan(conflicts) ? Value::none() : Value::num(conflicts));
-    if (!it.note.empty()) verdict = it.note;
-    else if (it.kernels.empty()) verdict = "no kernel was profiled";
-    else if (!it.has_prediction) verdict = "no model for this variant";
-    else if (verdict.empty()) verdict = "equal";
-    if (verdict.rfind(kNotApplicable, 0) == 0) ++not_here;
-    else (verdict == "equal" ? equal : it.has_prediction ? differ : unmodeled) += 1;
+    if (!it.note.empty())
+      verdict = it.note;
+    else if (it.kernels.empty())
+      verdict = "no kernel was profiled";
+    else if (!it.has_prediction)
+      verdict = "no model for this variant";
+    else if (verdict.empty())
+      verdict = "equal";
+    if (verdict.rfind(kNotApplicable, 0) == 0)
+      ++not_here;
+    else
+      (verdict == "equal" ? equal : it.has_prediction ? differ : unmodeled) += 1;
     row.push_back(Value::str(verdict));
     t.rows.push_back(std::move(row));
   }
@@ -412,8 +414,11 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
   Table k;
   k.id = "profile-" + target + "-kernels";
   k.title = "Counters per kernel";
-  k.columns = {{"target", "", "target"}, {"item", "", "item"}, {"kernel", "", "kernel"},
-               {"grid", "", "grid"},     {"block", "", "block"}};
+  k.columns = {{"target", "", "target"},
+               {"item", "", "item"},
+               {"kernel", "", "kernel"},
+               {"grid", "", "grid"},
+               {"block", "", "block"}};
   for (const profile::Metric& m : profile::metrics())
     if (m.key.find("instructions") == std::string::npos) k.columns.push_back({m.title, "", m.key});
   for (const ProfileItem& it : items) {

@@ -1,7 +1,9 @@
-// memhier profile TARGET: the model's predictions beside Nsight Compute's counters.
+// memhier profile TARGET: the model's predictions beside Nsight Compute's counters, from
+// memhier-profile-target run under ncu.
 #include <unistd.h>
 
 #include <climits>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -22,11 +24,19 @@ struct ProfileCliOptions {
   bool json = false;
 };
 
-std::string self_path() {
+// memhier-profile-target, which the build puts beside memhier: the process ncu profiles.
+std::string target_program() {
   char buf[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
   if (n <= 0) throw std::runtime_error("cannot find the memhier executable (/proc/self/exe).");
-  return std::string(buf, static_cast<std::size_t>(n));
+  const std::filesystem::path self(std::string(buf, static_cast<std::size_t>(n)));
+  const std::filesystem::path target = self.parent_path() / "memhier-profile-target";
+  if (!std::filesystem::exists(target))
+    throw bench::ProfilerUnavailable(
+        "memhier-profile-target, the process Nsight Compute "
+        "profiles, is not beside " +
+        self.string() + "; build it.");
+  return target.string();
 }
 
 int run_profile_command(const ProfileCliOptions& o) {
@@ -39,7 +49,7 @@ int run_profile_command(const ProfileCliOptions& o) {
   std::vector<bench::ProfileItem> items;
   try {
     ProgressLine progress("memhier profile");
-    items = bench::run_profile(self_path(), o.target, o.variants, o.size,
+    items = bench::run_profile(target_program(), o.target, o.variants, o.size,
                                [&progress](const std::string& s) { progress.step(s); });
   } catch (const bench::ProfilerUnavailable& e) {
     throw NoDevice(e.what());
@@ -69,8 +79,8 @@ std::vector<report::Section> measure_profiles(bool quick) {
   ProgressLine progress("memhier report");
   for (const std::string& t : targets) {
     try {
-      const auto items = bench::run_profile(self_path(), t, {}, {},
-                                            [&progress](const std::string& s) { progress.step(s); });
+      const auto items = bench::run_profile(
+          target_program(), t, {}, {}, [&progress](const std::string& s) { progress.step(s); });
       out.push_back(bench::profile_section(t, items));
     } catch (const std::exception& e) {
       // No ncu or no counters here: the report says why and goes on.
@@ -88,7 +98,8 @@ std::vector<report::Section> measure_profiles(bool quick) {
 void add_profile(CLI::App& app, int& rc) {
   auto o = std::make_shared<ProfileCliOptions>();
   CLI::App* sub = app.add_subcommand(
-      "profile", "Run kernels under Nsight Compute and show the model's predictions beside the counters");
+      "profile",
+      "Run kernels under Nsight Compute and show the model's predictions beside the counters");
   sub->add_option("TARGET", o->target,
                   "A family (transpose, gemm, ...), a probe with access patterns (shared-stride, "
                   "global-stride), or all")
@@ -97,22 +108,6 @@ void add_profile(CLI::App& app, int& rc) {
   sub->add_option("--size", o->size, "The family's shape (default: its profile shape)");
   sub->add_flag("--json", o->json, "Print JSON");
   sub->callback([o, &rc] { rc = run_profile_command(*o); });
-
-  // The child that ncu runs; not for people.
-  auto t = std::make_shared<ProfileCliOptions>();
-  CLI::App* child = app.add_subcommand("profile-target", "");
-  child->group("");
-  child->add_option("TARGET", t->target)->required();
-  child->add_option("--variant", t->variants);
-  child->add_option("--size", t->size);
-  child->callback([t, &rc] {
-    try {
-      bench::execute_profile(t->target, t->variants, t->size);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-    rc = kExitOk;
-  });
 }
 
 }  // namespace memhier::cli

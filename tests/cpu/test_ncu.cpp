@@ -52,7 +52,8 @@ TEST(NcuCsv, SplitHandlesQuotesAndEmptyFields) {
 }
 
 TEST(NcuCommand, CountsOnlyMarkedRangeWithClocksUntouched) {
-  const auto argv = ncu_command("/x/ncu", "/tmp/log", {"/x/memhier", "profile-target", "gemm"});
+  const auto argv =
+      ncu_command("/x/ncu", "/tmp/log", {"/x/memhier-profile-target", "gemm", "--out", "/tmp/o"});
   auto has = [&](const std::string& a, const std::string& b) {
     for (std::size_t i = 0; i + 1 < argv.size(); ++i)
       if (argv[i] == a && argv[i + 1] == b) return true;
@@ -63,7 +64,7 @@ TEST(NcuCommand, CountsOnlyMarkedRangeWithClocksUntouched) {
   EXPECT_TRUE(has("--profile-from-start", "off"));
   EXPECT_TRUE(has("--page", "raw"));
   EXPECT_TRUE(has("--print-units", "base"));
-  EXPECT_EQ(argv[argv.size() - 3], "/x/memhier");
+  EXPECT_EQ(argv[argv.size() - 4], "/x/memhier-profile-target");
   std::set<std::string> keys;
   for (const Metric& m : metrics()) EXPECT_TRUE(keys.insert(m.key).second) << m.key;
 }

@@ -305,7 +305,7 @@ TEST(Predict, ModelReproducesTheRecordedCounters) {
 }
 
 // best's kernel is the tuner's choice, known only in the profiler's child after its warm-up:
-// the child names it in a "runs" line, and the parent predicts the item as that rung.
+// the child names it in its outcomes, and the parent predicts the item as that rung.
 TEST(Predict, ATunedBestPredictsAsTheRungTheChildRan) {
   using memhier::bench::assign_counters;
   using memhier::bench::plan_profile;
@@ -319,8 +319,7 @@ TEST(Predict, ATunedBestPredictsAsTheRungTheChildRan) {
   marker1.grid = "(2, 1, 1)";
   kernel.name = "some_kernel";
   assign_counters(items, {marker0, kernel, marker1, kernel},
-                  "warm-up output\nmemhier-profile-runs\t0\tcfg_64x64x16_4x4\n"
-                  "memhier-profile-runs\t1\tcfg_64x64x16_4x4\nmemhier-profile-note\t1\tsaid so\n");
+                  {{0, "", "cfg_64x64x16_4x4"}, {1, "", "cfg_64x64x16_4x4"}, {1, "said so", ""}});
   EXPECT_EQ(items[0].runs, "cfg_64x64x16_4x4");
   ASSERT_TRUE(items[0].has_prediction);
   const AccessCounts want = predict("gemm", "cfg_64x64x16_4x4", shape);
@@ -345,7 +344,7 @@ TEST(Predict, ATunedBestPredictsAsTheRungTheChildRan) {
   EXPECT_TRUE(explained);
   // A rung the family does not have: named, but no prediction.
   std::vector<memhier::bench::ProfileItem> other = plan_profile("gemm", {"best"}, shape);
-  assign_counters(other, {marker0, kernel}, "memhier-profile-runs\t0\tnot_a_rung\n");
+  assign_counters(other, {marker0, kernel}, {{0, "", "not_a_rung"}, {7, "out of range", ""}});
   EXPECT_EQ(other[0].runs, "not_a_rung");
   EXPECT_FALSE(other[0].has_prediction);
 }

@@ -1,7 +1,7 @@
 // `memhier profile`: run registered kernels under Nsight Compute and put the model's
 // predictions beside the hardware counters. The parent process plans the items and
-// predicts; a child (`memhier profile-target`, run by ncu) executes them between
-// cudaProfilerStart and cudaProfilerStop, each preceded by a marker kernel.
+// predicts; a child (memhier-profile-target, run by ncu: see profile_target.hpp) executes
+// them between cudaProfilerStart and cudaProfilerStop, each preceded by a marker kernel.
 #pragma once
 
 #include <functional>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "memhier/bench/profile_target.hpp"
 #include "memhier/model/access.hpp"
 #include "memhier/profile/ncu.hpp"
 #include "memhier/report/document.hpp"
@@ -42,31 +43,26 @@ std::vector<ProfileItem> plan_profile(const std::string& target,
                                       const std::vector<std::string>& variants,
                                       const std::string& shape);
 
-/// Child side: runs the planned items on the GPU (what `profile-target` does).
-/// Notes for the parent go to stdout as "memhier-profile-note<TAB>index<TAB>text" lines,
-/// and what a dispatching variant ran as "memhier-profile-runs<TAB>index<TAB>rung".
-void execute_profile(const std::string& target, const std::vector<std::string>& variants,
-                     const std::string& shape);
-
 /// Parent side: gives each of ncu's kernel rows to the item whose marker precedes it;
-/// reads notes from the child's output, and for an item that ran another rung's kernel
-/// (its `runs` line) takes that rung's prediction.
+/// takes each item's note from the child's outcomes, and for an item that ran another
+/// rung's kernel (its outcome's `runs`) that rung's prediction.
 void assign_counters(std::vector<ProfileItem>& items,
                      const std::vector<profile::KernelCounters>& rows,
-                     const std::string& child_output);
+                     const std::vector<ItemOutcome>& outcomes);
 
 /// Counters without a usable GPU or ncu: the one-sentence reason (the CLI exits 3).
 struct ProfilerUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Plans, runs `program profile-target ...` under ncu, and assigns the counters.
+/// Plans, runs `target_program` (memhier-profile-target) under ncu, and assigns the
+/// counters.
 /// Throws ProfilerUnavailable (no ncu, counters not readable), invalid_argument (bad
 /// input) or std::runtime_error (ncu failed).
 /// One ncu run per family or pattern set; `progress` hears which.
 std::vector<ProfileItem> run_profile(
-    const std::string& program, const std::string& target, const std::vector<std::string>& variants,
-    const std::string& shape,
+    const std::string& target_program, const std::string& target,
+    const std::vector<std::string>& variants, const std::string& shape,
     const std::function<void(const std::string&)>& progress = [](const std::string&) {});
 
 /// The model-vs-counter comparisons made exactly: field name, predicted, measured.
