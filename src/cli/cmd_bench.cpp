@@ -99,22 +99,49 @@ int run_bench(const BenchCliOptions& o) {
   return kExitOk;
 }
 
+/// FAMILY's help: the registered ladders, in report order.
+std::string family_help() {
+  std::string s;
+  for (const registry::Family& f : registry::families()) s += f.name + ", ";
+  return s + "or all";
+}
+
+/// The footer: each ladder's variants (what --variant takes), wrapped under its name.
+std::string variants_footer() {
+  constexpr std::size_t kWidth = 100;
+  std::string s = "Variants (--variant), in rung order:";
+  for (const registry::Family& f : registry::families()) {
+    std::string line = "  " + f.name + ":";
+    for (const registry::Variant& v : f.variants) {
+      if (line.size() + 1 + v.name.size() > kWidth) {
+        s += "\n" + line;
+        line = std::string(4, ' ');
+      } else {
+        line += ' ';
+      }
+      line += v.name;
+    }
+    s += "\n" + line;
+  }
+  return s;
+}
+
 }  // namespace
 
 void add_bench(CLI::App& app, int& rc) {
   auto o = std::make_shared<BenchCliOptions>();
+  kernels::register_families();  // the help lists what the registry holds
   CLI::App* sub = app.add_subcommand(
       "bench", "Verify and time an optimization ladder against the vendor library and memcpy");
-  sub->add_option("FAMILY", o->family, "transpose, reduction, softmax, elementwise, histogram, "
-                                       "stencil, gemm, or all")
-      ->required();
-  sub->add_option("--variant", o->variants, "Only these variants (repeatable)");
+  sub->add_option("FAMILY", o->family, family_help())->required();
+  sub->add_option("--variant", o->variants, "Only these variants (repeatable; see below)");
   sub->add_option("--size", o->sizes, "Shapes such as 8192x8192 or 268435456 (repeatable)");
   sub->add_option("--m", o->m, "GEMM: rows of A and C");
   sub->add_option("--n", o->n, "GEMM: columns of B and C");
   sub->add_option("--k", o->k, "GEMM: columns of A, rows of B");
   sub->add_flag("--quick", o->quick, "Smaller shapes, fewer repetitions");
   sub->add_flag("--json", o->json, "Print JSON");
+  sub->footer(variants_footer());
   sub->callback([o, &rc] { rc = run_bench(*o); });
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -22,11 +23,6 @@ namespace memhier::testing {
 namespace {
 
 namespace ew = memhier::elementwise;
-
-const ew::Variant kAll[] = {ew::Variant::scalar,      ew::Variant::float2,
-                            ew::Variant::float4,      ew::Variant::float4_unroll4,
-                            ew::Variant::grid_stride, ew::Variant::grid_stride_streaming,
-                            ew::Variant::best};
 
 std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float lo, float hi) {
   std::mt19937 gen(seed);
@@ -47,11 +43,15 @@ float* fake(std::uintptr_t a) {
   return reinterpret_cast<float*>(a);
 }
 
-TEST(ElementwiseApi, NamesAreDistinct) {
+TEST(ElementwiseApi, NamesAreDistinctAndRoundTrip) {
   std::set<std::string> names;
-  for (ew::Variant v : kAll) names.insert(ew::to_string(v));
-  EXPECT_EQ(names.size(), sizeof(kAll) / sizeof(kAll[0]));
+  for (ew::Variant v : ew::kAllVariants) {
+    names.insert(ew::to_string(v));
+    EXPECT_EQ(ew::variant_from_string(ew::to_string(v)), v) << ew::to_string(v);
+  }
+  EXPECT_EQ(names.size(), std::size(ew::kAllVariants));
   EXPECT_STREQ(ew::to_string(ew::Variant::float4_unroll4), "float4_unroll4");
+  EXPECT_FALSE(ew::variant_from_string("particles_aos").has_value());  // bench-only rung
 }
 
 TEST(ElementwiseApi, BadInputThrowsOneSentence) {
@@ -102,7 +102,7 @@ TEST(ElementwiseApi, EveryVariantExactAtEveryAlignment) {
     core::DeviceBuffer<float> xb(len), yb(len);
     xb.upload(x0);
     for (bool axpy : {false, true})
-      for (ew::Variant v : kAll)
+      for (ew::Variant v : ew::kAllVariants)
         for (std::size_t ox = 0; ox < 4; ++ox)
           for (std::size_t oy = 0; oy < 4; ++oy) {
             yb.upload(y0);
@@ -135,7 +135,7 @@ TEST(ElementwiseApi, AxpyInPlace) {
   const std::size_t n = 100003;
   const std::vector<float> y0 = random_floats(n, 3u, -1.f, 1.f);
   core::DeviceBuffer<float> yb(n);
-  for (ew::Variant v : kAll) {
+  for (ew::Variant v : ew::kAllVariants) {
     yb.upload(y0);
     ew::axpy(v, 0.5f, yb.data(), yb.data(), n);  // y = 0.5*y + y
     MEMHIER_CUDA(cudaDeviceSynchronize());

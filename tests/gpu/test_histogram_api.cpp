@@ -16,14 +16,6 @@ namespace {
 
 namespace hist = memhier::histogram;
 
-const hist::Variant kVariants[] = {hist::Variant::global_atomics,
-                                   hist::Variant::shared_privatized,
-                                   hist::Variant::warp_privatized,
-                                   hist::Variant::lane_privatized,
-                                   hist::Variant::lane_privatized_runs,
-                                   hist::Variant::lane_privatized_pairs,
-                                   hist::Variant::best};
-
 std::uint32_t next_random(std::uint32_t* state) {  // xorshift32: deterministic test data
   std::uint32_t x = *state;
   x ^= x << 13;
@@ -51,7 +43,7 @@ std::vector<std::uint32_t> cpu_counts(const std::vector<std::int32_t>& v, std::s
 }
 
 TEST(HistogramApi, NamesRoundTrip) {
-  for (hist::Variant v : kVariants) {
+  for (hist::Variant v : hist::kAllVariants) {
     const std::optional<hist::Variant> back = hist::variant_from_string(hist::to_string(v));
     ASSERT_TRUE(back.has_value()) << hist::to_string(v);
     EXPECT_EQ(*back, v);
@@ -64,7 +56,7 @@ TEST(HistogramApi, BadInputThrows) {
   auto* fake_bins = reinterpret_cast<std::uint32_t*>(std::uintptr_t{0x10000});
   const auto* fake_u8 = reinterpret_cast<const std::uint8_t*>(std::uintptr_t{0x20000});
   const auto* fake_i32 = reinterpret_cast<const std::int32_t*>(std::uintptr_t{0x20000});
-  for (hist::Variant v : kVariants) {
+  for (hist::Variant v : hist::kAllVariants) {
     EXPECT_THROW(hist::histogram256(v, fake_u8, 16, nullptr), std::invalid_argument);
     EXPECT_THROW(hist::histogram256(v, static_cast<const std::uint8_t*>(nullptr), 16, fake_bins),
                  std::invalid_argument);
@@ -85,7 +77,7 @@ TEST(HistogramApi, BadInputThrows) {
 TEST(HistogramApi, EmptyInputZeroesBins) {
   MEMHIER_REQUIRE_GPU(dev);
   core::DeviceBuffer<std::uint32_t> bins(256);
-  for (hist::Variant v : kVariants) {
+  for (hist::Variant v : hist::kAllVariants) {
     bins.poison();
     hist::histogram256(v, static_cast<const std::uint8_t*>(nullptr), 0, bins.data());
     MEMHIER_CUDA(cudaDeviceSynchronize());
@@ -110,7 +102,7 @@ TEST(HistogramApi, Uint8UnalignedAndRunsExact) {
   core::DeviceBuffer<std::uint32_t> bins(256);
   cudaStream_t stream = nullptr;
   MEMHIER_CUDA(cudaStreamCreate(&stream));
-  for (hist::Variant v : kVariants)
+  for (hist::Variant v : hist::kAllVariants)
     for (std::size_t offset : {0, 1, 3, 7, 8, 15}) {
       for (std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{4097}, total - 15}) {
         bins.poison(stream);
@@ -153,7 +145,7 @@ TEST(HistogramApi, Int32SkipsOutOfRangeExact) {
   core::DeviceBuffer<std::int32_t> in(total);
   in.upload(host);
   core::DeviceBuffer<std::uint32_t> bins(256);
-  for (hist::Variant v : kVariants)
+  for (hist::Variant v : hist::kAllVariants)
     for (std::size_t offset : {0, 1, 2, 3}) {
       for (std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{1029}, total - 3}) {
         bins.poison();

@@ -1,9 +1,22 @@
 // Every registered variant of every ladder is right on its family's odd shapes
 // (1, primes, one past a tile, non-square): random inputs, NaN-poisoned outputs,
 // float64 reference.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "gpu_test_util.hpp"
 #include "memhier/bench/kernel_bench.hpp"
 #include "memhier/kernels/register.hpp"
+#include "memhier/kernels/elementwise.hpp"
+#include "memhier/kernels/gemm.hpp"
+#include "memhier/kernels/histogram.hpp"
+#include "memhier/kernels/reduction.hpp"
+#include "memhier/kernels/softmax.hpp"
+#include "memhier/kernels/stencil.hpp"
+#include "memhier/kernels/transpose.hpp"
 
 namespace memhier::testing {
 namespace {
@@ -30,6 +43,46 @@ std::vector<std::string> family_names() {
 
 INSTANTIATE_TEST_SUITE_P(Families, Ladder, ::testing::ValuesIn(family_names()),
                          [](const auto& p) { return p.param; });
+
+/// The names of a family's public variants, in enum order.
+template <typename V, std::size_t N>
+std::vector<std::string> names_of(const V (&all)[N]) {
+  std::vector<std::string> out;
+  for (V v : all) out.push_back(to_string(v));
+  return out;
+}
+
+// Needs no GPU: the registry and the enums both come from the families' tables, and the
+// bench, `memhier list` and the CLI help walk the registry.
+TEST(LadderTables, RegistryFollowsEachTable) {
+  kernels::register_families();
+  const std::map<std::string, std::vector<std::string>> enums{
+      {"transpose", names_of(transpose::kAllVariants)},
+      {"reduction", names_of(reduction::kAllVariants)},
+      {"softmax", names_of(softmax::kAllVariants)},
+      {"elementwise", names_of(elementwise::kAllVariants)},
+      {"histogram", names_of(histogram::kAllVariants)},
+      {"stencil", names_of(stencil::kAllVariants)},
+      {"gemm", names_of(gemm::kAllVariants)}};
+  ASSERT_EQ(registry::families().size(), enums.size());
+  for (const registry::Family& f : registry::families()) {
+    SCOPED_TRACE(f.name);
+    const auto e = enums.find(f.name);
+    ASSERT_NE(e, enums.end());
+    ASSERT_FALSE(e->second.empty());
+    EXPECT_EQ(e->second.back(), "best");
+    std::set<std::string> seen;
+    std::size_t next = 0;  // the enum's names appear among the rungs, in enum order
+    int last_rung = 0;
+    for (const registry::Variant& v : f.variants) {
+      EXPECT_TRUE(seen.insert(v.name).second) << v.name << " registered twice";
+      EXPECT_GE(v.rung, last_rung) << v.name << " out of rung order";
+      last_rung = v.rung;
+      if (next < e->second.size() && v.name == e->second[next]) ++next;
+    }
+    EXPECT_EQ(next, e->second.size()) << "the enum and the registered rungs differ";
+  }
+}
 
 }  // namespace
 }  // namespace memhier::testing

@@ -19,12 +19,6 @@ namespace {
 namespace sm = memhier::softmax;
 using memhier::core::DeviceBuffer;
 
-const sm::Variant kAll[] = {
-    sm::Variant::naive,           sm::Variant::parallel_max,  sm::Variant::warp_shuffle,
-    sm::Variant::vectorized,      sm::Variant::launch_bounds, sm::Variant::online,
-    sm::Variant::warp_per_row,    sm::Variant::block_per_row, sm::Variant::uncached,
-    sm::Variant::cluster_per_row, sm::Variant::best};
-
 /// Relative L2 error of `y` (rows x cols at element offset `off`) against a float64 softmax
 /// of `x` (same layout); NaN if any output is not finite.
 double softmax_error(const std::vector<float>& x, const std::vector<float>& y, std::size_t off,
@@ -63,7 +57,7 @@ double run_case(sm::Variant v, int rows, int cols, std::size_t in_off, std::size
 }
 
 TEST(SoftmaxApi, NamesRoundTrip) {
-  for (sm::Variant v : kAll) {
+  for (sm::Variant v : sm::kAllVariants) {
     const std::string name = sm::to_string(v);
     ASSERT_TRUE(sm::variant_from_string(name).has_value()) << name;
     EXPECT_EQ(*sm::variant_from_string(name), v) << name;
@@ -104,7 +98,7 @@ TEST(SoftmaxApi, BlockPerRowRejectsRowsBeyondSharedMemory) {
 TEST(SoftmaxApi, UnalignedRowsFallBackToScalar) {
   MEMHIER_REQUIRE_GPU(dev);
   // cols % 4 == 0 but pointers one and three floats past 16-byte alignment.
-  for (sm::Variant v : kAll) {
+  for (sm::Variant v : sm::kAllVariants) {
     for (int cols : {96, 2048}) {
       double e = NAN;
       try {

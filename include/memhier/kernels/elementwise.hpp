@@ -15,22 +15,32 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <optional>
+#include <string>
 
 namespace memhier::elementwise {
 
-/// The ladder's kernels for copy and axpy, naive to best.
+/// The ladder's kernels for copy and axpy, naive to best (elementwise_rungs.inc).
 enum class Variant {
-  scalar,                 ///< one element per thread, 4-byte loads and stores
-  float2,                 ///< one float2 per thread (8-byte accesses), scalar head and tail
-  float4,                 ///< one float4 per thread (16-byte accesses), scalar head and tail
-  float4_unroll4,         ///< four float4 per thread from a contiguous block tile, full grid
-  grid_stride,            ///< grid sized to the SMs; each pass four float4 per thread in flight
-  grid_stride_streaming,  ///< grid_stride with evict-first loads and stores (ld/st.global.cs)
-  best,                   ///< dispatch: the fastest variant the pointers' alignment allows
+#define MEMHIER_RUNG(name, ...) name,
+#define MEMHIER_BENCH_RUNG(...)
+#define MEMHIER_BEST(name, ...) name,
+#include "memhier/kernels/elementwise_rungs.inc"
+};
+
+/// Every variant, in rung order (best last).
+inline constexpr Variant kAllVariants[] = {
+#define MEMHIER_RUNG(name, ...) Variant::name,
+#define MEMHIER_BENCH_RUNG(...)
+#define MEMHIER_BEST(name, ...) Variant::name,
+#include "memhier/kernels/elementwise_rungs.inc"
 };
 
 /// The variant's readable name ("float4_unroll4"), as the bench and the CLI spell it.
 const char* to_string(Variant v);
+
+/// The variant named `name`, or nullopt (the bench-only rungs have no Variant).
+std::optional<Variant> variant_from_string(const std::string& name);
 
 /// y[i] = x[i] for i < n. x == y is allowed (a no-op copy); other overlaps are rejected.
 void copy(Variant v, const float* x, float* y, std::size_t n, cudaStream_t stream = nullptr);

@@ -10,31 +10,19 @@
 
 namespace memhier::gemm {
 
-/// The rungs of the ladder, in rung order; `best` picks a tuned configuration.
+/// The rungs of the ladder, in rung order (gemm_rungs.inc); `best` picks a tuned
+/// configuration among the candidates the table marks.
 enum class Variant {
-  naive,            ///< one thread per output, threadIdx.x along the rows of C (uncoalesced)
-  coalesced,        ///< one thread per output, threadIdx.x along the columns of C
-  smem_tile16,      ///< 16x16 shared-memory tiles
-  smem_tile32,      ///< 32x32 shared-memory tiles
-  smem_tile64,      ///< 64x64 shared-memory tiles (4 outputs per thread)
-  padded,           ///< 32x32 tiles with one column of padding ([32][33])
-  reg_tile_1d,      ///< 64x64 block tile, each thread a column of 8 outputs
-  reg_tile_2d,      ///< 128x128 block tile, 8x8 outputs per thread
-  vectorized,       ///< + float4 loads, A stored transposed in shared memory
-  warp_tiled,       ///< + warp tiles (64x64 per warp, 128 threads)
-  double_buffered,  ///< two shared stages with register prefetch, conflict-free LDS.128
-  cp_async_2stage,  ///< cp.async pipeline, 2 stages
-  cp_async_3stage,  ///< cp.async pipeline, 3 stages
-  cp_async_4stage,  ///< cp.async pipeline, 4 stages
-  swizzled,         ///< cp.async 3 stages, XOR-swizzled shared memory instead of padding
-  // Candidates of `best` (all double-buffered unless cp4; BMxBNxBK block tile, TMxTN per thread):
-  cfg_128x128x16_8x8,      ///< 128x128x16, 256 threads, one block per SM (167 registers)
-  cfg_128x256x8_8x16,      ///< 128x256x8, 256 threads, 8x16 per thread: 95% of issue is FFMA
-  cfg_128x64x16_8x4,       ///< 128x64x16, 256 threads: twice the blocks of 128x128
-  cfg_64x64x16_4x4,        ///< 64x64x16, 256 threads: four times the blocks, for medium shapes
-  cfg_64x64x16_8x4,        ///< 64x64x16, 128 threads, 8x4 per thread: more ILP, fewer warps
-  cfg_cp4_128x128x16_8x8,  ///< cp.async 4 stages of 128x128x16 in 64 KiB of dynamic smem
-  best,  ///< the fastest candidate for this device and shape class (tuned once, cached)
+#define MEMHIER_RUNG(name, ...) name,
+#define MEMHIER_BEST(name, ...) name,
+#include "memhier/kernels/gemm_rungs.inc"
+};
+
+/// Every variant, in rung order (best last).
+inline constexpr Variant kAllVariants[] = {
+#define MEMHIER_RUNG(name, ...) Variant::name,
+#define MEMHIER_BEST(name, ...) Variant::name,
+#include "memhier/kernels/gemm_rungs.inc"
 };
 
 /// The variant's readable name ("double_buffered"), as `memhier bench --variant` takes it.

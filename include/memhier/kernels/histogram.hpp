@@ -11,15 +11,18 @@
 
 namespace memhier::histogram {
 
-/// The variants, in rung order.
+/// The variants, in rung order (histogram_rungs.inc).
 enum class Variant {
-  global_atomics,         ///< one atomicAdd to the global bins per element
-  shared_privatized,      ///< one 256-bin shared histogram per block, merged with 256 atomics
-  warp_privatized,        ///< one 256-bin shared histogram per warp, summed per block
-  lane_privatized,        ///< 32 per-lane shared copies (bank = lane), 16-byte loads
-  lane_privatized_runs,   ///< lane_privatized + one add for a 16-byte run of equal bytes
-  lane_privatized_pairs,  ///< lane_privatized_runs in pairs of blocks merging through DSMEM
-  best,                   ///< dispatches to the fastest variant for the input
+#define MEMHIER_RUNG(name, ...) name,
+#define MEMHIER_BEST(name, ...) name,
+#include "memhier/kernels/histogram_rungs.inc"
+};
+
+/// Every variant, in rung order (best last).
+inline constexpr Variant kAllVariants[] = {
+#define MEMHIER_RUNG(name, ...) Variant::name,
+#define MEMHIER_BEST(name, ...) Variant::name,
+#include "memhier/kernels/histogram_rungs.inc"
 };
 
 /// The variant's readable name ("lane_privatized"): what --variant takes.

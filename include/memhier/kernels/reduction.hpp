@@ -22,18 +22,21 @@
 
 namespace memhier::reduction {
 
-/// The ladder, in rung order; `best` dispatches on n to one of the tuned single-pass rungs.
+/// The ladder, in rung order (reduction_rungs.inc); `best` dispatches on n to one of the
+/// tuned single-pass rungs.
 enum class Variant {
-  interleaved_divergent,   ///< tree in shared memory, active threads tid % (2s) == 0
-  interleaved_strided,     ///< tree in shared memory, thread tid works on word 2*s*tid
-  sequential,              ///< tree in shared memory, stride s = blockDim/2 down to 1
-  first_add_during_load,   ///< each thread adds two elements while loading
-  warp_shuffle,            ///< the final 32 partials reduced with __shfl_down_sync
-  vectorized_grid_stride,  ///< float4 loads, grid-stride loop filling every SM, 2 launches
-  single_pass,             ///< the same loads; the last block to finish reduces the partials
-  best_b512_v4x4,          ///< single pass, 512 threads, 4 float4 per thread per step
-  best_b256_v4x8_l2pf,     ///< single pass, 256 threads, 8 float4 per step, L2 256-byte prefetch
-  best,                    ///< dispatches on n to the tuned single-pass configuration
+#define MEMHIER_CLASSIC_RUNG(name, ...) name,
+#define MEMHIER_GRID_RUNG(name, ...) name,
+#define MEMHIER_BEST(name, ...) name,
+#include "memhier/kernels/reduction_rungs.inc"
+};
+
+/// Every variant, in rung order (best last).
+inline constexpr Variant kAllVariants[] = {
+#define MEMHIER_CLASSIC_RUNG(name, ...) Variant::name,
+#define MEMHIER_GRID_RUNG(name, ...) Variant::name,
+#define MEMHIER_BEST(name, ...) Variant::name,
+#include "memhier/kernels/reduction_rungs.inc"
 };
 
 /// The reduction operator. max follows fmaxf: NaN inputs are skipped (sum propagates them).

@@ -10,19 +10,18 @@
 
 namespace memhier::softmax {
 
-/// The rungs of the ladder, in order; `best` dispatches on the shape.
+/// The rungs of the ladder, in order (softmax_rungs.inc); `best` dispatches on the shape.
 enum class Variant {
-  naive,            ///< one thread finds the max; atomics for the sum; three passes
-  parallel_max,     ///< every thread in the reductions, shared-memory trees
-  warp_shuffle,     ///< reductions through warp shuffles
-  vectorized,       ///< float4 loads and stores (scalar when rows are not 16-byte aligned)
-  launch_bounds,    ///< the same with __launch_bounds__ tuned
-  online,           ///< one pass for the running max and rescaled sum, one for the output
-  warp_per_row,     ///< a warp per row, the row held in registers (cols <= 1024)
-  block_per_row,    ///< a block per row, the row cached in shared memory
-  uncached,         ///< two passes over global memory; rows of any length
-  cluster_per_row,  ///< a cluster of blocks per row, chunks in shared memory
-  best,             ///< dispatches among the four above by shape
+#define MEMHIER_RUNG(name, ...) name,
+#define MEMHIER_BEST(name, ...) name,
+#include "memhier/kernels/softmax_rungs.inc"
+};
+
+/// Every variant, in rung order (best last).
+inline constexpr Variant kAllVariants[] = {
+#define MEMHIER_RUNG(name, ...) Variant::name,
+#define MEMHIER_BEST(name, ...) Variant::name,
+#include "memhier/kernels/softmax_rungs.inc"
 };
 
 /// The variant's readable name ("warp_per_row").

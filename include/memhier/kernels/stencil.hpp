@@ -10,23 +10,20 @@
 
 namespace memhier::stencil {
 
-/// The variants in rung order; `best` dispatches on K to one of the best_* configurations.
+/// The variants in rung order (stencil_rungs.inc); `best` dispatches on K to one of the
+/// best_* configurations.
 enum class Variant {
-  naive_global,      ///< filter in global memory, every input tap loaded from global
-  constant_filter,   ///< filter in __constant__ memory (one address per warp: broadcast)
-  shared_tile,       ///< input tile + halo staged in shared memory, one output per thread
-  register_blocked,  ///< shared tile, each thread a column of 8 outputs reusing taps in registers
-  best_128x64,  ///< 4x8 outputs per thread, float4 shared/global accesses, cp.async fill; 128x64
-                ///< tile
-  best_128x32,  ///< the same with 128x32 tiles (half the block: more blocks per SM)
-  best,         ///< dispatches on K to best_128x64 or best_128x32 (see best_variant_for)
+#define MEMHIER_RUNG(name, ...) name,
+#define MEMHIER_BEST(name, ...) name,
+#include "memhier/kernels/stencil_rungs.inc"
 };
 
-/// Every variant, in rung order.
-inline constexpr Variant kAllVariants[] = {Variant::naive_global, Variant::constant_filter,
-                                           Variant::shared_tile,  Variant::register_blocked,
-                                           Variant::best_128x64,  Variant::best_128x32,
-                                           Variant::best};
+/// Every variant, in rung order (best last).
+inline constexpr Variant kAllVariants[] = {
+#define MEMHIER_RUNG(name, ...) Variant::name,
+#define MEMHIER_BEST(name, ...) Variant::name,
+#include "memhier/kernels/stencil_rungs.inc"
+};
 
 /// The variant's readable name ("register_blocked"), as `memhier bench --variant` takes it.
 const char* to_string(Variant v);

@@ -11,17 +11,19 @@
 
 namespace memhier::transpose {
 
-/// The rungs of the ladder, in order; `best` dispatches on shape and alignment.
+/// The rungs of the ladder, in order (transpose_rungs.inc); `best` dispatches on shape and
+/// alignment: memcpy for 1xN / Nx1, best_64x64_prefetch when aligned, padded otherwise.
 enum class Variant {
-  naive,                  ///< coalesced reads, strided writes (no shared memory)
-  tile,                   ///< shared tile [32][32]: coalesced both ways, 32-way bank conflicts
-  padded,                 ///< shared tile [32][33]: no bank conflicts
-  swizzled,               ///< shared tile [32][32] with XOR swizzle: no conflicts, no padding
-  best_64x64,             ///< float4 both ways, 64x64 tile, one tile per block
-  best_32x128,            ///< float4 both ways, 32x128 tile, one tile per block
-  best_64x64_persistent,  ///< float4 both ways, 64x64 tile, grid of resident blocks, tile loop
-  best_64x64_prefetch,    ///< best_64x64, each block first bulk-prefetching a later tile into L2
-  best,  ///< memcpy for 1xN / Nx1, best_64x64_prefetch when aligned, padded otherwise
+#define MEMHIER_RUNG(name, ...) name,
+#define MEMHIER_BEST(name, ...) name,
+#include "memhier/kernels/transpose_rungs.inc"
+};
+
+/// Every variant, in rung order (best last).
+inline constexpr Variant kAllVariants[] = {
+#define MEMHIER_RUNG(name, ...) Variant::name,
+#define MEMHIER_BEST(name, ...) Variant::name,
+#include "memhier/kernels/transpose_rungs.inc"
 };
 
 /// The variant's readable name ("padded", "best_64x64"); the registry and --variant use it.

@@ -2,6 +2,7 @@
 // dispatch to the variant launchers.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,14 @@ using detail::Split;
 std::uintptr_t addr(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p);
 }
+
+// Each variant's name, in enum order.
+constexpr const char* kNames[] = {
+#define MEMHIER_RUNG(name, ...) #name,
+#define MEMHIER_BENCH_RUNG(...)
+#define MEMHIER_BEST(name, ...) #name,
+#include "memhier/kernels/elementwise_rungs.inc"
+};
 
 // Largest n one launch of one element per thread covers: (2^31 - 1) blocks of kBlock.
 constexpr std::size_t kMaxElements = std::size_t{0x7fffffff} * detail::kBlock;
@@ -58,22 +67,29 @@ void check_pair(const char* fn, const float* x, const float* y, std::size_t n) {
                                 "disjoint, or equal for an in-place update.");
 }
 
+using ScalarLaunch = void (*)(OpArgs, const float*, float*, std::size_t, cudaStream_t);
+using VectorLaunch = void (*)(OpArgs, const float*, float*, const Split&, cudaStream_t);
+
+// A rung's launch, by its signature: one float per thread over n, or over the vector split.
+void launch(ScalarLaunch f, OpArgs op, const float* x, float* y, std::size_t n, const Split&,
+            cudaStream_t s) {
+  f(op, x, y, n, s);
+}
+void launch(VectorLaunch f, OpArgs op, const float* x, float* y, std::size_t, const Split& sp,
+            cudaStream_t s) {
+  f(op, x, y, sp, s);
+}
+
 // A vector variant on pointers whose misalignments differ runs the scalar kernel instead.
 void run(Variant v, OpArgs op, const float* x, float* y, std::size_t n, cudaStream_t s) {
   const detail::Dispatch d = detail::dispatch(v, addr(x), addr(y), n);
   switch (d.kernel) {
-    case detail::Kernel::scalar:
-      return detail::launch_scalar(op, x, y, n, s);
-    case detail::Kernel::float2:
-      return detail::launch_float2(op, x, y, d.split, s);
-    case detail::Kernel::float4:
-      return detail::launch_float4(op, x, y, d.split, s);
-    case detail::Kernel::float4_unroll4:
-      return detail::launch_float4_unroll4(op, x, y, d.split, s);
-    case detail::Kernel::grid_stride:
-      return detail::launch_grid_stride(op, x, y, d.split, s);
-    case detail::Kernel::grid_stride_streaming:
-      return detail::launch_grid_stride_streaming(op, x, y, d.split, s);
+#define MEMHIER_RUNG(name, rung, width, fn, ...) \
+  case detail::Kernel::name:                     \
+    return launch(detail::fn, op, x, y, n, d.split, s);
+#define MEMHIER_BENCH_RUNG(...)
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/elementwise_rungs.inc"
   }
   throw std::invalid_argument("elementwise: unknown kernel " +
                               std::to_string(static_cast<int>(d.kernel)) + ".");
@@ -87,26 +103,28 @@ Dispatch dispatch(Variant v, std::uintptr_t x, std::uintptr_t y, std::size_t n) 
   Split sp2, sp4;
   const bool v2 = split_for(x, y, n, 2, &sp2);
   const bool v4 = split_for(x, y, n, 4, &sp4);
-  const auto vec4 = [&](Kernel k) { return v4 ? Dispatch{k, sp4} : Dispatch{Kernel::scalar, {}}; };
+  // A rung of width w runs on the split for w, or the scalar kernel when there is none.
+  const auto fits = [&](Kernel k, int width) {
+    if (width == 4) return v4 ? Dispatch{k, sp4} : Dispatch{Kernel::scalar, {}};
+    if (width == 2) return v2 ? Dispatch{k, sp2} : Dispatch{Kernel::scalar, {}};
+    return Dispatch{k, {}};
+  };
+  if (v == Variant::best) {
+    // One float4 per thread, one pass: 1.01x memcpy on copy and 1.03x on axpy (H200,
+    // 2026-11-21), ahead of the grid-stride loop (0.92x, 0.96x); then float2, then scalar.
+    if (v4) return {Kernel::float4, sp4};
+    if (v2) return {Kernel::float2, sp2};
+    return {Kernel::scalar, {}};
+  }
   switch (v) {
-    case Variant::scalar:
-      return {Kernel::scalar, {}};
-    case Variant::float2:
-      return v2 ? Dispatch{Kernel::float2, sp2} : Dispatch{Kernel::scalar, {}};
-    case Variant::float4:
-      return vec4(Kernel::float4);
-    case Variant::float4_unroll4:
-      return vec4(Kernel::float4_unroll4);
-    case Variant::grid_stride:
-      return vec4(Kernel::grid_stride);
-    case Variant::grid_stride_streaming:
-      return vec4(Kernel::grid_stride_streaming);
-    case Variant::best:
-      // One float4 per thread, one pass: 1.01x memcpy on copy and 1.03x on axpy (H200,
-      // 2026-11-21), ahead of the grid-stride loop (0.92x, 0.96x); then float2, then scalar.
-      if (v4) return {Kernel::float4, sp4};
-      if (v2) return {Kernel::float2, sp2};
-      return {Kernel::scalar, {}};
+#define MEMHIER_RUNG(name, rung, width, ...) \
+  case Variant::name:                        \
+    return fits(Kernel::name, width);
+#define MEMHIER_BENCH_RUNG(...)
+#define MEMHIER_BEST(name, ...) \
+  case Variant::name:           \
+    break;
+#include "memhier/kernels/elementwise_rungs.inc"
   }
   throw std::invalid_argument("elementwise: unknown variant " +
                               std::to_string(static_cast<int>(v)) + ".");
@@ -115,23 +133,15 @@ Dispatch dispatch(Variant v, std::uintptr_t x, std::uintptr_t y, std::size_t n) 
 }  // namespace detail
 
 const char* to_string(Variant v) {
-  switch (v) {
-    case Variant::scalar:
-      return "scalar";
-    case Variant::float2:
-      return "float2";
-    case Variant::float4:
-      return "float4";
-    case Variant::float4_unroll4:
-      return "float4_unroll4";
-    case Variant::grid_stride:
-      return "grid_stride";
-    case Variant::grid_stride_streaming:
-      return "grid_stride_streaming";
-    case Variant::best:
-      return "best";
-  }
+  for (Variant e : kAllVariants)
+    if (e == v) return kNames[static_cast<int>(e)];
   return "unknown";
+}
+
+std::optional<Variant> variant_from_string(const std::string& name) {
+  for (Variant e : kAllVariants)
+    if (name == kNames[static_cast<int>(e)]) return e;
+  return std::nullopt;
 }
 
 void copy(Variant v, const float* x, float* y, std::size_t n, cudaStream_t stream) {

@@ -171,14 +171,9 @@ const char* const kParticlesAos = "particles_aos";
 const char* const kParticlesSoa = "particles_soa";
 
 bool is_vector_variant(const std::string& v, ew::Variant* out) {
-  for (ew::Variant e :
-       {ew::Variant::scalar, ew::Variant::float2, ew::Variant::float4, ew::Variant::float4_unroll4,
-        ew::Variant::grid_stride, ew::Variant::grid_stride_streaming, ew::Variant::best})
-    if (v == ew::to_string(e)) {
-      *out = e;
-      return true;
-    }
-  return false;
+  const std::optional<ew::Variant> e = ew::variant_from_string(v);
+  if (e) *out = *e;
+  return e.has_value();
 }
 
 [[noreturn]] void decline(const std::string& variant, const char* applies_to, const Shape& s) {
@@ -476,10 +471,11 @@ class ParticlesCase final : public registry::Case {
 // ---------------------------------------------------------------------------------------
 // Registration.
 
+/// A rung of the table (elementwise_rungs.inc) as the bench registers it.
 registry::Variant variant(std::string name, int rung, std::string technique, registry::Claim claim,
                        const void* symbol) {
-  return registry::make_variant(std::move(name), rung, std::move(technique), std::move(claim),
-                             symbol, ew::detail::kBlock);
+  return registry::make_variant(std::move(name), rung, std::move(technique), std::move(claim), symbol,
+                             ew::detail::kBlock);
 }
 
 }  // namespace
@@ -487,9 +483,6 @@ registry::Variant variant(std::string name, int rung, std::string technique, reg
 registry::Family elementwise_family() {
   using ew::Variant;
   namespace d = ew::detail;
-  const std::string vec = "001 §Vectorized Loads: float4";
-  const std::string anti = "001 §Common Anti-Patterns and Fixes";
-  const std::string aos = "001 §AoS vs SoA: The Data Layout That Determines Performance";
   registry::Family f;
   f.name = "elementwise";
   f.title = "Elementwise fp32: axpy (y = a*x + y), copy, particle update";
@@ -508,64 +501,12 @@ registry::Family elementwise_family() {
       "with every field used (so the AoS cost is L1 wavefronts and whole-sector write-back, "
       "not unused bytes).";
   f.variants = {
-      variant(to_string(Variant::scalar), 1,
-              "one float per thread: coalesced 4-byte loads and stores (128 bytes per warp "
-              "instruction)",
-              {vec, "scalar float loads: ~1,400 GB/s on an A100 elementwise kernel"},
-              d::scalar_symbol(Op::axpy)),
-      variant(to_string(Variant::float2), 2,
-              "one float2 per thread: 8-byte accesses, half the instructions; scalar head and "
-              "tail",
-              {vec, "wider loads reduce instruction count and raise throughput"},
-              d::float2_symbol(Op::axpy)),
-      variant(to_string(Variant::float4), 3,
-              "one float4 per thread: 16-byte accesses, 512 bytes per warp instruction; "
-              "scalar head peel to a common 16-byte boundary, scalar tail",
-              {vec,
-               "float4: ~1,750 GB/s against ~1,400 scalar on an A100, 1.25x; 4x fewer "
-               "load/store instructions"},
-              d::float4_symbol(Op::axpy)),
-      variant(to_string(Variant::float4_unroll4), 4,
-              "four float4 per thread from one contiguous 16 KiB block tile, all loads before "
-              "the stores; one block per tile",
-              {"001 §The Optimization Hierarchy", "vectorize loads (~1.1-1.25x)"},
-              d::float4_unroll4_symbol(Op::axpy)),
-      variant(to_string(Variant::grid_stride), 5,
-              "grid of SMs x resident blocks looping over 16 KiB tiles, four float4 per thread "
-              "in flight (eight for axpy); no tail wave",
-              {"001 §The Optimization Hierarchy", "vectorize loads (~1.1-1.25x)"},
-              d::grid_stride_symbol(Op::axpy)),
-      variant(to_string(Variant::grid_stride_streaming), 6,
-              "grid_stride with evict-first loads and stores (ld/st.global.cs): read-once data "
-              "and dirty output leave L2 early",
-              {"004 §PTX state spaces and cache operators",
-               ".cs marks data accessed once, to be evicted first"},
-              d::grid_stride_streaming_symbol(Op::axpy)),
-      variant(kMisalignedBase, 7,
-              "float4 on x + 1 and y + 1 (both 4 bytes past a 16-byte boundary): a 3-element "
-              "scalar head restores 16-byte alignment for the rest",
-              {anti, "misaligned base address: ~1,400 GB/s; aligned: ~1,750 GB/s (1.25x)"},
-              d::float4_symbol(Op::axpy)),
-      variant(kMismatched, 8,
-              "float4 on x + 1 and y (misalignments differ, no common 16-byte boundary): falls "
-              "back to the scalar kernel",
-              {vec, "float4 needs 16-byte aligned data; otherwise a scalar path"},
-              d::scalar_symbol(Op::axpy)),
-      variant(kParticlesAos, 9,
-              "array of 24-byte Particle records, one per thread: stride-24 field accesses "
-              "(24 sectors per warp load, served by L1) and half-written sectors",
-              {aos, "AoS (stride 4 floats): ~400 GB/s useful of ~1,600 total on an A100"},
-              d::particles_aos_symbol()),
-      variant(kParticlesSoa, 10,
-              "structure of six arrays, one particle per thread: every access stride 1, "
-              "every fetched byte used",
-              {aos, "SoA (stride 1): ~1,700 GB/s useful, 4x AoS"}, d::particles_soa_symbol()),
-      variant(to_string(Variant::best), 11,
-              "dispatch: float4 when x and y share their 16-byte misalignment, float2 when "
-              "they share 8, else scalar; particles shapes: the SoA update",
-              {"001 §The Optimization Hierarchy",
-               "coalesce, then vectorize: the elementwise kernel reaches the copy ceiling"},
-              d::float4_symbol(Op::axpy)),
+#define MEMHIER_RUNG(name, rung, width, launch, symbol, technique, source, claim) \
+  variant(#name, rung, technique, {source, claim}, d::symbol(Op::axpy)),
+#define MEMHIER_BENCH_RUNG(name, rung, symbol, technique, source, claim) \
+  variant(#name, rung, technique, {source, claim}, d::symbol),
+#define MEMHIER_BEST MEMHIER_BENCH_RUNG
+#include "memhier/kernels/elementwise_rungs.inc"
   };
   for (registry::Variant& v : f.variants)
     v.predict = [name = v.name](const std::string& shape) {

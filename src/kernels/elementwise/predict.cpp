@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "kernels/elementwise/index.cuh"
 #include "kernels/predict.hpp"
@@ -137,11 +138,9 @@ model::AccessCounts predict_stream(const std::string& variant, Op op, std::size_
   } else if (variant == "float4_mismatched_alignment") {
     ox = 1, oy = 0;
   } else {
-    bool found = false;
-    for (Variant e : {Variant::scalar, Variant::float2, Variant::float4, Variant::float4_unroll4,
-                      Variant::grid_stride, Variant::grid_stride_streaming, Variant::best})
-      if (variant == to_string(e)) v = e, found = true;
-    if (!found) return rec.counts();  // particles_* decline copy and axpy: nothing runs
+    const std::optional<Variant> e = variant_from_string(variant);
+    if (!e) return rec.counts();  // particles_* decline copy and axpy: nothing runs
+    v = *e;
   }
   Arrays a;
   a.x = buffer_base(0) + 4 * ox;

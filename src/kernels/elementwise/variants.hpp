@@ -23,30 +23,22 @@ struct OpArgs {
   float a = 0.f;
 };
 
-// scalar.cu: one element per thread.
-void launch_scalar(OpArgs op, const float* x, float* y, std::size_t n, cudaStream_t s);
-const void* scalar_symbol(Op op);
-
-// float2.cu: one float2 per thread over split_for(..., 2).
-void launch_float2(OpArgs op, const float* x, float* y, const Split& sp, cudaStream_t s);
-const void* float2_symbol(Op op);
-
-// float4.cu: one float4 per thread over split_for(..., 4).
-void launch_float4(OpArgs op, const float* x, float* y, const Split& sp, cudaStream_t s);
-const void* float4_symbol(Op op);
-
-// float4_unroll4.cu: one tile of kUnroll x kBlock float4 per block, as many blocks as tiles.
-void launch_float4_unroll4(OpArgs op, const float* x, float* y, const Split& sp, cudaStream_t s);
-const void* float4_unroll4_symbol(Op op);
-
-// grid_stride.cu: as many blocks as fit on the device at once, looping over tiles.
-void launch_grid_stride(OpArgs op, const float* x, float* y, const Split& sp, cudaStream_t s);
-const void* grid_stride_symbol(Op op);
-
-// grid_stride_streaming.cu: grid_stride with evict-first (.cs) loads and stores.
-void launch_grid_stride_streaming(OpArgs op, const float* x, float* y, const Split& sp,
-                                  cudaStream_t s);
-const void* grid_stride_streaming_symbol(Op op);
+// The copy/axpy rungs (elementwise_rungs.inc), each in its own .cu: a launch per rung, of
+// one float per thread (width 1) or over the vector split for its width, and its kernel
+// for an operation (cudaFuncGetAttributes).
+#define MEMHIER_EW_LAUNCH_1(launch) \
+  void launch(OpArgs op, const float* x, float* y, std::size_t n, cudaStream_t s);
+#define MEMHIER_EW_LAUNCH_2(launch) \
+  void launch(OpArgs op, const float* x, float* y, const Split& sp, cudaStream_t s);
+#define MEMHIER_EW_LAUNCH_4 MEMHIER_EW_LAUNCH_2
+#define MEMHIER_RUNG(name, rung, width, launch, symbol, ...) \
+  MEMHIER_EW_LAUNCH_##width(launch) const void* symbol(Op op);
+#define MEMHIER_BENCH_RUNG(...)
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/elementwise_rungs.inc"
+#undef MEMHIER_EW_LAUNCH_1
+#undef MEMHIER_EW_LAUNCH_2
+#undef MEMHIER_EW_LAUNCH_4
 
 // particles_aos.cu / particles_soa.cu: one particle per thread.
 void launch_particles_aos(Particle* p, std::size_t n, float dt, cudaStream_t s);
@@ -55,8 +47,13 @@ void launch_particles_soa(const ParticlesSoA& p, std::size_t n, float dt, cudaSt
 const void* particles_soa_symbol();
 
 // api.cpp: which kernel a variant runs, shared by the dispatch and the predictions.
-/// The copy/axpy kernels of this ladder.
-enum class Kernel { scalar, float2, float4, float4_unroll4, grid_stride, grid_stride_streaming };
+/// The copy/axpy kernels of this ladder: one per rung.
+enum class Kernel {
+#define MEMHIER_RUNG(name, ...) name,
+#define MEMHIER_BENCH_RUNG(...)
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/elementwise_rungs.inc"
+};
 
 /// The kernel `v` runs on x and y (addresses, 4-byte aligned) for n elements, and the split
 /// its vector kernels use: a vector variant whose pointers have no common vector boundary

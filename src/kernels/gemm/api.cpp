@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -20,28 +21,9 @@ namespace {
 
 const std::vector<std::pair<Variant, const char*>>& names() {
   static const std::vector<std::pair<Variant, const char*>> n{
-      {Variant::naive, "naive"},
-      {Variant::coalesced, "coalesced"},
-      {Variant::smem_tile16, "smem_tile16"},
-      {Variant::smem_tile32, "smem_tile32"},
-      {Variant::smem_tile64, "smem_tile64"},
-      {Variant::padded, "padded"},
-      {Variant::reg_tile_1d, "reg_tile_1d"},
-      {Variant::reg_tile_2d, "reg_tile_2d"},
-      {Variant::vectorized, "vectorized"},
-      {Variant::warp_tiled, "warp_tiled"},
-      {Variant::double_buffered, "double_buffered"},
-      {Variant::cp_async_2stage, "cp_async_2stage"},
-      {Variant::cp_async_3stage, "cp_async_3stage"},
-      {Variant::cp_async_4stage, "cp_async_4stage"},
-      {Variant::swizzled, "swizzled"},
-      {Variant::cfg_128x128x16_8x8, "cfg_128x128x16_8x8"},
-      {Variant::cfg_128x256x8_8x16, "cfg_128x256x8_8x16"},
-      {Variant::cfg_128x64x16_8x4, "cfg_128x64x16_8x4"},
-      {Variant::cfg_64x64x16_4x4, "cfg_64x64x16_4x4"},
-      {Variant::cfg_64x64x16_8x4, "cfg_64x64x16_8x4"},
-      {Variant::cfg_cp4_128x128x16_8x8, "cfg_cp4_128x128x16_8x8"},
-      {Variant::best, "best"},
+#define MEMHIER_RUNG(name, ...) {Variant::name, #name},
+#define MEMHIER_BEST(name, ...) {Variant::name, #name},
+#include "memhier/kernels/gemm_rungs.inc"
   };
   return n;
 }
@@ -85,11 +67,7 @@ const char* to_string(Variant v) {
 }
 
 const std::vector<Variant>& all_variants() {
-  static const std::vector<Variant> all = [] {
-    std::vector<Variant> v;
-    for (const auto& e : names()) v.push_back(e.first);
-    return v;
-  }();
+  static const std::vector<Variant> all(std::begin(kAllVariants), std::end(kAllVariants));
   return all;
 }
 
@@ -106,53 +84,28 @@ namespace detail {
 
 Launcher launcher_for(Variant v) {
   switch (v) {
-    case Variant::naive:
-      return naive_launcher();
-    case Variant::coalesced:
-      return coalesced_launcher();
-    case Variant::smem_tile16:
-      return smem_tile16_launcher();
-    case Variant::smem_tile32:
-      return smem_tile32_launcher();
-    case Variant::smem_tile64:
-      return smem_tile64_launcher();
-    case Variant::padded:
-      return padded_launcher();
-    case Variant::reg_tile_1d:
-      return reg_tile_1d_launcher();
-    case Variant::reg_tile_2d:
-      return reg_tile_2d_launcher();
-    case Variant::vectorized:
-      return vectorized_launcher();
-    case Variant::warp_tiled:
-      return warp_tiled_launcher();
-    case Variant::double_buffered:
-      return double_buffered_launcher();
-    case Variant::cp_async_2stage:
-      return cp_async_launcher(2);
-    case Variant::cp_async_3stage:
-      return cp_async_launcher(3);
-    case Variant::cp_async_4stage:
-      return cp_async_launcher(4);
-    case Variant::swizzled:
-      return swizzled_launcher();
-    case Variant::cfg_128x128x16_8x8:
-      return cfg_128x128x16_8x8_launcher();
-    case Variant::cfg_128x256x8_8x16:
-      return cfg_128x256x8_8x16_launcher();
-    case Variant::cfg_128x64x16_8x4:
-      return cfg_128x64x16_8x4_launcher();
-    case Variant::cfg_64x64x16_4x4:
-      return cfg_64x64x16_4x4_launcher();
-    case Variant::cfg_64x64x16_8x4:
-      return cfg_64x64x16_8x4_launcher();
-    case Variant::cfg_cp4_128x128x16_8x8:
-      return cfg_cp4_128x128x16_8x8_launcher();
-    case Variant::best:
-      break;
+#define MEMHIER_RUNG(name, rung, launcher, ...) \
+  case Variant::name:                           \
+    return launcher();
+#define MEMHIER_BEST(name, ...) \
+  case Variant::name:           \
+    break;
+#include "memhier/kernels/gemm_rungs.inc"
   }
   throw std::invalid_argument(std::string("sgemm: variant '") + to_string(v) +
                               "' has no single kernel (best picks one per shape).");
+}
+
+const std::vector<Variant>& best_candidates() {
+  static const std::vector<Variant> c = [] {
+    std::vector<Variant> v;
+#define MEMHIER_RUNG(name, rung, launcher, candidate, ...) \
+  if (candidate) v.push_back(Variant::name);
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/gemm_rungs.inc"
+    return v;
+  }();
+  return c;
 }
 
 void prepare_dynamic_smem(const void* kernel, int bytes, const char* what) {

@@ -1,8 +1,6 @@
 // Rungs 12-14, cp_async_{2,3,4}stage: the double-buffered tile (128 x 128 x 8, padded A)
 // fed by cp.async instead of register prefetch: global -> shared without registers, and
 // 1, 2 or 3 k-tiles in flight while one is computed.
-#include <stdexcept>
-
 #include "cp_async.cuh"
 
 namespace memhier::gemm::detail {
@@ -23,17 +21,14 @@ Launcher make() {
 
 }  // namespace
 
-Launcher cp_async_launcher(int stages) {
-  switch (stages) {
-    case 2:
-      return make<2>();
-    case 3:
-      return make<3>();
-    case 4:
-      return make<4>();
-    default:
-      throw std::invalid_argument("cp_async: stages must be 2, 3 or 4.");
-  }
+Launcher cp_async_2stage_launcher() {
+  return make<2>();
+}
+Launcher cp_async_3stage_launcher() {
+  return make<3>();
+}
+Launcher cp_async_4stage_launcher() {
+  return make<4>();
 }
 
 }  // namespace memhier::gemm::detail

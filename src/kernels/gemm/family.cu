@@ -343,126 +343,27 @@ struct RungInfo {
   const char* claim;
 };
 
-// Rung order. Claims quote the seeds' numbers (A100, 4096^3, fp32) where they give one.
+/// The table (gemm_rungs.inc), in rung order.
 const std::vector<RungInfo>& rungs() {
   static const std::vector<RungInfo> r{
-      {Variant::naive, 1,
-       "one thread per output, K-long dot product from global memory; threadIdx.x along rows "
-       "of C, so a warp reads 32 rows of A (uncoalesced) and writes 32 rows of C",
-       "002 §GEMM Performance Comparison",
-       "naive (no tiling): 310 GFLOP/s, 1.6% of the A100's 19.5 TFLOP/s; global-memory bound"},
-      {Variant::coalesced, 2,
-       "the naive kernel with threadIdx.x along columns: B and C accessed as whole 128-byte "
-       "lines, A broadcast",
-       "001 §Memory Coalescing: THE Most Important Optimization",
-       "coalescing is the 10x optimization: 10-20x performance differences"},
-      {Variant::smem_tile16, 3,
-       "16x16 tiles of A and B staged in shared memory: each global load reused 16 times",
-       "000 §Tile Size Choices",
-       "TILE 16: 2 KB of shared memory per block, 16x less global traffic, more blocks per SM"},
-      {Variant::smem_tile32, 4,
-       "32x32 shared-memory tiles (1024 threads): 32x reuse, a warp reads a full row",
-       "000 §Tile Size Choices / 002 §GEMM Performance Comparison",
-       "TILE 32: 8 KB per block, nearly always optimal on A100/H100; tiled 32x32 reaches "
-       "2,800 GFLOP/s (14.4% of peak)"},
-      {Variant::smem_tile64, 5,
-       "64x64 shared-memory tiles (32 KB per block, 4 outputs per thread): 64x reuse",
-       "000 §Tile Size Choices",
-       "TILE 64: 32 KB per block, 64x less global traffic, may leave too little shared "
-       "memory for several blocks per SM"},
-      {Variant::padded, 6,
-       "the 32x32 tile with a padding column ([32][33]); here every shared access is a row "
-       "or a broadcast already, so the bank model predicts no change",
-       "002 (introduction) / 000 §Shared Memory Bank Conflicts",
-       "one column of padding takes a tiled matmul from 4 to 12 TFLOP/s on an A100 (3x)"},
-      {Variant::reg_tile_1d, 7,
-       "64x64x8 block tile, each thread a column of 8 outputs in registers: one shared B "
-       "value feeds 8 FMAs",
-       "002 §Summary",
-       "register tiling (several outputs per thread) matters as much as shared-memory tiling"},
-      {Variant::reg_tile_2d, 8,
-       "128x128x8 block tile, 8x8 outputs per thread as an outer product: 16 shared loads "
-       "per 64 FMAs",
-       "002 §GEMM Performance Comparison",
-       "register tiling 64x64 with 4x4 per thread: 6,200 GFLOP/s (31.8% of peak), the key "
-       "step beyond shared-memory tiling"},
-      {Variant::vectorized, 9,
-       "float4 global loads, A stored transposed in shared memory, LDS.128 fragment reads "
-       "(4 shared loads per 64 FMAs), float4 stores of C",
-       "001 §Vectorized Loads: float4", "float4 loads cut load instructions 4x; about 1.1-1.25x"},
-      {Variant::warp_tiled, 10,
-       "warp tiling: 128x128x16 block, 64x64 per warp in four 64x16 sub-tiles, 8x4 per "
-       "thread per sub-tile (128 outputs per thread, 128 threads)",
-       "002 §Summary",
-       "register tiling (several outputs per thread) matters as much as shared-memory tiling"},
-      {Variant::double_buffered, 11,
-       "two shared stages, next k-tile prefetched into registers during the FMAs, one "
-       "barrier per tile; 8x8 per thread as 4x4 quadrants (conflict-free LDS.128); grouped "
-       "rasterization for L2",
-       "000 §Double buffering / 002 §Double Buffering",
-       "loading tile t+1 while computing tile t removes the stall between the barrier and "
-       "the next load"},
-      {Variant::cp_async_2stage, 12,
-       "cp.async (global to shared without registers), 2 stages: one k-tile in flight",
-       "002 §Multi-Stage Pipeline with cp.async",
-       "cp.async pipeline: 7,100 GFLOP/s vs 6,200 without (36.4% of peak)"},
-      {Variant::cp_async_3stage, 13, "cp.async pipeline, 3 stages: two k-tiles in flight",
-       "001 §Async Copy", "cp.async gives CUTLASS GEMM 1.05x (280 to 295 TFLOP/s on an A100)"},
-      {Variant::cp_async_4stage, 14, "cp.async pipeline, 4 stages: three k-tiles in flight",
-       "002 §Multi-Stage Pipeline with cp.async",
-       "more stages overlap more of the load latency with compute"},
-      {Variant::swizzled, 15,
-       "cp.async 3 stages with an XOR-swizzled A tile instead of padding: conflict-free "
-       "transposing stores, no wasted shared memory",
-       "002 §Swizzled Shared Memory Access",
-       "an XOR swizzle removes conflicts like padding does, without the extra memory"},
-      {Variant::cfg_128x128x16_8x8, 16,
-       "best candidate: double-buffered 128x128x16 (half the barriers per FMA), swizzled, "
-       "one block per SM (167 registers)",
-       "002 §Summary", "deeper k-tiles amortize the barrier and the prefetch"},
-      {Variant::cfg_128x256x8_8x16, 17,
-       "best candidate: double-buffered 128x256x8, 8x16 outputs per thread (6 LDS.128 per "
-       "128 FFMA), one block per SM (251 registers)",
-       "002 §Summary",
-       "register tiling (several outputs per thread) matters as much as shared-memory tiling"},
-      {Variant::cfg_128x64x16_8x4, 18,
-       "best candidate: double-buffered 128x64x16, 8x4 per thread: twice the blocks of "
-       "128x128 for shapes that do not fill the SMs",
-       "000 §Tile Size Choices", "smaller tiles trade reuse for more blocks per SM"},
-      {Variant::cfg_64x64x16_4x4, 19,
-       "best candidate: double-buffered 64x64x16, 4x4 per thread, 256 threads: four times "
-       "the blocks, for small and medium shapes",
-       "000 §Tile Size Choices", "smaller tiles trade reuse for more blocks per SM"},
-      {Variant::cfg_64x64x16_8x4, 20,
-       "best candidate: double-buffered 64x64x16, 8x4 per thread, 128 threads: the same "
-       "blocks with more FMAs per shared load and fewer warps",
-       "001 §Controlling Register Allocation with __launch_bounds__",
-       "__launch_bounds__(256, 2) at 50% occupancy beat both more registers and more "
-       "occupancy with spills (1,550 vs 1,200 and 1,100 GB/s)"},
-      {Variant::cfg_cp4_128x128x16_8x8, 21,
-       "best candidate: cp.async 4 stages of 128x128x16 in 64 KB of dynamic shared memory "
-       "(opted in above 48 KB)",
-       "001 §Shared Memory / L1 Cache Configurations",
-       "large tiles want the maximum shared-memory carveout (GEMM, FlashAttention)"},
-      {Variant::best, 22,
-       "the fastest candidate for this device and shape class (tiny/small/medium/large by "
-       "2mnk, aligned or not), tried once each on the first call and cached in memory and "
-       "in ~/.cache/memhier/gemm-tuning.json",
-       "002 §GEMM Performance Comparison",
-       "cuBLAS: 18,500 GFLOP/s (94.9% of the A100's fp32 peak); hand-written kernels stop "
-       "near 36%"},
+#define MEMHIER_RUNG(name, rung, launcher, candidate, technique, source, claim) \
+  {Variant::name, rung, technique, source, claim},
+#define MEMHIER_BEST(name, rung, technique, source, claim) \
+  {Variant::name, rung, technique, source, claim},
+#include "memhier/kernels/gemm_rungs.inc"
   };
   return r;
 }
 
+/// A rung of the table as the bench registers it: its launcher's resources, its prediction.
 registry::Variant make_variant(const RungInfo& r) {
   // best: the kernel it runs depends on the tuning (`runs`, below); its own symbol is the
   // large-shape default.
   const gemm::detail::Launcher l =
       gemm::detail::launcher_for(r.v == Variant::best ? Variant::double_buffered : r.v);
-  registry::Variant v = registry::make_variant(gemm::to_string(r.v), r.rung, r.technique,
-                                         {r.source, r.claim}, l.symbol(), l.block_threads,
-                                         l.dynamic_smem);
+  registry::Variant v =
+      registry::make_variant(gemm::to_string(r.v), r.rung, r.technique, {r.source, r.claim},
+                          l.symbol(), l.block_threads, l.dynamic_smem);
   if (gemm::detail::has_prediction(r.v))
     v.predict = [rung = r.v](const std::string& shape) {
       const GemmShape s = parse_gemm_shape(shape);

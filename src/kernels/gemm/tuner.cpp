@@ -284,14 +284,6 @@ Tuner& tuner() {
 
 }  // namespace
 
-const std::vector<Variant>& best_candidates() {
-  static const std::vector<Variant> c{Variant::double_buffered,    Variant::swizzled,
-                                      Variant::cfg_128x128x16_8x8, Variant::cfg_128x256x8_8x16,
-                                      Variant::cfg_128x64x16_8x4,  Variant::cfg_64x64x16_4x4,
-                                      Variant::cfg_64x64x16_8x4,   Variant::cfg_cp4_128x128x16_8x8};
-  return c;
-}
-
 Variant choose_best(const Params& p, cudaStream_t stream) {
   return tuner().choose(p, stream);
 }

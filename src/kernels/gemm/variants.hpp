@@ -42,27 +42,10 @@ struct Launcher {
   TileShape block_tile = {};
 };
 
-// One per rung (src/kernels/gemm/<rung>.cu).
-Launcher naive_launcher();
-Launcher coalesced_launcher();
-Launcher smem_tile16_launcher();
-Launcher smem_tile32_launcher();
-Launcher smem_tile64_launcher();
-Launcher padded_launcher();
-Launcher reg_tile_1d_launcher();
-Launcher reg_tile_2d_launcher();
-Launcher vectorized_launcher();
-Launcher warp_tiled_launcher();
-Launcher double_buffered_launcher();
-Launcher cp_async_launcher(int stages);  // 2, 3 or 4
-Launcher swizzled_launcher();
-// The extra candidates of `best` (best.cu).
-Launcher cfg_128x128x16_8x8_launcher();
-Launcher cfg_128x256x8_8x16_launcher();
-Launcher cfg_128x64x16_8x4_launcher();
-Launcher cfg_64x64x16_4x4_launcher();
-Launcher cfg_64x64x16_8x4_launcher();
-Launcher cfg_cp4_128x128x16_8x8_launcher();
+// The rungs (gemm_rungs.inc): one launcher per rung, in the rung's .cu.
+#define MEMHIER_RUNG(name, rung, launcher, ...) Launcher launcher();
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/gemm_rungs.inc"
 
 /// The launcher of a variant other than `best` (throws std::invalid_argument for best).
 Launcher launcher_for(Variant v);

@@ -10,14 +10,6 @@
 namespace memhier::histogram {
 namespace {
 
-constexpr Variant kAll[] = {Variant::global_atomics,
-                            Variant::shared_privatized,
-                            Variant::warp_privatized,
-                            Variant::lane_privatized,
-                            Variant::lane_privatized_runs,
-                            Variant::lane_privatized_pairs,
-                            Variant::best};
-
 void validate(const void* in, std::size_t n, std::size_t elem_bytes, const std::uint32_t* bins) {
   if (!bins) throw std::invalid_argument("histogram256: the bins pointer is null.");
   if (reinterpret_cast<std::uintptr_t>(bins) % alignof(std::uint32_t) != 0)
@@ -38,21 +30,11 @@ void dispatch(Variant v, const T* in, std::size_t n, std::uint32_t* bins, cudaSt
   MEMHIER_CUDA(cudaMemsetAsync(bins, 0, 256 * sizeof(std::uint32_t), s));
   if (n == 0) return;
   switch (v) {
-    case Variant::global_atomics:
-      return detail::launch_global_atomics(in, n, bins, s);
-    case Variant::shared_privatized:
-      return detail::launch_shared_privatized(in, n, bins, s);
-    case Variant::warp_privatized:
-      return detail::launch_warp_privatized(in, n, bins, s);
-    case Variant::lane_privatized:
-      return detail::launch_lane_privatized(in, n, bins, s);
-    // best: conflict-free per-lane copies, 16-byte loads and one add per run of equal
-    // values; it handles every size (the grid shrinks to the input) and every alignment.
-    case Variant::lane_privatized_runs:
-      return detail::launch_lane_privatized_runs(in, n, bins, s);
-    case Variant::lane_privatized_pairs:
-    case Variant::best:
-      return detail::launch_lane_privatized_pairs(in, n, bins, s);
+#define MEMHIER_RUNG(name, rung, launch, ...) \
+  case Variant::name:                         \
+    return detail::launch(in, n, bins, s);
+#define MEMHIER_BEST MEMHIER_RUNG
+#include "memhier/kernels/histogram_rungs.inc"
   }
   throw std::invalid_argument("histogram256: unknown variant " +
                               std::to_string(static_cast<int>(v)) + ".");
@@ -62,26 +44,17 @@ void dispatch(Variant v, const T* in, std::size_t n, std::uint32_t* bins, cudaSt
 
 const char* to_string(Variant v) {
   switch (v) {
-    case Variant::global_atomics:
-      return "global_atomics";
-    case Variant::shared_privatized:
-      return "shared_privatized";
-    case Variant::warp_privatized:
-      return "warp_privatized";
-    case Variant::lane_privatized:
-      return "lane_privatized";
-    case Variant::lane_privatized_runs:
-      return "lane_privatized_runs";
-    case Variant::lane_privatized_pairs:
-      return "lane_privatized_pairs";
-    case Variant::best:
-      return "best";
+#define MEMHIER_RUNG(name, ...) \
+  case Variant::name:           \
+    return #name;
+#define MEMHIER_BEST MEMHIER_RUNG
+#include "memhier/kernels/histogram_rungs.inc"
   }
   return "unknown";
 }
 
 std::optional<Variant> variant_from_string(const std::string& name) {
-  for (Variant v : kAll)
+  for (Variant v : kAllVariants)
     if (name == to_string(v)) return v;
   return std::nullopt;
 }

@@ -173,10 +173,19 @@ class HistogramCase final : public registry::Case {
   std::vector<double> ref_;
 };
 
+/// A rung of the table (histogram_rungs.inc) as the bench registers it.
+registry::Variant variant(hist::Variant v, int rung, std::string technique, registry::Claim claim,
+                       const void* symbol, int block_threads, int max_blocks_per_sm) {
+  registry::Variant r = registry::make_variant(hist::to_string(v), rung, std::move(technique),
+                                         std::move(claim), symbol, block_threads);
+  r.max_blocks_per_sm = max_blocks_per_sm;  // the launch's own cap (0: as many as fit)
+  return r;
+}
+
 }  // namespace
 
 registry::Family histogram_family() {
-  namespace d = hist::detail;
+  using namespace hist::detail;  // the table names its kernels and constants in detail
   registry::Family f;
   f.name = "histogram";
   f.title = "Histogram, 256 bins, uint8 and int32";
@@ -189,65 +198,13 @@ registry::Family histogram_family() {
       "a warp's 32 increments never collide, even when every value is the same "
       "(degenerate input, the case that serializes the other rungs). The input is uint8 or "
       "int32 (values outside [0, 256) are skipped), uniform random or all one value.";
-  const std::string shared_claim_src = "001 §Common Shared Memory Patterns";
-  const std::string shared_claim =
-      "per-block shared-memory histograms avoid expensive atomic contention on global memory";
   f.variants = {
-      registry::make_variant(hist::to_string(hist::Variant::global_atomics),
-       1,
-       "one atomicAdd on the 256 global bins per element: every SM contends for 256 L2 words",
-       {shared_claim_src, "the contended baseline: " + shared_claim},
-       d::global_atomics_symbol(),
-       d::kScalarThreads),
-      registry::make_variant(hist::to_string(hist::Variant::shared_privatized),
-       2,
-       "a 256-bin shared histogram per block (shared atomics), merged with <= 256 global atomics",
-       {shared_claim_src, shared_claim},
-       d::shared_privatized_symbol(),
-       d::kScalarThreads),
-      registry::make_variant(hist::to_string(hist::Variant::warp_privatized),
-       3,
-       "a 256-bin shared copy per warp: warps never share a word; copies summed per block",
-       {"002 §Banks and Bandwidth",
-        "N threads on one bank serialize into N cycles: fewer threads per copy, fewer collisions"},
-       d::warp_privatized_symbol(),
-       d::kScalarThreads),
-      registry::make_variant(hist::to_string(hist::Variant::lane_privatized),
-       4,
-       "32 per-lane copies at word bin*32+lane (bank = lane, conflict-free for any input), "
-       "16-byte loads with the next tile in flight, one 1024-thread block per SM",
-       {"002 §Banks and Bandwidth",
-        "all 32 threads on 32 different banks complete in a single cycle"},
-       d::lane_privatized_symbol(),
-       d::kLaneThreads),
-      registry::make_variant(hist::to_string(hist::Variant::lane_privatized_runs),
-       5,
-       "lane_privatized + one atomic for a 16-byte vector of one value (16 bytes or 4 int32)",
-       {"001 §Vectorized Loads: float4",
-        "16-byte loads cut load instructions 4x (here a one-value vector also costs 1 atomic, not "
-        "16)"},
-       d::lane_privatized_runs_symbol(),
-       d::kLaneThreads),
-      registry::make_variant(hist::to_string(hist::Variant::lane_privatized_pairs),
-       6,
-       "lane_privatized_runs in pairs of blocks (clusters of 2) that add their totals through "
-       "distributed shared memory: half the global atomics, two blocks per SM",
-       {shared_claim_src, shared_claim},
-       d::lane_privatized_pairs_symbol(),
-       d::kLaneThreads),
-      registry::make_variant(hist::to_string(hist::Variant::best),
-       7,
-       "dispatches to lane_privatized_pairs (any size, any alignment, uint8 and int32; "
-       "lane_privatized_runs without clusters)",
-       {"", ""},
-       d::lane_privatized_pairs_symbol(),
-       d::kLaneThreads),
+#define MEMHIER_RUNG(name, rung, launch, symbol, threads, blocks_per_sm, technique, source, claim) \
+  variant(hist::Variant::name, rung, technique, {source, claim}, symbol(), threads, blocks_per_sm),
+#define MEMHIER_BEST(name, rung, launch, symbol, threads, technique, source, claim) \
+  variant(hist::Variant::name, rung, technique, {source, claim}, symbol(), threads, 0),
+#include "memhier/kernels/histogram_rungs.inc"
   };
-  // Rungs 4 and 5 cap their blocks per SM (lane_privatized.cuh); the pairs run two per SM.
-  for (registry::Variant& v : f.variants)
-    if (v.name == hist::to_string(hist::Variant::lane_privatized) ||
-        v.name == hist::to_string(hist::Variant::lane_privatized_runs))
-      v.max_blocks_per_sm = d::kLaneBlocksPerSm;
   f.bench_shapes = {"u8-uniform:268435456", "u8-degenerate:268435456", "i32-uniform:67108864",
                     "i32-degenerate:67108864"};
   f.quick_shapes = {"u8-uniform:16777216", "u8-degenerate:16777216", "i32-uniform:16777216",

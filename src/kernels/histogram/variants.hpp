@@ -41,39 +41,15 @@ inline Split split_for_vectors(const void* p, std::size_t n, std::size_t elem_by
 int grid_for(const void* kernel, int block_threads, bool prefer_shared, std::size_t items,
              std::size_t items_per_block, int max_per_sm = 0);
 
-// Launches. Each counts into `bins`, which the caller has zeroed on `stream`; n >= 1.
-void launch_global_atomics(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
-                           cudaStream_t s);
-void launch_global_atomics(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
-                           cudaStream_t s);
-void launch_shared_privatized(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
-                              cudaStream_t s);
-void launch_shared_privatized(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
-                              cudaStream_t s);
-void launch_warp_privatized(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
-                            cudaStream_t s);
-void launch_warp_privatized(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
-                            cudaStream_t s);
-void launch_lane_privatized(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
-                            cudaStream_t s);
-void launch_lane_privatized(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
-                            cudaStream_t s);
-void launch_lane_privatized_runs(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
-                                 cudaStream_t s);
-void launch_lane_privatized_pairs(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
-                                  cudaStream_t s);
-void launch_lane_privatized_pairs(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
-                                  cudaStream_t s);
-void launch_lane_privatized_runs(const std::int32_t* in, std::size_t n, std::uint32_t* bins,
-                                 cudaStream_t s);
-
-// The uint8 kernels, for cudaFuncGetAttributes (registers, spills, shared memory).
-const void* global_atomics_symbol();
-const void* shared_privatized_symbol();
-const void* warp_privatized_symbol();
-const void* lane_privatized_symbol();
-const void* lane_privatized_runs_symbol();
-const void* lane_privatized_pairs_symbol();
+// The rungs (histogram_rungs.inc), each in its own .cu: a launch per input type, counting
+// into `bins`, which the caller has zeroed on `stream` (n >= 1), and the uint8 kernel for
+// cudaFuncGetAttributes (registers, spills, shared memory).
+#define MEMHIER_RUNG(name, rung, launch, symbol, ...)                                      \
+  void launch(const std::uint8_t* in, std::size_t n, std::uint32_t* bins, cudaStream_t s); \
+  void launch(const std::int32_t* in, std::size_t n, std::uint32_t* bins, cudaStream_t s); \
+  const void* symbol();
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/histogram_rungs.inc"
 
 /// cub::DeviceHistogram::HistogramEven (256 bins, levels [0, 256]): temp bytes, then the run.
 std::size_t cub_temp_bytes(const std::uint8_t* in, std::size_t n);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -20,35 +21,28 @@ namespace detail {
 
 namespace {
 
-bool is_classic(Variant v) {
-  switch (v) {
-    case Variant::interleaved_divergent:
-    case Variant::interleaved_strided:
-    case Variant::sequential:
-    case Variant::first_add_during_load:
-    case Variant::warp_shuffle:
-      return true;
-    default:
-      return false;
-  }
-}
-
+/// Elements a block of a classic rung reduces per pass; 0 for the grid-stride rungs.
 std::size_t classic_elems_per_block(Variant v) {
-  return v == Variant::first_add_during_load || v == Variant::warp_shuffle
-             ? kPairElems
-             : static_cast<std::size_t>(kClassicBlock);
+  switch (v) {
+#define MEMHIER_CLASSIC_RUNG(name, rung, launch, symbol, elems_per_thread, ...) \
+  case Variant::name:                                                           \
+    return static_cast<std::size_t>(elems_per_thread) * kClassicBlock;
+#define MEMHIER_GRID_RUNG(...)
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/reduction_rungs.inc"
+    default:
+      return 0;
+  }
 }
 
 GridConfig grid_config(Variant v) {
   switch (v) {
-    case Variant::vectorized_grid_stride:
-      return vectorized_grid_stride_config();
-    case Variant::single_pass:
-      return single_pass_config();
-    case Variant::best_b512_v4x4:
-      return best_b512_v4x4_config();
-    case Variant::best_b256_v4x8_l2pf:
-      return best_b256_v4x8_l2pf_config();
+#define MEMHIER_CLASSIC_RUNG(...)
+#define MEMHIER_GRID_RUNG(name, rung, launch, config, ...) \
+  case Variant::name:                                      \
+    return config();
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/reduction_rungs.inc"
     default:
       throw std::invalid_argument("reduction: internal error, no grid configuration for variant " +
                                   std::string(to_string(v)) + ".");
@@ -73,8 +67,7 @@ Plan plan(Variant v, std::size_t n) {
   if (n == 0) throw std::invalid_argument("reduction: n must be at least 1.");
   Plan p;
   p.v = v == Variant::best ? choose_best(n) : v;
-  if (is_classic(p.v)) {
-    const std::size_t e = classic_elems_per_block(p.v);
+  if (const std::size_t e = classic_elems_per_block(p.v)) {
     const std::size_t a = n / e + (n % e != 0);
     if (a > static_cast<std::size_t>(INT_MAX))
       throw std::invalid_argument("reduction: n = " + std::to_string(n) +
@@ -109,26 +102,12 @@ bool overlap(const void* a, std::size_t an, const void* b, std::size_t bn) {
 
 const char* to_string(Variant v) {
   switch (v) {
-    case Variant::interleaved_divergent:
-      return "interleaved_divergent";
-    case Variant::interleaved_strided:
-      return "interleaved_strided";
-    case Variant::sequential:
-      return "sequential";
-    case Variant::first_add_during_load:
-      return "first_add_during_load";
-    case Variant::warp_shuffle:
-      return "warp_shuffle";
-    case Variant::vectorized_grid_stride:
-      return "vectorized_grid_stride";
-    case Variant::single_pass:
-      return "single_pass";
-    case Variant::best_b512_v4x4:
-      return "best_b512_v4x4";
-    case Variant::best_b256_v4x8_l2pf:
-      return "best_b256_v4x8_l2pf";
-    case Variant::best:
-      return "best";
+#define MEMHIER_CLASSIC_RUNG(name, ...) \
+  case Variant::name:                   \
+    return #name;
+#define MEMHIER_GRID_RUNG MEMHIER_CLASSIC_RUNG
+#define MEMHIER_BEST MEMHIER_CLASSIC_RUNG
+#include "memhier/kernels/reduction_rungs.inc"
   }
   return "unknown";
 }
@@ -138,16 +117,7 @@ const char* to_string(Op op) {
 }
 
 const std::vector<Variant>& all_variants() {
-  static const std::vector<Variant> all{Variant::interleaved_divergent,
-                                        Variant::interleaved_strided,
-                                        Variant::sequential,
-                                        Variant::first_add_during_load,
-                                        Variant::warp_shuffle,
-                                        Variant::vectorized_grid_stride,
-                                        Variant::single_pass,
-                                        Variant::best_b512_v4x4,
-                                        Variant::best_b256_v4x8_l2pf,
-                                        Variant::best};
+  static const std::vector<Variant> all(std::begin(kAllVariants), std::end(kAllVariants));
   return all;
 }
 
@@ -212,26 +182,14 @@ void reduce(Variant v, Op op, const float* in, std::size_t n, float* out, void* 
   l.grid = p.grid;
   l.stream = s;
   switch (p.v) {
-    case Variant::interleaved_divergent:
-      return detail::launch_interleaved_divergent(l);
-    case Variant::interleaved_strided:
-      return detail::launch_interleaved_strided(l);
-    case Variant::sequential:
-      return detail::launch_sequential(l);
-    case Variant::first_add_during_load:
-      return detail::launch_first_add_during_load(l);
-    case Variant::warp_shuffle:
-      return detail::launch_warp_shuffle(l);
-    case Variant::vectorized_grid_stride:
-      return detail::launch_vectorized_grid_stride(l);
-    case Variant::single_pass:
-      return detail::launch_single_pass(l);
-    case Variant::best_b512_v4x4:
-      return detail::launch_best_b512_v4x4(l);
-    case Variant::best_b256_v4x8_l2pf:
-      return detail::launch_best_b256_v4x8_l2pf(l);
-    case Variant::best:
-      break;
+#define MEMHIER_CLASSIC_RUNG(name, rung, launch, ...) \
+  case Variant::name:                                 \
+    return detail::launch(l);
+#define MEMHIER_GRID_RUNG MEMHIER_CLASSIC_RUNG
+#define MEMHIER_BEST(name, ...) \
+  case Variant::name:           \
+    break;
+#include "memhier/kernels/reduction_rungs.inc"
   }
   throw std::invalid_argument("reduce: internal error, best did not resolve to a variant.");
 }

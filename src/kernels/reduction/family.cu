@@ -91,10 +91,11 @@ class ReductionCase final : public registry::Case {
   core::DeviceBuffer<char> cub_temp_;
 };
 
+/// A rung of the table (reduction_rungs.inc) as the bench registers it.
 registry::Variant variant(rd::Variant v, int rung, std::string technique, registry::Claim claim,
                        const void* symbol, int block_threads) {
-  return registry::make_variant(rd::to_string(v), rung, std::move(technique), std::move(claim),
-                             symbol, block_threads);
+  return registry::make_variant(rd::to_string(v), rung, std::move(technique), std::move(claim), symbol,
+                             block_threads);
 }
 
 }  // namespace
@@ -116,68 +117,16 @@ registry::Family reduction_family() {
       "stream: the last rungs load float4 over a grid that fills every SM, and the single "
       "pass removes the second launch, which dominates at a few MB.";
 
-  const registry::Claim c004{"004 §Vector Reduction with Branch Divergence",
-                   "the better tree has divergence only in its last 5 steps, shuts down whole "
-                   "warps as it goes, and has no bank conflicts"};
-  const registry::Claim c001_seq{"001 §Common Shared Memory Patterns",
-                       "use sequential addressing, not interleaved, to minimize bank conflicts "
-                       "and avoid warp divergence"};
-  const registry::Claim c003{"003 §Pattern 2: Efficient Parallel Reduction",
-                   "warp shuffles (__shfl_down_sync) reduce within a warp without shared memory, "
-                   "faster; the best reductions are hybrid: shuffle, one word per warp, a small "
-                   "final reduction"};
-  const registry::Claim c001_vec{"001 §Vectorized Loads: float4",
-                       "float4 loads cut load instructions 4x; anti-pattern table: scalar "
-                       "~1,400 GB/s, float4 ~1,750 GB/s (1.25x, A100)"};
-  const registry::Claim c001_async{"001 §Async Copy Impact on Tiled Kernels (A100)",
-                         "a custom reduction reaches 1,600 GB/s, 1,750 GB/s with cp.async, of "
-                         "2,039 GB/s peak"};
-
-  const d::GridConfig vgs = d::vectorized_grid_stride_config();
-  const d::GridConfig sp = d::single_pass_config();
-  const d::GridConfig b512 = d::best_b512_v4x4_config();
-  const d::GridConfig b256 = d::best_b256_v4x8_l2pf_config();
-
   f.variants = {
-      variant(Variant::interleaved_divergent, 1,
-              "shared-memory tree, stride 1, 2, 4, ...; active threads tid % (2s) == 0: "
-              "divergent warps; the same kernel pass after pass",
-              c004, d::interleaved_divergent_symbol(), d::kClassicBlock),
-      variant(Variant::interleaved_strided, 2,
-              "thread tid works on word 2*s*tid: packed active threads, no divergence, but "
-              "2s-way bank conflicts",
-              c004, d::interleaved_strided_symbol(), d::kClassicBlock),
-      variant(Variant::sequential, 3,
-              "stride s = blockDim/2 down to 1, threads tid < s add word tid+s: conflict-free, "
-              "whole warps retire",
-              c001_seq, d::sequential_symbol(), d::kClassicBlock),
-      variant(Variant::first_add_during_load, 4,
-              "each thread adds two elements while loading: 512 elements per 256-thread block, "
-              "no idle thread after the load, half the blocks",
-              c001_seq, d::first_add_during_load_symbol(), d::kClassicBlock),
-      variant(Variant::warp_shuffle, 5,
-              "as rung 4, the last 64 partials reduced by one warp with __shfl_down_sync: "
-              "no barriers, no shared memory for the last 5 steps",
-              c003, d::warp_shuffle_symbol(), d::kClassicBlock),
-      variant(Variant::vectorized_grid_stride, 6,
-              "float4 loads (scalar head peeled to 16 B), 4 in flight per thread, grid-stride "
-              "over a grid filling every SM, shuffle block reduction; a 1-block second launch",
-              c001_vec, vgs.sum_kernel, vgs.block_threads),
-      variant(Variant::single_pass, 7,
-              "rung 6 in one launch: partial, __threadfence, atomicInc ticket; the last block "
-              "reduces the partials and resets the counter",
-              c001_async, sp.sum_kernel, sp.block_threads),
-      variant(Variant::best_b512_v4x4, 8,
-              "single pass, 512 threads x 4 float4 (64 B) per step, the ticket by one "
-              "acquire-release atomic (rung 7 fences twice around it)",
-              c001_async, b512.sum_kernel, b512.block_threads),
-      variant(Variant::best_b256_v4x8_l2pf, 9,
-              "single pass, 256 threads x 8 float4 (128 B) in flight per step, loads hinted "
-              "L1::no_allocate + L2::256B prefetch (aimed at arrays far beyond L2)",
-              c001_async, b256.sum_kernel, b256.block_threads),
-      variant(Variant::best, 10,
-              "best_b512_v4x4 at every size (single pass; measured fastest on an H100)",
-              c001_async, b512.sum_kernel, b512.block_threads),
+#define MEMHIER_CLASSIC_RUNG(name, rung, launch, symbol, elems, technique, source, claim) \
+  variant(Variant::name, rung, technique, {source, claim}, d::symbol(), d::kClassicBlock),
+#define MEMHIER_GRID_RUNG(name, rung, launch, config, technique, source, claim)    \
+  variant(Variant::name, rung, technique, {source, claim}, d::config().sum_kernel, \
+          d::config().block_threads),
+#define MEMHIER_BEST(name, rung, config, technique, source, claim)                 \
+  variant(Variant::name, rung, technique, {source, claim}, d::config().sum_kernel, \
+          d::config().block_threads),
+#include "memhier/kernels/reduction_rungs.inc"
   };
   f.bench_shapes = {"268435456", "1048576"};
   f.quick_shapes = {"16777216", "1048576"};

@@ -38,27 +38,18 @@ struct GridConfig {
   const void* sum_kernel = nullptr;
 };
 
-// Classic rungs: the same kernel in every pass, until one block writes `out`.
-void launch_interleaved_divergent(const Launch& l);
-void launch_interleaved_strided(const Launch& l);
-void launch_sequential(const Launch& l);
-void launch_first_add_during_load(const Launch& l);
-void launch_warp_shuffle(const Launch& l);
-const void* interleaved_divergent_symbol();
-const void* interleaved_strided_symbol();
-const void* sequential_symbol();
-const void* first_add_during_load_symbol();
-const void* warp_shuffle_symbol();
+// The rungs (reduction_rungs.inc), each in its own .cu: classic rungs run the same kernel
+// in every pass until one block writes `out` (symbol(): that kernel); grid-stride rungs run
+// a grid of at most (resident blocks per SM) x SMs blocks, sized from config().
+#define MEMHIER_CLASSIC_RUNG(name, rung, launch, symbol, ...) \
+  void launch(const Launch& l);                               \
+  const void* symbol();
+#define MEMHIER_GRID_RUNG(name, rung, launch, config, ...) \
+  void launch(const Launch& l);                            \
+  GridConfig config();
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/reduction_rungs.inc"
 
-// Grid-stride rungs: a grid of at most (resident blocks per SM) x SMs blocks.
-GridConfig vectorized_grid_stride_config();
-GridConfig single_pass_config();
-GridConfig best_b512_v4x4_config();
-GridConfig best_b256_v4x8_l2pf_config();
-void launch_vectorized_grid_stride(const Launch& l);
-void launch_single_pass(const Launch& l);
-void launch_best_b512_v4x4(const Launch& l);
-void launch_best_b256_v4x8_l2pf(const Launch& l);
 /// The configuration `best` runs for n elements (best.cu).
 Variant choose_best(std::size_t n);
 

@@ -23,17 +23,9 @@ struct Name {
   const char* name;
 };
 constexpr Name kNames[] = {
-    {Variant::naive, "naive"},
-    {Variant::parallel_max, "parallel_max"},
-    {Variant::warp_shuffle, "warp_shuffle"},
-    {Variant::vectorized, "vectorized"},
-    {Variant::launch_bounds, "launch_bounds"},
-    {Variant::online, "online"},
-    {Variant::warp_per_row, "warp_per_row"},
-    {Variant::block_per_row, "block_per_row"},
-    {Variant::uncached, "uncached"},
-    {Variant::cluster_per_row, "cluster_per_row"},
-    {Variant::best, "best"},
+#define MEMHIER_RUNG(name, ...) {Variant::name, #name},
+#define MEMHIER_BEST(name, ...) {Variant::name, #name},
+#include "memhier/kernels/softmax_rungs.inc"
 };
 
 constexpr int kMaxCols = 1 << 30;
@@ -188,28 +180,13 @@ void softmax(Variant v, const float* in, float* out, int rows, int cols, cudaStr
   p.stream = stream;
   if (v == Variant::best) v = best_for(rows, cols, p.vec4);
   switch (v) {
-    case Variant::naive:
-      return detail::launch_naive(p);
-    case Variant::parallel_max:
-      return detail::launch_parallel_max(p);
-    case Variant::warp_shuffle:
-      return detail::launch_warp_shuffle(p);
-    case Variant::vectorized:
-      return detail::launch_vectorized(p);
-    case Variant::launch_bounds:
-      return detail::launch_launch_bounds(p);
-    case Variant::online:
-      return detail::launch_online(p);
-    case Variant::warp_per_row:
-      return detail::launch_warp_per_row(p);
-    case Variant::block_per_row:
-      return detail::launch_block_per_row(p);
-    case Variant::uncached:
-      return detail::launch_uncached(p);
-    case Variant::cluster_per_row:
-      return detail::launch_cluster_per_row(p);
-    case Variant::best:
-      break;
+#define MEMHIER_RUNG(name, rung, launch, ...) \
+  case Variant::name:                         \
+    return detail::launch(p);
+#define MEMHIER_BEST(name, ...) \
+  case Variant::name:           \
+    break;
+#include "memhier/kernels/softmax_rungs.inc"
   }
   throw std::invalid_argument("unknown softmax variant.");
 }

@@ -201,17 +201,12 @@ std::unique_ptr<registry::Case> make_softmax_case(const std::string& shape, std:
   return std::make_unique<SoftmaxCase>(static_cast<int>(d[0]), static_cast<int>(d[1]), seed);
 }
 
+/// A rung of the table (softmax_rungs.inc) as the bench registers it.
 registry::Variant rung(softmax::Variant v, int rung_no, std::string technique, registry::Claim claim,
                     const void* symbol, int block_threads) {
-  registry::Variant r;
-  r.name = softmax::to_string(v);
-  r.rung = rung_no;
-  r.technique = std::move(technique);
-  r.claim = std::move(claim);
-  r.symbol = symbol;
-  r.block_threads = block_threads;
-  r.dynamic_smem = 0;  // the cached kernels size it per shape
-  return r;
+  // The cached kernels size their dynamic shared memory per shape: 0 here.
+  return registry::make_variant(softmax::to_string(v), rung_no, std::move(technique), std::move(claim),
+                             symbol, block_threads);
 }
 
 }  // namespace
@@ -219,9 +214,6 @@ registry::Variant rung(softmax::Variant v, int rung_no, std::string technique, r
 registry::Family softmax_family() {
   using softmax::Variant;
   namespace d = softmax::detail;
-  const std::string table = "001 §Softmax Optimization Results (1024x4096, A100)";
-  const std::string limit =
-      "66% of peak is close to the limit of a 3-pass softmax (rows read twice, written twice)";
   registry::Family f;
   f.name = "softmax";
   f.title = "Row softmax, fp32";
@@ -239,50 +231,11 @@ registry::Family softmax_family() {
       "optional in the toolkit and absent here, so the bar is the cudaMemcpy ceiling: one read and "
       "one write per element, the same bytes a copy moves.";
   f.variants = {
-      rung(Variant::naive, 1,
-           "block per row; thread 0 finds the max serially, atomics add the sum; 3 passes, scalar",
-           {table, "naive: 89 us, 380 GB/s"}, d::naive_symbol(), 256),
-      rung(Variant::parallel_max, 2,
-           "every thread in both reductions, through a shared-memory tree",
-           {table, "+ parallel max: 42 us, 800 GB/s (2.1x)"}, d::parallel_max_symbol(), 256),
-      rung(Variant::warp_shuffle, 3,
-           "warp reductions by __shfl_xor_sync, one barrier to combine the warps",
-           {table, "+ warp shuffles: 35 us, 960 GB/s (1.2x)"}, d::warp_shuffle_symbol(), 256),
-      rung(Variant::vectorized, 4,
-           "float4 loads and stores where rows are 16-byte aligned, scalar otherwise",
-           {table, "+ float4 loads: 28 us, 1,200 GB/s (4x fewer load instructions)"},
-           d::vectorized_symbol(), 256),
-      rung(
-          Variant::launch_bounds, 5,
-          "__launch_bounds__(256, 4): a 64-register budget spent on 4 loads in flight per thread",
-          {"001 §Impact of __launch_bounds__ on a Real Kernel (Softmax, A100)",
-           "(256, 2): 64 registers, 50% occupancy, 1,550 GB/s vs 1,200 without; table: 1,340 GB/s"},
-          d::launch_bounds_symbol(), 256),
-      rung(Variant::online, 6,
-           "online softmax: running max and rescaled sum in one read, a second read writes",
-           {table, limit + "; one read fewer moves the limit"}, d::online_symbol(), 256),
-      rung(Variant::warp_per_row, 7,
-           "a warp per row held in registers (cols <= 1024): one read, one write, shuffles only",
-           {table, limit + "; one read and one write per element can reach the copy ceiling"},
-           d::warp_per_row_symbol(), 128),
-      rung(Variant::block_per_row, 8,
-           "a block per row cached in shared memory by cp.async: one read, one write",
-           {table, limit + "; one read and one write per element can reach the copy ceiling"},
-           d::block_per_row_symbol(), 0),
-      rung(Variant::uncached, 9,
-           "two passes over global memory (the second from L2); a cluster splits few rows",
-           {table, limit + "; a second read served by L2 costs little DRAM"}, d::uncached_symbol(),
-           512),
-      rung(Variant::cluster_per_row, 10,
-           "a thread-block cluster per row, chunks in registers, (max, sum) pushed over DSMEM",
-           {table, limit + "; one read and one write per element can reach the copy ceiling"},
-           d::cluster_per_row_symbol(), 512),
-      rung(Variant::best, 11,
-           "dispatch by shape: warp_per_row, block_per_row, cluster_per_row or uncached",
-           {"DESIGN §Models to learn from (OneFlow's softmax)",
-            "one API dispatching by shape; the issue's bar: >= 0.85 x cudaMemcpy D2D on every "
-            "shape"},
-           nullptr, 0),
+#define MEMHIER_RUNG(name, rung_no, launch, symbol, threads, technique, source, claim) \
+  rung(Variant::name, rung_no, technique, {source, claim}, d::symbol(), threads),
+#define MEMHIER_BEST(name, rung_no, technique, source, claim) \
+  rung(Variant::name, rung_no, technique, {source, claim}, nullptr, 0),
+#include "memhier/kernels/softmax_rungs.inc"
   };
   f.variants.back().runs = [](const std::string& shape) {
     const std::vector<std::int64_t> d = registry::parse_shape(shape, 2, "softmax");

@@ -46,21 +46,16 @@ int pow2_ceil(int v);
 /// The largest power of two <= v (v >= 1).
 int pow2_floor(int v);
 
-// ---- the rungs: naive.cu ... cluster_per_row.cu --------------------------------------------
+// ---- the rungs (softmax_rungs.inc): each launch in its own .cu, and its main kernel ------
 
-void launch_naive(const Problem& p);
-void launch_parallel_max(const Problem& p);
-void launch_warp_shuffle(const Problem& p);
-void launch_vectorized(const Problem& p);
-void launch_launch_bounds(const Problem& p);
-void launch_online(const Problem& p);
-/// Throws std::invalid_argument for cols > 1024.
-void launch_warp_per_row(const Problem& p);
-/// Throws std::invalid_argument when a row does not fit in shared memory.
-void launch_block_per_row(const Problem& p);
-void launch_uncached(const Problem& p);
-/// Throws std::invalid_argument when a row's chunk does not fit in shared memory.
-void launch_cluster_per_row(const Problem& p);
+// launch_x(p) runs rung x; it throws std::invalid_argument when the rung cannot hold the
+// row (warp_per_row: cols > 1024; block_per_row, cluster_per_row: a row or a chunk larger
+// than shared memory). x_symbol() is its main kernel, for cudaFuncGetAttributes.
+#define MEMHIER_RUNG(name, rung, launch, symbol, ...) \
+  void launch(const Problem& p);                      \
+  const void* symbol();
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/softmax_rungs.inc"
 
 /// The cluster size cluster_per_row uses for this shape (1 when one block per row is
 /// best), or 0 when even the largest cluster's chunk does not fit in shared memory.
@@ -70,18 +65,5 @@ bool block_per_row_fits(int cols);
 
 /// Largest cols warp_per_row takes.
 constexpr int kWarpPerRowMaxCols = 1024;
-
-// ---- the main kernel of each rung (for cudaFuncGetAttributes) ------------------------------
-
-const void* naive_symbol();
-const void* parallel_max_symbol();
-const void* warp_shuffle_symbol();
-const void* vectorized_symbol();
-const void* launch_bounds_symbol();
-const void* online_symbol();
-const void* warp_per_row_symbol();
-const void* block_per_row_symbol();
-const void* uncached_symbol();
-const void* cluster_per_row_symbol();
 
 }  // namespace memhier::softmax::detail

@@ -14,20 +14,11 @@ namespace memhier::stencil {
 
 const char* to_string(Variant v) {
   switch (v) {
-    case Variant::naive_global:
-      return "naive_global";
-    case Variant::constant_filter:
-      return "constant_filter";
-    case Variant::shared_tile:
-      return "shared_tile";
-    case Variant::register_blocked:
-      return "register_blocked";
-    case Variant::best_128x64:
-      return "best_128x64";
-    case Variant::best_128x32:
-      return "best_128x32";
-    case Variant::best:
-      return "best";
+#define MEMHIER_RUNG(name, ...) \
+  case Variant::name:           \
+    return #name;
+#define MEMHIER_BEST MEMHIER_RUNG
+#include "memhier/kernels/stencil_rungs.inc"
   }
   return "unknown";
 }
@@ -87,20 +78,13 @@ void stencil2d(Variant v, const float* in, float* out, int rows, int cols, const
   const detail::Args a{in, out, rows, cols, filter, k, stream};
   if (v == Variant::best) v = best_variant_for(k);
   switch (v) {
-    case Variant::naive_global:
-      return detail::run_naive_global(a);
-    case Variant::constant_filter:
-      return detail::run_constant_filter(a);
-    case Variant::shared_tile:
-      return detail::run_shared_tile(a);
-    case Variant::register_blocked:
-      return detail::run_register_blocked(a);
-    case Variant::best_128x64:
-      return detail::run_best_128x64(a);
-    case Variant::best_128x32:
-      return detail::run_best_128x32(a);
-    case Variant::best:
-      break;
+#define MEMHIER_RUNG(name, rung, launch, ...) \
+  case Variant::name:                         \
+    return detail::launch(a);
+#define MEMHIER_BEST(name, ...) \
+  case Variant::name:           \
+    break;
+#include "memhier/kernels/stencil_rungs.inc"
   }
   throw std::invalid_argument("unknown stencil variant.");
 }

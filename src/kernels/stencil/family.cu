@@ -172,6 +172,7 @@ class StencilCase final : public registry::Case {
   std::vector<std::size_t> idx_;  // sampled element indices
 };
 
+/// A rung of the table (stencil_rungs.inc) as the bench registers it.
 registry::Variant make_variant(Variant v, int rung, const std::string& technique, registry::Claim claim,
                             const void* symbol, int threads) {
   return registry::make_variant(stencil::to_string(v), rung, technique, std::move(claim), symbol,
@@ -196,59 +197,14 @@ registry::Family stencil_family() {
       "the problem only has to read its input once and write its output once, so a good "
       "stencil is bound by memory, not arithmetic: there is no vendor stencil to compare with "
       "(cuDNN and NPP are not dependencies), and cudaMemcpy device-to-device moving the same "
-      "bytes is the bar. The issue asks best >= 0.85x memcpy at 8192x8192 with K = 5. "
+      "bytes is the bar; the goal is best >= 0.85x memcpy at 8192x8192 with K = 5. "
       "Shapes are ROWSxCOLS:K.";
   f.variants = {
-      make_variant(
-          Variant::naive_global, 1,
-          "one output per thread; the filter in global memory and all K^2 taps read from global",
-          {"000 §The Five Memory Spaces",
-           "global memory costs ~400 cycles per access against ~1 for registers and ~32 for "
-           "shared memory; a kernel that loads every operand from it waits on it"},
-          d::naive_global_symbol(kShown), d::kNaiveThreads),
-      make_variant(
-          Variant::constant_filter, 2,
-          "rung 1 with the filter in __constant__ memory: one tap per warp at a time, broadcast",
-          {"000 §Constant Memory: Read-Only Broadcast; Q5",
-           "when all lanes of a warp read one constant address it is broadcast in one cycle "
-           "(~32x fewer reads than global for that pattern); convolution filters are the use case"},
-          d::constant_filter_symbol(kShown), d::kConstantThreads),
-      make_variant(
-          Variant::shared_tile, 3,
-          "32x16 output tile plus a halo of K/2 staged in shared memory once; taps read from there",
-          {"001 §Common Shared Memory Patterns",
-           "stencil/convolution: load a tile plus its halo into shared memory so overlapping "
-           "neighbourhoods are not re-read from global memory"},
-          d::shared_tile_symbol(kShown), d::kSharedTileThreads),
-      make_variant(
-          Variant::register_blocked, 4,
-          "shared tile 32x64; each thread a column of 8 outputs, each input row's taps loaded "
-          "into registers once and applied to up to K outputs",
-          {"002 §GEMM Performance Comparison",
-           "register tiling (several outputs per thread) is the key step beyond shared-memory "
-           "tiling: 2800 -> 6200 GFLOPS in the seed's GEMM"},
-          d::register_blocked_symbol(kShown), d::kRegisterBlockedThreads),
-      make_variant(
-          Variant::best_128x64, 5,
-          "4x8 outputs per thread, float4 shared reads and streaming stores, cp.async 16-byte "
-          "tile fill with an aligned halo; 128x64 tiles of 256 threads",
-          {"001 §Vectorized Loads: float4; cp.async",
-           "float4 accesses cut load/store instructions 4x (~1.1-1.25x); cp.async copies global "
-           "to shared without registers (~1.05-1.09x)"},
-          d::best_128x64_symbol(kShown), d::kBest128x64Threads),
-      make_variant(
-          Variant::best_128x32, 5,
-          "best_128x64 with 128x32 tiles of 128 threads: twice the blocks per SM, more halo",
-          {"001 §Vectorized Loads: float4; cp.async",
-           "float4 accesses cut load/store instructions 4x (~1.1-1.25x); cp.async copies global "
-           "to shared without registers (~1.05-1.09x)"},
-          d::best_128x32_symbol(kShown), d::kBest128x32Threads),
-      make_variant(
-          Variant::best, 6, "dispatch on K: best_128x64 for K = 3 and 5, best_128x32 for K = 7",
-          {"001 §Bandwidth Efficiency Assessment",
-           "over 80% of peak bandwidth is near the hardware limit; the issue's bar is >= 0.85x "
-           "cudaMemcpy D2D at 8192x8192, K = 5"},
-          d::best_128x64_symbol(kShown), d::kBest128x64Threads),
+#define MEMHIER_RUNG(name, rung, launch, symbol, threads, technique, source, claim) \
+  make_variant(Variant::name, rung, technique, {source, claim}, d::symbol(kShown), d::threads),
+#define MEMHIER_BEST(name, rung, symbol, threads, technique, source, claim) \
+  make_variant(Variant::name, rung, technique, {source, claim}, d::symbol(kShown), d::threads),
+#include "memhier/kernels/stencil_rungs.inc"
   };
   f.variants.back().runs = [](const std::string& shape) {
     return std::string(stencil::to_string(stencil::best_variant_for(parse_stencil_shape(shape).k)));

@@ -44,36 +44,22 @@ const void* symbol_for_filter_size(int k, Fn&& kernel_for) {
                           [&](auto kk) { return reinterpret_cast<const void*>(kernel_for(kk)); });
 }
 
-// per_output.cuh: the body rungs 1 and 2 share (one output per thread).
-constexpr int kPerOutputThreads = 256;
+// Block sizes of the rungs (the table names them; the registry reports occupancy with them).
+constexpr int kPerOutputThreads = 256;               ///< per_output.cuh, shared by rungs 1 and 2
+constexpr int kNaiveThreads = kPerOutputThreads;     ///< naive_global.cu
+constexpr int kConstantThreads = kPerOutputThreads;  ///< constant_filter.cu
+constexpr int kSharedTileThreads = 512;              ///< shared_tile.cu
+constexpr int kRegisterBlockedThreads = 256;         ///< register_blocked.cu
+constexpr int kBest128x64Threads = 256;              ///< vec4_async.cu, 128x64 tiles
+constexpr int kBest128x32Threads = 128;              ///< vec4_async.cu, 128x32 tiles
 
-// naive_global.cu
-void run_naive_global(const Args& a);
-const void* naive_global_symbol(int k);
-constexpr int kNaiveThreads = kPerOutputThreads;
-
-// constant_filter.cu
-void run_constant_filter(const Args& a);
-const void* constant_filter_symbol(int k);
-constexpr int kConstantThreads = kPerOutputThreads;
-
-// shared_tile.cu
-void run_shared_tile(const Args& a);
-const void* shared_tile_symbol(int k);
-constexpr int kSharedTileThreads = 512;
-
-// register_blocked.cu
-void run_register_blocked(const Args& a);
-const void* register_blocked_symbol(int k);
-constexpr int kRegisterBlockedThreads = 256;
-
-// vec4_async.cu: the two registered configurations of the best rung.
-void run_best_128x64(const Args& a);
-void run_best_128x32(const Args& a);
-const void* best_128x64_symbol(int k);
-const void* best_128x32_symbol(int k);
-constexpr int kBest128x64Threads = 256;
-constexpr int kBest128x32Threads = 128;
+// The rungs (stencil_rungs.inc): launch(a) runs the rung on validated arguments, symbol(k)
+// is its kernel for filter size k (nullptr for other k), for cudaFuncGetAttributes.
+#define MEMHIER_RUNG(name, rung, launch, symbol, ...) \
+  void launch(const Args& a);                         \
+  const void* symbol(int k);
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/stencil_rungs.inc"
 
 // api.cu: the grid for `blocks` tiles, capped by the device's grid limit (every kernel
 // walks its tiles with a grid-stride loop, so a capped grid is still complete).

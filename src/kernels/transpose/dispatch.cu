@@ -3,6 +3,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -15,38 +16,17 @@ namespace memhier::transpose {
 
 const char* to_string(Variant v) {
   switch (v) {
-    case Variant::naive:
-      return "naive";
-    case Variant::tile:
-      return "tile";
-    case Variant::padded:
-      return "padded";
-    case Variant::swizzled:
-      return "swizzled";
-    case Variant::best_64x64:
-      return "best_64x64";
-    case Variant::best_32x128:
-      return "best_32x128";
-    case Variant::best_64x64_persistent:
-      return "best_64x64_persistent";
-    case Variant::best_64x64_prefetch:
-      return "best_64x64_prefetch";
-    case Variant::best:
-      return "best";
+#define MEMHIER_RUNG(name, ...) \
+  case Variant::name:           \
+    return #name;
+#define MEMHIER_BEST MEMHIER_RUNG
+#include "memhier/kernels/transpose_rungs.inc"
   }
   return "unknown";
 }
 
 std::vector<Variant> all_variants() {
-  return {Variant::naive,
-          Variant::tile,
-          Variant::padded,
-          Variant::swizzled,
-          Variant::best_64x64,
-          Variant::best_32x128,
-          Variant::best_64x64_persistent,
-          Variant::best_64x64_prefetch,
-          Variant::best};
+  return {std::begin(kAllVariants), std::end(kAllVariants)};
 }
 
 std::optional<Variant> from_string(const std::string& name) {
@@ -87,40 +67,25 @@ void transpose(Variant v, const float* in, float* out, std::int64_t rows, std::i
     throw std::invalid_argument("transpose cannot run in place: input and output overlap.");
   const int r = static_cast<int>(rows);
   const int c = static_cast<int>(cols);
+  if (v == Variant::best) {
+    if (r == 1 || c == 1) {
+      // A vector's transpose has the same memory image: a device-to-device copy.
+      MEMHIER_CUDA(cudaMemcpyAsync(out, in, static_cast<std::size_t>(bytes),
+                                   cudaMemcpyDeviceToDevice, stream));
+    } else {
+      detail::launch_vectorized_64x64_prefetch(in, out, r, c, stream);  // padded if unaligned
+    }
+    return;
+  }
   switch (v) {
-    case Variant::naive:
-      detail::launch_naive(in, out, r, c, stream);
-      return;
-    case Variant::tile:
-      detail::launch_tile(in, out, r, c, stream);
-      return;
-    case Variant::padded:
-      detail::launch_padded(in, out, r, c, stream);
-      return;
-    case Variant::swizzled:
-      detail::launch_swizzled(in, out, r, c, stream);
-      return;
-    case Variant::best_64x64:
-      detail::launch_vectorized_64x64(in, out, r, c, stream);
-      return;
-    case Variant::best_32x128:
-      detail::launch_vectorized_32x128(in, out, r, c, stream);
-      return;
-    case Variant::best_64x64_persistent:
-      detail::launch_vectorized_64x64_persistent(in, out, r, c, stream);
-      return;
-    case Variant::best_64x64_prefetch:
-      detail::launch_vectorized_64x64_prefetch(in, out, r, c, stream);
-      return;
-    case Variant::best:
-      if (r == 1 || c == 1) {
-        // A vector's transpose has the same memory image: a device-to-device copy.
-        MEMHIER_CUDA(cudaMemcpyAsync(out, in, static_cast<std::size_t>(bytes),
-                                     cudaMemcpyDeviceToDevice, stream));
-      } else {
-        detail::launch_vectorized_64x64_prefetch(in, out, r, c, stream);  // padded if unaligned
-      }
-      return;
+#define MEMHIER_RUNG(name, rung, launch, ...) \
+  case Variant::name:                         \
+    detail::launch(in, out, r, c, stream);    \
+    return;
+#define MEMHIER_BEST(name, ...) \
+  case Variant::name:           \
+    break;
+#include "memhier/kernels/transpose_rungs.inc"
   }
   throw std::invalid_argument("transpose variant " + std::to_string(static_cast<int>(v)) +
                               " does not exist.");

@@ -166,6 +166,7 @@ class TransposeCase final : public registry::Case {
   cublasHandle_t handle_ = nullptr;
 };
 
+/// A rung of the table (transpose_rungs.inc) as the bench registers it, with its prediction.
 registry::Variant variant(transpose::Variant v, int rung, std::string technique, registry::Claim claim,
                        const void* symbol) {
   registry::Variant out =
@@ -180,7 +181,6 @@ registry::Variant variant(transpose::Variant v, int rung, std::string technique,
 registry::Family transpose_family() {
   using transpose::Variant;
   namespace d = transpose::detail;
-  const std::string table = "001 §The Canonical Example: Matrix Transpose (4096x4096, V100)";
   registry::Family f;
   f.name = "transpose";
   f.title = "Matrix transpose, fp32";
@@ -195,57 +195,11 @@ registry::Family transpose_family() {
       "ceiling: 16-byte loads and stores on both sides, 16 elements per thread, and a "
       "swizzled shared tile that keeps every 128-bit shared access conflict-free.";
   f.variants = {
-      variant(Variant::naive, 1,
-              "32x8 threads per 32x32 tile, no shared memory: coalesced reads, writes strided "
-              "by the row count",
-              {table, "naive (non-coalesced write): 120 GB/s, 13% of the 900 GB/s peak"},
-              d::naive_symbol()),
-      variant(
-          Variant::tile, 2,
-          "shared tile [32][32]: coalesced reads and writes, but the column read is a "
-          "32-way bank conflict",
-          {table, "SMEM tiled, no padding: 580 GB/s (64%), coalesced but 32-way bank conflicts"},
-          d::tile_symbol()),
-      variant(Variant::padded, 3,
-              "shared tile [32][33]: stride 33 is coprime with 32 banks, the column read is "
-              "conflict-free",
-              {table + "; 002 §The Padding Trick",
-               "padding to [32][33]: 750 GB/s (83%), zero bank conflicts"},
-              d::padded_symbol()),
-      variant(Variant::swizzled, 4,
-              "shared tile [32][32] stored at column c ^ r: conflict-free with no padding",
-              {"002 §Swizzled Shared Memory Access",
-               "an XOR swizzle is as conflict-free as padding and wastes no shared memory"},
-              d::swizzled_symbol()),
-      variant(Variant::best_64x64, 5,
-              "64x64 tile, a 4x4 block per thread: float4 loads and stores on both sides, "
-              "register 4x4 transpose, swizzled 128-bit shared accesses; padded when unaligned",
-              {"001 §The Optimization Hierarchy",
-               "vectorize loads with float4: about 1.1-1.25x, 4x fewer instructions"},
-              d::vectorized_64x64_symbol()),
-      variant(Variant::best_32x128, 6,
-              "as best_64x64 with a 32x128 tile: 512-byte input rows per warp, 128-byte "
-              "output rows",
-              {"001 §Vectorized Loads: float4",
-               "float4 matches the 16-byte transaction width and cuts instructions 4x"},
-              d::vectorized_32x128_symbol()),
-      variant(Variant::best_64x64_persistent, 7,
-              "as best_64x64 with one resident wave of blocks looping over the tiles",
-              {"001 §Vectorized Loads: float4",
-               "float4 matches the 16-byte transaction width and cuts instructions 4x"},
-              d::vectorized_64x64_symbol()),
-      variant(Variant::best_64x64_prefetch, 8,
-              "as best_64x64, each block first asking L2 for a later tile's input rows "
-              "(cp.async.bulk.prefetch.L2, 256 bytes per row): DRAM sees whole row segments early",
-              {"001 §HBM Basics",
-               "HBM latency is 400-600 cycles; the GPU hides it with massive thread parallelism"},
-              d::vectorized_64x64_prefetch_symbol()),
-      variant(Variant::best, 9,
-              "dispatch: cudaMemcpy for 1xN and Nx1, best_64x64_prefetch when 16-byte aligned "
-              "with rows and columns multiples of 4, padded otherwise",
-              {"001 §The Canonical Example: Matrix Transpose",
-               "tiling through shared memory makes both the read and the write coalesced"},
-              d::vectorized_64x64_prefetch_symbol()),
+#define MEMHIER_RUNG(name, rung, launch, symbol, technique, source, claim) \
+  variant(Variant::name, rung, technique, {source, claim}, d::symbol()),
+#define MEMHIER_BEST(name, rung, symbol, technique, source, claim) \
+  variant(Variant::name, rung, technique, {source, claim}, d::symbol()),
+#include "memhier/kernels/transpose_rungs.inc"
   };
   f.bench_shapes = {"8192x8192", "4096x4096"};
   f.quick_shapes = {"4096x4096"};

@@ -30,24 +30,13 @@ inline TileGrid tile_grid(int rows, int cols, int tile_rows, int tile_cols) {
 /// multiples of 4 (then every input row and output row starts 16-byte aligned).
 bool vectorizable(const float* in, const float* out, int rows, int cols);
 
-void launch_naive(const float* in, float* out, int rows, int cols, cudaStream_t s);
-void launch_tile(const float* in, float* out, int rows, int cols, cudaStream_t s);
-void launch_padded(const float* in, float* out, int rows, int cols, cudaStream_t s);
-void launch_swizzled(const float* in, float* out, int rows, int cols, cudaStream_t s);
-/// float4 paths; each falls back to launch_padded when !vectorizable(...).
-void launch_vectorized_64x64(const float* in, float* out, int rows, int cols, cudaStream_t s);
-void launch_vectorized_32x128(const float* in, float* out, int rows, int cols, cudaStream_t s);
-void launch_vectorized_64x64_persistent(const float* in, float* out, int rows, int cols,
-                                        cudaStream_t s);
-void launch_vectorized_64x64_prefetch(const float* in, float* out, int rows, int cols,
-                                      cudaStream_t s);
-
-const void* naive_symbol();
-const void* tile_symbol();
-const void* padded_symbol();
-const void* swizzled_symbol();
-const void* vectorized_64x64_symbol();
-const void* vectorized_32x128_symbol();
-const void* vectorized_64x64_prefetch_symbol();
+// The rungs (transpose_rungs.inc), each launch in its own .cu. A launch runs its rung on a
+// validated shape; the float4 ones fall back to launch_padded when !vectorizable(...).
+// symbol() is the rung's main kernel, for cudaFuncGetAttributes.
+#define MEMHIER_RUNG(name, rung, launch, symbol, ...)                           \
+  void launch(const float* in, float* out, int rows, int cols, cudaStream_t s); \
+  const void* symbol();
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/transpose_rungs.inc"
 
 }  // namespace memhier::transpose::detail
