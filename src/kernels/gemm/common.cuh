@@ -17,10 +17,6 @@
 
 namespace memhier::gemm::detail {
 
-__device__ __forceinline__ int imin(int a, int b) {
-  return a < b ? a : b;
-}
-
 __device__ __forceinline__ float f4(const float4& v, int i) {
   return i == 0 ? v.x : (i == 1 ? v.y : (i == 2 ? v.z : v.w));
 }

@@ -71,10 +71,6 @@ bool is_candidate(Variant v) {
   return std::find(c.begin(), c.end(), v) != c.end();
 }
 
-struct DeviceKey {
-  std::string name;  // "NVIDIA H100 80GB HBM3|sm_90"
-};
-
 class Tuner {
  public:
   Variant choose(const Params& p, cudaStream_t stream) {

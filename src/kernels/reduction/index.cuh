@@ -39,16 +39,6 @@ MEMHIER_HD inline std::size_t classic_element(std::size_t block, unsigned tid,
   return block * elems_per_block + tid;
 }
 
-/// Grid-stride float4 index: slot u of thread tid in block `block`, at step k of a grid
-/// of `grid` blocks of `threads` threads loading `unroll` float4 each per step. A step
-/// of one block covers threads*unroll consecutive float4 (coalesced 16-byte loads).
-MEMHIER_HD inline std::size_t grid_stride_vec(std::size_t block, unsigned tid, unsigned u,
-                                              std::size_t k, std::size_t grid, unsigned threads,
-                                              unsigned unroll) {
-  const std::size_t tile = static_cast<std::size_t>(threads) * unroll;
-  return (k * grid + block) * tile + static_cast<std::size_t>(u) * threads + tid;
-}
-
 /// Floats before the first 16-byte boundary at `address` (a float-aligned address),
 /// clipped to n: the scalar head that vectorized variants peel.
 MEMHIER_HD inline std::size_t scalar_head(std::size_t address, std::size_t n) {
