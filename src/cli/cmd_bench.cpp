@@ -16,7 +16,8 @@
 namespace memhier::cli {
 
 std::vector<report::Section> measure_ladders(const std::vector<const bench::Family*>& fams,
-                                             const bench::BenchOptions& base) {
+                                             const bench::BenchOptions& base,
+                                             std::vector<bench::BenchRecord>* all) {
   ProgressLine progress("memhier bench");
   std::vector<report::Section> sections;
   for (const bench::Family* f : fams) {
@@ -29,6 +30,7 @@ std::vector<report::Section> measure_ladders(const std::vector<const bench::Fami
       throw UsageError(e.what());
     }
     sections.push_back(bench::family_section(*f, records));
+    if (all) all->insert(all->end(), records.begin(), records.end());
   }
   return sections;
 }
