@@ -4,6 +4,7 @@
 //   MEMHIER_UPDATE_GOLDEN=1 ./memhier_cpu_tests --gtest_filter='ReportSummary*'
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -23,7 +24,7 @@ using bench::BenchRecord;
 
 BenchRecord record(const std::string& family, const std::string& variant, int rung,
                    const std::string& shape, double ms, double frac_memcpy, double x_vendor,
-                   double gflops = NAN) {
+                   double gflops = NAN, double peak_pct = NAN) {
   BenchRecord r;
   r.family = family;
   r.variant = variant;
@@ -34,6 +35,7 @@ BenchRecord record(const std::string& family, const std::string& variant, int ru
   r.frac_memcpy = frac_memcpy;
   r.x_vendor = x_vendor;
   r.gflops = gflops;
+  r.peak_pct = peak_pct;
   return r;
 }
 
@@ -51,11 +53,13 @@ std::vector<BenchRecord> sample_records() {
   wrong.verified = false;  // a failed rung never counts as the best's figure
   v.push_back(wrong);
   v.push_back(record("gemm", "cudaMemcpy D2D", 0, "4096x4096x4096", 1.0, 1.0, NAN));
-  v.push_back(record("gemm", "cublasSgemm", 0, "4096x4096x4096", 37, 0.027, 1.0, 18500));
-  v.push_back(record("gemm", "best", 9, "4096x4096x4096", 40, 0.024, 0.91, 17000));
+  v.push_back(record("gemm", "cublasSgemm", 0, "4096x4096x4096", 37, 0.027, 1.0, 18500, 27.7));
+  v.push_back(record("gemm", "naive", 1, "4096x4096x4096", 900, 0.001, 0.04, 760, 1.1));
+  v.push_back(record("gemm", "best", 9, "4096x4096x4096", 40, 0.024, 0.91, 17000, 25.4));
+  // A stencil counts flops too, but its rungs stay nearer the copy's time than the peak's.
   v.push_back(record("stencil", "cudaMemcpy D2D", 0, "8192x8192:5", 1.0, 1.0, NAN));
-  v.push_back(record("stencil", "smem_tile", 2, "8192x8192:5", 1.13, 0.885, NAN));
-  v.push_back(record("stencil", "naive", 1, "8192x8192:5", 2.0, 0.5, NAN));
+  v.push_back(record("stencil", "smem_tile", 2, "8192x8192:5", 1.13, 0.885, NAN, 16358, 24.4));
+  v.push_back(record("stencil", "naive", 1, "8192x8192:5", 2.0, 0.5, NAN, 3400, 5.1));
   return v;
 }
 
@@ -92,6 +96,20 @@ TEST(ReportSummary, EachLaddersBestAgainstTheCeilingsThatMeanSomething) {
   EXPECT_EQ(b[2].vendor, "");
   EXPECT_TRUE(std::isnan(b[2].x_vendor));
   EXPECT_DOUBLE_EQ(b[2].x_memcpy, 0.885);
+}
+
+TEST(ReportSummary, TheCopyCeilingAppliesWhereTheRooflineSaysMemoryBinds) {
+  const std::vector<BenchRecord> all = sample_records();
+  const auto of = [&all](const std::string& family) {
+    std::vector<BenchRecord> out;
+    for (const BenchRecord& r : all)
+      if (r.family == family) out.push_back(r);
+    return out;
+  };
+  EXPECT_TRUE(copy_ceiling_applies(of("transpose")));  // no flops at all
+  EXPECT_TRUE(copy_ceiling_applies(of("stencil")));    // flops, but 0.885 of memcpy > 24% of peak
+  EXPECT_FALSE(copy_ceiling_applies(of("gemm")));      // 0.024 of memcpy < 25% of peak
+  EXPECT_FALSE(copy_ceiling_applies({}));
 }
 
 TEST(ReportSummary, TablesCarryTheFiguresAndTheTally) {
@@ -187,9 +205,13 @@ void check_golden(const std::string& name, const std::string& actual) {
     std::ofstream(path, std::ios::binary) << actual;
     return;
   }
-  EXPECT_EQ(read(path), actual) << path
-                                << " differs; after an intended change rerun with "
-                                   "MEMHIER_UPDATE_GOLDEN=1 and review the diff.";
+  const std::string want = read(path);
+  if (want == actual) return;
+  std::size_t at = 0;  // report the first line that differs, not the whole file
+  while (at < want.size() && at < actual.size() && want[at] == actual[at]) ++at;
+  const auto line = std::count(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  ADD_FAILURE() << path << " differs at line " << line + 1 << "; after an intended change "
+                << "rerun with MEMHIER_UPDATE_GOLDEN=1 and review the diff.";
 }
 
 Document summary_document() {

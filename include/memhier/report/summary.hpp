@@ -36,7 +36,7 @@ struct LadderBest {
   std::string vendor;        ///< the vendor baseline's name; "" when the family has none
   double x_vendor = NAN;     ///< vendor time / best's time, lowest over the shapes
   std::string vendor_shape;  ///< the shape where that lowest ratio was measured
-  double x_memcpy = NAN;     ///< cudaMemcpy time / best's time; NaN for a problem with flops
+  double x_memcpy = NAN;     ///< cudaMemcpy time / best's time; NaN where the copy is no ceiling
   std::string memcpy_shape;
   int shapes = 0;  ///< shapes where the best rung verified and was timed
 };
@@ -49,8 +49,14 @@ struct SummaryInput {
   std::string not_measured;  ///< why the measurements are missing ("no GPU: ..."), if they are
 };
 
-/// Each ladder's best against its vendor and against cudaMemcpy, in the records' order.
-/// A family whose records count flops (GEMM) gets no memcpy ratio: it is bound by arithmetic.
+/// Whether cudaMemcpy is a ceiling for this family's records: some rung of it is nearer the
+/// copy's time than the fp32 peak's (x memcpy above its fraction of peak), or counts no
+/// flops. By the roofline the longer of the two bounds binds, so for a problem bound by
+/// arithmetic (GEMM) the copy ceiling says nothing and its ratio is not shown.
+bool copy_ceiling_applies(const std::vector<bench::BenchRecord>& family_records);
+
+/// Each ladder's best against its vendor and against cudaMemcpy (where the copy ceiling
+/// applies), in the records' order.
 std::vector<LadderBest> ladder_bests(const std::vector<bench::BenchRecord>& records);
 
 /// The summary section (id "summary"): the hierarchy picture, the ladders chart and the
