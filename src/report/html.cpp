@@ -118,7 +118,8 @@ std::string toc_html(const Document& d, const detail::DocumentIds& ids) {
   if (d.sections.empty()) return {};
   // Folded: the summary, not a list of every table, is what the first screen shows.
   std::string out = "<nav class=\"toc\"><details>\n<summary>Contents (" +
-                    std::to_string(d.sections.size()) + " sections)</summary>\n<ol>\n";
+                    std::to_string(d.sections.size()) +
+                    (d.sections.size() == 1 ? " section" : " sections") + ")</summary>\n<ol>\n";
   const auto link = [](const std::string& id, const std::string& text) {
     return "<a href=\"#" + xml_escape(id) + "\">" + xml_escape(text.empty() ? id : text) + "</a>";
   };
