@@ -10,6 +10,7 @@
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/timing.hpp"
 #include "memhier/model/arch.hpp"
+#include "memhier/report/summary.hpp"
 
 namespace memhier::bench {
 namespace {
@@ -253,8 +254,10 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
     t.columns.push_back({"throughput", "GFLOP/s", "gflops"});
     t.columns.push_back({"fp32 peak", "%", "peak_pct"});
   }
-  for (report::Column c : std::vector<report::Column>{{"x memcpy", "", "x_memcpy"},
-                                                      {"x vendor", "", "x_vendor"},
+  // A problem bound by arithmetic (GEMM): the copy ceiling says nothing about it.
+  const bool copy = report::copy_ceiling_applies(records);
+  if (copy) t.columns.push_back({"x memcpy", "", "x_memcpy"});
+  for (report::Column c : std::vector<report::Column>{{"x vendor", "", "x_vendor"},
                                                       {"x prev", "", "x_prev"},
                                                       {"registers", "", "regs"},
                                                       {"local", "B", "local_bytes"},
@@ -276,7 +279,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
       row.push_back(num_or_none(r.peak_pct, 1));
     }
     const bool kernel = r.rung > 0;
-    row.push_back(num_or_none(r.frac_memcpy, 2));
+    if (copy) row.push_back(num_or_none(r.frac_memcpy, 2));
     row.push_back(num_or_none(r.x_vendor, 2));
     row.push_back(num_or_none(r.x_prev, 2));
     row.push_back(kernel && r.regs ? Value::integer(r.regs) : Value::none());

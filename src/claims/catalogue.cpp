@@ -1,6 +1,7 @@
-// The claims catalogue: the data. Sources cite the seeds (../shared/seeds, by number)
-// with the heading or table title the figure sits under; "memhier §" marks promises
-// this project makes of itself, "external §" published figures a probe also compares.
+// The claims catalogue: the data. In the data a source text is cited by its number
+// ("001 §L2 Cache", the heading or table title the figure sits under); catalogue() spells
+// each number out as the text's title. "memhier goal:" states a promise this project makes
+// of itself, "published figures:" figures from elsewhere that a probe also compares.
 #include "memhier/claims/catalogue.hpp"
 
 #include <algorithm>
@@ -31,7 +32,7 @@ const std::string k001async = "001 §Async Copy Impact on Tiled Kernels (A100)";
 const std::string k001l2table =
     "001 §L2 Cache Impact by Working Set Size (A100, streaming read kernel)";
 const std::string k002gemm = "002 §GEMM Performance (A100, M=N=K=4096, FP32)";
-const std::string kPublished = "external §published H100 pointer-chase microbenchmarks";
+const std::string kPublished = "published figures: H100 pointer-chase microbenchmarks";
 
 std::vector<Claim> build() {
   return {
@@ -69,7 +70,8 @@ std::vector<Claim> build() {
                  "a register operand needs no load, so there is no access to time apart from "
                  "the instruction that uses it"),
       unmeasured("registers-bandwidth", k000tiers + "; " + k001tiers,
-                 "registers: ~20 TB/s (000), ~100+ TB/s aggregate (001)",
+                 "registers: ~20 TB/s (Global, Shared, and Register Memory), ~100+ TB/s aggregate "
+                 "(GPU Memory Hierarchy)",
                  "register reads are part of every instruction; no kernel streams them apart "
                  "from its arithmetic"),
 
@@ -110,7 +112,7 @@ std::vector<Claim> build() {
               "000 §Constant Memory: Read-Only Broadcast; 001 §Constant Memory",
               "a warp-uniform constant read is broadcast in a single cycle: essentially free",
               {"bandwidth", "constant"}),
-      checked("memhier-copy-vs-memcpy", "memhier §DESIGN: Timing",
+      checked("memhier-copy-vs-memcpy", "memhier goal: copy kernel >= 0.90 x cudaMemcpy",
               "a hand-written copy kernel reaches at least 90% of cudaMemcpy in the same run",
               {"bandwidth"}),
 
@@ -193,7 +195,8 @@ std::vector<Claim> build() {
       checked("bank-stride-33-free",
               "002 §Why Stride-33 Has No Conflicts; 004 §Shared Memory: Avoiding Bank Conflicts",
               "stride 33 (the [32][33] padding) is conflict-free", {"shared-stride"}),
-      checked("memhier-wide-access-phases", "memhier §model: shared-memory phases",
+      checked("memhier-wide-access-phases",
+              "memhier goal: the shared-memory model predicts wide accesses",
               "8-byte accesses are served per half-warp, 16-byte per quarter-warp: the slowdown "
               "is the model's wavefronts over the ideal",
               {"shared-stride"}),
@@ -217,7 +220,7 @@ std::vector<Claim> build() {
               "an XOR swizzle is as conflict-free as padding and saves its 3% of shared memory",
               {"bench-transpose"}),
 
-      // ---- Transpose (the transpose ladder at the seeds' 4096x4096).
+      // ---- Transpose (the transpose ladder at the texts' 4096x4096).
       checked("transpose-naive-13pct", k001transpose,
               "naive transpose (non-coalesced writes): 120 GB/s, 13% of the V100's 900 GB/s",
               {"bench-transpose"}),
@@ -232,7 +235,7 @@ std::vector<Claim> build() {
               "(~200 to ~1,500 GB/s)",
               {"bench-transpose"}),
 
-      // ---- GEMM (the GEMM ladder at the seeds' 4096^3).
+      // ---- GEMM (the GEMM ladder at the texts' 4096^3).
       checked("gemm-naive-310", k002gemm,
               "naive (no tiling): 310 GFLOP/s, 1.6% of the 19.5 TFLOP/s peak, 1.7% of cuBLAS",
               {"bench-gemm"}),
@@ -302,7 +305,7 @@ std::vector<Claim> build() {
                  "DRAM utilization is an Nsight Compute counter; the ladder records time and "
                  "GFLOP/s, and its bandwidth column counts only the problem's minimum bytes"),
 
-      // ---- Softmax (the softmax ladder at the seeds' 1024x4096).
+      // ---- Softmax (the softmax ladder at the texts' 1024x4096).
       checked("softmax-parallel-max-2-1x", k001softmax,
               "+ parallel max: 89 to 42 us (380 to 800 GB/s), 2.1x", {"bench-softmax"}),
       checked("softmax-warp-shuffle-1-2x", k001softmax,
@@ -318,7 +321,7 @@ std::vector<Claim> build() {
               "the limit of 3 passes",
               {"bench-softmax"}),
       unmeasured("softmax-pytorch-1240", k001softmax, "PyTorch's softmax: 27 us, 1,240 GB/s",
-                 "no PyTorch or cuDNN softmax in this build; the ladder's bar is cudaMemcpy"),
+                 "no PyTorch or cuDNN softmax in this build; the ladder's ceiling is cudaMemcpy"),
       checked("tune-registers-1-0-1-3x", k001priority,
               "tuning register usage (__launch_bounds__): ~1.0-1.3x", {"bench-softmax"}),
 
@@ -346,7 +349,8 @@ std::vector<Claim> build() {
               "__launch_bounds__(256, m) keeps registers at or below 65,536 / (256 m), so m "
               "blocks fit per SM (m = 4: 64 registers, m = 2: 128)",
               {"registers"}),
-      checked("memhier-occupancy-model", "memhier §model: occupancy",
+      checked("memhier-occupancy-model",
+              "memhier goal: occupancy model = cudaOccupancyMaxActiveBlocksPerMultiprocessor",
               "the CPU occupancy model gives the same blocks per SM as "
               "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
               {"registers"}),
@@ -456,10 +460,43 @@ std::vector<Claim> build() {
   };
 }
 
+// "001 §L2 Cache; 001 §HBM Basics" becomes "GPU Memory Hierarchy, §L2 Cache, §HBM Basics":
+// each text named once by its title, with its sections in the order cited. Other parts
+// ("memhier goal: ...") stay as written.
+std::vector<Claim> with_titles(std::vector<Claim> claims) {
+  for (Claim& c : claims) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (start <= c.source.size()) {
+      const std::size_t end = std::min(c.source.find("; ", start), c.source.size());
+      const std::string part = c.source.substr(start, end - start);
+      start = end + 2;
+      const Seed* text = nullptr;
+      for (const Seed& s : seeds())
+        if (part.compare(0, s.number.size() + 3, s.number + " §") == 0) text = &s;
+      if (!text) {
+        parts.push_back(part);
+        continue;
+      }
+      const std::string section = part.substr(text->number.size() + 1);  // "§..."
+      auto same = std::find_if(parts.begin(), parts.end(), [text](const std::string& p) {
+        return p.compare(0, text->title.size() + 2, text->title + ", ") == 0;
+      });
+      if (same == parts.end())
+        parts.push_back(text->title + ", " + section);
+      else
+        *same += ", " + section;
+    }
+    c.source.clear();
+    for (const std::string& p : parts) c.source += (c.source.empty() ? "" : "; ") + p;
+  }
+  return claims;
+}
+
 }  // namespace
 
 const std::vector<Claim>& catalogue() {
-  static const std::vector<Claim> claims = build();
+  static const std::vector<Claim> claims = with_titles(build());
   return claims;
 }
 
@@ -469,27 +506,57 @@ const Claim* find(std::string_view id) {
   return nullptr;
 }
 
-const std::vector<std::pair<std::string, std::string>>& seed_files() {
-  static const std::vector<std::pair<std::string, std::string>> files{
-      {"000", "000-global-shared-register-memory.txt"}, {"001", "001-gpu-memory-hierarchy.txt"},
-      {"002", "002-shared-memory-bank-conflicts.txt"},  {"003", "003-shared-memory-patterns.txt"},
-      {"004", "004-lecture-cuda-memories.txt"},
+const std::vector<Seed>& seeds() {
+  static const std::vector<Seed> texts{
+      {"000", "Global, Shared, and Register Memory",
+       "the tiers and their costs, tiled matmul and tile sizes, padding, constant memory, "
+       "spills, launch bounds",
+       "000-global-shared-register-memory.txt"},
+      {"001", "GPU Memory Hierarchy",
+       "the whole hierarchy with measured tables: latency, bandwidth, banks, coalescing, "
+       "layouts, L2 working sets and persistence, transpose, softmax, anti-patterns",
+       "001-gpu-memory-hierarchy.txt"},
+      {"002", "Shared Memory and Bank Conflicts",
+       "bank rules, padding and swizzling, cp.async pipelines, the GEMM ladder",
+       "002-shared-memory-bank-conflicts.txt"},
+      {"003", "Shared Memory Patterns",
+       "scopes, static and dynamic shared memory, tiling, occupancy against resources",
+       "003-shared-memory-patterns.txt"},
+      {"004", "CS 380 Lecture 15: CUDA Memories, Pt. 2",
+       "banks and broadcast, structs in shared memory, global transactions, caching and "
+       "non-caching loads, the read-only cache, PTX cache operators",
+       "004-lecture-cuda-memories.txt"},
   };
-  return files;
+  return texts;
 }
 
 std::vector<SourceRef> parse_sources(const std::string& source) {
+  static const std::string kGoal = "memhier goal: ";
+  static const std::string kPublished = "published figures: ";
   std::vector<SourceRef> refs;
   std::size_t start = 0;
   while (start <= source.size()) {
     const std::size_t end = std::min(source.find("; ", start), source.size());
     const std::string part = source.substr(start, end - start);
-    const std::size_t mark = part.find(" §");
-    if (mark == std::string::npos || mark == 0 || mark + 3 > part.size()) return {};
-    SourceRef r{part.substr(0, mark), part.substr(mark + 3)};  // "§" is two bytes in UTF-8
-    if (r.section.empty()) return {};
-    refs.push_back(std::move(r));
     start = end + 2;
+    if (part.compare(0, kGoal.size(), kGoal) == 0) {
+      refs.push_back({"memhier goal", part.substr(kGoal.size())});
+    } else if (part.compare(0, kPublished.size(), kPublished) == 0) {
+      refs.push_back({"published figures", part.substr(kPublished.size())});
+    } else {
+      // "Title, §A, §B": the title, then each section after ", §" ("§" is two bytes in UTF-8).
+      static const std::string kMark = ", §";
+      std::size_t at = part.find(kMark);
+      if (at == std::string::npos || at == 0) return {};
+      const std::string title = part.substr(0, at);
+      while (at != std::string::npos) {
+        const std::size_t next = part.find(kMark, at + kMark.size());
+        refs.push_back({title, part.substr(at + kMark.size(), next - at - kMark.size())});
+        if (refs.back().section.empty()) return {};
+        at = next;
+      }
+    }
+    if (refs.back().section.empty()) return {};
   }
   return refs;
 }

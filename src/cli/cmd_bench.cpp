@@ -17,7 +17,8 @@
 namespace memhier::cli {
 
 std::vector<report::Section> measure_ladders(const std::vector<const registry::Family*>& fams,
-                                             const bench::BenchOptions& base) {
+                                             const bench::BenchOptions& base,
+                                             std::vector<registry::BenchRecord>* all) {
   ProgressLine progress("memhier bench");
   std::vector<report::Section> sections;
   for (const registry::Family* f : fams) {
@@ -30,6 +31,7 @@ std::vector<report::Section> measure_ladders(const std::vector<const registry::F
       throw UsageError(e.what());
     }
     sections.push_back(bench::family_section(*f, records));
+    if (all) all->insert(all->end(), records.begin(), records.end());
   }
   return sections;
 }

@@ -71,7 +71,8 @@ int run_claims(const ClaimsOptions& o) {
 void add_claims(CLI::App& app, int& rc) {
   auto o = std::make_shared<ClaimsOptions>();
   CLI::App* sub = app.add_subcommand(
-      "claims", "The seeds' numeric claims: id, source, text and what checks each (no GPU needed)");
+      "claims",
+      "The source texts' numeric claims: id, source, text and what checks each (no GPU needed)");
   sub->add_option("ID", o->ids, "Only these claims (ids as listed)");
   sub->add_flag("--markdown", o->markdown, "Print the catalogue as Markdown (docs/claims.md)");
   sub->add_flag("--json", o->json, "Print JSON");

@@ -1,6 +1,7 @@
 // memhier report: everything registered, as terminal tables and as files.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "memhier/bench/model_tables.hpp"
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/core/device.hpp"
+#include "memhier/report/summary.hpp"
 #include "memhier/report/writers.hpp"
 
 namespace memhier::cli {
@@ -25,6 +27,31 @@ struct ReportOptions {
   bool no_gpu = false;
   bool no_profile = false;
 };
+
+// The measured tiers as the summary takes them: the memory-spaces table's numbers, which
+// already merge every probe's figures for a tier.
+std::vector<report::SummaryTier> summary_tiers(const report::Section& memory_spaces) {
+  std::vector<report::SummaryTier> out;
+  for (const report::Table& t : memory_spaces.tables) {
+    const auto col = [&t](const char* key) {
+      for (std::size_t i = 0; i < t.columns.size(); ++i)
+        if (t.columns[i].key == key) return static_cast<int>(i);
+      return -1;
+    };
+    const int tier = col("tier"), cycles = col("latency_cycles"), ns = col("latency_ns"),
+              gbps = col("bandwidth_gbps"), size = col("size");
+    const auto number = [](const std::vector<report::Value>& row, int c) {
+      return c >= 0 && row[static_cast<std::size_t>(c)].kind == report::Value::Kind::number
+                 ? row[static_cast<std::size_t>(c)].number
+                 : NAN;
+    };
+    if (tier < 0) continue;
+    for (const auto& row : t.rows)
+      out.push_back({row[static_cast<std::size_t>(tier)].text, number(row, cycles), number(row, ns),
+                     number(row, gbps), size >= 0 ? row[static_cast<std::size_t>(size)].text : ""});
+  }
+  return out;
+}
 
 void write_file(const std::filesystem::path& p, const std::string& text) {
   std::ofstream f(p, std::ios::binary);
@@ -40,13 +67,16 @@ int run_report(const ReportOptions& o) {
   std::string why;
   std::optional<core::DeviceInfo> dev;
   if (!o.no_gpu) dev = core::query_device(0, &why);
+  report::SummaryInput summary;
   if (dev) {
     const bench::ProbeRun run = measure_probes(*dev, o.quick, {});
     doc.sections.push_back(run.summary);
+    summary.tiers = summary_tiers(run.summary);
     for (const auto& s : run.sections) doc.sections.push_back(s);
     bench::BenchOptions bopt;
     bopt.quick = o.quick;
-    for (auto& s : measure_ladders(select_families("all"), bopt)) doc.sections.push_back(std::move(s));
+    for (auto& s : measure_ladders(select_families("all"), bopt, &summary.records))
+      doc.sections.push_back(std::move(s));
     if (!o.no_profile)
       for (auto& s : measure_profiles(o.quick)) doc.sections.push_back(std::move(s));
   } else {
@@ -66,6 +96,10 @@ int run_report(const ReportOptions& o) {
                            : o.no_gpu ? "no measurements in this report (--no-gpu)"
                                       : "no GPU: " + why;
   doc.sections.insert(doc.sections.begin() + 1, claims::claims_section(doc.sections, note));
+  // The summary opens the report: the hierarchy, the ladders' bests, the claims tally.
+  summary.claims = claims::tally(doc.sections);
+  summary.not_measured = note;
+  doc.sections.insert(doc.sections.begin(), report::summary_section(summary));
 
   if (!o.out.empty()) {
     std::error_code ec;

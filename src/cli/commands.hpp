@@ -27,8 +27,10 @@ std::vector<report::Section> measure_profiles(bool quick);
 std::vector<const registry::Family*> select_families(const std::string& name);
 
 /// Runs the ladders with a progress line; bad variants or shapes throw UsageError.
+/// `records`, when given, receives every family's bench records as well.
 std::vector<report::Section> measure_ladders(const std::vector<const registry::Family*>& fams,
-                                             const bench::BenchOptions& opt);
+                                             const bench::BenchOptions& opt,
+                                             std::vector<registry::BenchRecord>* records = nullptr);
 
 /// The GPU, or throws NoDevice (exit 3) with one sentence.
 core::DeviceInfo require_device();

@@ -77,6 +77,17 @@ bool numeric_column(const Table& t, std::size_t col) {
   return any_number;
 }
 
+std::vector<std::size_t> shown_columns(const Table& t) {
+  std::vector<std::size_t> out;
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    bool any = t.rows.empty();
+    for (std::size_t r = 0; r < t.rows.size() && !any; ++r)
+      any = cell(t, r, c).kind != Value::Kind::empty;
+    if (any) out.push_back(c);
+  }
+  return out;
+}
+
 std::string format_full(double v) {
   if (!std::isfinite(v)) return "";
   if (v == 0.0) return "0";  // also folds -0 into 0

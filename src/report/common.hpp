@@ -63,4 +63,11 @@ DocumentIds assign_ids(const Document& d);
 /// The chart as SVG; `standalone` adds the XML namespace (not needed inline in HTML5).
 std::string svg_chart(const Chart& c, bool standalone);
 
+/// A stack chart (the hierarchy pyramid) as SVG; its height grows with its bands.
+std::string svg_stack(const Chart& c, bool standalone);
+
+/// Indices of the columns worth showing: all of them, except a column empty in every row
+/// of a table that has rows (a ratio with no reference in this run, a note nobody wrote).
+std::vector<std::size_t> shown_columns(const Table& t);
+
 }  // namespace memhier::report::detail

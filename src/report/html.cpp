@@ -24,21 +24,25 @@ a { color: #0969da; text-decoration: none; }
 a:hover { text-decoration: underline; }
 code { font: 0.9em/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   background: #f6f8fa; padding: 1px 5px; border-radius: 4px; overflow-wrap: anywhere; }
-dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 3px 18px; margin: 0 0 18px;
-  font-size: 0.92em; }
+/* Two label-value pairs a row on a wide screen: the summary then starts on the first screen. */
+dl.meta { display: grid; grid-template-columns: max-content 1fr max-content 1fr; gap: 3px 18px;
+  margin: 0 0 18px; font-size: 0.92em; }
 dl.meta dt { color: #57606a; }
 dl.meta dd { margin: 0; overflow-wrap: anywhere; }
 nav.toc { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 20px;
   margin: 0 0 8px; font-size: 0.95em; }
-nav.toc h2 { font-size: 1em; margin: 0.2em 0; padding: 0; border: 0; }
+nav.toc summary { font-weight: 600; cursor: pointer; }
 nav.toc ol { margin: 4px 0; padding-left: 22px; }
 nav.toc ol ol { font-size: 0.95em; }
 .block { margin: 0 0 26px; }
 .caption { color: #57606a; font-size: 0.92em; margin: 0.2em 0 0.6em; }
-.table-wrap { overflow-x: auto; }
+/* A wide or long table scrolls inside its own box, header kept in view, so both of its
+   scrollbars are on screen and the page itself never scrolls sideways. */
+.table-wrap { overflow: auto; max-height: 80vh; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.92em; font-variant-numeric: tabular-nums; }
 th, td { padding: 5px 12px; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: top; }
-th { background: #f6f8fa; border-bottom: 2px solid #d0d7de; white-space: nowrap; }
+th { background: #f6f8fa; border-bottom: 2px solid #d0d7de; white-space: nowrap;
+  position: sticky; top: 0; z-index: 1; }
 th .unit { color: #57606a; font-weight: normal; }
 tbody tr:nth-child(even) { background: #f6f8fa; }
 tbody tr:hover { background: #eef4fb; }
@@ -50,18 +54,21 @@ figure.chart svg { display: block; width: 100%; max-width: 720px; height: auto;
   border: 1px solid #eaeef2; border-radius: 6px; }
 footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid #eaeef2; color: #8c959f;
   font-size: 0.85em; }
-@media (max-width: 640px) { body { font-size: 14px; } .page { padding: 16px 12px 32px; } }
-@media print { nav.toc { display: none; } tbody tr:hover { background: none; } }
+@media (max-width: 640px) { body { font-size: 14px; } .page { padding: 16px 12px 32px; }
+  dl.meta { grid-template-columns: max-content 1fr; } }
+@media print { nav.toc { display: none; } tbody tr:hover { background: none; }
+  .table-wrap { max-height: none; overflow: visible; } }
 )css";
 
 std::string table_html(const Table& t, const std::string& id) {
   std::string out = "<div class=\"block\" id=\"" + xml_escape(id) + "\">\n";
   if (!t.title.empty()) out += "<h3>" + xml_escape(t.title) + "</h3>\n";
   if (!t.caption.empty()) out += "<p class=\"caption\">" + xml_escape(t.caption) + "</p>\n";
-  if (!t.columns.empty()) {
+  const std::vector<std::size_t> shown = detail::shown_columns(t);
+  if (!shown.empty()) {
     std::vector<bool> numeric(t.columns.size());
     out += "<div class=\"table-wrap\"><table>\n<thead><tr>";
-    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    for (std::size_t c : shown) {
       numeric[c] = detail::numeric_column(t, c);
       const Column& col = t.columns[c];
       out += numeric[c] ? "<th class=\"num\">" : "<th>";
@@ -72,7 +79,7 @@ std::string table_html(const Table& t, const std::string& id) {
     out += "</tr></thead>\n<tbody>\n";
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
       out += "<tr>";
-      for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      for (std::size_t c : shown) {
         const Value& v = detail::cell(t, r, c);
         const char* cls = "";
         if (v.kind == Value::Kind::number) {
@@ -109,7 +116,10 @@ std::string meta_html(const Meta& m) {
 
 std::string toc_html(const Document& d, const detail::DocumentIds& ids) {
   if (d.sections.empty()) return {};
-  std::string out = "<nav class=\"toc\">\n<h2>Contents</h2>\n<ol>\n";
+  // Folded: the summary, not a list of every table, is what the first screen shows.
+  std::string out = "<nav class=\"toc\"><details>\n<summary>Contents (" +
+                    std::to_string(d.sections.size()) +
+                    (d.sections.size() == 1 ? " section" : " sections") + ")</summary>\n<ol>\n";
   const auto link = [](const std::string& id, const std::string& text) {
     return "<a href=\"#" + xml_escape(id) + "\">" + xml_escape(text.empty() ? id : text) + "</a>";
   };
@@ -128,7 +138,7 @@ std::string toc_html(const Document& d, const detail::DocumentIds& ids) {
     }
     out += "</li>\n";
   }
-  return out + "</ol>\n</nav>\n";
+  return out + "</ol>\n</details></nav>\n";
 }
 
 }  // namespace
@@ -149,13 +159,16 @@ std::string to_html(const Document& d) {
     out += "<section id=\"" + xml_escape(ids.sections[s]) + "\">\n";
     out += "<h2>" + xml_escape(sec.title.empty() ? ids.sections[s] : sec.title) + "</h2>\n";
     for (const std::string& p : sec.paragraphs) out += "<p>" + xml_escape(p) + "</p>\n";
-    for (std::size_t t = 0; t < sec.tables.size(); ++t)
-      out += table_html(sec.tables[t], ids.tables[s][t]);
+    std::string charts;
     for (std::size_t c = 0; c < sec.charts.size(); ++c) {
       // Inline SVG in HTML5 needs no namespace, which keeps the page free of any URL.
-      out += "<figure class=\"chart\" id=\"" + xml_escape(ids.charts[s][c]) + "\">\n" +
-             detail::svg_chart(sec.charts[c], false) + "</figure>\n";
+      charts += "<figure class=\"chart\" id=\"" + xml_escape(ids.charts[s][c]) + "\">\n" +
+                detail::svg_chart(sec.charts[c], false) + "</figure>\n";
     }
+    if (sec.charts_first) out += charts;
+    for (std::size_t t = 0; t < sec.tables.size(); ++t)
+      out += table_html(sec.tables[t], ids.tables[s][t]);
+    if (!sec.charts_first) out += charts;
     out += "</section>\n";
   }
   out += "</main>\n";

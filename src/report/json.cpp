@@ -55,17 +55,22 @@ json chart_json(const Chart& c) {
   for (const Series& s : c.series) {
     series.push_back({{"name", str(s.name)}, {"x", numbers(s.x)}, {"y", numbers(s.y)}});
   }
-  return {{"id", str(c.id)},
-          {"title", str(c.title)},
-          {"kind", c.kind == Chart::Kind::bar ? "bar" : "line"},
-          {"x_label", str(c.x_label)},
-          {"x_unit", str(c.x_unit)},
-          {"y_label", str(c.y_label)},
-          {"y_unit", str(c.y_unit)},
-          {"log_x", c.log_x},
-          {"log_y", c.log_y},
-          {"categories", strings(c.categories)},
-          {"series", std::move(series)}};
+  const char* kind = c.kind == Chart::Kind::bar     ? "bar"
+                     : c.kind == Chart::Kind::stack ? "stack"
+                                                    : "line";
+  json out = {{"id", str(c.id)},
+              {"title", str(c.title)},
+              {"kind", kind},
+              {"x_label", str(c.x_label)},
+              {"x_unit", str(c.x_unit)},
+              {"y_label", str(c.y_label)},
+              {"y_unit", str(c.y_unit)},
+              {"log_x", c.log_x},
+              {"log_y", c.log_y},
+              {"categories", strings(c.categories)},
+              {"series", std::move(series)}};
+  if (!c.category_notes.empty()) out["category_notes"] = strings(c.category_notes);
+  return out;
 }
 
 }  // namespace

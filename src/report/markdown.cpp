@@ -54,17 +54,17 @@ std::string md_table(const Table& t, const std::string& id) {
   std::string out;
   out += "### " + md_escape(t.title.empty() ? id : t.title, false) + "\n\n";
   if (!t.caption.empty()) out += md_escape(t.caption) + "\n\n";
-  if (!t.columns.empty()) {
+  const std::vector<std::size_t> shown = detail::shown_columns(t);
+  if (!shown.empty()) {
     out += "|";
-    for (const Column& c : t.columns) out += " " + md_escape(detail::header_label(c), false) + " |";
+    for (std::size_t c : shown)
+      out += " " + md_escape(detail::header_label(t.columns[c]), false) + " |";
     out += "\n|";
-    for (std::size_t c = 0; c < t.columns.size(); ++c) {
-      out += detail::numeric_column(t, c) ? " ---: |" : " :--- |";
-    }
+    for (std::size_t c : shown) out += detail::numeric_column(t, c) ? " ---: |" : " :--- |";
     out += "\n";
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
       out += "|";
-      for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      for (std::size_t c : shown) {
         const std::string text = md_escape(detail::cell(t, r, c).display(), false);
         out += text.empty() ? " |" : " " + text + " |";
       }
@@ -90,14 +90,18 @@ std::string to_markdown(const Document& d) {
     const Section& sec = d.sections[s];
     out += "\n## " + md_escape(sec.title.empty() ? ids.sections[s] : sec.title, false) + "\n\n";
     for (const std::string& p : sec.paragraphs) out += md_escape(p) + "\n\n";
-    for (std::size_t t = 0; t < sec.tables.size(); ++t)
-      out += md_table(sec.tables[t], ids.tables[s][t]);
+    std::string charts;
     for (std::size_t c = 0; c < sec.charts.size(); ++c) {
       // Markdown cannot carry inline SVG portably: link to the chart in the HTML report.
       const Chart& chart = sec.charts[c];
-      out += "Chart: [" + md_escape(chart.title.empty() ? ids.charts[s][c] : chart.title, false) +
-             "](" + kHtmlFile + "#" + ids.charts[s][c] + ") (drawn in the HTML report)\n\n";
+      charts += "Chart: [" +
+                md_escape(chart.title.empty() ? ids.charts[s][c] : chart.title, false) + "](" +
+                kHtmlFile + "#" + ids.charts[s][c] + ") (drawn in the HTML report)\n\n";
     }
+    if (sec.charts_first) out += charts;
+    for (std::size_t t = 0; t < sec.tables.size(); ++t)
+      out += md_table(sec.tables[t], ids.tables[s][t]);
+    if (!sec.charts_first) out += charts;
   }
   return detail::tidy_blank_lines(out);
 }

@@ -487,6 +487,7 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
 namespace detail {
 
 std::string svg_chart(const Chart& c, bool standalone) {
+  if (c.kind == Chart::Kind::stack) return svg_stack(c, standalone);
   std::string out;
   fmt::format_to(std::back_inserter(out),
                  "<svg{} viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "

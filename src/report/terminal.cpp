@@ -59,18 +59,19 @@ std::string to_terminal(const Table& t) {
   std::string out;
   if (!t.title.empty()) out += detail::one_line(t.title) + "\n";
   if (!t.caption.empty()) out += wrap(t.caption, kWrapWidth);
-  const std::size_t ncols = t.columns.size();
+  const std::vector<std::size_t> shown = detail::shown_columns(t);
+  const std::size_t ncols = shown.size();
   if (ncols != 0) {
     std::vector<std::string> header(ncols);
     std::vector<std::vector<std::string>> body(t.rows.size(), std::vector<std::string>(ncols));
     std::vector<bool> numeric(ncols);
     std::vector<std::size_t> widths(ncols);
     for (std::size_t c = 0; c < ncols; ++c) {
-      header[c] = detail::one_line(detail::header_label(t.columns[c]));
-      numeric[c] = detail::numeric_column(t, c);
+      header[c] = detail::one_line(detail::header_label(t.columns[shown[c]]));
+      numeric[c] = detail::numeric_column(t, shown[c]);
       widths[c] = detail::text_width(header[c]);
       for (std::size_t r = 0; r < t.rows.size(); ++r) {
-        body[r][c] = detail::one_line(detail::cell(t, r, c).display());
+        body[r][c] = detail::one_line(detail::cell(t, r, shown[c]).display());
         widths[c] = std::max(widths[c], detail::text_width(body[r][c]));
       }
     }
@@ -83,7 +84,7 @@ std::string to_terminal(const Table& t) {
       out += "|";
       for (std::size_t c = 0; c < ncols; ++c) {
         // Numbers right-aligned so digits line up; text (and "n/a") by the cell's own kind.
-        const bool right = detail::cell(t, r, c).kind == Value::Kind::number;
+        const bool right = detail::cell(t, r, shown[c]).kind == Value::Kind::number;
         out += " " + pad(body[r][c], widths[c], right) + " |";
       }
       out += "\n";
@@ -108,10 +109,13 @@ std::string to_terminal(const Document& d) {
     const std::string stitle = detail::one_line(s.title);
     out += "\n" + stitle + "\n" + std::string(detail::text_width(stitle), '-') + "\n";
     for (const std::string& p : s.paragraphs) out += wrap(p, kWrapWidth) + "\n";
-    for (const Table& t : s.tables) out += to_terminal(t) + "\n";
+    std::string charts;
     for (const Chart& c : s.charts) {
-      out += "Chart: " + detail::one_line(c.title) + " (drawn in the HTML report)\n\n";
+      charts += "Chart: " + detail::one_line(c.title) + " (drawn in the HTML report)\n\n";
     }
+    if (s.charts_first) out += charts;
+    for (const Table& t : s.tables) out += to_terminal(t) + "\n";
+    if (!s.charts_first) out += charts;
   }
   return detail::tidy_blank_lines(out);
 }

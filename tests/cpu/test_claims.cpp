@@ -84,25 +84,32 @@ TEST(ClaimsCatalogue, EveryClaimHasTextAndEitherACheckerOrAReason) {
   }
 }
 
-TEST(ClaimsCatalogue, SourcesNameSeedFilesOrKnownOrigins) {
-  std::set<std::string> numbers;
-  for (const auto& f : seed_files()) numbers.insert(f.first);
+TEST(ClaimsCatalogue, SourcesNameTextsByTitleOrKnownOrigins) {
+  std::set<std::string> titles;
+  for (const Seed& s : seeds()) titles.insert(s.title);
+  const std::regex bare_number("(^|[ (;])00[0-4]([ ,);§]|$)");
   for (const Claim& c : catalogue()) {
     const std::vector<SourceRef> refs = parse_sources(c.source);
     ASSERT_FALSE(refs.empty()) << c.id << ": malformed source '" << c.source << "'";
     for (const SourceRef& r : refs)
-      EXPECT_TRUE(numbers.count(r.origin) || r.origin == "memhier" || r.origin == "external")
+      EXPECT_TRUE(titles.count(r.origin) || r.origin == "memhier goal" ||
+                  r.origin == "published figures")
           << c.id << ": unknown origin '" << r.origin << "'";
+    // What a reader sees names each text by its title, never by a number or a path.
+    for (const std::string& text : {c.source, c.text, c.unmeasured}) {
+      EXPECT_FALSE(std::regex_search(text, bare_number)) << c.id << ": " << text;
+      EXPECT_EQ(text.find("seeds"), std::string::npos) << c.id << ": " << text;
+    }
   }
 }
 
 TEST(ClaimsCatalogue, SectionsExistInTheSeeds) {
   const fs::path dir = MEMHIER_SEEDS_DIR;
   if (!fs::is_directory(dir)) GTEST_SKIP() << "no seeds at " << dir;
-  std::map<std::string, std::string> text;
-  for (const auto& f : seed_files()) {
-    ASSERT_TRUE(fs::exists(dir / f.second)) << f.second;
-    text[f.first] = lower(slurp(dir / f.second));
+  std::map<std::string, std::string> text;  // by title
+  for (const Seed& s : seeds()) {
+    ASSERT_TRUE(fs::exists(dir / s.file)) << s.file;
+    text[s.title] = lower(slurp(dir / s.file));
   }
   for (const Claim& c : catalogue())
     for (const SourceRef& r : parse_sources(c.source)) {
@@ -113,15 +120,34 @@ TEST(ClaimsCatalogue, SectionsExistInTheSeeds) {
 }
 
 TEST(ClaimsCatalogue, ParseSourcesSplitsParts) {
-  const std::vector<SourceRef> r = parse_sources("001 §L2 Cache; 000 §Summary");
-  ASSERT_EQ(r.size(), 2u);
-  EXPECT_EQ(r[0].origin, "001");
+  const std::vector<SourceRef> r = parse_sources(
+      "GPU Memory Hierarchy, §L2 Cache, §HBM Basics; Global, Shared, and Register Memory, "
+      "§Summary; memhier goal: copy kernel >= 0.90 x cudaMemcpy");
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].origin, "GPU Memory Hierarchy");
   EXPECT_EQ(r[0].section, "L2 Cache");
-  EXPECT_EQ(r[1].origin, "000");
-  EXPECT_EQ(r[1].section, "Summary");
+  EXPECT_EQ(r[1].origin, "GPU Memory Hierarchy");
+  EXPECT_EQ(r[1].section, "HBM Basics");
+  EXPECT_EQ(r[2].origin, "Global, Shared, and Register Memory");
+  EXPECT_EQ(r[2].section, "Summary");
+  EXPECT_EQ(r[3].origin, "memhier goal");
+  EXPECT_EQ(r[3].section, "copy kernel >= 0.90 x cudaMemcpy");
   EXPECT_TRUE(parse_sources("").empty());
-  EXPECT_TRUE(parse_sources("001 L2 Cache").empty());
-  EXPECT_TRUE(parse_sources("001 §").empty());
+  EXPECT_TRUE(parse_sources("GPU Memory Hierarchy L2 Cache").empty());
+  EXPECT_TRUE(parse_sources("GPU Memory Hierarchy, §").empty());
+  EXPECT_TRUE(parse_sources("GPU Memory Hierarchy, §, §L2 Cache").empty());
+  EXPECT_TRUE(parse_sources("001 §L2 Cache").empty());  // the data's shorthand, not spelt out
+}
+
+TEST(ClaimsCatalogue, SourcesSpellOutEachTextsTitle) {
+  const Claim* c = find("latency-l2-200-cycles");
+  ASSERT_NE(c, nullptr);
+  // Each text once, its sections in the order cited.
+  EXPECT_EQ(c->source,
+            "GPU Memory Hierarchy, §L2 Cache, §GPU Memory Hierarchy Comparison (H100 SXM); "
+            "Global, Shared, and Register Memory, §The Five Memory Spaces: Real Numbers");
+  EXPECT_EQ(find("memhier-copy-vs-memcpy")->source,
+            "memhier goal: copy kernel >= 0.90 x cudaMemcpy");
 }
 
 // ---- Every id the code uses exists, and the catalogue says truly what checks it.
@@ -452,7 +478,20 @@ TEST(ClaimsSection, GathersEveryClaimTableAndFillsTheRest) {
   EXPECT_EQ(row_of("registers-1-cycle")[6].text, find("registers-1-cycle")->unmeasured);
   EXPECT_NE(row_of("bank-degree-gcd")[6].text.find("did not run"), std::string::npos);
 
+  // The summary's tally counts the same rows the section shows.
+  const report::ClaimsTally n = tally({probe, ladder, other});
+  int shown[3] = {0, 0, 0};
+  for (const auto& row : t.rows)
+    ++shown[row[5].text == "reproduced" ? 0 : row[5].text == "refuted" ? 1 : 2];
+  EXPECT_EQ(n.reproduced, shown[0]);
+  EXPECT_EQ(n.refuted, shown[1]);
+  EXPECT_EQ(n.not_measurable, shown[2]);
+  EXPECT_GE(n.refuted, 2);     // the HBM latency and the padding gain above
+  EXPECT_GE(n.reproduced, 1);  // the L2 latency
+
   const report::Section none = claims_section({}, "no GPU: no driver");
+  EXPECT_EQ(tally({}).reproduced + tally({}).refuted, 0);
+  EXPECT_EQ(tally({}).not_measurable, static_cast<int>(none.tables[0].rows.size()));
   for (const auto& row : none.tables[0].rows) {
     EXPECT_EQ(row[5].text, "not measurable here") << row[0].text;
     if (!find(row[0].text)->checked_by.empty()) {

@@ -1,4 +1,4 @@
-// The claims catalogue: every numeric claim of the seeds (and the few memhier makes of
+// The claims catalogue: every numeric claim of the source texts (and the few memhier makes of
 // itself), each once, with a stable id, its source and what checks it. Probes and
 // ladders refer to claims by id ("padding-3x-matmul"_claim), so a claim's text and
 // source live here only; the report gathers every check into one table. No CUDA here.
@@ -11,13 +11,16 @@
 #include <vector>
 
 #include "memhier/report/document.hpp"
+#include "memhier/report/summary.hpp"
 
 namespace memhier::claims {
 
 /// One claim the report tests against the card it runs on.
 struct Claim {
   std::string id;      ///< stable, kebab-case: "padding-3x-matmul"
-  std::string source;  ///< "002 §GEMM Performance Comparison"; several joined by "; "
+  /// "Shared Memory and Bank Conflicts, §GEMM Performance (A100, M=N=K=4096, FP32)", or
+  /// "memhier goal: ..." for a promise of this project; several joined by "; ".
+  std::string source;
   std::string text;    ///< the claim, with its numbers
   /// Owners of the claims tables that test it: a probe name ("latency") or
   /// "bench-<family>"; empty when nothing here can measure it.
@@ -31,18 +34,24 @@ const std::vector<Claim>& catalogue();
 /// The claim with this id, or nullptr.
 const Claim* find(std::string_view id);
 
-/// The seed files the sources cite, by number: {"000", "000-global-shared-register-memory.txt"},
-/// ...
-const std::vector<std::pair<std::string, std::string>>& seed_files();
+/// One source text the claims cite: its number in the catalogue's data ("001"), its title
+/// as readers see it, what it covers, and its file name (where a test finds each section).
+struct Seed {
+  std::string number, title, covers, file;
+};
 
-/// One part of a source: origin "000".."004" (a seed), "memhier" (this project's own
-/// promise) or "external" (published figures), and the section heading after "§".
+/// The five source texts, in number order.
+const std::vector<Seed>& seeds();
+
+/// One part of a source: origin is a source text's title, "memhier goal" (a promise this
+/// project makes of itself) or "published figures"; section is what follows.
 struct SourceRef {
   std::string origin;
   std::string section;
 };
 
-/// Splits "001 §L2 Cache; 000 §Summary" into its parts; an empty list when malformed.
+/// Splits "GPU Memory Hierarchy, §L2 Cache; memhier goal: ..." into its parts; an empty
+/// list when a part is none of the three forms.
 std::vector<SourceRef> parse_sources(const std::string& source);
 
 class Id;
@@ -102,6 +111,9 @@ std::vector<Finding> findings(const std::vector<report::Section>& sections);
 /// when its checker did not run.
 report::Section claims_section(const std::vector<report::Section>& sections,
                                const std::string& run_note);
+
+/// How many rows of claims_section(sections, ...) have each verdict.
+report::ClaimsTally tally(const std::vector<report::Section>& sections);
 
 /// The catalogue as one table (id, source, claim, checked by) for `memhier claims`.
 report::Table catalogue_table();

@@ -52,8 +52,10 @@ struct Series {
   std::vector<double> y;
 };
 
+/// A line chart, a grouped bar chart, or a stack: one band per category, top first, each
+/// wider than the one above (a memory hierarchy), labelled beside it with its note.
 struct Chart {
-  enum class Kind { line, bar };
+  enum class Kind { line, bar, stack };
   std::string id;
   std::string title;
   Kind kind = Kind::line;
@@ -61,7 +63,8 @@ struct Chart {
   std::string y_label, y_unit;
   bool log_x = false;
   bool log_y = false;
-  std::vector<std::string> categories;  ///< bar charts: one per y value
+  std::vector<std::string> categories;      ///< bar charts: one per y value; stack: one per band
+  std::vector<std::string> category_notes;  ///< stack: the text beside each band (its figures)
   std::vector<Series> series;
 };
 
@@ -71,6 +74,7 @@ struct Section {
   std::vector<std::string> paragraphs;
   std::vector<Table> tables;
   std::vector<Chart> charts;
+  bool charts_first = false;  ///< draw the charts before the tables (the report's summary)
 };
 
 /// Where and how the figures were made.

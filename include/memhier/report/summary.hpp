@@ -1,0 +1,66 @@
+// The report's opening summary, built from plain data: the card's hierarchy (one band per
+// tier with its measured latency, bandwidth and size), every ladder's best against its
+// vendor and copy ceilings, and the claims tally. No CUDA here.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "memhier/registry/record.hpp"
+#include "memhier/report/document.hpp"
+
+namespace memhier::report {
+
+/// One tier as measured on this card; NaN where not measured.
+struct SummaryTier {
+  std::string tier;  ///< "registers", "shared", "L1", "L2", "HBM", "constant", "local"
+  double latency_cycles = NAN;
+  double latency_ns = NAN;
+  double bandwidth_gbps = NAN;
+  std::string size;  ///< "228 KiB/SM", "50 MiB", ...
+};
+
+/// How many checks of the Claims section came out each way.
+struct ClaimsTally {
+  int reproduced = 0;
+  int refuted = 0;
+  int not_measurable = 0;
+};
+
+/// One ladder's best rung against its ceilings: the lowest ratio over the shapes measured,
+/// NaN where the ceiling was not measured or means nothing for the problem.
+struct LadderBest {
+  std::string family;
+  std::string variant;       ///< "best", or the highest verified rung when there is no "best"
+  std::string vendor;        ///< the vendor baseline's name; "" when the family has none
+  double x_vendor = NAN;     ///< vendor time / best's time, lowest over the shapes
+  std::string vendor_shape;  ///< the shape where that lowest ratio was measured
+  double x_memcpy = NAN;     ///< cudaMemcpy time / best's time; NaN where the copy is no ceiling
+  std::string memcpy_shape;
+  int shapes = 0;  ///< shapes where the best rung verified and was timed
+};
+
+/// What the summary is made from. Empty tiers or records: not measured in this run.
+struct SummaryInput {
+  std::vector<SummaryTier> tiers;
+  std::vector<registry::BenchRecord> records;  ///< every ladder's records, as run_family made them
+  ClaimsTally claims;
+  std::string not_measured;  ///< why the measurements are missing ("no GPU: ..."), if they are
+};
+
+/// Whether cudaMemcpy is a ceiling for this family's records: some rung of it is nearer the
+/// copy's time than the fp32 peak's (x memcpy above its fraction of peak), or counts no
+/// flops. By the roofline the longer of the two bounds binds, so for a problem bound by
+/// arithmetic (GEMM) the copy ceiling says nothing and its ratio is not shown.
+bool copy_ceiling_applies(const std::vector<registry::BenchRecord>& family_records);
+
+/// Each ladder's best against its vendor and against cudaMemcpy (where the copy ceiling
+/// applies), in the records' order.
+std::vector<LadderBest> ladder_bests(const std::vector<registry::BenchRecord>& records);
+
+/// The summary section (id "summary"): the hierarchy picture, the ladders chart and the
+/// tally first, then small tables of the same figures for the text formats.
+Section summary_section(const SummaryInput& in);
+
+}  // namespace memhier::report

@@ -1,0 +1,237 @@
+// The report's opening summary: which record counts as each ladder's best and against
+// which ceilings, the tally, what a run without a GPU says, the hierarchy picture, the
+// columns the writers leave out, and golden files of the whole summary in every format.
+//   MEMHIER_UPDATE_GOLDEN=1 ./memhier_cpu_tests --gtest_filter='ReportSummary*'
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "memhier/report/summary.hpp"
+#include "memhier/report/writers.hpp"
+
+namespace memhier::report {
+namespace {
+
+using registry::BenchRecord;
+
+BenchRecord record(const std::string& family, const std::string& variant, int rung,
+                   const std::string& shape, double ms, double frac_memcpy, double x_vendor,
+                   double gflops = NAN, double peak_pct = NAN) {
+  BenchRecord r;
+  r.family = family;
+  r.variant = variant;
+  r.rung = rung;
+  r.shape = shape;
+  r.verified = true;
+  r.ms = ms;
+  r.frac_memcpy = frac_memcpy;
+  r.x_vendor = x_vendor;
+  r.gflops = gflops;
+  r.peak_pct = peak_pct;
+  return r;
+}
+
+// Two ladders as run_family makes them: memcpy and the vendor first at each shape.
+std::vector<BenchRecord> sample_records() {
+  std::vector<BenchRecord> v;
+  for (const auto& [shape, best_memcpy, best_vendor] :
+       {std::tuple{"8192x8192", 0.98, 1.03}, std::tuple{"4096x4096", 0.99, 1.04}}) {
+    v.push_back(record("transpose", "cudaMemcpy D2D", 0, shape, 1.0, 1.0, NAN));
+    v.push_back(record("transpose", "cublasSgeam", 0, shape, 1.05, 0.95, 1.0));
+    v.push_back(record("transpose", "naive", 1, shape, 4.0, 0.25, 0.26));
+    v.push_back(record("transpose", "best", 2, shape, 1.0, best_memcpy, best_vendor));
+  }
+  BenchRecord wrong = record("transpose", "best", 2, "1x1", 1.0, 0.01, 0.01);
+  wrong.verified = false;  // a failed rung never counts as the best's figure
+  v.push_back(wrong);
+  v.push_back(record("gemm", "cudaMemcpy D2D", 0, "4096x4096x4096", 1.0, 1.0, NAN));
+  v.push_back(record("gemm", "cublasSgemm", 0, "4096x4096x4096", 37, 0.027, 1.0, 18500, 27.7));
+  v.push_back(record("gemm", "naive", 1, "4096x4096x4096", 900, 0.001, 0.04, 760, 1.1));
+  v.push_back(record("gemm", "best", 9, "4096x4096x4096", 40, 0.024, 0.91, 17000, 25.4));
+  // A stencil counts flops too, but its rungs stay nearer the copy's time than the peak's.
+  v.push_back(record("stencil", "cudaMemcpy D2D", 0, "8192x8192:5", 1.0, 1.0, NAN));
+  v.push_back(record("stencil", "smem_tile", 2, "8192x8192:5", 1.13, 0.885, NAN, 16358, 24.4));
+  v.push_back(record("stencil", "naive", 1, "8192x8192:5", 2.0, 0.5, NAN, 3400, 5.1));
+  return v;
+}
+
+SummaryInput sample_input() {
+  SummaryInput in;
+  in.tiers = {{"HBM", 650, 371.4, 3010, "80 GiB"},   {"L2", 262, 149.7, 10800, "50 MiB"},
+              {"local", 640, 365.7, NAN, ""},        {"shared", 30, 17.1, 29500, "228 KiB/SM"},
+              {"L1", 33, 18.9, 19800, "256 KiB/SM"}, {"constant", 38, 21.7, NAN, "64 KiB"}};
+  in.records = sample_records();
+  in.claims = {58, 21, 36};
+  return in;
+}
+
+const Table& table(const Section& s, const std::string& id) {
+  for (const Table& t : s.tables)
+    if (t.id == id) return t;
+  throw std::runtime_error("no table " + id);
+}
+
+TEST(ReportSummary, EachLaddersBestAgainstTheCeilingsThatMeanSomething) {
+  const std::vector<LadderBest> b = ladder_bests(sample_records());
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(b[0].family, "transpose");
+  EXPECT_EQ(b[0].variant, "best");
+  EXPECT_EQ(b[0].vendor, "cublasSgeam");
+  EXPECT_DOUBLE_EQ(b[0].x_vendor, 1.03);  // the lowest over the shapes
+  EXPECT_EQ(b[0].vendor_shape, "8192x8192");
+  EXPECT_DOUBLE_EQ(b[0].x_memcpy, 0.98);
+  EXPECT_EQ(b[0].shapes, 2);  // the unverified 1x1 is not one of them
+  EXPECT_EQ(b[1].family, "gemm");
+  EXPECT_DOUBLE_EQ(b[1].x_vendor, 0.91);
+  EXPECT_TRUE(std::isnan(b[1].x_memcpy));  // bound by arithmetic: no copy ceiling
+  EXPECT_EQ(b[2].variant, "smem_tile");    // no "best": the highest rung that verified
+  EXPECT_EQ(b[2].vendor, "");
+  EXPECT_TRUE(std::isnan(b[2].x_vendor));
+  EXPECT_DOUBLE_EQ(b[2].x_memcpy, 0.885);
+}
+
+TEST(ReportSummary, TheCopyCeilingAppliesWhereTheRooflineSaysMemoryBinds) {
+  const std::vector<BenchRecord> all = sample_records();
+  const auto of = [&all](const std::string& family) {
+    std::vector<BenchRecord> out;
+    for (const BenchRecord& r : all)
+      if (r.family == family) out.push_back(r);
+    return out;
+  };
+  EXPECT_TRUE(copy_ceiling_applies(of("transpose")));  // no flops at all
+  EXPECT_TRUE(copy_ceiling_applies(of("stencil")));    // flops, but 0.885 of memcpy > 24% of peak
+  EXPECT_FALSE(copy_ceiling_applies(of("gemm")));      // 0.024 of memcpy < 25% of peak
+  EXPECT_FALSE(copy_ceiling_applies({}));
+}
+
+TEST(ReportSummary, TablesCarryTheFiguresAndTheTally) {
+  const Section s = summary_section(sample_input());
+  EXPECT_EQ(s.id, "summary");
+  EXPECT_TRUE(s.charts_first);
+  const Table& tiers = table(s, "summary-tiers");
+  std::vector<std::string> order;
+  for (const auto& row : tiers.rows) order.push_back(row[0].text);
+  EXPECT_EQ(order, (std::vector<std::string>{"shared", "L1", "constant", "L2", "HBM", "local"}));
+  EXPECT_DOUBLE_EQ(tiers.rows[3][3].number, 10800);  // L2 bandwidth, GB/s
+  const Table& ladders = table(s, "summary-ladders");
+  ASSERT_EQ(ladders.rows.size(), 3u);
+  EXPECT_EQ(ladders.rows[1][0].text, "gemm");
+  EXPECT_EQ(ladders.rows[1][4].kind, Value::Kind::empty);  // x memcpy: not shown for GEMM
+  EXPECT_DOUBLE_EQ(ladders.rows[1][2].number, 0.91);
+  const Table& tally = table(s, "summary-claims");
+  EXPECT_DOUBLE_EQ(tally.rows[0][1].number, 58);
+  EXPECT_DOUBLE_EQ(tally.rows[1][1].number, 21);
+  EXPECT_DOUBLE_EQ(tally.rows[2][1].number, 36);
+  EXPECT_NE(s.paragraphs[0].find("58 reproduced, 21 refuted, 36 not measurable here, of 115"),
+            std::string::npos);
+  ASSERT_EQ(s.charts.size(), 2u);
+  EXPECT_EQ(s.charts[0].kind, Chart::Kind::stack);
+  EXPECT_EQ(s.charts[0].categories.size(), 6u);
+  EXPECT_EQ(s.charts[0].category_notes[3],
+            "262 cycles (149.7 ns)  \xC2\xB7  10.8 TB/s  \xC2\xB7  50 MiB");
+  EXPECT_EQ(s.charts[1].categories, (std::vector<std::string>{"transpose", "gemm", "stencil"}));
+  EXPECT_TRUE(std::isnan(s.charts[1].series[1].y[1]));  // no GEMM bar against memcpy
+}
+
+TEST(ReportSummary, WithoutMeasurementsItSaysWhatIsMissingAndWhy) {
+  SummaryInput in;
+  in.claims = {0, 0, 115};
+  in.not_measured = "no GPU: no CUDA driver";
+  const Section s = summary_section(in);
+  ASSERT_EQ(s.paragraphs.size(), 2u);
+  EXPECT_EQ(s.paragraphs[1],
+            "Not measured in this run: the tiers' latency and bandwidth, and the ladders. Why: "
+            "no GPU: no CUDA driver.");
+  ASSERT_EQ(s.charts.size(), 1u);  // the hierarchy's shape, every band "not measured"
+  for (const std::string& note : s.charts[0].category_notes) EXPECT_EQ(note, "not measured");
+  ASSERT_EQ(s.tables.size(), 1u);  // the tally only
+  EXPECT_DOUBLE_EQ(s.tables[0].rows[2][1].number, 115);
+}
+
+TEST(ReportSummary, WritersLeaveOutColumnsEmptyInEveryRow) {
+  Table t;
+  t.id = "t";
+  t.columns = {{"variant", "", ""}, {"x vendor", "", ""}, {"x memcpy", "", ""}};
+  t.rows = {{Value::str("naive"), Value::none(), Value::num(0.5, 2)},
+            {Value::str("best"), Value::none(), Value::num(NAN, 2)}};
+  EXPECT_EQ(to_terminal(t).find("x vendor"), std::string::npos);
+  EXPECT_NE(to_terminal(t).find("x memcpy"), std::string::npos);
+  EXPECT_NE(to_terminal(t).find("n/a"), std::string::npos);  // a failed number still shows
+  Document d;
+  d.sections.push_back({"s", "S", {}, {t}, {}, false});
+  EXPECT_EQ(to_markdown(d).find("x vendor"), std::string::npos);
+  EXPECT_EQ(to_html(d).find("x vendor"), std::string::npos);
+  // The data formats keep every key, so a reader of the JSON or CSV finds a fixed schema.
+  EXPECT_NE(to_json(t).dump().find("x_vendor"), std::string::npos);
+  EXPECT_NE(to_csv(t).find("x vendor"), std::string::npos);
+  EXPECT_NE(to_html(d).find("<div class=\"table-wrap\">"), std::string::npos);
+}
+
+TEST(ReportSummary, HierarchyPictureIsOneBandPerTier) {
+  const Section s = summary_section(sample_input());
+  const std::string svg = to_svg(s.charts[0]);
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  std::size_t bands = 0;
+  for (std::size_t i = svg.find("class=\"band\""); i != std::string::npos;
+       i = svg.find("class=\"band\"", i + 1))
+    ++bands;
+  EXPECT_EQ(bands, 6u);
+  EXPECT_NE(svg.find("10.8 TB/s"), std::string::npos);
+  EXPECT_LT(svg.find(">shared<"), svg.find(">local<"));  // nearest the SM on top
+  EXPECT_EQ(svg.find("nan"), std::string::npos);
+}
+
+// ---- Golden files of the summary in every format.
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void check_golden(const std::string& name, const std::string& actual) {
+  const std::string path = std::string(MEMHIER_GOLDEN_DIR) + "/" + name;
+  const char* env = std::getenv("MEMHIER_UPDATE_GOLDEN");
+  if (env && std::string(env) == "1") {
+    std::ofstream(path, std::ios::binary) << actual;
+    return;
+  }
+  const std::string want = read(path);
+  if (want == actual) return;
+  std::size_t at = 0;  // report the first line that differs, not the whole file
+  while (at < want.size() && at < actual.size() && want[at] == actual[at]) ++at;
+  const auto line = std::count(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  ADD_FAILURE() << path << " differs at line " << line + 1 << "; after an intended change "
+                << "rerun with MEMHIER_UPDATE_GOLDEN=1 and review the diff.";
+}
+
+Document summary_document() {
+  Document d;
+  d.title = "memhier report: summary";
+  d.meta.version = "0.1.0";
+  d.meta.device = "NVIDIA H100 80GB HBM3 (cc 9.0)";
+  d.sections.push_back(summary_section(sample_input()));
+  return d;
+}
+
+TEST(ReportSummaryGolden, EveryFormat) {
+  const Document d = summary_document();
+  check_golden("summary.txt", to_terminal(d));
+  check_golden("summary.md", to_markdown(d));
+  check_golden("summary.html", to_html(d));
+  check_golden("summary.json", to_json(d).dump(2) + "\n");
+  check_golden("summary-hierarchy.svg", to_svg(d.sections[0].charts[0]));
+  check_golden("summary-ladders.svg", to_svg(d.sections[0].charts[1]));
+}
+
+}  // namespace
+}  // namespace memhier::report
