@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/judge.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -26,14 +27,17 @@ int full_grid(Kernel kernel, int block, const Context& ctx, std::size_t smem = 0
 }
 
 /// Bytes over milliseconds, in GB/s (10^9 bytes per second).
-inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
+inline double gbps(double bytes, double ms) {
+  return ms > 0 ? bytes / (ms * 1e6) : 0.0;
+}
 
 using core::fill_random;
 using core::fill_random_bits;
 
 /// A random cyclic permutation over `slots` slots, each `stride_bytes` apart: element
 /// i (at byte i*stride) holds the byte offset of the next slot. Host-built, deterministic.
-std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes, std::uint32_t seed);
+std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes,
+                                     std::uint32_t seed);
 
 /// The repetitions every probe's timings use (fewer with --quick).
 core::TimingOptions probe_timing(const Context& ctx, const std::string& name);
@@ -75,6 +79,14 @@ __device__ __forceinline__ std::uint32_t lds_fold<16>(std::uint32_t addr) {
 /// "refuted", "differs", "not measurable here: why"). Source and text come from the catalogue.
 using ClaimRow = claims::Check;
 using claims::operator""_claim;
+using claims::Claimed;
+using claims::Tolerance;
+
+/// The judge's verdict text for one claims-table row (see claims/judge.hpp).
+inline std::string judged(double measured, const Claimed& claimed, const Tolerance& tolerance,
+                          const std::string& unmeasured = "no figure was measured") {
+  return claims::judge(measured, claimed, tolerance, unmeasured).text;
+}
 
 /// The standard table of claims against measurements (id "<probe>-claims").
 report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows);

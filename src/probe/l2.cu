@@ -150,11 +150,7 @@ std::size_t nearest(const std::vector<double>& xs, double target) {
   return best;
 }
 
-std::string tolerance_verdict(double measured, double claim, const std::string& what) {
-  if (!std::isfinite(measured)) return "not measurable here: no figure on this card (see notes)";
-  if (measured >= 0.5 * claim && measured <= 1.5 * claim) return "reproduced";
-  return "differs: " + what + " is " + fmt(measured / claim, 2) + "x the claim (tolerance ±50%)";
-}
+constexpr const char* kNoFigure = "no figure on this card (see notes)";
 
 // ---------------------------------------------------------------------------------
 // Probe "l2-working-set"
@@ -294,19 +290,23 @@ Result run_l2_working_set(Context& ctx) {
       continue;
     }
     const double ratio = bw[i] / bw[base];
-    claims.push_back({r.id,
-                      fmt(bw[i]) + " GB/s at " + fmt_mib(xs[i]) + " = " + fmt(ratio, 2) + "x the " +
-                          fmt_mib(xs[base]) + " set (" + fmt(bw[base]) + " GB/s)",
-                      tolerance_verdict(ratio, r.ratio, "the ratio")});
+    claims.push_back(
+        {r.id,
+         fmt(bw[i]) + " GB/s at " + fmt_mib(xs[i]) + " = " + fmt(ratio, 2) + "x the " +
+             fmt_mib(xs[base]) + " set (" + fmt(bw[base]) + " GB/s)",
+         judged(ratio, Claimed::value(r.ratio, "x"), Tolerance::within_percent(50), kNoFigure)});
   }
-  claims.push_back({"l2-bandwidth-12tbs"_claim, fmt(in_l2) + " GB/s (in-L2 plateau)",
-                    tolerance_verdict(in_l2, 12000, "the in-L2 plateau")});
-  claims.push_back({"hbm-bandwidth-3350"_claim, fmt(hbm) + " GB/s (plateau beyond 4x L2)",
-                    tolerance_verdict(hbm, 3350, "the HBM plateau")});
-  claims.push_back({"l2-fits-working-set"_claim,
-                    "effective capacity " + fmt_mib(capacity) + " against " + fmt_mib(l2d) +
-                        " in the properties",
-                    tolerance_verdict(capacity / l2d, 1.0, "the effective capacity")});
+  claims.push_back(
+      {"l2-bandwidth-12tbs"_claim, fmt(in_l2) + " GB/s (in-L2 plateau)",
+       judged(in_l2, Claimed::value(12000, "GB/s"), Tolerance::within_percent(50), kNoFigure)});
+  claims.push_back(
+      {"hbm-bandwidth-3350"_claim, fmt(hbm) + " GB/s (plateau beyond 4x L2)",
+       judged(hbm, Claimed::value(3350, "GB/s"), Tolerance::within_percent(50), kNoFigure)});
+  claims.push_back(
+      {"l2-fits-working-set"_claim,
+       "effective capacity " + fmt_mib(capacity) + " against " + fmt_mib(l2d) +
+           " in the properties",
+       judged(capacity / l2d, Claimed::value(1.0, "x"), Tolerance::within_percent(50), kNoFigure)});
   res.section.tables.push_back(claims_table("l2-working-set", claims));
 
   TierFigure fl2;

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "common.cuh"
-#include "memhier/core/hash.cuh"
 #include "families.hpp"
+#include "memhier/core/hash.cuh"
 
 namespace memhier::probe {
 namespace {
@@ -39,7 +39,6 @@ struct RingLayout {
   std::uint32_t outer_key = 0, inner_key = 0;
   std::uint32_t jitter_lines = 1;  ///< a slot sits at a random 128-byte line of its region
 };
-
 
 // A bijection on [0, 4^half_bits): balanced Feistel rounds are invertible by construction.
 __host__ __device__ inline std::uint64_t ring_feistel(std::uint64_t x, std::uint32_t half_bits,
@@ -403,13 +402,7 @@ const LatencyClaim kClaims[] = {
     {"local", "latency-spill-400-600-cycles"_claim, 400, 600},
 };
 
-std::string range_verdict(double measured, double lo, double hi, const char* unit) {
-  if (!std::isfinite(measured)) return "not measurable here: no figure on this card (see notes)";
-  if (measured >= 0.5 * lo && measured <= 1.5 * hi) return "reproduced";
-  const bool low = measured < 0.5 * lo;
-  return "differs: " + fmt(measured) + " " + unit + " is " + fmt(measured / (low ? lo : hi), 2) +
-         "x the claim's " + (low ? "low" : "high") + " end (tolerance ±50%)";
-}
+constexpr const char* kNoFigure = "no figure on this card (see notes)";
 
 // ---------------------------------------------------------------------------------
 // Probe "latency": one figure per tier
@@ -614,15 +607,17 @@ Result run_latency_tiers(Context& ctx) {
     claims.push_back(
         {c.id,
          std::string(c.tier) + ": " + fmt(m, 1) + " cycles (" + fmt(to_ns(ctx, m), 1) + " ns)",
-         range_verdict(m, c.lo, c.hi, "cycles")});
+         judged(m, Claimed::range(c.lo, c.hi, "cycles"), Tolerance::within_percent(50),
+                kNoFigure)});
   }
   {
     // 000: 32 against 400 cycles, "12x faster"; judged as the ratio of this card's two.
     const double x = cycles_of("HBM") / cycles_of("shared");
-    claims.push_back({"shared-12x-faster-than-global"_claim,
-                      "HBM " + fmt(cycles_of("HBM"), 1) + " cycles / shared " +
-                          fmt(cycles_of("shared"), 1) + " cycles = " + fmt(x, 1) + "x",
-                      range_verdict(x, 12, 12, "times")});
+    claims.push_back(
+        {"shared-12x-faster-than-global"_claim,
+         "HBM " + fmt(cycles_of("HBM"), 1) + " cycles / shared " + fmt(cycles_of("shared"), 1) +
+             " cycles = " + fmt(x, 1) + "x",
+         judged(x, Claimed::value(12, "x"), Tolerance::within_percent(50), kNoFigure)});
   }
   res.section.tables.push_back(claims_table("latency", claims));
 
@@ -820,32 +815,38 @@ Result run_latency_working_set(Context& ctx) {
       if (f.label == label) return &f;
     return nullptr;
   };
-  auto capacity_row = [&](claims::Id id, const std::string& prefix, const Found* f, double lo,
-                          double hi) {
+  // The knee lies between two ring sizes; it reproduces a size claim when that step meets
+  // the claimed size ±50% (sizes in `unit_bytes`, the claim's own unit).
+  auto capacity_row = [&](claims::Id id, const std::string& prefix, const Found* f,
+                          const Claimed& claimed, double unit_bytes) {
     if (!f)
       return ClaimRow{id, prefix + "no knee found",
-                      "not measurable here: the curve shows no step there"};
-    const bool overlaps =
-        static_cast<double>(f->bytes) >= 0.5 * lo && static_cast<double>(f->prev_bytes) <= 1.5 * hi;
+                      claims::judge_interval(NAN, NAN, claimed, Tolerance::within_percent(50),
+                                             "the curve shows no step there")
+                          .text};
     const std::string measured = prefix + "latency rises between " +
                                  fmt_bytes(static_cast<double>(f->prev_bytes)) + " and " +
                                  fmt_bytes(static_cast<double>(f->bytes)) + " (" + fmt(f->before) +
                                  " -> " + fmt(f->after) + " cycles)";
     return ClaimRow{id, measured,
-                    overlaps ? "reproduced" : "differs: the step is outside the claimed size ±50%"};
+                    claims::judge_interval(static_cast<double>(f->prev_bytes) / unit_bytes,
+                                           static_cast<double>(f->bytes) / unit_bytes, claimed,
+                                           Tolerance::within_percent(50))
+                        .text};
   };
   std::vector<ClaimRow> claims;
   claims.push_back(capacity_row("l1-size-128-256kb"_claim, "ld.ca knee: ", first_knee("L1 (ld.ca)"),
-                                128.0 * KiB, 256.0 * KiB));
+                                Claimed::range(128, 256, "KiB"), KiB));
   claims.push_back(capacity_row(
       "l2-size-50mb"_claim,
       "ld.cg knee (this card's properties say " + fmt_bytes(static_cast<double>(l2)) + "): ",
-      first_knee("L2 (ld.cg)"), 50e6, 50e6));
+      first_knee("L2 (ld.cg)"), Claimed::value(50, "MB"), 1e6));
   {
     const double far = cg.back();
     claims.push_back({"latency-hbm-400-600-cycles"_claim,
                       "ld.cg, largest ring: " + fmt(far, 1) + " cycles at " + fmt_bytes(xs.back()),
-                      range_verdict(far, 400, 600, "cycles")});
+                      judged(far, Claimed::range(400, 600, "cycles"), Tolerance::within_percent(50),
+                             kNoFigure)});
   }
   res.section.tables.push_back(claims_table("latency-working-set", claims));
   return res;

@@ -177,15 +177,6 @@ struct Variant {
 };
 
 
-/// The ratio rule every speedup claim here uses: reproduced inside [lo, hi], refuted
-/// below `none` (no gain beyond noise), differs otherwise.
-std::string speedup_verdict(double s, double lo, double hi, double none) {
-  if (!std::isfinite(s)) return "not measurable here: the timing failed";
-  if (s >= lo && s <= hi) return strf("reproduced (tolerance %.2fx..%.2fx)", lo, hi);
-  if (s < none) return strf("refuted: %.2fx is no gain (below %.2fx)", s, none);
-  return strf("differs: %.2fx, outside %.2fx..%.2fx", s, lo, hi);
-}
-
 const Variant* find(const std::vector<Variant>& vs, const std::string& exp, const std::string& var) {
   for (const Variant& v : vs)
     if (v.experiment == exp && v.variant == var) return &v;
@@ -435,7 +426,8 @@ Result run_layout(Context& ctx) {
     claims.push_back({"aos-soa-4x"_claim,
                       strf("SoA/AoS speed %.2fx for x += vx*dt (model %.2fx for a 32-byte struct)",
                            sx, model_rel("aos-soa-x", "soa")),
-                      speedup_verdict(sx, 4.0 / 1.5, 4.0 * 1.5, 1.2)});
+                      judged(sx, Claimed::value(4, "x"), Tolerance::within_factor(1.5),
+                             "the timing failed")});
   }
   {
     const Variant* aos = find(vs, "aos-soa-xyz", "aos");
@@ -463,14 +455,16 @@ Result run_layout(Context& ctx) {
               s3, find(vs, "struct12", "struct12")->r.figures.sectors_per_request,
               find(vs, "struct12", "soa3")->r.figures.sectors_per_request,
               model_rel("struct12", "soa3")),
-         speedup_verdict(s3, 2.0, 4.5, 1.25)});
+         judged(s3, Claimed::range(2.0, 4.5, "x"), Tolerance::inside_range(),
+                             "the timing failed")});
   }
   {
     const double s4 = speed("copy-width", "float4");
     claims.push_back({"float4-1-25x"_claim,
                       strf("float4/float copy speed %.2fx (float2 %.2fx; model %.2fx)", s4,
                            speed("copy-width", "float2"), model_rel("copy-width", "float4")),
-                      speedup_verdict(s4, 1.05, 1.45, 1.03)});
+                      judged(s4, Claimed::range(1.05, 1.45, "x"), Tolerance::inside_range(),
+                             "the timing failed")});
   }
   {
     const Variant* mis = find(vs, "alignment", "misaligned");
@@ -482,7 +476,8 @@ Result run_layout(Context& ctx) {
               sa, mis ? 1.0 / mis->r.predicted : NAN,
               mis ? mis->r.figures.sectors_per_request : NAN,
               find(vs, "alignment", "aligned")->r.figures.sectors_per_request),
-         speedup_verdict(sa, 1.10, 1.45, 1.03)});
+         judged(sa, Claimed::range(1.10, 1.45, "x"), Tolerance::inside_range(),
+                             "the timing failed")});
   }
   s.tables.push_back(std::move(t));
   s.tables.push_back(claims_table("layout", claims));

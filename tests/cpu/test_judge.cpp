@@ -1,0 +1,145 @@
+// The one judge of claim verdicts: each tolerance rule at and around its edges, the text it
+// writes, and the recorded H100 figures judged under each probe's stated rule.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "memhier/claims/judge.hpp"
+
+namespace {
+
+using memhier::claims::Claimed;
+using memhier::claims::judge;
+using memhier::claims::judge_interval;
+using memhier::claims::judge_number;
+using memhier::claims::Tolerance;
+using memhier::claims::Verdict;
+
+TEST(Judge, WithinFactorOfARange) {
+  const Claimed c = Claimed::range(3000, 6000, "GB/s");
+  const Tolerance t = Tolerance::within_factor(1.5);
+  EXPECT_EQ(judge(2000, c, t).verdict, Verdict::reproduced);  // 3000 / 1.5, the edge
+  EXPECT_EQ(judge(9000, c, t).verdict, Verdict::reproduced);  // 6000 * 1.5, the edge
+  EXPECT_EQ(judge(1999, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(9001, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(4000, c, t).text, "reproduced (tolerance: within x1.5 of 3000..6000 GB/s)");
+  EXPECT_EQ(judge(33130, c, t).text,
+            "refuted: 33130 GB/s, 5.52x the claim's high end (tolerance: within x1.5 of "
+            "3000..6000 GB/s)");
+}
+
+TEST(Judge, WithinPercent) {
+  const Claimed c = Claimed::value(400, "cycles");
+  const Tolerance t = Tolerance::within_percent(50);
+  EXPECT_EQ(judge(200, c, t).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(600, c, t).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(601, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(679.7, c, t).text,
+            "refuted: 680 cycles, 1.7x the claim (tolerance: within ±50% of 400 cycles)");
+}
+
+TEST(Judge, InsideTheClaimedRange) {
+  const Claimed c = Claimed::range(1.05, 1.45, "x");
+  const Tolerance t = Tolerance::inside_range();
+  EXPECT_EQ(judge(1.05, c, t).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(1.45, c, t).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(1.04, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(1.04, c, t).text, "refuted: 1.04x (tolerance: inside 1.05..1.45x)");
+}
+
+TEST(Judge, OneSidedRules) {
+  const Claimed c = Claimed::value(1, "x");
+  EXPECT_EQ(judge(0.8, c, Tolerance::at_least(0.8)).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(0.79, c, Tolerance::at_least(0.8)).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(1.5, c, Tolerance::at_most(1.5)).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(1.51, c, Tolerance::at_most(1.5)).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(1.1, c, Tolerance::above(1.1)).verdict, Verdict::refuted);  // strict
+  EXPECT_EQ(judge(1.11, c, Tolerance::above(1.1)).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(4.53, c, Tolerance::at_least(1.2)).text, "reproduced (tolerance: at least 1.2x)");
+}
+
+TEST(Judge, UnmeasuredIsNotMeasurableWithTheReason) {
+  const Claimed c = Claimed::value(40, "cycles");
+  const auto j = judge(NAN, c, Tolerance::within_percent(50), "the timing failed");
+  EXPECT_EQ(j.verdict, Verdict::not_measurable);
+  EXPECT_EQ(j.text, "not measurable here: the timing failed");
+  EXPECT_EQ(judge(INFINITY, c, Tolerance::at_least(1)).verdict, Verdict::not_measurable);
+}
+
+TEST(Judge, TextClassifiesAsItsVerdict) {
+  const Claimed c = Claimed::range(20, 30, "cycles");
+  for (double v : {double(NAN), 5.0, 23.0, 100.0}) {
+    const auto j = judge(v, c, Tolerance::within_percent(50));
+    EXPECT_EQ(memhier::claims::classify(j.text), j.verdict) << j.text;
+  }
+}
+
+TEST(Judge, IntervalMeetsTheToleratedRange) {
+  // A knee between 128 and 256 KiB against a 128-256 KiB claim, ±50%.
+  const Claimed c = Claimed::range(128, 256, "KiB");
+  const Tolerance t = Tolerance::within_percent(50);
+  EXPECT_EQ(judge_interval(128, 256, c, t).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge_interval(16, 64, c, t).verdict, Verdict::reproduced);  // 64 = 128 * 0.5
+  EXPECT_EQ(judge_interval(16, 32, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge_interval(384, 512, c, t).verdict, Verdict::reproduced);  // 384 = 256 * 1.5
+  EXPECT_EQ(judge_interval(385, 512, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge_interval(NAN, 512, c, t).verdict, Verdict::not_measurable);
+}
+
+TEST(Judge, Numbers) {
+  EXPECT_EQ(judge_number(3000), "3000");
+  EXPECT_EQ(judge_number(29.54), "29.5");
+  EXPECT_EQ(judge_number(0.8), "0.8");
+  EXPECT_EQ(judge_number(2.6667), "2.67");
+  EXPECT_EQ(judge_number(12), "12");
+  EXPECT_EQ(judge_number(-0.001), "0");
+}
+
+// The last H100 record (docs/results, session of 2026-11-22): each probe's figures under
+// the rule its call states give the verdict class the report recorded.
+struct Recorded {
+  const char* id;
+  double measured;
+  Claimed claimed;
+  Tolerance tolerance;
+  Verdict recorded;
+};
+
+TEST(Judge, RecordedH100VerdictsKeepTheirClass) {
+  const Tolerance pm50 = Tolerance::within_percent(50), x15 = Tolerance::within_factor(1.5);
+  const Recorded rows[] = {
+      // latency (±50% of the claimed range)
+      {"latency-shared-20-30-cycles", 23.0, Claimed::range(20, 30, "cycles"), pm50,
+       Verdict::reproduced},
+      {"latency-l2-200-cycles", 276.7, Claimed::value(200, "cycles"), pm50, Verdict::reproduced},
+      {"latency-hbm-400-cycles", 679.7, Claimed::value(400, "cycles"), pm50, Verdict::refuted},
+      {"latency-constant-40-cycles", 64.4, Claimed::value(40, "cycles"), pm50, Verdict::refuted},
+      {"latency-local-400-cycles", 34.1, Claimed::value(400, "cycles"), pm50, Verdict::refuted},
+      {"shared-12x-faster-than-global", 679.7 / 23.0, Claimed::value(12, "x"), pm50,
+       Verdict::refuted},
+      // bandwidth (within a factor)
+      {"shared-bandwidth-3tbs", 33130, Claimed::range(3000, 6000, "GB/s"), x15, Verdict::refuted},
+      {"l2-bandwidth-12tbs", 7530, Claimed::value(12000, "GB/s"), x15, Verdict::refuted},
+      {"hbm-bandwidth-3350", 3063, Claimed::value(3350, "GB/s"), Tolerance::within_factor(1.25),
+       Verdict::reproduced},
+      // l2 working set (±50% of the claim)
+      {"l2-bandwidth-12tbs (l2)", 7523, Claimed::value(12000, "GB/s"), pm50, Verdict::reproduced},
+      {"l2-fits-working-set", 51.0 / 50.0, Claimed::value(1, "x"), pm50, Verdict::reproduced},
+      // layout (inside the stated range)
+      {"aos-soa-4x", 4.54, Claimed::range(4.0 / 1.5, 4.0 * 1.5, "x"), Tolerance::inside_range(),
+       Verdict::reproduced},
+      {"struct12-3x-bytes", 1.01, Claimed::range(2.0, 4.5, "x"), Tolerance::inside_range(),
+       Verdict::refuted},
+      {"alignment-1-25x", 1.04, Claimed::range(1.10, 1.45, "x"), Tolerance::inside_range(),
+       Verdict::refuted},
+      // caching (at least a speedup)
+      {"caching-loads-win-on-hits", 4.53, Claimed::value(1.2, "x"), Tolerance::at_least(1.2),
+       Verdict::reproduced},
+      {"noncaching-loads-win-on-scatter", 1.00, Claimed::value(1.5, "x"), Tolerance::at_least(1.5),
+       Verdict::refuted},
+  };
+  for (const Recorded& r : rows)
+    EXPECT_EQ(judge(r.measured, r.claimed, r.tolerance).verdict, r.recorded) << r.id;
+}
+
+}  // namespace
