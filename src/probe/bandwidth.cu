@@ -211,12 +211,6 @@ __global__ void __launch_bounds__(kConstBlock)
 // ---------------------------------------------------------------------------------
 // Host side.
 
-std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
-
 std::string tbps(double gbps_value) {
   return fixed(gbps_value / 1000.0, 2) + " TB/s";
 }
@@ -284,8 +278,7 @@ Result run_bandwidth(Context& ctx) {
   std::vector<std::string> notes;
 
   // HBM arrays: three of S bytes each, S >> L2, capped by free memory.
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t free_b = free_device_bytes();
   const std::size_t want = (ctx.quick ? std::size_t(512) : std::size_t(2048)) << 20;
   std::size_t S = std::min(want, static_cast<std::size_t>(static_cast<double>(free_b) * 0.6 / 3.0));
   S = S / (std::size_t(1) << 20) * (std::size_t(1) << 20);  // whole MiB: float4-aligned

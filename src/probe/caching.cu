@@ -227,8 +227,7 @@ Result run_caching(Context& ctx) {
   // the reuse windows); capped by free memory.
   const std::size_t mib = std::size_t(1) << 20;
   const std::size_t l2 = static_cast<std::size_t>(std::max(ctx.device.l2_bytes, 1 << 20));
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t free_b = free_device_bytes();
   // Power of two (the scatter index is a mask), at least 256 MiB and 4x (quick) or 8x the L2.
   std::size_t bytes = std::size_t(1) << 28;
   while (bytes < (ctx.quick ? 4 : 8) * l2 && bytes < (std::size_t(1) << 30)) bytes <<= 1;

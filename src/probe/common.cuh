@@ -26,6 +26,20 @@ int full_grid(Kernel kernel, int block, const Context& ctx, std::size_t smem = 0
   return (per_sm > 0 ? per_sm : 1) * ctx.device.sm_count;
 }
 
+constexpr std::uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
+
+/// `v` with `precision` decimals, as printf writes it (a NaN reads "nan").
+std::string fixed(double v, int precision);
+
+/// `v` with `precision` decimals, or "n/a" when it is not finite (a figure not measured).
+std::string fmt(double v, int precision = 0);
+
+/// The median of the finite values of `v`; NaN when there are none.
+double median(std::vector<double> v);
+
+/// Free device memory now, in bytes: what a probe may size its buffers from.
+std::size_t free_device_bytes();
+
 /// Bytes over milliseconds, in GB/s (10^9 bytes per second).
 inline double gbps(double bytes, double ms) {
   return ms > 0 ? bytes / (ms * 1e6) : 0.0;

@@ -52,12 +52,6 @@ __global__ void __launch_bounds__(kGlobalBlock)
   out[tid] = acc;
 }
 
-std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
-
 /// "1/N" for a fraction, the form the seed's coalescing table reads in.
 std::string one_over(double fraction) {
   return std::isfinite(fraction) && fraction > 0 ? "1/" + fixed(1.0 / fraction, 1) : "n/a";
@@ -105,8 +99,7 @@ Result run_global_stride(Context& ctx) {
   sec.title = "Global-memory coalescing against stride";
 
   // Footprint: a power of two of floats, >> L2, capped by free memory.
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t free_b = free_device_bytes();
   const std::size_t want = (ctx.quick ? std::size_t(256) : std::size_t(1024)) << 20;
   const std::size_t cap = std::min(want, free_b / 2);
   std::size_t bytes = std::size_t(1) << 20;

@@ -15,7 +15,6 @@ namespace memhier::probe {
 namespace {
 
 constexpr int kBlock = 256;
-constexpr std::uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
 
 // Next index of a thread that strides the buffer cyclically: every thread stays busy
 // even when the buffer holds fewer 16-byte vectors than the grid has threads.
@@ -88,29 +87,8 @@ void launch_read(const ReadPlan& p, const uint4* buf, std::uint32_t* out, cudaSt
   MEMHIER_CHECK_LAUNCH();
 }
 
-std::string fmt(double v, int precision = 0) {
-  if (!std::isfinite(v)) return "n/a";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
-
 std::string fmt_mib(double bytes) {
   return std::isfinite(bytes) ? fmt(bytes / MiB, bytes < 10 * MiB ? 1 : 0) + " MiB" : "n/a";
-}
-
-double median_of(std::vector<double> v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-std::size_t free_device_bytes() {
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
-  return free_b;
 }
 
 std::uint64_t round_down(std::uint64_t v, std::uint64_t to) {
@@ -192,8 +170,8 @@ Result run_l2_working_set(Context& ctx) {
     if (xs[i] >= 4.0 * static_cast<double>(l2)) hbm_pts.push_back(bw[i]);
   }
   std::vector<std::string> notes;
-  const double in_l2 = in_pts.empty() ? bw.front() : median_of(in_pts);
-  const double hbm = median_of(hbm_pts);
+  const double in_l2 = in_pts.empty() ? bw.front() : median(in_pts);
+  const double hbm = median(hbm_pts);
   if (hbm_pts.empty())
     notes.push_back("No working set of 4x the L2 size fitted in free memory: no HBM plateau.");
   double capacity = NAN;

@@ -24,7 +24,6 @@ constexpr std::uint64_t kBigPage = 2 << 20;     // cudaMalloc's large page on cu
 constexpr int kChaseBlock = 1024;               // threads that warm; thread 0 chases
 constexpr int kConstWords = 256;                // 1 KiB constant ring: fits the constant cache
 constexpr int kLocalWords = 256;                // 1 KiB per-thread local array
-constexpr std::uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
 
 // ---------------------------------------------------------------------------------
 // The ring: a random cyclic order over `slots` slots, computed by a bijective hash
@@ -253,13 +252,6 @@ __global__ void chase_local_kernel(const std::uint32_t* ring, int warm_steps, in
 // Host side
 // ---------------------------------------------------------------------------------
 
-std::string fmt(double v, int precision = 0) {
-  if (!std::isfinite(v)) return "n/a";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
-
 std::string fmt_bytes(double b) {
   if (!std::isfinite(b)) return "n/a";
   const char* units[] = {"B", "KiB", "MiB", "GiB"};
@@ -271,22 +263,8 @@ std::string fmt_bytes(double b) {
   return fmt(b, b == std::floor(b) ? 0 : 1) + " " + units[u];
 }
 
-double median(std::vector<double> v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 double to_ns(const Context& ctx, double cycles) {
   return ctx.sm_clock_mhz > 0 && std::isfinite(cycles) ? ctx.cycles_to_ns(cycles) : NAN;
-}
-
-std::size_t free_device_bytes() {
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
-  return free_b;
 }
 
 void build_ring(char* base, const RingLayout& lay, const Context& ctx) {

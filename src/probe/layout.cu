@@ -194,8 +194,7 @@ Result run_layout(Context& ctx) {
   const std::size_t mib = std::size_t(1) << 20;
   std::size_t bytes = ctx.quick ? std::clamp(4 * l2, 64 * mib, 256 * mib)
                                 : std::clamp(8 * l2, 256 * mib, 1024 * mib);
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t free_b = free_device_bytes();
   while (2 * bytes > free_b / 10 * 7 && bytes > 16 * mib) bytes /= 2;
   const std::size_t n = bytes / 4 / 2048 * 2048;  // floats; keeps every sub-array 1 KiB aligned
   if (n < 2048) throw core::CudaError(cudaErrorMemoryAllocation, "layout: not enough free device memory");

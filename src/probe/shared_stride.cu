@@ -56,12 +56,6 @@ __global__ void __launch_bounds__(kStrideBlock)
   out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
-std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
-
 /// The bank model over the kernel's own addresses, averaged over the loads of one pass.
 struct Prediction {
   double wavefronts = 0;

@@ -140,8 +140,7 @@ Result run_smem_dynamic(Context& ctx) {
 
   // Sizes: 16M outputs (8M quick), halved until input and output take under half the free memory.
   long long n = ctx.quick ? (8ll << 20) : (16ll << 20);
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t free_b = free_device_bytes();
   while (n > (1 << 20) &&
          static_cast<double>(2 * n + 2 * kRadius) * 4 > static_cast<double>(free_b) / 2.0)
     n /= 2;
