@@ -8,29 +8,12 @@
 
 namespace memhier::probe {
 
-std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
-
-std::string fmt(double v, int precision) {
-  return std::isfinite(v) ? fixed(v, precision) : "n/a";
-}
-
-double median(std::vector<double> v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 std::size_t free_device_bytes() {
   std::size_t free_b = 0, total_b = 0;
   MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
   return free_b;
 }
+
 std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes, std::uint32_t seed) {
   const std::size_t words_per_slot = stride_bytes / 4;
   std::vector<std::uint32_t> order(slots);
@@ -53,10 +36,6 @@ core::TimingOptions probe_timing(const Context& ctx, const std::string& name) {
   o.max_reps = ctx.quick ? 30 : 100;
   o.min_total_ms = ctx.quick ? 2.0 : 8.0;
   return o;
-}
-
-report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows) {
-  return claims::checks_table(probe_name, rows);
 }
 
 }  // namespace memhier::probe

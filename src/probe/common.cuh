@@ -1,5 +1,5 @@
-// Helpers every probe uses: grid sizing, random data, rings for pointer chasing,
-// claim rows. One copy here so the probes stay short.
+// CUDA helpers every probe's measurement uses: grid sizing, free memory, random data,
+// rings for pointer chasing, shared-memory loads; the host-only ones are in common.hpp.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "memhier/claims/catalogue.hpp"
-#include "memhier/claims/judge.hpp"
+#include "common.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -25,17 +24,6 @@ int full_grid(Kernel kernel, int block, const Context& ctx, std::size_t smem = 0
   MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem));
   return (per_sm > 0 ? per_sm : 1) * ctx.device.sm_count;
 }
-
-constexpr std::uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
-
-/// `v` with `precision` decimals, as printf writes it (a NaN reads "nan").
-std::string fixed(double v, int precision);
-
-/// `v` with `precision` decimals, or "n/a" when it is not finite (a figure not measured).
-std::string fmt(double v, int precision = 0);
-
-/// The median of the finite values of `v`; NaN when there are none.
-double median(std::vector<double> v);
 
 /// Free device memory now, in bytes: what a probe may size its buffers from.
 std::size_t free_device_bytes();
@@ -55,8 +43,6 @@ std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes
 
 /// The repetitions every probe's timings use (fewer with --quick).
 core::TimingOptions probe_timing(const Context& ctx, const std::string& name);
-
-using report::strf;
 
 /// A shared-memory load of W bytes (4, 8, 16) that ptxas may neither merge nor hoist
 /// (ld.volatile), folded to one word so the compiler keeps it.
@@ -87,22 +73,5 @@ __device__ __forceinline__ std::uint32_t lds_fold<16>(std::uint32_t addr) {
                : "memory");
   return a ^ b ^ c ^ d;
 }
-
-/// One row of a probe's "claims against this card" table: a catalogue id
-/// ("bank-stride-33-free"_claim), what this card did, and the verdict ("reproduced",
-/// "refuted", "differs", "not measurable here: why"). Source and text come from the catalogue.
-using ClaimRow = claims::Check;
-using claims::operator""_claim;
-using claims::Claimed;
-using claims::Tolerance;
-
-/// The judge's verdict text for one claims-table row (see claims/judge.hpp).
-inline std::string judged(double measured, const Claimed& claimed, const Tolerance& tolerance,
-                          const std::string& unmeasured = "no figure was measured") {
-  return claims::judge(measured, claimed, tolerance, unmeasured).text;
-}
-
-/// The standard table of claims against measurements (id "<probe>-claims").
-report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows);
 
 }  // namespace memhier::probe
