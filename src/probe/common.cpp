@@ -27,6 +27,16 @@ std::string fmt_bytes(double b) {
   return fmt(b, b == std::floor(b) ? 0 : 1) + " " + units[u];
 }
 
+std::string kib(double bytes) {
+  return fixed(bytes / 1024.0, 0) + " KiB";
+}
+std::string mib(double bytes) {
+  return fixed(bytes / (1024.0 * 1024.0), 0) + " MiB";
+}
+std::string gib(double bytes) {
+  return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 0) + " GiB";
+}
+
 double median(std::vector<double> v) {
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
   if (v.empty()) return NAN;

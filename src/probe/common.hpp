@@ -26,6 +26,11 @@ std::string fmt(double v, int precision = 0);
 /// finite.
 std::string fmt_bytes(double bytes);
 
+/// Bytes in whole KiB, MiB or GiB ("50 MiB"), as printf rounds them.
+std::string kib(double bytes);
+std::string mib(double bytes);  ///< whole MiB
+std::string gib(double bytes);  ///< whole GiB
+
 /// The median of the finite values of `v`; NaN when there are none.
 double median(std::vector<double> v);
 
