@@ -37,6 +37,10 @@ std::string gib(double bytes) {
   return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 0) + " GiB";
 }
 
+std::string fmt_mib(double bytes) {
+  return std::isfinite(bytes) ? fmt(bytes / MiB, bytes < 10 * MiB ? 1 : 0) + " MiB" : "n/a";
+}
+
 double median(std::vector<double> v) {
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
   if (v.empty()) return NAN;

@@ -28,11 +28,6 @@ int full_grid(Kernel kernel, int block, const Context& ctx, std::size_t smem = 0
 /// Free device memory now, in bytes: what a probe may size its buffers from.
 std::size_t free_device_bytes();
 
-/// Bytes over milliseconds, in GB/s (10^9 bytes per second).
-inline double gbps(double bytes, double ms) {
-  return ms > 0 ? bytes / (ms * 1e6) : 0.0;
-}
-
 using core::fill_random;
 using core::fill_random_bits;
 

@@ -31,6 +31,14 @@ std::string kib(double bytes);
 std::string mib(double bytes);  ///< whole MiB
 std::string gib(double bytes);  ///< whole GiB
 
+/// Bytes in MiB, one decimal under 10 MiB ("5.0 MiB", "250 MiB"); "n/a" if not finite.
+std::string fmt_mib(double bytes);
+
+/// Bytes over milliseconds, in GB/s (10^9 bytes per second); 0 without a time.
+inline double gbps(double bytes, double ms) {
+  return ms > 0 ? bytes / (ms * 1e6) : 0.0;
+}
+
 /// The median of the finite values of `v`; NaN when there are none.
 double median(std::vector<double> v);
 
