@@ -222,25 +222,6 @@ core::TimingOptions timing(const std::string& name, const Context& ctx) {
   return o;
 }
 
-/// Passes that make one launch last about `target_ms` (so launch overhead stays small).
-int calibrate_passes(const std::function<void(cudaStream_t, int)>& launch, double target_ms) {
-  int passes = 16;
-  for (int round = 0; round < 4; ++round) {
-    core::TimingOptions o;
-    o.name = "bandwidth: calibrate";
-    o.warmup = 1;
-    o.min_reps = 2;
-    o.max_reps = 2;
-    o.min_total_ms = 0;
-    const double ms = core::time_it([&](cudaStream_t s) { launch(s, passes); }, o).median_ms;
-    const double scale = std::clamp(ms > 0 ? target_ms / ms : 64.0, 1.0 / 64, 64.0);
-    const double next = std::clamp(static_cast<double>(passes) * scale, 1.0, 1.0e7);
-    passes = static_cast<int>(next);
-    if (scale <= 4.0) break;  // the last run was long enough to extrapolate from
-  }
-  return std::max(passes, 1);
-}
-
 // What every tier's timing shares: the context, the launch length and the output words.
 struct BandwidthRun {
   Context& ctx;
@@ -252,7 +233,7 @@ struct BandwidthRun {
 // Times `launch` at calibrated passes; returns GB/s for `bytes_per_pass` a pass.
 double time_passes(const BandwidthRun& run, const std::string& name, double bytes_per_pass,
                    const std::function<void(cudaStream_t, int)>& launch) {
-  const int passes = calibrate_passes(launch, run.target_ms);
+  const int passes = calibrate_passes("bandwidth: calibrate", launch, run.target_ms);
   const core::Timing t =
       core::time_it([&](cudaStream_t s) { launch(s, passes); }, timing(name, run.ctx));
   return gbps(bytes_per_pass * passes, t.median_ms);

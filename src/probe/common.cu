@@ -14,7 +14,8 @@ std::size_t free_device_bytes() {
   return free_b;
 }
 
-std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes, std::uint32_t seed) {
+std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes,
+                                     std::uint32_t seed) {
   const std::size_t words_per_slot = stride_bytes / 4;
   std::vector<std::uint32_t> order(slots);
   std::iota(order.begin(), order.end(), 0u);
@@ -26,6 +27,24 @@ std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes
     mem[from * words_per_slot] = static_cast<std::uint32_t>(to * stride_bytes);
   }
   return mem;
+}
+
+int calibrate_passes(const std::string& name, const std::function<void(cudaStream_t, int)>& launch,
+                     double target_ms) {
+  int passes = 16;
+  for (int round = 0; round < 4; ++round) {
+    core::TimingOptions o;
+    o.name = name;
+    o.warmup = 1;
+    o.min_reps = 2;
+    o.max_reps = 2;
+    o.min_total_ms = 0;
+    const double ms = core::time_it([&](cudaStream_t s) { launch(s, passes); }, o).median_ms;
+    const double scale = std::clamp(ms > 0 ? target_ms / ms : 64.0, 1.0 / 64, 64.0);
+    passes = static_cast<int>(std::clamp(static_cast<double>(passes) * scale, 1.0, 1.0e7));
+    if (scale <= 4.0) break;  // the last run was long enough to extrapolate from
+  }
+  return std::max(passes, 1);
 }
 
 core::TimingOptions probe_timing(const Context& ctx, const std::string& name) {

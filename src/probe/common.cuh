@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ using core::fill_random_bits;
 /// i (at byte i*stride) holds the byte offset of the next slot. Host-built, deterministic.
 std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes,
                                      std::uint32_t seed);
+
+/// Passes that make one launch of `launch(stream, passes)` last about `target_ms`, so
+/// launch overhead stays small; `name` labels the calibration runs.
+int calibrate_passes(const std::string& name, const std::function<void(cudaStream_t, int)>& launch,
+                     double target_ms);
 
 /// The repetitions every probe's timings use (fewer with --quick).
 core::TimingOptions probe_timing(const Context& ctx, const std::string& name);

@@ -60,22 +60,26 @@ report::Chart rows_chart(const LayoutResult& m) {
   return chart;
 }
 
+// The measured relative speed of (experiment, variant); NaN when absent.
+double speed(const LayoutResult& m, const std::string& exp, const std::string& var) {
+  const LayoutRow* v = m.find(exp, var);
+  return v ? v->relative : NAN;
+}
+
+// The model's relative speed of (experiment, variant); NaN when absent.
+double model_rel(const LayoutResult& m, const std::string& exp, const std::string& var) {
+  const LayoutRow* v = m.find(exp, var);
+  return v ? v->predicted : NAN;
+}
+
 // AoS against SoA: the speedup of the x-only kernel and the bytes AoS wastes.
 void aos_claims(const LayoutResult& m, std::vector<ClaimRow>& claims) {
-  auto speed = [&](const std::string& exp, const std::string& var) {
-    const LayoutRow* v = m.find(exp, var);
-    return v ? v->relative : NAN;
-  };
-  auto model_rel = [&](const std::string& exp, const std::string& var) {
-    const LayoutRow* v = m.find(exp, var);
-    return v ? v->predicted : NAN;
-  };
   {
-    const double sx = speed("aos-soa-x", "soa");
+    const double sx = speed(m, "aos-soa-x", "soa");
     claims.push_back(
         {"aos-soa-4x"_claim,
          strf("SoA/AoS speed %.2fx for x += vx*dt (model %.2fx for a 32-byte struct)", sx,
-              model_rel("aos-soa-x", "soa")),
+              model_rel(m, "aos-soa-x", "soa")),
          judged(sx, Claimed::value(4, "x"), Tolerance::within_factor(1.5), "the timing failed")});
   }
   const LayoutRow* aos = m.find("aos-soa-xyz", "aos");
@@ -95,36 +99,28 @@ void aos_claims(const LayoutResult& m, std::vector<ClaimRow>& claims) {
        strf("x,y,z update: AoS reaches %.0f useful GB/s, SoA %.0f: %.0f%% wasted (model: "
             "%.0f%%)",
             aos ? aos->gbps : NAN, soa ? soa->gbps : NAN, 100 * waste,
-            100 * (1 - 1 / model_rel("aos-soa-xyz", "soa"))),
+            100 * (1 - 1 / model_rel(m, "aos-soa-xyz", "soa"))),
        verdict});
 }
 
 // The 12-byte struct, the load width and the alignment speedups.
 void width_claims(const LayoutResult& m, std::vector<ClaimRow>& claims) {
-  auto speed = [&](const std::string& exp, const std::string& var) {
-    const LayoutRow* v = m.find(exp, var);
-    return v ? v->relative : NAN;
-  };
-  auto model_rel = [&](const std::string& exp, const std::string& var) {
-    const LayoutRow* v = m.find(exp, var);
-    return v ? v->predicted : NAN;
-  };
   {
-    const double s3 = speed("struct12", "soa3");
+    const double s3 = speed(m, "struct12", "soa3");
     claims.push_back(
         {"struct12-3x-bytes"_claim,
          strf("SoA/struct speed %.2fx (model: %.1f sectors per request for the struct "
               "against %.1f for SoA; %.2fx once the L1 keeps the lines between the loads)",
               s3, m.find("struct12", "struct12")->sectors_per_request,
-              m.find("struct12", "soa3")->sectors_per_request, model_rel("struct12", "soa3")),
+              m.find("struct12", "soa3")->sectors_per_request, model_rel(m, "struct12", "soa3")),
          judged(s3, Claimed::range(2.0, 4.5, "x"), Tolerance::inside_range(),
                 "the timing failed")});
   }
   {
-    const double s4 = speed("copy-width", "float4");
+    const double s4 = speed(m, "copy-width", "float4");
     claims.push_back({"float4-1-25x"_claim,
                       strf("float4/float copy speed %.2fx (float2 %.2fx; model %.2fx)", s4,
-                           speed("copy-width", "float2"), model_rel("copy-width", "float4")),
+                           speed(m, "copy-width", "float2"), model_rel(m, "copy-width", "float4")),
                       judged(s4, Claimed::range(1.05, 1.45, "x"), Tolerance::inside_range(),
                              "the timing failed")});
   }

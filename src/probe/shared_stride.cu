@@ -81,24 +81,6 @@ Prediction predict(int width, std::uint32_t stride) {
   return p;
 }
 
-/// Passes that make a stride-1 launch last about `target_ms`.
-int calibrate_passes(const std::function<void(cudaStream_t, int)>& launch, double target_ms) {
-  int passes = 16;
-  for (int round = 0; round < 4; ++round) {
-    core::TimingOptions o;
-    o.name = "shared-stride: calibrate";
-    o.warmup = 1;
-    o.min_reps = 2;
-    o.max_reps = 2;
-    o.min_total_ms = 0;
-    const double ms = core::time_it([&](cudaStream_t s) { launch(s, passes); }, o).median_ms;
-    const double scale = std::clamp(ms > 0 ? target_ms / ms : 64.0, 1.0 / 64, 64.0);
-    passes = static_cast<int>(std::clamp(static_cast<double>(passes) * scale, 1.0, 1.0e7));
-    if (scale <= 4.0) break;  // the last run was long enough to extrapolate from
-  }
-  return std::max(passes, 1);
-}
-
 // One load width's sweep over the strides; each launch lasts about `target_ms`.
 template <typename Kernel>
 void sweep_width(SharedStrideResult& m, Kernel kernel, int grid, int width,
@@ -110,8 +92,9 @@ void sweep_width(SharedStrideResult& m, Kernel kernel, int grid, int width,
     MEMHIER_CHECK_LAUNCH();
   };
   const Prediction p1 = predict(width, 1);
-  const int passes1 =
-      calibrate_passes([&](cudaStream_t s, int passes) { launch(s, 1, passes); }, target_ms);
+  const int passes1 = calibrate_passes(
+      "shared-stride: calibrate", [&](cudaStream_t s, int passes) { launch(s, 1, passes); },
+      target_ms);
   double ms_per_pass1 = NAN;
   for (std::uint32_t stride : strides) {
     StridePoint r;
