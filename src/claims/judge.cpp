@@ -42,7 +42,9 @@ bool admits(const Accepted& a, double v) {
 std::string with_unit(double v, const std::string& unit) {
   const std::string n = judge_number(v);
   if (unit.empty()) return n;
-  if (unit == "x" || unit == "%") return n + unit;
+  // "1.5x", "57%", "0.9x cudaMemcpy": a ratio's unit sits against the number.
+  if (unit == "x" || unit == "%" || unit.rfind("x ", 0) == 0 || unit.rfind("% ", 0) == 0)
+    return n + unit;
   return n + " " + unit;
 }
 

@@ -107,9 +107,7 @@ void ceiling_claims(const BandwidthResult& m, std::vector<ClaimRow>& claims) {
         {"coalesced-88pct-of-peak"_claim,
          fixed(100 * frac, 0) + "% of this card's datasheet " + fixed(peak, 0) +
              " GB/s (2 x memory clock x bus width), copy kernel; the claim taken as 73-103%",
-         (frac >= 0.73 && frac <= 1.03)
-             ? "reproduced"
-             : "differs: " + fixed(100 * frac, 0) + "% of the datasheet"});
+         judged(100 * frac, Claimed::range(73, 103, "%"), Tolerance::inside_range())});
   } else {
     claims.push_back({"coalesced-88pct-of-peak"_claim, "n/a",
                       "not measurable here: the runtime reports no memory clock or bus width"});
@@ -117,23 +115,18 @@ void ceiling_claims(const BandwidthResult& m, std::vector<ClaimRow>& claims) {
   {
     // One warp-wide broadcast per SM clock delivers 32 lanes x 4 bytes = 128 B/clk/SM.
     const double per_clk = m.sm_clock_mhz > 0 ? per_sm_clk(m, m.constant_gbps) / 128.0 : NAN;
-    std::string verdict = "not measurable here: no SM clock";
-    if (std::isfinite(per_clk))
-      verdict = per_clk >= 0.8
-                    ? "reproduced"
-                    : "differs: " + fixed(per_clk, 2) + " broadcasts per SM clock (tolerance 0.8)";
     claims.push_back({"constant-broadcast-one-cycle"_claim,
                       fixed(per_clk, 2) + " warp reads per SM clock (" + tbps(m.constant_gbps) +
                           " delivered; the claim taken as >= 1 warp read per SM clock)",
-                      verdict});
+                      judged(per_clk, Claimed::value(1, "warp reads per SM clock"),
+                             Tolerance::at_least(0.8), "no SM clock")});
   }
   const double copy = m.copy_gbps, d2d = m.memcpy_gbps;
   claims.push_back({"memhier-copy-vs-memcpy"_claim,
                     "copy " + fixed(copy, 0) + " GB/s vs cudaMemcpy " + fixed(d2d, 0) + " GB/s (" +
                         fixed(d2d > 0 ? copy / d2d : NAN, 2) + "x)",
-                    (d2d > 0 && copy / d2d >= 0.9)
-                        ? "reproduced"
-                        : "differs: the copy kernel reaches under 90% of cudaMemcpy"});
+                    judged(d2d > 0 ? copy / d2d : NAN, Claimed::value(1, "x cudaMemcpy"),
+                           Tolerance::at_least(0.9), "cudaMemcpy was not timed")});
 }
 
 report::Chart tiers_chart(const BandwidthResult& m) {

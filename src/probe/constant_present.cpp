@@ -82,35 +82,19 @@ void broadcast_claims(const ConstantResult& m, std::vector<ClaimRow>& claims) {
   const ConstantRead& reg = m.reads[4];
   {
     const double cost = cu.ms / reg.ms;  // broadcast loop against the no-load loop
-    std::string v;
-    if (!std::isfinite(cost))
-      v = "not measurable here: the timing failed";
-    else if (cost <= 1.5)
-      v = "reproduced (tolerance: within 1.5x of the no-load loop)";
-    else if (cost > 3.0)
-      v = strf("refuted: broadcast reads make the loop %.1fx slower", cost);
-    else
-      v = strf("differs: the broadcast loop takes %.2fx the no-load loop", cost);
     claims.push_back({"constant-broadcast-one-cycle"_claim,
                       strf("uniform constant loop %.4f ms against %.4f ms with no load (%.2fx)",
                            cu.ms, reg.ms, cost),
-                      v});
+                      judged(cost, Claimed::value(1, "x the no-load loop"), Tolerance::at_most(1.5),
+                             "the timing failed")});
   }
   {
     const double slow = cd.ms / cu.ms;
-    std::string v;
-    if (!std::isfinite(slow))
-      v = "not measurable here: the timing failed";
-    else if (slow >= 8.0 && slow <= 48.0)
-      v = "reproduced (tolerance: 8x..48x)";
-    else if (slow < 2.0)
-      v = strf("refuted: divergent reads only %.2fx slower", slow);
-    else
-      v = strf("differs: %.1fx, outside 8x..48x", slow);
-    claims.push_back({"constant-divergent-serializes"_claim,
-                      strf("divergent/uniform time %.1fx (model: %d distinct words per warp)", slow,
-                           m.reads[1].distinct_per_warp),
-                      v});
+    claims.push_back(
+        {"constant-divergent-serializes"_claim,
+         strf("divergent/uniform time %.1fx (model: %d distinct words per warp)", slow,
+              m.reads[1].distinct_per_warp),
+         judged(slow, Claimed::range(8, 48, "x"), Tolerance::inside_range(), "the timing failed")});
   }
 }
 
@@ -122,48 +106,27 @@ void global_claims(const ConstantResult& m, std::vector<ClaimRow>& claims) {
   const ConstantRead& gd = m.reads[3];
   {
     const double ratio = cd.ms / gd.ms;
-    std::string v;
-    if (!std::isfinite(ratio))
-      v = "not measurable here: the timing failed";
-    else if (ratio > 1.1)
-      v = "reproduced (tolerance: constant slower by more than 10%)";
-    else if (ratio < 0.9)
-      v = strf("refuted: divergent constant reads are %.2fx faster than __ldg", 1 / ratio);
-    else
-      v = "differs: about equal (within 10%)";
     claims.push_back({"constant-divergent-slower-than-global"_claim,
                       strf("divergent: constant %.4f ms, __ldg %.4f ms (constant %.2fx the time)",
                            cd.ms, gd.ms, ratio),
-                      v});
+                      judged(ratio, Claimed::value(1, "x __ldg's time"), Tolerance::above(1.1),
+                             "the timing failed")});
   }
   {
     const double ratio = gu.ms / cu.ms;
-    std::string v;
-    if (!std::isfinite(ratio))
-      v = "not measurable here: the timing failed";
-    else if (ratio >= 16.0 && ratio <= 48.0)
-      v = "reproduced (tolerance: 16x..48x)";
-    else if (ratio < 2.0)
-      v = strf("refuted: __ldg broadcast is within %.2fx of constant", ratio);
-    else
-      v = strf("differs: %.1fx, outside 16x..48x", ratio);
     claims.push_back(
         {"constant-broadcast-32x-global"_claim,
-         strf("uniform: __ldg %.4f ms against constant %.4f ms (%.2fx)", gu.ms, cu.ms, ratio), v});
+         strf("uniform: __ldg %.4f ms against constant %.4f ms (%.2fx)", gu.ms, cu.ms, ratio),
+         judged(ratio, Claimed::range(16, 48, "x"), Tolerance::inside_range(),
+                "the timing failed")});
   }
   {
-    std::string v;
-    if (!std::isfinite(m.latency_cycles))
-      v = "not measurable here: no SM clock";
-    else if (m.latency_cycles >= 20 && m.latency_cycles <= 80)
-      v = "reproduced (tolerance: 20..80 cycles)";
-    else
-      v = strf("differs: %.0f cycles, outside 20..80", m.latency_cycles);
     claims.push_back(
         {"latency-constant-40-cycles"_claim,
          strf("%.0f cycles for a cache-resident dependent load; %d KiB of __constant__ space",
               m.latency_cycles, m.constant_bytes / 1024),
-         v});
+         judged(m.latency_cycles, Claimed::range(20, 80, "cycles"), Tolerance::inside_range(),
+                "no SM clock")});
   }
 }
 

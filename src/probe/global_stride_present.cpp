@@ -83,7 +83,7 @@ void small_stride_claims(const GlobalStrideResult& m, std::vector<ClaimRow>& cla
   };
   claims.push_back(
       {"coalescing-stride-2-half"_claim, "stride 2: " + one_over(rel(2)) + " of stride 1",
-       close_to(rel(2), 0.5) ? "reproduced" : "differs: outside " + tol_text + " of 1/2"});
+       judged(rel(2), Claimed::value(0.5, "x"), Tolerance::within_percent(100 * tol))});
   claims.push_back({"coalescing-stride-4-8"_claim,
                     "stride 4: " + one_over(rel(4)) + "; stride 8: " + one_over(rel(8)),
                     close_to(rel(4), 0.25) && close_to(rel(8), 0.125)
@@ -101,34 +101,29 @@ void far_claims(const GlobalStrideResult& m, std::vector<ClaimRow>& claims) {
   {
     // 001 counts 128-byte lines (1/32); 32-byte sectors give 1/8: accept the span, with tolerance.
     const double r32 = rel(32);
-    const bool ok =
-        std::isfinite(r32) && r32 >= (1.0 / 32) * (1 - tol) && r32 <= (1.0 / 8) * (1 + tol);
-    std::string where = "differs: ";
-    if (std::isfinite(r32)) where += r32 > 1.0 / 8 ? "better than 1/8" : "worse than 1/32";
     claims.push_back({"coalescing-stride-32"_claim, "stride 32: " + one_over(r32) + " of stride 1",
-                      ok ? "reproduced" : where});
+                      judged(r32, Claimed::range(1.0 / 32, 1.0 / 8, "x"),
+                             Tolerance::within_percent(100 * tol))});
   }
   {
     // 001: random ~70 GB/s against ~1,800 coalesced: about 25x below; taken as 12.5x-50x.
     const double rr = rel(0);
     const double below = std::isfinite(rr) && rr > 0 ? 1.0 / rr : NAN;
-    const bool ok = std::isfinite(below) && below >= 12.5 && below <= 50;
     claims.push_back(
         {"coalescing-random-25x"_claim,
          "random: " + fixed(below, 1) + "x below stride 1 (the claim taken as 12.5-50x)",
-         ok ? "reproduced" : "differs: " + fixed(below, 1) + "x below"});
+         judged(below, Claimed::value(25, "x"), Tolerance::within_factor(2))});
   }
   {
     const double peak = m.peak_dram_gbps;
     const double g1 = m.patterns.front().gbps;
     if (peak > 0) {
       const double frac = g1 / peak;
-      claims.push_back({"coalesced-88pct-of-peak"_claim,
-                        "stride 1: " + fixed(g1, 0) + " GB/s = " + fixed(100 * frac, 0) +
-                            "% of the datasheet " + fixed(peak, 0) + " GB/s",
-                        frac >= 0.73 && frac <= 1.03
-                            ? "reproduced"
-                            : "differs: " + fixed(100 * frac, 0) + "% of the datasheet"});
+      claims.push_back(
+          {"coalesced-88pct-of-peak"_claim,
+           "stride 1: " + fixed(g1, 0) + " GB/s = " + fixed(100 * frac, 0) + "% of the datasheet " +
+               fixed(peak, 0) + " GB/s",
+           judged(100 * frac, Claimed::range(73, 103, "%"), Tolerance::inside_range())});
     } else {
       claims.push_back({"coalesced-88pct-of-peak"_claim, fixed(g1, 0) + " GB/s",
                         "not measurable here: the runtime reports no memory clock or bus width"});

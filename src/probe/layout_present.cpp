@@ -85,22 +85,15 @@ void aos_claims(const LayoutResult& m, std::vector<ClaimRow>& claims) {
   const LayoutRow* aos = m.find("aos-soa-xyz", "aos");
   const LayoutRow* soa = m.find("aos-soa-xyz", "soa");
   const double waste = (aos && soa) ? 1.0 - aos->gbps / soa->gbps : NAN;
-  std::string verdict;
-  if (!std::isfinite(waste))
-    verdict = "not measurable here: the timing failed";
-  else if (waste >= 0.40 && waste <= 0.85)
-    verdict = "reproduced (tolerance: 40%..85% wasted)";
-  else if (waste < 0.10)
-    verdict = strf("refuted: AoS wastes only %.0f%%", 100 * waste);
-  else
-    verdict = strf("differs: %.0f%% wasted, outside 40%%..85%%", 100 * waste);
   claims.push_back(
       {"aos-wastes-50-75pct"_claim,
        strf("x,y,z update: AoS reaches %.0f useful GB/s, SoA %.0f: %.0f%% wasted (model: "
             "%.0f%%)",
             aos ? aos->gbps : NAN, soa ? soa->gbps : NAN, 100 * waste,
             100 * (1 - 1 / model_rel(m, "aos-soa-xyz", "soa"))),
-       verdict});
+       // 50-75% wasted, taken as 40-85%.
+       judged(100 * waste, Claimed::range(40, 85, "% wasted"), Tolerance::inside_range(),
+              "the timing failed")});
 }
 
 // The 12-byte struct, the load width and the alignment speedups.

@@ -128,11 +128,8 @@ void spill_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
       c0.measured = least_spill->name + ": " + std::to_string(least_spill->local_bytes) +
                     " B local/thread, " + strf("%.2fx", ratio) + " the time of " +
                     fastest_clean->name + " (no local memory)";
-      // Tolerance: at least 1.8x counts as "halved"; under 1.1x the spill did not matter.
-      c0.verdict = ratio >= 1.8  ? "reproduced"
-                   : ratio < 1.1 ? "refuted: the smallest spill cost under 10% here"
-                                 : "differs: the smallest spill cost " +
-                                       strf("%.0f%%", (ratio - 1) * 100) + ", not 2x";
+      // Tolerance: at least 1.8x the time counts as "halved".
+      c0.verdict = judged(ratio, Claimed::value(2, "x the time"), Tolerance::at_least(1.8));
     }
     claims.push_back(c0);
   }
@@ -147,9 +144,7 @@ void spill_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
                     " B local/thread): " + strf("%.2fx", ratio) + " the time of " +
                     fastest_clean->name;
       // Tolerance: 3-5x widened by 20% either side.
-      c1.verdict = (ratio >= 2.4 && ratio <= 6.0) ? "reproduced"
-                   : ratio < 1.1 ? "refuted: the heaviest spill cost under 10% here"
-                                 : "differs: heaviest spill " + strf("%.1fx", ratio);
+      c1.verdict = judged(ratio, Claimed::range(3, 5, "x the time"), Tolerance::within_percent(20));
     }
     claims.push_back(c1);
   }

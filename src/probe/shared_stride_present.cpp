@@ -112,14 +112,12 @@ void stride_claims(const SharedStrideResult& m, std::vector<ClaimRow>& claims) {
   {
     const StridePoint* r32 = m.find(4, 32);
     claims.push_back({"bank-stride-32-serializes"_claim, slow_text(r32),
-                      r32 && within(r32->slowdown, 32, m.tolerance)
-                          ? "reproduced"
-                          : "differs: outside " + tol_text + " of 32x"});
+                      judged(r32 ? r32->slowdown : NAN, Claimed::value(32, "x"),
+                             Tolerance::within_percent(100 * m.tolerance))});
     const StridePoint* r33 = m.find(4, 33);
     claims.push_back({"bank-stride-33-free"_claim, slow_text(r33),
-                      r33 && within(r33->slowdown, 1, m.tolerance)
-                          ? "reproduced"
-                          : "differs: outside " + tol_text + " of 1x"});
+                      judged(r33 ? r33->slowdown : NAN, Claimed::value(1, "x"),
+                             Tolerance::within_percent(100 * m.tolerance))});
   }
   {
     std::string measured;

@@ -170,10 +170,9 @@ void occupancy_claims(const SmemDynamicResult& m, std::vector<ClaimRow>& claims)
       r.measured = large.name + " (" + std::to_string(large.blocks_per_sm) + " blocks/SM) took " +
                    strf("%.2fx", ratio) + " the time of " + small.name + " (" +
                    std::to_string(small.blocks_per_sm) + " blocks/SM)";
-      // Tolerance: 5% either way counts as no difference.
-      r.verdict = ratio > 1.05   ? "reproduced: the larger tile was slower"
-                  : ratio < 0.95 ? "differs: the larger tile was faster despite fewer blocks"
-                                 : "differs: within 5%, the tile size did not matter here";
+      // Tolerance: within 5% counts as no difference, so the larger tile must be slower.
+      r.verdict =
+          judged(ratio, Claimed::value(1, "x the smaller tile's time"), Tolerance::above(1.05));
     }
     claims.push_back(r);
   }
@@ -256,10 +255,9 @@ std::vector<ClaimRow> carveout_claims(const SmemCarveoutResult& m) {
       }
     r.measured = "0%: " + strf("%.0f GB/s", max_l1.gbps) +
                  ", 100%: " + strf("%.0f GB/s", max_smem.gbps) + "; " + step;
-    // Tolerance: the largest L1 must re-read the window at least 20% faster.
-    r.verdict = ratio > 1.2    ? "reproduced (" + strf("%.2fx", ratio) + ")"
-                : ratio < 1.05 ? "refuted: the carveout did not change the re-read speed"
-                               : "differs: the gap is under 20% (" + strf("%.2fx", ratio) + ")";
+    // Tolerance: the largest L1 must re-read the window more than 20% faster.
+    r.verdict =
+        judged(ratio, Claimed::value(1, "x the 100% carveout's speed"), Tolerance::above(1.2));
     claims.push_back(r);
   }
   {
@@ -268,9 +266,8 @@ std::vector<ClaimRow> carveout_claims(const SmemCarveoutResult& m) {
     r.measured = "default: " + strf("%.0f GB/s", def.gbps) + " (" + strf("%.2fx", ratio) +
                  " of the 0% carveout)";
     // Tolerance: within 10% of the largest-L1 setting counts as "a large L1".
-    r.verdict = ratio >= 0.9
-                    ? "reproduced"
-                    : "differs: the default re-read the window slower than the 0% carveout";
+    r.verdict =
+        judged(ratio, Claimed::value(1, "x the 0% carveout's speed"), Tolerance::at_least(0.9));
     claims.push_back(r);
   }
   {

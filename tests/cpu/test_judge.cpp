@@ -86,6 +86,13 @@ TEST(Judge, IntervalMeetsTheToleratedRange) {
   EXPECT_EQ(judge_interval(NAN, 512, c, t).verdict, Verdict::not_measurable);
 }
 
+TEST(Judge, RatioUnitsSitAgainstTheNumber) {
+  EXPECT_EQ(judge(0.93, Claimed::value(1, "x cudaMemcpy"), Tolerance::at_least(0.9)).text,
+            "reproduced (tolerance: at least 0.9x cudaMemcpy)");
+  EXPECT_EQ(judge(57, Claimed::range(40, 85, "% wasted"), Tolerance::inside_range()).text,
+            "reproduced (tolerance: inside 40..85% wasted)");
+}
+
 TEST(Judge, Numbers) {
   EXPECT_EQ(judge_number(3000), "3000");
   EXPECT_EQ(judge_number(29.54), "29.5");
@@ -136,6 +143,52 @@ TEST(Judge, RecordedH100VerdictsKeepTheirClass) {
       {"caching-loads-win-on-hits", 4.53, Claimed::value(1.2, "x"), Tolerance::at_least(1.2),
        Verdict::reproduced},
       {"noncaching-loads-win-on-scatter", 1.00, Claimed::value(1.5, "x"), Tolerance::at_least(1.5),
+       Verdict::refuted},
+      {"ld-cs-streaming", 1.00, Claimed::value(1 / 1.1, "x"), Tolerance::at_least(1 / 1.1),
+       Verdict::reproduced},
+      {"texture-2d-locality", 0.35, Claimed::value(0.9, "x"), Tolerance::at_least(0.9),
+       Verdict::refuted},
+      // bandwidth and global-stride: the copy against the datasheet, cudaMemcpy, broadcasts
+      {"coalesced-88pct-of-peak (bandwidth)", 84, Claimed::range(73, 103, "%"),
+       Tolerance::inside_range(), Verdict::reproduced},
+      {"memhier-copy-vs-memcpy", 0.93, Claimed::value(1, "x cudaMemcpy"), Tolerance::at_least(0.9),
+       Verdict::reproduced},
+      {"constant-broadcast-one-cycle (bandwidth)", 0.49, Claimed::value(1, "warp reads"),
+       Tolerance::at_least(0.8), Verdict::refuted},
+      {"coalescing-stride-2-half", 0.5, Claimed::value(0.5, "x"), Tolerance::within_percent(35),
+       Verdict::reproduced},
+      {"coalescing-stride-32", 1 / 17.9, Claimed::range(1.0 / 32, 1.0 / 8, "x"),
+       Tolerance::within_percent(35), Verdict::reproduced},
+      {"coalescing-random-25x", 24.1, Claimed::value(25, "x"), Tolerance::within_factor(2),
+       Verdict::reproduced},
+      // shared-stride
+      {"bank-stride-32-serializes", 31.9, Claimed::value(32, "x"), Tolerance::within_percent(35),
+       Verdict::reproduced},
+      {"bank-stride-33-free", 1.0, Claimed::value(1, "x"), Tolerance::within_percent(35),
+       Verdict::reproduced},
+      // constant
+      {"constant-broadcast-one-cycle", 9.38, Claimed::value(1, "x"), Tolerance::at_most(1.5),
+       Verdict::refuted},
+      {"constant-divergent-serializes", 41.6, Claimed::range(8, 48, "x"), Tolerance::inside_range(),
+       Verdict::reproduced},
+      {"constant-divergent-slower-than-global", 82.45, Claimed::value(1, "x"),
+       Tolerance::above(1.1), Verdict::reproduced},
+      {"constant-broadcast-32x-global", 0.20, Claimed::range(16, 48, "x"),
+       Tolerance::inside_range(), Verdict::refuted},
+      {"latency-constant-40-cycles", 29, Claimed::range(20, 80, "cycles"),
+       Tolerance::inside_range(), Verdict::reproduced},
+      // layout, smem-config, registers
+      {"aos-wastes-50-75pct", 57, Claimed::range(40, 85, "% wasted"), Tolerance::inside_range(),
+       Verdict::reproduced},
+      {"smem-larger-tiles-lower-occupancy", 1.75, Claimed::value(1, "x"), Tolerance::above(1.05),
+       Verdict::reproduced},
+      {"carveout-trades-l1-for-shared", 2.04, Claimed::value(1, "x"), Tolerance::above(1.2),
+       Verdict::reproduced},
+      {"carveout-default-large-l1", 1.00, Claimed::value(1, "x"), Tolerance::at_least(0.9),
+       Verdict::reproduced},
+      {"spill-few-bytes-halve", 1.21, Claimed::value(2, "x"), Tolerance::at_least(1.8),
+       Verdict::refuted},
+      {"spill-3-5x", 13.59, Claimed::range(3, 5, "x"), Tolerance::within_percent(20),
        Verdict::refuted},
   };
   for (const Recorded& r : rows)

@@ -12,7 +12,7 @@ namespace memhier::claims {
 /// What a claim says, as numbers: lo == hi for a single value ("400 cycles").
 struct Claimed {
   double lo = 0, hi = 0;
-  std::string unit;  ///< "cycles", "GB/s"; "x" and "%" are written against the number
+  std::string unit;  ///< "cycles", "GB/s"; "x", "x <of what>" and "%" sit against the number
 
   /// A claim of one value.
   static Claimed value(double v, std::string unit) { return {v, v, std::move(unit)}; }
