@@ -39,8 +39,17 @@ bool admits(const Accepted& a, double v) {
 }
 
 // "30 cycles", "1.25x", "57%".
-std::string with_unit(double v, const std::string& unit) {
-  const std::string n = judge_number(v);
+// A figure in the claim's unit, with the claim's decimals when it sets them.
+std::string in_unit(double v, const Claimed& c) {
+  if (c.decimals < 0 || !std::isfinite(v)) return judge_number(v);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", c.decimals, v);
+  return buf;
+}
+
+std::string with_unit(double v, const Claimed& c) {
+  const std::string n = in_unit(v, c);
+  const std::string& unit = c.unit;
   if (unit.empty()) return n;
   // "1.5x", "57%", "0.9x cudaMemcpy": a ratio's unit sits against the number.
   if (unit == "x" || unit == "%" || unit.rfind("x ", 0) == 0 || unit.rfind("% ", 0) == 0)
@@ -49,8 +58,8 @@ std::string with_unit(double v, const std::string& unit) {
 }
 
 std::string claimed_text(const Claimed& c) {
-  if (c.lo == c.hi) return with_unit(c.lo, c.unit);
-  return judge_number(c.lo) + ".." + with_unit(c.hi, c.unit);
+  if (c.lo == c.hi) return with_unit(c.lo, c);
+  return in_unit(c.lo, c) + ".." + with_unit(c.hi, c);
 }
 
 // How far outside a measurement is, for the relative rules: "1.70x the claim's high end".
@@ -94,11 +103,11 @@ std::string describe(const Claimed& c, const Tolerance& t) {
     case Tolerance::Rule::inside:
       return "inside " + claimed_text(c);
     case Tolerance::Rule::at_least:
-      return "at least " + with_unit(t.amount, c.unit);
+      return "at least " + with_unit(t.amount, c);
     case Tolerance::Rule::at_most:
-      return "at most " + with_unit(t.amount, c.unit);
+      return "at most " + with_unit(t.amount, c);
     case Tolerance::Rule::above:
-      return "above " + with_unit(t.amount, c.unit);
+      return "above " + with_unit(t.amount, c);
   }
   return "";
 }
@@ -109,7 +118,7 @@ Judgement judge(double measured, const Claimed& claimed, const Tolerance& tolera
   const std::string tol = "(tolerance: " + describe(claimed, tolerance) + ")";
   if (admits(accepted(claimed, tolerance), measured))
     return {Verdict::reproduced, "reproduced " + tol};
-  return {Verdict::refuted, "refuted: " + with_unit(measured, claimed.unit) +
+  return {Verdict::refuted, "refuted: " + with_unit(measured, claimed) +
                                 distance(measured, claimed, tolerance) + " " + tol};
 }
 
@@ -120,8 +129,8 @@ Judgement judge_interval(double measured_lo, double measured_hi, const Claimed& 
   const std::string tol = "(tolerance: " + describe(claimed, tolerance) + ")";
   const bool meets =
       (a.strict_lo ? measured_hi > a.lo : measured_hi >= a.lo) && measured_lo <= a.hi;
-  const std::string between = "between " + with_unit(measured_lo, claimed.unit) + " and " +
-                              with_unit(measured_hi, claimed.unit);
+  const std::string between =
+      "between " + with_unit(measured_lo, claimed) + " and " + with_unit(measured_hi, claimed);
   if (meets) return {Verdict::reproduced, "reproduced " + tol};
   return {Verdict::refuted, "refuted: " + between + " " + tol};
 }

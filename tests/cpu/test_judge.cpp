@@ -93,6 +93,12 @@ TEST(Judge, RatioUnitsSitAgainstTheNumber) {
             "reproduced (tolerance: inside 40..85% wasted)");
 }
 
+TEST(Judge, DecimalsKeepCloseFiguresApart) {
+  const Claimed c = Claimed::range(1.125, 1.5, "x").with_decimals(3);
+  EXPECT_EQ(judge(1.116, c, Tolerance::inside_range()).text,
+            "refuted: 1.116x (tolerance: inside 1.125..1.500x)");
+}
+
 TEST(Judge, Numbers) {
   EXPECT_EQ(judge_number(3000), "3000");
   EXPECT_EQ(judge_number(29.54), "29.5");

@@ -13,11 +13,22 @@ namespace memhier::claims {
 struct Claimed {
   double lo = 0, hi = 0;
   std::string unit;  ///< "cycles", "GB/s"; "x", "x <of what>" and "%" sit against the number
+  /// Decimals for the figures in this unit; -1: judge_number's rule. A checker whose close
+  /// figures must read apart (1.116x against 1.125x) sets 3.
+  int decimals = -1;
 
   /// A claim of one value.
-  static Claimed value(double v, std::string unit) { return {v, v, std::move(unit)}; }
+  static Claimed value(double v, std::string unit) { return {v, v, std::move(unit), -1}; }
   /// A claim of a range ("20-30 cycles").
-  static Claimed range(double lo, double hi, std::string unit) { return {lo, hi, std::move(unit)}; }
+  static Claimed range(double lo, double hi, std::string unit) {
+    return {lo, hi, std::move(unit), -1};
+  }
+  /// This claim with its figures written to `d` decimals.
+  Claimed with_decimals(int d) const {
+    Claimed c = *this;
+    c.decimals = d;
+    return c;
+  }
 };
 
 /// The stated tolerance: which measurements still reproduce the claim.
