@@ -108,7 +108,7 @@ TEST(Judge, Numbers) {
   EXPECT_EQ(judge_number(-0.001), "0");
 }
 
-// The last H100 record (docs/results, session of 2026-11-22): each probe's figures under
+// The last H100 record (its claims tables, figures as printed): each probe's figures under
 // the rule its call states give the verdict class the report recorded.
 struct Recorded {
   const char* id;
