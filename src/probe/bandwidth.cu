@@ -12,6 +12,7 @@
 
 #include "common.cuh"
 #include "families.hpp"
+#include "memhier/probe/bandwidth.hpp"
 
 namespace memhier::probe {
 namespace {
@@ -36,7 +37,6 @@ __constant__ std::uint32_t c_words[kConstWords];
 // with the cache operator we name. Shared loads are also .volatile so ptxas cannot
 // merge them; global and constant re-reads step their address by a run-time zero
 // each pass (`pass_step`), so ptxas cannot prove them loop-invariant and hoist them.
-
 
 __device__ __forceinline__ std::uint32_t ldg_ca_fold(const uint4* p) {
   std::uint32_t a, b, c, d;
@@ -212,25 +212,6 @@ __global__ void __launch_bounds__(kConstBlock)
 // ---------------------------------------------------------------------------------
 // Host side.
 
-std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
-
-std::string tbps(double gbps_value) {
-  return fixed(gbps_value / 1000.0, 2) + " TB/s";
-}
-
-/// "reproduced" when `measured` lies in [lo / tol, hi * tol], else how far off it is.
-std::string ratio_verdict(double measured, double lo, double hi, double tol) {
-  if (!std::isfinite(measured) || measured <= 0)
-    return "not measurable here: no figure was measured";
-  if (measured >= lo / tol && measured <= hi * tol) return "reproduced";
-  const double r = measured > hi * tol ? measured / hi : measured / lo;
-  return "differs: " + fixed(r, r < 0.1 ? 3 : 2) + "x the claim (tolerance x" + fixed(tol, 1) + ")";
-}
-
 core::TimingOptions timing(const std::string& name, const Context& ctx) {
   core::TimingOptions o;
   o.name = name;
@@ -241,56 +222,168 @@ core::TimingOptions timing(const std::string& name, const Context& ctx) {
   return o;
 }
 
-/// Passes that make one launch last about `target_ms` (so launch overhead stays small).
-int calibrate_passes(const std::function<void(cudaStream_t, int)>& launch, double target_ms) {
-  int passes = 16;
-  for (int round = 0; round < 4; ++round) {
-    core::TimingOptions o;
-    o.name = "bandwidth: calibrate";
-    o.warmup = 1;
-    o.min_reps = 2;
-    o.max_reps = 2;
-    o.min_total_ms = 0;
-    const double ms = core::time_it([&](cudaStream_t s) { launch(s, passes); }, o).median_ms;
-    const double scale = std::clamp(ms > 0 ? target_ms / ms : 64.0, 1.0 / 64, 64.0);
-    const double next = std::clamp(static_cast<double>(passes) * scale, 1.0, 1.0e7);
-    passes = static_cast<int>(next);
-    if (scale <= 4.0) break;  // the last run was long enough to extrapolate from
-  }
-  return std::max(passes, 1);
-}
-
-struct TierRow {
-  std::string tier, access;
-  double gbps_value = NAN;
-  bool per_sm_meaningful = false;  // bytes per clock per SM makes sense for on-chip tiers
+// What every tier's timing shares: the context, the launch length and the output words.
+struct BandwidthRun {
+  Context& ctx;
+  BandwidthResult& m;
+  double target_ms;
+  std::uint32_t* out;
 };
 
-std::string kib(double bytes) {
-  return fixed(bytes / 1024.0, 0) + " KiB";
+// Times `launch` at calibrated passes; returns GB/s for `bytes_per_pass` a pass.
+double time_passes(const BandwidthRun& run, const std::string& name, double bytes_per_pass,
+                   const std::function<void(cudaStream_t, int)>& launch) {
+  const int passes = calibrate_passes("bandwidth: calibrate", launch, run.target_ms);
+  const core::Timing t =
+      core::time_it([&](cudaStream_t s) { launch(s, passes); }, timing(name, run.ctx));
+  return gbps(bytes_per_pass * passes, t.median_ms);
 }
-std::string mib(double bytes) {
-  return fixed(bytes / (1024.0 * 1024.0), 0) + " MiB";
+
+// Shared memory: one width of conflict-free loads.
+template <typename Kernel>
+void shared_tier(const BandwidthRun& run, Kernel kernel, int grid, int width,
+                 const std::uint32_t* init) {
+  const double g = time_passes(run, "bandwidth: shared",
+                               static_cast<double>(grid) * kSharedBlock * kSharedUnroll * width,
+                               [&](cudaStream_t s, int passes) {
+                                 kernel<<<grid, kSharedBlock, 0, s>>>(init, run.out, passes);
+                                 MEMHIER_CHECK_LAUNCH();
+                               });
+  run.m.tiers.push_back({"shared", std::to_string(width) + "-byte loads, conflict-free", g, true});
+  if (!(run.m.best_shared_gbps >= g)) run.m.best_shared_gbps = g;
 }
-std::string gib(double bytes) {
-  return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 0) + " GiB";
+
+// L1: ld.ca re-reads of a 32 KiB chunk per block.
+void l1_tier(const BandwidthRun& run, const float* c, std::size_t nf) {
+  run.ctx.progress("bandwidth: L1");
+  // Prefer the largest L1 for this kernel, and put the default back however we leave.
+  MEMHIER_CUDA(cudaFuncSetAttribute(l1_read_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutMaxL1));
+  struct CarveoutReset {
+    ~CarveoutReset() {
+      // A destructor cannot throw: on failure, clear the error so no later check misreports it.
+      if (cudaFuncSetAttribute(l1_read_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                               cudaSharedmemCarveoutDefault) != cudaSuccess)
+        (void)cudaGetLastError();
+    }
+  } carveout_reset;
+  const int grid_l1 =
+      std::min(full_grid(l1_read_kernel, kL1Block, run.ctx), run.ctx.device.sm_count * 2);
+  const std::size_t chunk_floats = static_cast<std::size_t>(kL1ChunkBytes) / 4;
+  if (static_cast<std::size_t>(grid_l1) * chunk_floats > nf)
+    throw core::CudaError(cudaErrorMemoryAllocation, "bandwidth: L1 chunks do not fit the buffer");
+  run.m.l1_gbps = time_passes(run, "bandwidth: L1", static_cast<double>(grid_l1) * kL1ChunkBytes,
+                              [&](cudaStream_t s, int passes) {
+                                l1_read_kernel<<<grid_l1, kL1Block, 0, s>>>(
+                                    reinterpret_cast<const uint4*>(c), run.out, passes, 0);
+                                MEMHIER_CHECK_LAUNCH();
+                              });
+  run.m.tiers.push_back({"L1", "ld.ca re-reads, 32 KiB per block", run.m.l1_gbps, true});
+}
+
+// L2: ld.cg re-reads of a working set of about L2/4.
+void l2_tier(const BandwidthRun& run, const float* c, std::size_t S, std::size_t l2, int grid_l2) {
+  run.ctx.progress("bandwidth: L2");
+  const std::size_t threads = static_cast<std::size_t>(grid_l2) * kL2Block;
+  const int per_thread = static_cast<int>(std::max<std::size_t>(1, l2 / 4 / 16 / threads));
+  const std::size_t working = threads * static_cast<std::size_t>(per_thread) * 16;
+  if (working > S)
+    throw core::CudaError(cudaErrorMemoryAllocation, "bandwidth: L2 working set too large");
+  run.m.l2_gbps = time_passes(
+      run, "bandwidth: L2", static_cast<double>(working), [&](cudaStream_t s, int passes) {
+        l2_read_kernel<<<grid_l2, kL2Block, 0, s>>>(reinterpret_cast<const uint4*>(c), per_thread,
+                                                    run.out, passes, 0);
+        MEMHIER_CHECK_LAUNCH();
+      });
+  run.m.tiers.push_back({"L2",
+                         "ld.cg re-reads, " + mib(static_cast<double>(working)) + " working set",
+                         run.m.l2_gbps, true});
+  if (working * 2 > l2)
+    run.m.notes.push_back(
+        "The L2 working set is over half of L2 (the grid is large for this L2): "
+        "the L2 row may include DRAM traffic.");
+}
+
+// HBM: read, write, copy, triad and cudaMemcpy over arrays of S bytes.
+void hbm_tiers(const BandwidthRun& run, float* a, const float* b, const float* c, std::size_t S) {
+  Context& ctx = run.ctx;
+  const std::size_t n4 = S / 16;
+  const int grid_read = full_grid(hbm_read_kernel, kStreamBlock, ctx);
+  const int grid_write = full_grid(hbm_write_kernel, kStreamBlock, ctx);
+  const int grid_copy = full_grid(hbm_copy_kernel, kStreamBlock, ctx);
+  const int grid_triad = full_grid(hbm_triad_kernel, kStreamBlock, ctx);
+  const double Sd = static_cast<double>(S);
+  auto stream_row = [&](const std::string& tier, const std::string& access, double bytes,
+                        const std::function<void(cudaStream_t)>& launch) {
+    ctx.progress("bandwidth: " + tier);
+    const core::Timing t = core::time_it(launch, timing("bandwidth: " + tier, ctx));
+    const double g = gbps(bytes, t.median_ms);
+    run.m.tiers.push_back({tier, access, g, false});
+    return g;
+  };
+  const std::string size_text = mib(Sd) + " per array";
+  const uint4* b4c = reinterpret_cast<const uint4*>(b);
+  uint4* a4 = reinterpret_cast<uint4*>(a);
+  run.m.read_gbps =
+      stream_row("HBM read", "float4 loads, grid-stride, " + size_text, Sd, [&](cudaStream_t s) {
+        hbm_read_kernel<<<grid_read, kStreamBlock, 0, s>>>(b4c, n4, run.out);
+        MEMHIER_CHECK_LAUNCH();
+      });
+  stream_row("HBM write", "float4 stores, grid-stride, " + size_text, Sd, [&](cudaStream_t s) {
+    hbm_write_kernel<<<grid_write, kStreamBlock, 0, s>>>(a4, n4);
+    MEMHIER_CHECK_LAUNCH();
+  });
+  run.m.copy_gbps = stream_row("HBM copy", "a = b, bytes read + written, " + size_text, 2 * Sd,
+                               [&](cudaStream_t s) {
+                                 hbm_copy_kernel<<<grid_copy, kStreamBlock, 0, s>>>(b4c, a4, n4);
+                                 MEMHIER_CHECK_LAUNCH();
+                               });
+  run.m.triad_gbps =
+      stream_row("HBM triad", "a = b + s*c, 3 streams, " + size_text, 3 * Sd, [&](cudaStream_t s) {
+        hbm_triad_kernel<<<grid_triad, kStreamBlock, 0, s>>>(
+            reinterpret_cast<float4*>(a), reinterpret_cast<const float4*>(b),
+            reinterpret_cast<const float4*>(c), 1.5f, n4);
+        MEMHIER_CHECK_LAUNCH();
+      });
+  run.m.memcpy_gbps = stream_row(
+      "cudaMemcpy D2D", "cudaMemcpyAsync a <- b, bytes read + written, " + size_text, 2 * Sd,
+      [&](cudaStream_t s) { MEMHIER_CUDA(cudaMemcpyAsync(a, b, S, cudaMemcpyDeviceToDevice, s)); });
+}
+
+// Constant: warp-uniform reads of a 1 KiB __constant__ table.
+void constant_tier(const BandwidthRun& run, int grid_c) {
+  run.ctx.progress("bandwidth: constant");
+  std::vector<std::uint32_t> host(kConstWords);
+  std::mt19937 rng(505u);
+  for (std::uint32_t& w : host) w = static_cast<std::uint32_t>(rng());
+  MEMHIER_CUDA(cudaMemcpyToSymbol(c_words, host.data(), sizeof(std::uint32_t) * kConstWords));
+  // Bytes delivered to threads: 4 per lane per load, although the cache reads the word once per
+  // warp.
+  run.m.constant_gbps = time_passes(
+      run, "bandwidth: constant", static_cast<double>(grid_c) * kConstBlock * kConstWords * 4.0,
+      [&](cudaStream_t s, int passes) {
+        constant_read_kernel<<<grid_c, kConstBlock, 0, s>>>(run.out, passes, 0);
+        MEMHIER_CHECK_LAUNCH();
+      });
+  run.m.tiers.push_back({"constant",
+                         "warp-uniform 4-byte reads, 1 KiB table (bytes delivered to lanes)",
+                         run.m.constant_gbps, true});
 }
 
 Result run_bandwidth(Context& ctx) {
-  using report::Value;
-  const core::DeviceInfo& dev = ctx.device;
-  Result result;
-  report::Section& sec = result.section;
-  sec.id = "bandwidth";
-  sec.title = "Bandwidth per tier, every SM busy";
+  return present_bandwidth(measure_bandwidth(ctx));
+}
 
-  const double target_ms = ctx.quick ? 0.3 : 1.0;
-  std::vector<TierRow> rows;
-  std::vector<std::string> notes;
+}  // namespace
+
+BandwidthResult measure_bandwidth(Context& ctx) {
+  const core::DeviceInfo& dev = ctx.device;
+  BandwidthResult m;
+  m.device = dev;
+  m.sm_clock_mhz = ctx.sm_clock_mhz;
 
   // HBM arrays: three of S bytes each, S >> L2, capped by free memory.
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t free_b = free_device_bytes();
   const std::size_t want = (ctx.quick ? std::size_t(512) : std::size_t(2048)) << 20;
   std::size_t S = std::min(want, static_cast<std::size_t>(static_cast<double>(free_b) * 0.6 / 3.0));
   S = S / (std::size_t(1) << 20) * (std::size_t(1) << 20);  // whole MiB: float4-aligned
@@ -299,334 +392,45 @@ Result run_bandwidth(Context& ctx) {
     throw core::CudaError(cudaErrorMemoryAllocation,
                           "bandwidth: less than 12 MiB of device memory free");
   if (S < 4 * l2)
-    notes.push_back("Only " + mib(static_cast<double>(S)) +
-                    " per HBM array could be allocated (< 4x L2): "
-                    "the HBM rows may include L2 hits.");
-  const std::size_t n4 = S / 16;
+    m.notes.push_back("Only " + mib(static_cast<double>(S)) +
+                      " per HBM array could be allocated (< 4x L2): "
+                      "the HBM rows may include L2 hits.");
+  m.array_bytes = static_cast<double>(S);
   const std::size_t nf = S / 4;
   core::DeviceBuffer<float> a(nf), b(nf), c(nf);
   fill_random(a.data(), nf, 101u);
   fill_random(b.data(), nf, 202u);
   fill_random(c.data(), nf, 303u);
 
-  const int grid_stream_read = full_grid(hbm_read_kernel, kStreamBlock, ctx);
-  const int grid_stream_write = full_grid(hbm_write_kernel, kStreamBlock, ctx);
-  const int grid_stream_copy = full_grid(hbm_copy_kernel, kStreamBlock, ctx);
-  const int grid_stream_triad = full_grid(hbm_triad_kernel, kStreamBlock, ctx);
   const int grid_s4 = full_grid(shared_read_kernel<4>, kSharedBlock, ctx);
   const int grid_s8 = full_grid(shared_read_kernel<8>, kSharedBlock, ctx);
   const int grid_s16 = full_grid(shared_read_kernel<16>, kSharedBlock, ctx);
   const int grid_l2 = full_grid(l2_read_kernel, kL2Block, ctx);
   const int grid_c = full_grid(constant_read_kernel, kConstBlock, ctx);
-
-  std::size_t out_n = static_cast<std::size_t>(grid_stream_read) * kStreamBlock;
+  std::size_t out_n =
+      static_cast<std::size_t>(full_grid(hbm_read_kernel, kStreamBlock, ctx)) * kStreamBlock;
   for (int g : {grid_s4, grid_s8, grid_s16})
     out_n = std::max(out_n, static_cast<std::size_t>(g) * kSharedBlock);
   out_n = std::max(out_n, static_cast<std::size_t>(grid_l2) * kL2Block);
   out_n = std::max(out_n, static_cast<std::size_t>(grid_c) * kConstBlock);
-  // L1 grid is sized below (after the carveout is set); its blocks are at most 2 per SM.
+  // L1 grid is sized later (after the carveout is set); its blocks are at most 2 per SM.
   out_n = std::max(out_n, static_cast<std::size_t>(dev.sm_count) * 2 * kL1Block);
   core::DeviceBuffer<std::uint32_t> out(out_n);
+  const BandwidthRun run{ctx, m, ctx.quick ? 0.3 : 1.0, out.data()};
 
-  // ---- shared memory: 4-, 8-, 16-byte loads ----
   ctx.progress("bandwidth: shared memory");
   const int kInitWords = kSharedUnroll * kSharedBlock * 16 / 4;
   core::DeviceBuffer<std::uint32_t> init(kInitWords);
   fill_random_bits(init.data(), init.size(), 404u);
-  double best_shared = NAN;
-  auto shared_row = [&](auto kernel, int grid, int width) {
-    auto launch = [&](cudaStream_t s, int passes) {
-      kernel<<<grid, kSharedBlock, 0, s>>>(init.data(), out.data(), passes);
-      MEMHIER_CHECK_LAUNCH();
-    };
-    const int passes = calibrate_passes(launch, target_ms);
-    const core::Timing t =
-        core::time_it([&](cudaStream_t s) { launch(s, passes); }, timing("bandwidth: shared", ctx));
-    const double bytes = static_cast<double>(grid) * kSharedBlock * passes * kSharedUnroll * width;
-    const double g = gbps(bytes, t.median_ms);
-    rows.push_back({"shared", std::to_string(width) + "-byte loads, conflict-free", g, true});
-    if (!(best_shared >= g)) best_shared = g;
-  };
-  shared_row(shared_read_kernel<4>, grid_s4, 4);
-  shared_row(shared_read_kernel<8>, grid_s8, 8);
-  shared_row(shared_read_kernel<16>, grid_s16, 16);
-
-  // ---- L1: ld.ca re-reads of a 32 KiB chunk per block ----
-  ctx.progress("bandwidth: L1");
-  double l1_gbps = NAN;
-  {
-    // Prefer the largest L1 for this kernel, and put the default back however we leave.
-    MEMHIER_CUDA(cudaFuncSetAttribute(l1_read_kernel,
-                                      cudaFuncAttributePreferredSharedMemoryCarveout,
-                                      cudaSharedmemCarveoutMaxL1));
-    struct CarveoutReset {
-      ~CarveoutReset() {
-        // A destructor cannot throw: on failure, clear the error so no later check misreports it.
-        if (cudaFuncSetAttribute(l1_read_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                 cudaSharedmemCarveoutDefault) != cudaSuccess)
-          (void)cudaGetLastError();
-      }
-    } carveout_reset;
-    const int grid_l1 = std::min(full_grid(l1_read_kernel, kL1Block, ctx), dev.sm_count * 2);
-    const std::size_t chunk_floats = static_cast<std::size_t>(kL1ChunkBytes) / 4;
-    if (static_cast<std::size_t>(grid_l1) * chunk_floats > nf)
-      throw core::CudaError(cudaErrorMemoryAllocation,
-                            "bandwidth: L1 chunks do not fit the buffer");
-    auto launch = [&](cudaStream_t s, int passes) {
-      l1_read_kernel<<<grid_l1, kL1Block, 0, s>>>(reinterpret_cast<const uint4*>(c.data()),
-                                                  out.data(), passes, 0);
-      MEMHIER_CHECK_LAUNCH();
-    };
-    const int passes = calibrate_passes(launch, target_ms);
-    const core::Timing t =
-        core::time_it([&](cudaStream_t s) { launch(s, passes); }, timing("bandwidth: L1", ctx));
-    l1_gbps = gbps(static_cast<double>(grid_l1) * kL1ChunkBytes * passes, t.median_ms);
-    rows.push_back({"L1", "ld.ca re-reads, 32 KiB per block", l1_gbps, true});
-  }
-
-  // ---- L2: ld.cg re-reads of a working set of about L2/4 ----
-  ctx.progress("bandwidth: L2");
-  double l2_gbps = NAN;
-  {
-    const std::size_t threads = static_cast<std::size_t>(grid_l2) * kL2Block;
-    const int per_thread = static_cast<int>(std::max<std::size_t>(1, l2 / 4 / 16 / threads));
-    const std::size_t working = threads * static_cast<std::size_t>(per_thread) * 16;
-    if (working > S)
-      throw core::CudaError(cudaErrorMemoryAllocation, "bandwidth: L2 working set too large");
-    auto launch = [&](cudaStream_t s, int passes) {
-      l2_read_kernel<<<grid_l2, kL2Block, 0, s>>>(reinterpret_cast<const uint4*>(c.data()),
-                                                  per_thread, out.data(), passes, 0);
-      MEMHIER_CHECK_LAUNCH();
-    };
-    const int passes = calibrate_passes(launch, target_ms);
-    const core::Timing t =
-        core::time_it([&](cudaStream_t s) { launch(s, passes); }, timing("bandwidth: L2", ctx));
-    l2_gbps = gbps(static_cast<double>(working) * passes, t.median_ms);
-    rows.push_back({"L2", "ld.cg re-reads, " + mib(static_cast<double>(working)) + " working set",
-                    l2_gbps, true});
-    if (working * 2 > l2)
-      notes.push_back(
-          "The L2 working set is over half of L2 (the grid is large for this L2): "
-          "the L2 row may include DRAM traffic.");
-  }
-
-  // ---- HBM: read, write, copy, triad, cudaMemcpy ----
-  const double Sd = static_cast<double>(S);
-  auto stream_row = [&](const std::string& tier, const std::string& access, double bytes,
-                        const std::function<void(cudaStream_t)>& launch) {
-    ctx.progress("bandwidth: " + tier);
-    const core::Timing t = core::time_it(launch, timing("bandwidth: " + tier, ctx));
-    const double g = gbps(bytes, t.median_ms);
-    rows.push_back({tier, access, g, false});
-    return g;
-  };
-  const std::string size_text = mib(Sd) + " per array";
-  const uint4* b4c = reinterpret_cast<const uint4*>(b.data());
-  uint4* a4 = reinterpret_cast<uint4*>(a.data());
-  const double read_gbps =
-      stream_row("HBM read", "float4 loads, grid-stride, " + size_text, Sd, [&](cudaStream_t s) {
-        hbm_read_kernel<<<grid_stream_read, kStreamBlock, 0, s>>>(b4c, n4, out.data());
-        MEMHIER_CHECK_LAUNCH();
-      });
-  stream_row("HBM write", "float4 stores, grid-stride, " + size_text, Sd, [&](cudaStream_t s) {
-    hbm_write_kernel<<<grid_stream_write, kStreamBlock, 0, s>>>(a4, n4);
-    MEMHIER_CHECK_LAUNCH();
-  });
-  const double copy_gbps = stream_row(
-      "HBM copy", "a = b, bytes read + written, " + size_text, 2 * Sd, [&](cudaStream_t s) {
-        hbm_copy_kernel<<<grid_stream_copy, kStreamBlock, 0, s>>>(b4c, a4, n4);
-        MEMHIER_CHECK_LAUNCH();
-      });
-  const double triad_gbps =
-      stream_row("HBM triad", "a = b + s*c, 3 streams, " + size_text, 3 * Sd, [&](cudaStream_t s) {
-        hbm_triad_kernel<<<grid_stream_triad, kStreamBlock, 0, s>>>(
-            reinterpret_cast<float4*>(a.data()), reinterpret_cast<const float4*>(b.data()),
-            reinterpret_cast<const float4*>(c.data()), 1.5f, n4);
-        MEMHIER_CHECK_LAUNCH();
-      });
-  const double d2d_gbps = stream_row(
-      "cudaMemcpy D2D", "cudaMemcpyAsync a <- b, bytes read + written, " + size_text, 2 * Sd,
-      [&](cudaStream_t s) {
-        MEMHIER_CUDA(cudaMemcpyAsync(a.data(), b.data(), S, cudaMemcpyDeviceToDevice, s));
-      });
-
-  // ---- constant: warp-uniform reads of a 1 KiB __constant__ table ----
-  ctx.progress("bandwidth: constant");
-  double const_gbps = NAN;
-  {
-    std::vector<std::uint32_t> host(kConstWords);
-    std::mt19937 rng(505u);
-    for (std::uint32_t& w : host) w = static_cast<std::uint32_t>(rng());
-    MEMHIER_CUDA(cudaMemcpyToSymbol(c_words, host.data(), sizeof(std::uint32_t) * kConstWords));
-    auto launch = [&](cudaStream_t s, int passes) {
-      constant_read_kernel<<<grid_c, kConstBlock, 0, s>>>(out.data(), passes, 0);
-      MEMHIER_CHECK_LAUNCH();
-    };
-    const int passes = calibrate_passes(launch, target_ms);
-    const core::Timing t = core::time_it([&](cudaStream_t s) { launch(s, passes); },
-                                         timing("bandwidth: constant", ctx));
-    // Bytes delivered to threads: 4 per lane per load, although the cache reads the word once per
-    // warp.
-    const double bytes = static_cast<double>(grid_c) * kConstBlock * passes * kConstWords * 4.0;
-    const_gbps = gbps(bytes, t.median_ms);
-    rows.push_back({"constant", "warp-uniform 4-byte reads, 1 KiB table (bytes delivered to lanes)",
-                    const_gbps, true});
-  }
-
-  // ---- tables ----
-  const double clk_mhz = ctx.sm_clock_mhz;
-  auto per_sm_clk = [&](double g) {
-    return g * 1e3 / (static_cast<double>(dev.sm_count) * clk_mhz);
-  };
-  report::Table t;
-  t.id = "bandwidth-tiers";
-  t.title = "Bandwidth per tier, every SM busy";
-  t.caption = "Median of repeated launches (CUDA events). GB/s = 10^9 bytes per second.";
-  t.columns = {{"tier", "", "tier"},
-               {"access", "", "access"},
-               {"bandwidth", "GB/s", "gbps"},
-               {"per SM per clock", "B/clk/SM", "bytes_per_clk_per_sm"}};
-  for (const TierRow& r : rows) {
-    const bool per_sm = r.per_sm_meaningful && clk_mhz > 0 && dev.sm_count > 0;
-    t.rows.push_back({Value::str(r.tier), Value::str(r.access), Value::num(r.gbps_value, 0),
-                      per_sm ? Value::num(per_sm_clk(r.gbps_value), 1) : Value::none()});
-  }
-  t.notes.push_back("Per SM per clock uses the measured SM clock (" + fixed(clk_mhz, 0) +
-                    " MHz) and " + std::to_string(dev.sm_count) +
-                    " SMs; it is left empty for DRAM, which the SM clock does not pace.");
-  t.notes.push_back(
-      "Copy and cudaMemcpy count bytes read + bytes written; triad counts 3 streams.");
-  t.notes.push_back(
-      "Constant counts 4 bytes per lane per load (bytes delivered), one broadcast per warp.");
-  for (const std::string& n : notes) t.notes.push_back(n);
-
-  report::Table ratio;
-  ratio.id = "bandwidth-copy-ratio";
-  ratio.title = "Copy kernel against the vendor copy";
-  ratio.columns = {{"quantity", "", "quantity"}, {"value", "", "value"}};
-  ratio.rows.push_back({Value::str("HBM copy / cudaMemcpy"),
-                        Value::num(d2d_gbps > 0 ? copy_gbps / d2d_gbps : NAN, 2)});
-  const double peak = dev.peak_dram_gbps();
-  if (peak > 0) {
-    ratio.rows.push_back(
-        {Value::str("HBM read / datasheet DRAM"), Value::num(read_gbps / peak, 2)});
-    ratio.rows.push_back(
-        {Value::str("HBM copy / datasheet DRAM"), Value::num(copy_gbps / peak, 2)});
-    ratio.rows.push_back(
-        {Value::str("cudaMemcpy / datasheet DRAM"), Value::num(d2d_gbps / peak, 2)});
-  } else {
-    ratio.notes.push_back(
-        "The runtime reports no memory clock or bus width: no datasheet DRAM figure.");
-  }
-
-  // ---- claims ----
-  const double best_hbm = std::max({read_gbps, copy_gbps, triad_gbps});
-  std::vector<ClaimRow> claims;
-  claims.push_back({"shared-bandwidth-3tbs"_claim,
-                    tbps(best_shared) + " (best width; the claim taken as 3-6 TB/s)",
-                    ratio_verdict(best_shared, 3000, 6000, 1.5)});
-  claims.push_back({"shared-bandwidth-19tbs"_claim, tbps(best_shared) + " (best width)",
-                    ratio_verdict(best_shared, 19000, 19000, 1.5)});
-  claims.push_back(
-      {"l1-bandwidth-2tbs"_claim, tbps(l1_gbps), ratio_verdict(l1_gbps, 1500, 2000, 1.5)});
-  claims.push_back(
-      {"l1-bandwidth-19tbs"_claim, tbps(l1_gbps), ratio_verdict(l1_gbps, 19000, 19000, 1.5)});
-  claims.push_back(
-      {"l2-bandwidth-12tbs"_claim, tbps(l2_gbps), ratio_verdict(l2_gbps, 12000, 12000, 1.5)});
-  claims.push_back({"hbm-bandwidth-3350"_claim,
-                    fixed(best_hbm, 0) + " GB/s (best of read, copy, triad)",
-                    ratio_verdict(best_hbm, 3350, 3350, 1.25)});
-  if (peak > 0) {
-    const double frac = copy_gbps / peak;
-    claims.push_back(
-        {"coalesced-88pct-of-peak"_claim,
-         fixed(100 * frac, 0) + "% of this card's datasheet " + fixed(peak, 0) +
-             " GB/s (2 x memory clock x bus width), copy kernel; the claim taken as 73-103%",
-         (frac >= 0.73 && frac <= 1.03)
-             ? "reproduced"
-             : "differs: " + fixed(100 * frac, 0) + "% of the datasheet"});
-  } else {
-    claims.push_back({"coalesced-88pct-of-peak"_claim, "n/a",
-                      "not measurable here: the runtime reports no memory clock or bus width"});
-  }
-  {
-    // One warp-wide broadcast per SM clock delivers 32 lanes x 4 bytes = 128 B/clk/SM.
-    const double per_clk = clk_mhz > 0 ? per_sm_clk(const_gbps) / 128.0 : NAN;
-    std::string verdict = "not measurable here: no SM clock";
-    if (std::isfinite(per_clk))
-      verdict = per_clk >= 0.8
-                    ? "reproduced"
-                    : "differs: " + fixed(per_clk, 2) + " broadcasts per SM clock (tolerance 0.8)";
-    claims.push_back({"constant-broadcast-one-cycle"_claim,
-                      fixed(per_clk, 2) + " warp reads per SM clock (" + tbps(const_gbps) +
-                          " delivered; the claim taken as >= 1 warp read per SM clock)",
-                      verdict});
-  }
-  claims.push_back({"memhier-copy-vs-memcpy"_claim,
-                    "copy " + fixed(copy_gbps, 0) + " GB/s vs cudaMemcpy " + fixed(d2d_gbps, 0) +
-                        " GB/s (" + fixed(d2d_gbps > 0 ? copy_gbps / d2d_gbps : NAN, 2) + "x)",
-                    (d2d_gbps > 0 && copy_gbps / d2d_gbps >= 0.9)
-                        ? "reproduced"
-                        : "differs: the copy kernel reaches under 90% of cudaMemcpy"});
-
-  // ---- section ----
-  sec.paragraphs.push_back(
-      "Every tier read (or written) by a grid that fills every SM, timed as the median of repeated "
-      "launches. Shared memory: each thread reads its own conflict-free words with ld.shared of 4, "
-      "8 "
-      "or 16 bytes in an unrolled loop, folding them into one word per thread. L1: each block "
-      "re-reads "
-      "its own 32 KiB chunk with ld.global.ca (at most two blocks per SM, carveout set to the "
-      "largest "
-      "L1). L2: each thread re-reads its own 16-byte words of a working set of about L2/4 with "
-      "ld.global.cg, so every SM reads distinct data and nothing is served from L1. HBM: "
-      "grid-stride "
-      "float4 streams over arrays of " +
-      mib(Sd) + " (" + fixed(Sd / static_cast<double>(l2), 0) +
-      "x L2): read, write, copy, triad a = b + s*c, and cudaMemcpy device-to-device on the same "
-      "arrays "
-      "as the ceiling. Constant: every lane of a warp reads the same __constant__ word (ld.const), "
-      "advancing together through a 1 KiB table.");
-  sec.tables.push_back(std::move(t));
-  sec.tables.push_back(std::move(ratio));
-  sec.tables.push_back(claims_table("bandwidth", claims));
-
-  report::Chart chart;
-  chart.id = "bandwidth-tiers";
-  chart.title = "Bandwidth per tier";
-  chart.kind = report::Chart::Kind::bar;
-  chart.x_label = "tier";
-  chart.y_label = "bandwidth";
-  chart.y_unit = "GB/s";
-  chart.log_y = true;
-  report::Series series;
-  series.name = "measured";
-  for (const TierRow& r : rows) {
-    chart.categories.push_back(
-        r.tier == "shared" ? "shared " + r.access.substr(0, r.access.find('-')) + " B" : r.tier);
-    series.y.push_back(r.gbps_value);
-  }
-  chart.series.push_back(std::move(series));
-  sec.charts.push_back(std::move(chart));
-
-  // ---- summary figures ----
-  auto tier = [](std::string name, double g, std::string size) {
-    TierFigure f;
-    f.tier = std::move(name);
-    f.bandwidth_gbps = g;
-    f.size = std::move(size);
-    return f;
-  };
-  result.tiers.push_back(
-      tier("shared", best_shared, kib(static_cast<double>(dev.smem_per_sm)) + "/SM"));
-  result.tiers.push_back(tier("L1", l1_gbps, ""));
-  result.tiers.push_back(tier("L2", l2_gbps, mib(static_cast<double>(dev.l2_bytes))));
-  result.tiers.push_back(tier("HBM", copy_gbps, gib(static_cast<double>(dev.global_mem_bytes))));
-  result.tiers.push_back(tier("constant", const_gbps, "64 KiB"));
-  return result;
+  shared_tier(run, shared_read_kernel<4>, grid_s4, 4, init.data());
+  shared_tier(run, shared_read_kernel<8>, grid_s8, 8, init.data());
+  shared_tier(run, shared_read_kernel<16>, grid_s16, 16, init.data());
+  l1_tier(run, c.data(), nf);
+  l2_tier(run, c.data(), S, l2, grid_l2);
+  hbm_tiers(run, a.data(), b.data(), c.data(), S);
+  constant_tier(run, grid_c);
+  return m;
 }
-
-}  // namespace
 
 std::vector<registry::Entry> bandwidth_probes() {
   registry::Entry e;

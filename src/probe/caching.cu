@@ -9,17 +9,18 @@
 #include <climits>
 #include <cmath>
 #include <cstdarg>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "common.cuh"
-#include "memhier/core/hash.cuh"
 #include "families.hpp"
+#include "memhier/core/hash.cuh"
 #include "memhier/model/access.hpp"
+#include "memhier/probe/caching.hpp"
 
 namespace memhier::probe {
 namespace {
@@ -27,17 +28,21 @@ namespace {
 constexpr int kBlock = 256;
 constexpr int kWindowPerThread = 8;                       // floats each thread re-reads
 constexpr int kWindowFloats = kBlock * kWindowPerThread;  // 8 KiB window per block
-constexpr int kScatterPerThread = 32;                     // random loads per thread (quick: fewer reps)
-constexpr int kRadius = 2;                                // 5x5 box
+constexpr int kScatterPerThread = 32;  // random loads per thread (quick: fewer reps)
+constexpr int kRadius = 2;             // 5x5 box
 constexpr int kTileX = 32, kTileY = 8;
 
 enum class Op { ca, cg, cs, nc };
 const char* op_name(Op op) {
   switch (op) {
-    case Op::ca: return "ld.ca";
-    case Op::cg: return "ld.cg";
-    case Op::cs: return "ld.cs";
-    case Op::nc: return "ld.nc";
+    case Op::ca:
+      return "ld.ca";
+    case Op::cg:
+      return "ld.cg";
+    case Op::cs:
+      return "ld.cs";
+    case Op::nc:
+      return "ld.nc";
   }
   return "?";
 }
@@ -47,10 +52,14 @@ const char* op_name(Op op) {
 template <Op kOp>
 __device__ __forceinline__ float load(const float* p) {
   float v;
-  if constexpr (kOp == Op::ca) asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(v) : "l"(p));
-  else if constexpr (kOp == Op::cg) asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p));
-  else if constexpr (kOp == Op::cs) asm volatile("ld.global.cs.f32 %0, [%1];" : "=f"(v) : "l"(p));
-  else asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  if constexpr (kOp == Op::ca)
+    asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  else if constexpr (kOp == Op::cg)
+    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  else if constexpr (kOp == Op::cs)
+    asm volatile("ld.global.cs.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  else
+    asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(p));
   return v;
 }
 
@@ -58,16 +67,18 @@ __device__ __forceinline__ float load(const float* p) {
 
 /// Reuse pattern: word `k` of thread `tid` in block `block`'s private 8 KiB window.
 __host__ __device__ inline std::size_t window_word(unsigned block, int k, unsigned tid) {
-  return static_cast<std::size_t>(block) * kWindowFloats + static_cast<std::size_t>(k) * kBlock + tid;
+  return static_cast<std::size_t>(block) * kWindowFloats + static_cast<std::size_t>(k) * kBlock +
+         tid;
 }
-
 
 /// Scatter pattern: load `k` of global thread `t` reads a random word of a 2^m-word buffer.
 __host__ __device__ inline std::size_t scatter_word(std::uint32_t t, int k, std::uint32_t mask) {
   return core::hash32(t * kScatterPerThread + static_cast<std::uint32_t>(k)) & mask;
 }
 
-__host__ __device__ inline int clamp_coord(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
+__host__ __device__ inline int clamp_coord(int v, int hi) {
+  return v < 0 ? 0 : (v > hi ? hi : v);
+}
 
 // ---- kernels ----------------------------------------------------------------------
 
@@ -79,7 +90,8 @@ __global__ void reuse_kernel(const float* buf, float* out, int reps, int zero) {
     // loop-invariant loads out of the loop and the "re-reads" never reach the cache.
     const float* base = buf + static_cast<std::size_t>(r) * zero;
 #pragma unroll
-    for (int k = 0; k < kWindowPerThread; ++k) acc[k] += load<kOp>(base + window_word(blockIdx.x, k, threadIdx.x));
+    for (int k = 0; k < kWindowPerThread; ++k)
+      acc[k] += load<kOp>(base + window_word(blockIdx.x, k, threadIdx.x));
   }
   float sum = 0.f;
 #pragma unroll
@@ -107,7 +119,8 @@ __global__ void scatter_kernel(const float* buf, std::uint32_t mask, float* out)
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   float acc[4] = {};
 #pragma unroll
-  for (int k = 0; k < kScatterPerThread; ++k) acc[k & 3] += load<kOp>(buf + scatter_word(t, k, mask));
+  for (int k = 0; k < kScatterPerThread; ++k)
+    acc[k & 3] += load<kOp>(buf + scatter_word(t, k, mask));
   out[t] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
@@ -118,7 +131,8 @@ __global__ void box_global(const float* in, float* out, int w, int h) {
   if (x >= w || y >= h) return;
   float acc = 0.f;
   for (int dy = -kRadius; dy <= kRadius; ++dy) {
-    const std::size_t row = static_cast<std::size_t>(clamp_coord(y + dy, h - 1)) * static_cast<std::size_t>(w);
+    const std::size_t row =
+        static_cast<std::size_t>(clamp_coord(y + dy, h - 1)) * static_cast<std::size_t>(w);
     for (int dx = -kRadius; dx <= kRadius; ++dx) acc += in[row + clamp_coord(x + dx, w - 1)];
   }
   out[static_cast<std::size_t>(y) * w + x] = acc * (1.f / 25.f);
@@ -132,7 +146,8 @@ __global__ void box_texture(cudaTextureObject_t tex, float* out, int w, int h) {
   float acc = 0.f;
   for (int dy = -kRadius; dy <= kRadius; ++dy)
     for (int dx = -kRadius; dx <= kRadius; ++dx)
-      acc += tex2D<float>(tex, static_cast<float>(x + dx) + 0.5f, static_cast<float>(y + dy) + 0.5f);
+      acc +=
+          tex2D<float>(tex, static_cast<float>(x + dx) + 0.5f, static_cast<float>(y + dy) + 0.5f);
   out[static_cast<std::size_t>(y) * w + x] = acc * (1.f / 25.f);
 }
 
@@ -150,15 +165,14 @@ __global__ void max_rel_diff_kernel(const float* a, const float* b, std::size_t 
 
 // ---- host side --------------------------------------------------------------------
 
-
-
 /// The texture object over a cudaArray, destroyed (object, then array) on every path.
 struct Texture2D {
   cudaArray_t array = nullptr;
   cudaTextureObject_t object = 0;
   Texture2D(const float* src, int w, int h) {
     const cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
-    MEMHIER_CUDA(cudaMallocArray(&array, &desc, static_cast<std::size_t>(w), static_cast<std::size_t>(h)));
+    MEMHIER_CUDA(
+        cudaMallocArray(&array, &desc, static_cast<std::size_t>(w), static_cast<std::size_t>(h)));
     try {
       const std::size_t pitch = sizeof(float) * static_cast<std::size_t>(w);
       MEMHIER_CUDA(cudaMemcpy2DToArray(array, 0, 0, src, pitch, pitch, static_cast<std::size_t>(h),
@@ -186,13 +200,6 @@ struct Texture2D {
   Texture2D& operator=(const Texture2D&) = delete;
 };
 
-struct Row {
-  std::string experiment, variant;
-  double ms = NAN, gbps = NAN, relative = NAN;
-  double sectors_per_request = NAN;  ///< model, for the pattern's first warp instruction
-  double max_rel_diff = NAN;         ///< texture row only
-};
-
 /// Sectors one warp instruction of a pattern touches (model::global_cost).
 double sectors_of(const std::function<std::uint64_t(int lane)>& byte_of_lane) {
   model::WarpAccess w;
@@ -208,7 +215,8 @@ void scatter_utilization(std::uint32_t mask, double* caching, double* noncaching
   for (int wi = 0; wi < warps; ++wi) {
     model::WarpAccess w;
     for (int lane = 0; lane < model::kWarpSize; ++lane)
-      w.address[lane] = scatter_word(static_cast<std::uint32_t>(wi * model::kWarpSize + lane), 0, mask) * 4;
+      w.address[lane] =
+          scatter_word(static_cast<std::uint32_t>(wi * model::kWarpSize + lane), 0, mask) * 4;
     const model::GlobalCost g = model::global_cost(w);
     c += g.caching_utilization;
     nc += g.noncaching_utilization;
@@ -217,293 +225,223 @@ void scatter_utilization(std::uint32_t mask, double* caching, double* noncaching
   *noncaching = nc / warps;
 }
 
-Result run_caching(Context& ctx) {
-  Result result;
-  report::Section& s = result.section;
-  s.id = "caching";
-  s.title = "Cache operators and the texture path";
+// What the pattern experiments share: the buffer, the output, the grids and the rows.
+struct CachingRun {
+  Context& ctx;
+  CachingResult& m;
+  const float* b;
+  float* o;
+  std::size_t n;
+  std::uint32_t mask;
+  unsigned grid, sgrid;
+};
 
+void time_op(const CachingRun& run, const std::string& exp, Op op, double bytes_counted,
+             const std::function<void(cudaStream_t)>& launch, double sectors) {
+  CachingRow r;
+  r.experiment = exp;
+  r.variant = op_name(op);
+  r.ms = core::time_it(launch, probe_timing(run.ctx, "caching/" + exp + "/" + r.variant)).median_ms;
+  r.gbps = gbps(bytes_counted, r.ms);
+  r.sectors_per_request = sectors;
+  run.m.rows.push_back(r);
+}
+
+// (1) Reuse: each block re-reads its own 8 KiB window `reps` times.
+template <Op kOp>
+void reuse_op(const CachingRun& run) {
+  const double counted = 4.0 * run.grid * static_cast<double>(kWindowFloats) * run.m.reps;
+  const double sectors =
+      sectors_of([](int lane) { return window_word(0, 0, static_cast<unsigned>(lane)) * 4; });
+  const float* b = run.b;
+  float* o = run.o;
+  const unsigned grid = run.grid;
+  const int reps = run.m.reps;
+  time_op(
+      run, "reuse", kOp, counted,
+      [=](cudaStream_t st) {
+        reuse_kernel<kOp><<<grid, kBlock, 0, st>>>(b, o, reps, 0);
+        MEMHIER_CHECK_LAUNCH();
+      },
+      sectors);
+}
+
+// (2) Stream: every word read once, grid-stride.
+template <Op kOp>
+void stream_op(const CachingRun& run) {
+  const double counted = 4.0 * static_cast<double>(run.n);
+  const double sectors = sectors_of([](int lane) { return static_cast<std::uint64_t>(lane) * 4; });
+  const float* b = run.b;
+  float* o = run.o;
+  const unsigned grid = run.grid;
+  const std::size_t n = run.n;
+  time_op(
+      run, "stream", kOp, counted,
+      [=](cudaStream_t st) {
+        stream_kernel<kOp><<<grid, kBlock, 0, st>>>(b, n, o);
+        MEMHIER_CHECK_LAUNCH();
+      },
+      sectors);
+}
+
+// (3) Scatter: random 4-byte words over the whole buffer (useful bytes counted).
+template <Op kOp>
+void scatter_op(const CachingRun& run) {
+  const double counted = 4.0 * run.sgrid * static_cast<double>(kBlock) * kScatterPerThread;
+  const std::uint32_t mask = run.mask;
+  const double sectors = sectors_of(
+      [mask](int lane) { return scatter_word(static_cast<std::uint32_t>(lane), 0, mask) * 4; });
+  const float* b = run.b;
+  float* o = run.o;
+  const unsigned sgrid = run.sgrid;
+  time_op(
+      run, "scatter", kOp, counted,
+      [=](cudaStream_t st) {
+        scatter_kernel<kOp><<<sgrid, kBlock, 0, st>>>(b, mask, o);
+        MEMHIER_CHECK_LAUNCH();
+      },
+      sectors);
+}
+
+// (4) Texture against global loads: 5x5 box filter over an img x img image, the outputs
+// compared pixel by pixel before timing.
+void texture_experiment(const CachingRun& run, int img) {
+  Context& ctx = run.ctx;
+  const std::size_t pixels = static_cast<std::size_t>(img) * img;
+  core::DeviceBuffer<float> in(pixels), out_g(pixels), out_t(pixels);
+  fill_random(in.data(), pixels, 0x7e47u, 1.f,
+              2.f);  // away from zero: relative error is well defined
+  Texture2D tex(in.data(), img, img);
+  const dim3 block(kTileX, kTileY);
+  const dim3 tgrid((img + kTileX - 1) / kTileX, (img + kTileY - 1) / kTileY);
+  const float* pin = in.data();
+  float* pg = out_g.data();
+  float* pt = out_t.data();
+  const cudaTextureObject_t tobj = tex.object;
+  auto global_launch = [=](cudaStream_t st) {
+    box_global<<<tgrid, block, 0, st>>>(pin, pg, img, img);
+    MEMHIER_CHECK_LAUNCH();
+  };
+  auto texture_launch = [=](cudaStream_t st) {
+    box_texture<<<tgrid, block, 0, st>>>(tobj, pt, img, img);
+    MEMHIER_CHECK_LAUNCH();
+  };
+  // Verify first: poisoned outputs, one run each, every pixel compared.
+  out_g.poison();
+  out_t.poison();
+  global_launch(nullptr);
+  texture_launch(nullptr);
+  core::DeviceBuffer<unsigned> worst(1);
+  MEMHIER_CUDA(cudaMemset(worst.data(), 0, sizeof(unsigned)));
+  max_rel_diff_kernel<<<1024, 256>>>(pt, pg, pixels, worst.data());
+  MEMHIER_CHECK_LAUNCH();
+  const unsigned bits = worst.download()[0];
+  float f = 0.f;
+  static_assert(sizeof f == sizeof bits, "float is 32 bits");
+  std::memcpy(&f, &bits, sizeof f);
+  run.m.max_rel_diff = static_cast<double>(f);
+
+  const double counted = 8.0 * static_cast<double>(pixels);  // each input and output pixel once
+  const double sectors = sectors_of([](int lane) { return static_cast<std::uint64_t>(lane) * 4; });
+  CachingRow g;
+  g.experiment = "stencil-5x5";
+  g.variant = "global";
+  g.ms = core::time_it(global_launch, probe_timing(ctx, "caching/stencil/global")).median_ms;
+  g.gbps = gbps(counted, g.ms);
+  g.sectors_per_request = sectors;
+  run.m.rows.push_back(g);
+  CachingRow t = g;
+  t.variant = "texture";
+  t.ms = core::time_it(texture_launch, probe_timing(ctx, "caching/stencil/texture")).median_ms;
+  t.gbps = gbps(counted, t.ms);
+  t.sectors_per_request = NAN;  // texture fetches are not global-memory requests
+  t.max_rel_diff = run.m.max_rel_diff;
+  run.m.rows.push_back(t);
+}  // texture object and array destroyed here
+
+Result run_caching(Context& ctx) {
+  return present_caching(measure_caching(ctx));
+}
+
+}  // namespace
+
+CachingResult measure_caching(Context& ctx) {
+  CachingResult m;
   // One buffer many times the L2 for the stream and scatter patterns (its head serves
   // the reuse windows); capped by free memory.
   const std::size_t mib = std::size_t(1) << 20;
   const std::size_t l2 = static_cast<std::size_t>(std::max(ctx.device.l2_bytes, 1 << 20));
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t free_b = free_device_bytes();
   // Power of two (the scatter index is a mask), at least 256 MiB and 4x (quick) or 8x the L2.
   std::size_t bytes = std::size_t(1) << 28;
   while (bytes < (ctx.quick ? 4 : 8) * l2 && bytes < (std::size_t(1) << 30)) bytes <<= 1;
   const int img = 4096;
-  const std::size_t img_bytes = 3 * sizeof(float) * static_cast<std::size_t>(img) * img;  // in, 2 outs (+array)
+  const std::size_t img_bytes =
+      3 * sizeof(float) * static_cast<std::size_t>(img) * img;  // in, 2 outs (+array)
   while (bytes + 2 * img_bytes > free_b / 10 * 7 && bytes > 16 * mib) bytes >>= 1;
   const std::size_t n = bytes / 4;
   const auto mask = static_cast<std::uint32_t>(n - 1);
 
   int per_sm = 0;
-  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reuse_kernel<Op::ca>, kBlock, 0));
+  MEMHIER_CUDA(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reuse_kernel<Op::ca>, kBlock, 0));
   const unsigned grid = static_cast<unsigned>((per_sm > 0 ? per_sm : 1) * ctx.device.sm_count);
   if (static_cast<std::size_t>(grid) * kWindowFloats > n)
-    throw core::CudaError(cudaErrorMemoryAllocation, "caching: buffer smaller than the reuse windows");
+    throw core::CudaError(cudaErrorMemoryAllocation,
+                          "caching: buffer smaller than the reuse windows");
+  m.grid = grid;
+  m.window_bytes = kWindowFloats * 4;
+  m.reps = ctx.quick ? 64 : 256;
+  m.buffer_bytes = bytes;
+  m.l2_bytes = l2;
+  m.scatter_per_thread = kScatterPerThread;
+  m.image_side = img;
 
   ctx.progress("caching: allocating and filling buffers");
   const unsigned sgrid = grid * (ctx.quick ? 1u : 4u);  // scatter: more threads, more loads
-  core::DeviceBuffer<float> buf(n), out(static_cast<std::size_t>(sgrid) * kBlock);  // one float per thread
+  core::DeviceBuffer<float> buf(n),
+      out(static_cast<std::size_t>(sgrid) * kBlock);  // one float per thread
   fill_random(buf.data(), n, 0xcac4e1u);
   MEMHIER_CUDA(cudaDeviceSynchronize());
+  const CachingRun run{ctx, m, buf.data(), out.data(), n, mask, grid, sgrid};
 
-  const int reps = ctx.quick ? 64 : 256;
-  const float* b = buf.data();
-  float* o = out.data();
-  std::vector<Row> rows;
-  const Op ops[] = {Op::ca, Op::cg, Op::cs, Op::nc};
-
-  auto run_op = [&](const std::string& exp, Op op, double bytes_counted,
-                    const std::function<void(cudaStream_t)>& launch, double sectors) {
-    Row r;
-    r.experiment = exp;
-    r.variant = op_name(op);
-    r.ms = core::time_it(launch, probe_timing(ctx, "caching/" + exp + "/" + r.variant)).median_ms;
-    r.gbps = gbps(bytes_counted, r.ms);
-    r.sectors_per_request = sectors;
-    rows.push_back(r);
-  };
-
-  // (1) Reuse: each block re-reads its own 8 KiB window `reps` times.
   ctx.progress("caching: reuse window");
-  {
-    const double counted = 4.0 * grid * static_cast<double>(kWindowFloats) * reps;
-    const double sectors = sectors_of([](int lane) { return window_word(0, 0, static_cast<unsigned>(lane)) * 4; });
-    for (Op op : ops) {
-      std::function<void(cudaStream_t)> l;
-      switch (op) {
-        case Op::ca: l = [=](cudaStream_t st) { reuse_kernel<Op::ca><<<grid, kBlock, 0, st>>>(b, o, reps, 0); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::cg: l = [=](cudaStream_t st) { reuse_kernel<Op::cg><<<grid, kBlock, 0, st>>>(b, o, reps, 0); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::cs: l = [=](cudaStream_t st) { reuse_kernel<Op::cs><<<grid, kBlock, 0, st>>>(b, o, reps, 0); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::nc: l = [=](cudaStream_t st) { reuse_kernel<Op::nc><<<grid, kBlock, 0, st>>>(b, o, reps, 0); MEMHIER_CHECK_LAUNCH(); }; break;
-      }
-      run_op("reuse", op, counted, l, sectors);
-    }
-  }
-
-  // (2) Stream: every word read once, grid-stride.
+  reuse_op<Op::ca>(run);
+  reuse_op<Op::cg>(run);
+  reuse_op<Op::cs>(run);
+  reuse_op<Op::nc>(run);
   ctx.progress("caching: stream");
-  {
-    const double counted = 4.0 * static_cast<double>(n);
-    const double sectors = sectors_of([](int lane) { return static_cast<std::uint64_t>(lane) * 4; });
-    for (Op op : ops) {
-      std::function<void(cudaStream_t)> l;
-      switch (op) {
-        case Op::ca: l = [=](cudaStream_t st) { stream_kernel<Op::ca><<<grid, kBlock, 0, st>>>(b, n, o); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::cg: l = [=](cudaStream_t st) { stream_kernel<Op::cg><<<grid, kBlock, 0, st>>>(b, n, o); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::cs: l = [=](cudaStream_t st) { stream_kernel<Op::cs><<<grid, kBlock, 0, st>>>(b, n, o); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::nc: l = [=](cudaStream_t st) { stream_kernel<Op::nc><<<grid, kBlock, 0, st>>>(b, n, o); MEMHIER_CHECK_LAUNCH(); }; break;
-      }
-      run_op("stream", op, counted, l, sectors);
-    }
-  }
-
-  // (3) Scatter: random 4-byte words over the whole buffer (useful bytes counted).
+  stream_op<Op::ca>(run);
+  stream_op<Op::cg>(run);
+  stream_op<Op::cs>(run);
+  stream_op<Op::nc>(run);
   ctx.progress("caching: scatter");
-  double util_caching = NAN, util_noncaching = NAN;
-  scatter_utilization(mask, &util_caching, &util_noncaching);
-  {
-    const double counted = 4.0 * sgrid * static_cast<double>(kBlock) * kScatterPerThread;
-    const double sectors =
-        sectors_of([mask](int lane) { return scatter_word(static_cast<std::uint32_t>(lane), 0, mask) * 4; });
-    for (Op op : ops) {
-      std::function<void(cudaStream_t)> l;
-      switch (op) {
-        case Op::ca: l = [=](cudaStream_t st) { scatter_kernel<Op::ca><<<sgrid, kBlock, 0, st>>>(b, mask, o); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::cg: l = [=](cudaStream_t st) { scatter_kernel<Op::cg><<<sgrid, kBlock, 0, st>>>(b, mask, o); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::cs: l = [=](cudaStream_t st) { scatter_kernel<Op::cs><<<sgrid, kBlock, 0, st>>>(b, mask, o); MEMHIER_CHECK_LAUNCH(); }; break;
-        case Op::nc: l = [=](cudaStream_t st) { scatter_kernel<Op::nc><<<sgrid, kBlock, 0, st>>>(b, mask, o); MEMHIER_CHECK_LAUNCH(); }; break;
-      }
-      run_op("scatter", op, counted, l, sectors);
-    }
-  }
-
-  // (4) Texture against global loads: 5x5 box filter over an img x img image.
+  scatter_utilization(mask, &m.util_caching, &m.util_noncaching);
+  scatter_op<Op::ca>(run);
+  scatter_op<Op::cg>(run);
+  scatter_op<Op::cs>(run);
+  scatter_op<Op::nc>(run);
   ctx.progress("caching: texture vs global");
-  double max_rel_diff = NAN;
-  {
-    const std::size_t pixels = static_cast<std::size_t>(img) * img;
-    core::DeviceBuffer<float> in(pixels), out_g(pixels), out_t(pixels);
-    fill_random(in.data(), pixels, 0x7e47u, 1.f, 2.f);  // away from zero: relative error is well defined
-    Texture2D tex(in.data(), img, img);
-    const dim3 block(kTileX, kTileY);
-    const dim3 tgrid((img + kTileX - 1) / kTileX, (img + kTileY - 1) / kTileY);
-    const float* pin = in.data();
-    float* pg = out_g.data();
-    float* pt = out_t.data();
-    const cudaTextureObject_t tobj = tex.object;
-    auto global_launch = [=](cudaStream_t st) {
-      box_global<<<tgrid, block, 0, st>>>(pin, pg, img, img);
-      MEMHIER_CHECK_LAUNCH();
-    };
-    auto texture_launch = [=](cudaStream_t st) {
-      box_texture<<<tgrid, block, 0, st>>>(tobj, pt, img, img);
-      MEMHIER_CHECK_LAUNCH();
-    };
-    // Verify first: poisoned outputs, one run each, every pixel compared.
-    out_g.poison();
-    out_t.poison();
-    global_launch(nullptr);
-    texture_launch(nullptr);
-    core::DeviceBuffer<unsigned> worst(1);
-    MEMHIER_CUDA(cudaMemset(worst.data(), 0, sizeof(unsigned)));
-    max_rel_diff_kernel<<<1024, 256>>>(pt, pg, pixels, worst.data());
-    MEMHIER_CHECK_LAUNCH();
-    const unsigned bits = worst.download()[0];
-    float f = 0.f;
-    static_assert(sizeof f == sizeof bits, "float is 32 bits");
-    std::memcpy(&f, &bits, sizeof f);
-    max_rel_diff = static_cast<double>(f);
+  texture_experiment(run, img);
 
-    const double counted = 8.0 * static_cast<double>(pixels);  // each input and output pixel once
-    const double sectors = sectors_of([](int lane) { return static_cast<std::uint64_t>(lane) * 4; });
-    Row g;
-    g.experiment = "stencil-5x5";
-    g.variant = "global";
-    g.ms = core::time_it(global_launch, probe_timing(ctx, "caching/stencil/global")).median_ms;
-    g.gbps = gbps(counted, g.ms);
-    g.sectors_per_request = sectors;
-    rows.push_back(g);
-    Row t = g;
-    t.variant = "texture";
-    t.ms = core::time_it(texture_launch, probe_timing(ctx, "caching/stencil/texture")).median_ms;
-    t.gbps = gbps(counted, t.ms);
-    t.sectors_per_request = NAN;  // texture fetches are not global-memory requests
-    t.max_rel_diff = max_rel_diff;
-    rows.push_back(t);
-  }  // texture object and array destroyed here
-
-  for (Row& r : rows) {
-    for (const Row& base : rows)
+  for (CachingRow& r : m.rows) {
+    for (const CachingRow& base : m.rows)
       if (base.experiment == r.experiment) {
         r.relative = base.ms / r.ms;
         break;
       }
   }
-
-  s.paragraphs.push_back(strf(
-      "Cache operators by inline PTX (ld.global.ca: L1 and L2; .cg: L2 only; .cs: evict-first "
-      "streaming; .nc: the read-only/texture path, as __ldg). reuse: %u blocks (every SM full) each "
-      "re-read a private %d KiB window %d times (%.1f MiB in all; the L2 holds %.0f MiB), so .ca can "
-      "hit in L1 and .cg must go to L2; GB/s counts every byte delivered. stream: one pass over %.0f MiB "
-      "(%.1fx the L2). scatter: %d random 4-byte words per thread over the same buffer; GB/s counts "
-      "the 4 useful bytes per load. stencil-5x5: a 5x5 box average over a %dx%d float image through "
-      "a texture object (cudaArray, point filtering, clamp) against the same sum in the same order "
-      "on plain global loads with clamped indices; GB/s counts each input and output pixel once, and "
-      "the two outputs are compared pixel by pixel before timing.",
-      grid, kWindowFloats * 4 / 1024, reps, static_cast<double>(grid) * kWindowFloats * 4 / static_cast<double>(mib),
-      static_cast<double>(l2) / static_cast<double>(mib),
-      static_cast<double>(bytes) / static_cast<double>(mib), static_cast<double>(bytes) / static_cast<double>(l2),
-      kScatterPerThread, img, img));
-
-  report::Table t;
-  t.id = "caching";
-  t.title = "Cache operators and texture against global";
-  t.columns = {{"experiment", "", "experiment"},
-               {"variant", "", "variant"},
-               {"time", "ms", "ms"},
-               {"bandwidth", "GB/s", "gbps"},
-               {"relative speed", "x", "relative"},
-               {"sectors/request (model)", "", "sectors_per_request"},
-               {"max relative difference", "", "max_rel_diff"}};
-  using report::Value;
-  report::Chart chart;
-  chart.id = "caching-gbps";
-  chart.title = "Bandwidth by cache operator and pattern";
-  chart.kind = report::Chart::Kind::bar;
-  chart.x_label = "experiment / variant";
-  chart.y_label = "bandwidth";
-  chart.y_unit = "GB/s";
-  chart.log_y = true;  // scatter is an order of magnitude below reuse
-  report::Series series;
-  series.name = "GB/s";
-  for (const Row& r : rows) {
-    t.rows.push_back({Value::str(r.experiment), Value::str(r.variant), Value::num(r.ms, 4),
-                      Value::num(r.gbps, 0), Value::num(r.relative, 2),
-                      std::isnan(r.sectors_per_request) ? Value::none() : Value::num(r.sectors_per_request, 1),
-                      r.variant == "texture" ? Value::num(r.max_rel_diff, 8) : Value::none()});
-    chart.categories.push_back(r.experiment + "/" + r.variant);
-    series.y.push_back(r.gbps);
-  }
-  chart.series.push_back(std::move(series));
-  t.notes.push_back("relative speed: the experiment's first row's time over this row's time.");
-  t.notes.push_back("max_rel_diff: max |texture - global| / |global| over every pixel (inputs in [1, 2)); "
-                    "NaN would mean a pixel was left unwritten.");
-
-  auto ms_of = [&](const std::string& exp, const std::string& var) {
-    for (const Row& r : rows)
-      if (r.experiment == exp && r.variant == var) return r.ms;
-    return static_cast<double>(NAN);
-  };
-  auto verdict = [](double speedup, double reproduced_at, double refuted_below, const char* what) {
-    if (!std::isfinite(speedup)) return std::string("not measurable here: the timing failed");
-    if (speedup >= reproduced_at) return strf("reproduced (tolerance: %s at least %.2fx)", what, reproduced_at);
-    if (speedup < refuted_below) return strf("refuted: %.2fx (below %.2fx)", speedup, refuted_below);
-    return strf("differs: %.2fx, between %.2fx and %.2fx", speedup, refuted_below, reproduced_at);
-  };
-  std::vector<ClaimRow> claims;
-  {
-    const double sp = ms_of("reuse", "ld.cg") / ms_of("reuse", "ld.ca");
-    claims.push_back({"caching-loads-win-on-hits"_claim,
-                      strf("reuse window: ld.ca %.2fx the speed of ld.cg", sp),
-                      verdict(sp, 1.2, 1.03, ".ca over .cg")});
-  }
-  {
-    const double sp = ms_of("scatter", "ld.ca") / ms_of("scatter", "ld.cg");
-    claims.push_back(
-        {"noncaching-loads-win-on-scatter"_claim,
-         strf(
-             "scatter: ld.cg %.2fx the speed of ld.ca (model, 004's rules: %.1f%% utilization with "
-             "128-byte lines, %.1f%% with 32-byte sectors)",
-             sp, 100 * util_caching, 100 * util_noncaching),
-         verdict(sp, 1.5, 1.1, ".cg over .ca")});
-  }
-  {
-    const double sp = ms_of("scatter", "ld.ca") / ms_of("scatter", "ld.nc");
-    claims.push_back({"readonly-cache-scatter"_claim,
-                      strf("scatter: ld.nc %.2fx the speed of ld.ca", sp),
-                      verdict(sp, 1.1, 1.03, ".nc over .ca")});
-  }
-  {
-    const double sp = ms_of("stream", "ld.ca") / ms_of("stream", "ld.cs");
-    std::string v;
-    if (!std::isfinite(sp)) v = "not measurable here: the timing failed";
-    else if (sp >= 1.0 / 1.1) v = "reproduced (tolerance: .cs no more than 10% slower than .ca)";
-    else v = strf("refuted: .cs is %.2fx slower on a stream", 1.0 / sp);
-    claims.push_back(
-        {"ld-cs-streaming"_claim, strf("stream: ld.cs %.2fx the speed of ld.ca", sp), v});
-  }
-  {
-    const double sp = ms_of("stencil-5x5", "global") / ms_of("stencil-5x5", "texture");
-    std::string v;
-    if (!std::isfinite(sp)) v = "not measurable here: the timing failed";
-    else if (sp >= 0.9) v = "reproduced (tolerance: texture at least 0.9x the speed of global)";
-    else v = strf("refuted: plain global loads are %.2fx faster (the L1 catches the 2D reuse)", 1.0 / sp);
-    claims.push_back(
-        {"texture-2d-locality"_claim,
-         strf("5x5 box filter: texture %.2fx the speed of global loads; outputs agree to %.1e", sp,
-              max_rel_diff),
-         v});
-  }
-
-  s.tables.push_back(std::move(t));
-  s.tables.push_back(claims_table("caching", claims));
-  s.charts.push_back(std::move(chart));
-  return result;
+  return m;
 }
-
-}  // namespace
 
 std::vector<registry::Entry> caching_probes() {
   registry::Entry e;
   e.kind = "probe";
   e.family = "caching";
   e.name = "caching";
-  e.technique = "ld.global.ca/.cg/.cs/.nc on reuse, stream and scatter patterns; 5x5 box filter "
-                "through a texture object against plain global loads";
+  e.technique =
+      "ld.global.ca/.cg/.cs/.nc on reuse, stream and scatter patterns; 5x5 box filter "
+      "through a texture object against plain global loads";
   e.claim = {"004 §Caching vs non-caching loads; 004 §Read-only cache; 001 §Texture memory",
              "caching loads win on hits, non-caching and read-only loads on scattered reads; "
              "texture suits 2D locality"};

@@ -1,14 +1,15 @@
-// Helpers every probe uses: grid sizing, random data, rings for pointer chasing,
-// claim rows. One copy here so the probes stay short.
+// CUDA helpers every probe's measurement uses: grid sizing, free memory, random data,
+// rings for pointer chasing, shared-memory loads; the host-only ones are in common.hpp.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "memhier/claims/catalogue.hpp"
+#include "common.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -25,20 +26,24 @@ int full_grid(Kernel kernel, int block, const Context& ctx, std::size_t smem = 0
   return (per_sm > 0 ? per_sm : 1) * ctx.device.sm_count;
 }
 
-/// Bytes over milliseconds, in GB/s (10^9 bytes per second).
-inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
+/// Free device memory now, in bytes: what a probe may size its buffers from.
+std::size_t free_device_bytes();
 
 using core::fill_random;
 using core::fill_random_bits;
 
 /// A random cyclic permutation over `slots` slots, each `stride_bytes` apart: element
 /// i (at byte i*stride) holds the byte offset of the next slot. Host-built, deterministic.
-std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes, std::uint32_t seed);
+std::vector<std::uint32_t> make_ring(std::size_t slots, std::size_t stride_bytes,
+                                     std::uint32_t seed);
+
+/// Passes that make one launch of `launch(stream, passes)` last about `target_ms`, so
+/// launch overhead stays small; `name` labels the calibration runs.
+int calibrate_passes(const std::string& name, const std::function<void(cudaStream_t, int)>& launch,
+                     double target_ms);
 
 /// The repetitions every probe's timings use (fewer with --quick).
 core::TimingOptions probe_timing(const Context& ctx, const std::string& name);
-
-using report::strf;
 
 /// A shared-memory load of W bytes (4, 8, 16) that ptxas may neither merge nor hoist
 /// (ld.volatile), folded to one word so the compiler keeps it.
@@ -69,14 +74,5 @@ __device__ __forceinline__ std::uint32_t lds_fold<16>(std::uint32_t addr) {
                : "memory");
   return a ^ b ^ c ^ d;
 }
-
-/// One row of a probe's "claims against this card" table: a catalogue id
-/// ("bank-stride-33-free"_claim), what this card did, and the verdict ("reproduced",
-/// "refuted", "differs", "not measurable here: why"). Source and text come from the catalogue.
-using ClaimRow = claims::Check;
-using claims::operator""_claim;
-
-/// The standard table of claims against measurements (id "<probe>-claims").
-report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows);
 
 }  // namespace memhier::probe

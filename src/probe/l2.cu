@@ -10,12 +10,12 @@
 
 #include "common.cuh"
 #include "families.hpp"
+#include "memhier/probe/l2.hpp"
 
 namespace memhier::probe {
 namespace {
 
 constexpr int kBlock = 256;
-constexpr std::uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
 
 // Next index of a thread that strides the buffer cyclically: every thread stays busy
 // even when the buffer holds fewer 16-byte vectors than the grid has threads.
@@ -88,31 +88,6 @@ void launch_read(const ReadPlan& p, const uint4* buf, std::uint32_t* out, cudaSt
   MEMHIER_CHECK_LAUNCH();
 }
 
-std::string fmt(double v, int precision = 0) {
-  if (!std::isfinite(v)) return "n/a";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
-
-std::string fmt_mib(double bytes) {
-  return std::isfinite(bytes) ? fmt(bytes / MiB, bytes < 10 * MiB ? 1 : 0) + " MiB" : "n/a";
-}
-
-double median_of(std::vector<double> v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-std::size_t free_device_bytes() {
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
-  return free_b;
-}
-
 std::uint64_t round_down(std::uint64_t v, std::uint64_t to) {
   return v / to * to;
 }
@@ -143,181 +118,8 @@ std::vector<std::uint64_t> sweep_sizes(const Context& ctx, std::uint64_t cap) {
   return kept;
 }
 
-std::size_t nearest(const std::vector<double>& xs, double target) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < xs.size(); ++i)
-    if (std::fabs(std::log(xs[i] / target)) < std::fabs(std::log(xs[best] / target))) best = i;
-  return best;
-}
-
-std::string tolerance_verdict(double measured, double claim, const std::string& what) {
-  if (!std::isfinite(measured)) return "not measurable here: no figure on this card (see notes)";
-  if (measured >= 0.5 * claim && measured <= 1.5 * claim) return "reproduced";
-  return "differs: " + what + " is " + fmt(measured / claim, 2) + "x the claim (tolerance ±50%)";
-}
-
-// ---------------------------------------------------------------------------------
-// Probe "l2-working-set"
-// ---------------------------------------------------------------------------------
 Result run_l2_working_set(Context& ctx) {
-  const bool quick = ctx.quick;
-  const std::uint64_t l2 = static_cast<std::uint64_t>(std::max(ctx.device.l2_bytes, 1 << 20));
-  const std::vector<std::uint64_t> sizes = sweep_sizes(ctx, free_device_bytes() / 2);
-  if (sizes.empty())
-    throw std::runtime_error("l2-working-set: not enough free device memory for 1 MiB");
-  const std::uint64_t target = quick ? 256 * MiB : 512 * MiB;
-
-  ctx.progress("l2-working-set: filling " + fmt_mib(static_cast<double>(sizes.back())));
-  core::DeviceBuffer<uint4> buf(sizes.back() / sizeof(uint4));
-  fill_random_bits(reinterpret_cast<std::uint32_t*>(buf.data()), buf.bytes() / 4, 0x12c0ffee);
-  const ReadPlan probe_plan = plan_read(ctx, sizes.front(), target);
-  core::DeviceBuffer<std::uint32_t> out(probe_plan.threads);
-  MEMHIER_CUDA(cudaDeviceSynchronize());
-
-  std::vector<double> xs, bw;
-  for (std::uint64_t w : sizes) {
-    ctx.progress("l2-working-set: " + fmt_mib(static_cast<double>(w)));
-    const ReadPlan p = plan_read(ctx, w, target);
-    // No L2 flush: the warm-up launches leave a set that fits resident in L2.
-    const core::Timing t =
-        core::time_it([&](cudaStream_t s) { launch_read(p, buf.data(), out.data(), s); },
-                      core::TimingOptions{"l2-working-set", 2, quick ? 3 : 5, 100,
-                                          quick ? 1.0 : 3.0, false, nullptr});
-    xs.push_back(static_cast<double>(w));
-    bw.push_back(gbps(p.bytes, t.median_ms));
-  }
-
-  // Plateaus: in L2 = median of the sets up to half the L2; HBM = median of the sets
-  // of 4x the L2 or more. Effective capacity: where the curve first falls below their
-  // midpoint after the in-L2 peak, interpolated on log size.
-  std::vector<double> in_pts, hbm_pts;
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    if (xs[i] <= 0.5 * static_cast<double>(l2)) in_pts.push_back(bw[i]);
-    if (xs[i] >= 4.0 * static_cast<double>(l2)) hbm_pts.push_back(bw[i]);
-  }
-  std::vector<std::string> notes;
-  const double in_l2 = in_pts.empty() ? bw.front() : median_of(in_pts);
-  const double hbm = median_of(hbm_pts);
-  if (hbm_pts.empty())
-    notes.push_back("No working set of 4x the L2 size fitted in free memory: no HBM plateau.");
-  double capacity = NAN;
-  if (std::isfinite(hbm) && in_l2 > hbm) {
-    const double half = 0.5 * (in_l2 + hbm);
-    std::size_t peak = 0;
-    for (std::size_t i = 0; i < xs.size() && xs[i] <= static_cast<double>(l2); ++i)
-      if (bw[i] > bw[peak]) peak = i;
-    for (std::size_t j = peak + 1; j < xs.size(); ++j) {
-      if (bw[j] < half) {
-        const double f = (bw[j - 1] - half) / (bw[j - 1] - bw[j]);
-        capacity = std::exp2(std::log2(xs[j - 1]) + f * (std::log2(xs[j]) - std::log2(xs[j - 1])));
-        break;
-      }
-    }
-    if (!std::isfinite(capacity))
-      notes.push_back("Bandwidth never fell below the plateaus' midpoint.");
-  } else if (std::isfinite(hbm)) {
-    notes.push_back("The in-L2 plateau is not above the HBM plateau: no capacity knee to find.");
-  }
-
-  Result res;
-  res.section.id = "l2-working-set";
-  res.section.title = "L2: bandwidth against working set";
-  res.section.paragraphs.push_back(
-      "Every SM reads one buffer over and over with ld.global.cg (16-byte vectors, L1 bypassed), "
-      "each launch "
-      "moving at least " +
-      fmt_mib(static_cast<double>(target)) +
-      " and no L2 flush between launches, so a working set that fits stays in L2. Bandwidth is "
-      "bytes read "
-      "over the median launch time. The effective L2 capacity is where the curve falls halfway "
-      "from the "
-      "in-L2 plateau to the HBM plateau (interpolated on log size).");
-
-  report::Table t;
-  t.id = "l2-working-set";
-  t.title = "Read bandwidth against working set";
-  t.columns = {{"working set", "B", "working_set_bytes"}, {"bandwidth", "GB/s", "gbps"}};
-  for (std::size_t i = 0; i < xs.size(); ++i)
-    t.rows.push_back(
-        {report::Value::integer(static_cast<std::int64_t>(xs[i])), report::Value::num(bw[i], 0)});
-  if (sizes.back() < (quick ? 512 * MiB : 4 * GiB))
-    t.notes.push_back("The sweep stops at " + fmt_mib(xs.back()) +
-                      ": half the free device memory.");
-  res.section.tables.push_back(std::move(t));
-
-  report::Table c;
-  c.id = "l2-capacity";
-  c.title = "L2 capacity and plateaus";
-  c.columns = {{"quantity", "", "quantity"}, {"value", "", "value"}, {"unit", "", "unit"}};
-  c.rows.push_back({report::Value::str("L2 size (properties)"),
-                    report::Value::num(static_cast<double>(l2) / MiB, 1),
-                    report::Value::str("MiB")});
-  c.rows.push_back({report::Value::str("effective capacity (measured)"),
-                    report::Value::num(capacity / MiB, 1), report::Value::str("MiB")});
-  c.rows.push_back({report::Value::str("in-L2 bandwidth"), report::Value::num(in_l2, 0),
-                    report::Value::str("GB/s")});
-  c.rows.push_back({report::Value::str("HBM bandwidth"), report::Value::num(hbm, 0),
-                    report::Value::str("GB/s")});
-  c.notes = notes;
-  res.section.tables.push_back(std::move(c));
-
-  report::Chart ch;
-  ch.id = "l2-working-set-chart";
-  ch.title = "Read bandwidth against working set (all SMs, ld.cg)";
-  ch.kind = report::Chart::Kind::line;
-  ch.x_label = "working set";
-  ch.x_unit = "B";
-  ch.y_label = "bandwidth";
-  ch.y_unit = "GB/s";
-  ch.log_x = true;
-  ch.series = {{"read bandwidth", xs, bw}};
-  res.section.charts.push_back(std::move(ch));
-
-  // Claims. Seed 001's working-set table is for an A100 (40 MB L2): its sizes are
-  // scaled by this card's L2 size, and its ratios (against the set far outside L2)
-  // are compared with a ±50% tolerance.
-  std::vector<ClaimRow> claims;
-  const double l2d = static_cast<double>(l2);
-  const std::size_t base = nearest(xs, 5.0 * l2d);
-  const bool base_ok = xs[base] >= 4.0 * l2d;
-  struct Row {
-    double frac, ratio;
-    claims::Id id;
-  };
-  for (const Row& r :
-       {Row{0.1, 2.8, "l2-working-set-4mb"_claim}, Row{0.5, 2.2, "l2-working-set-20mb"_claim},
-        Row{1.0, 1.4, "l2-working-set-40mb"_claim}}) {
-    const std::size_t i = nearest(xs, r.frac * l2d);
-    if (!base_ok) {
-      claims.push_back(
-          {r.id, "n/a", "not measurable here: no working set of 4x the L2 size fitted in memory"});
-      continue;
-    }
-    const double ratio = bw[i] / bw[base];
-    claims.push_back({r.id,
-                      fmt(bw[i]) + " GB/s at " + fmt_mib(xs[i]) + " = " + fmt(ratio, 2) + "x the " +
-                          fmt_mib(xs[base]) + " set (" + fmt(bw[base]) + " GB/s)",
-                      tolerance_verdict(ratio, r.ratio, "the ratio")});
-  }
-  claims.push_back({"l2-bandwidth-12tbs"_claim, fmt(in_l2) + " GB/s (in-L2 plateau)",
-                    tolerance_verdict(in_l2, 12000, "the in-L2 plateau")});
-  claims.push_back({"hbm-bandwidth-3350"_claim, fmt(hbm) + " GB/s (plateau beyond 4x L2)",
-                    tolerance_verdict(hbm, 3350, "the HBM plateau")});
-  claims.push_back({"l2-fits-working-set"_claim,
-                    "effective capacity " + fmt_mib(capacity) + " against " + fmt_mib(l2d) +
-                        " in the properties",
-                    tolerance_verdict(capacity / l2d, 1.0, "the effective capacity")});
-  res.section.tables.push_back(claims_table("l2-working-set", claims));
-
-  TierFigure fl2;
-  fl2.tier = "L2";
-  fl2.bandwidth_gbps = in_l2;
-  fl2.size = fmt_mib(l2d);
-  TierFigure fhbm;
-  fhbm.tier = "HBM";
-  fhbm.bandwidth_gbps = hbm;
-  res.tiers = {fl2, fhbm};
-  return res;
+  return present_l2_working_set(measure_l2_working_set(ctx));
 }
 
 // ---------------------------------------------------------------------------------
@@ -379,8 +181,8 @@ class PersistingL2Guard {
   bool window_set_ = false;
 };
 
-Result run_l2_persisting(Context& ctx) {
-  const bool quick = ctx.quick;
+// The hot buffer's size, or why it cannot be measured (`why` set).
+std::size_t hot_buffer_bytes(const Context& ctx, std::string& why) {
   const std::size_t pmax =
       static_cast<std::size_t>(std::max(ctx.device.persisting_l2_max_bytes, 0));
   int window_max = 0;
@@ -390,118 +192,95 @@ Result run_l2_persisting(Context& ctx) {
   const std::uint64_t per_pass = plan_read(ctx, MiB, 0).threads * sizeof(uint4);
   std::size_t hot = std::min(pmax / 2, static_cast<std::size_t>(std::max(window_max, 0)));
   hot = hot >= per_pass ? round_down(hot, per_pass) : round_down(hot, 64 * KiB);
-  std::string reason;
   if (pmax == 0)
-    reason = "this device reports no persisting L2 (persistingL2CacheMaxSize is 0)";
+    why = "this device reports no persisting L2 (persistingL2CacheMaxSize is 0)";
   else if (window_max <= 0)
-    reason = "this device reports no access-policy window (accessPolicyMaxWindowSize is 0)";
+    why = "this device reports no access-policy window (accessPolicyMaxWindowSize is 0)";
   else if (hot < MiB)
-    reason = "the persisting set-aside is too small for a 1 MiB hot buffer";
+    why = "the persisting set-aside is too small for a 1 MiB hot buffer";
+  return hot;
+}
 
-  double t_ref = NAN, t_evict = NAN, t_with = NAN, hot_bytes_read = NAN;
-  if (reason.empty()) {
-    core::DeviceBuffer<uint4> hotbuf(hot / sizeof(uint4));
-    fill_random_bits(reinterpret_cast<std::uint32_t*>(hotbuf.data()), hotbuf.bytes() / 4, 0x9e57);
-    const ReadPlan p = plan_read(ctx, hot, 0);  // one pass over the hot buffer per launch
-    core::DeviceBuffer<std::uint32_t> out(p.threads);
-    OwnedStream stream;
-    MEMHIER_CUDA(cudaDeviceSynchronize());
-    core::reset_persisting_l2();  // no persisting lines left over from elsewhere
-    hot_bytes_read = p.bytes;
-    auto time_hot = [&](const char* name, bool evict) {
-      // With evict, the harness overwrites a buffer of twice the L2 size before every
-      // timed read: the streaming traffic that pushes normal lines out.
-      return core::time_it([&](cudaStream_t s) { launch_read(p, hotbuf.data(), out.data(), s); },
-                           core::TimingOptions{name, 2, quick ? 15 : 30, 200, 0.0, evict, stream.s})
-          .median_ms;
-    };
-    ctx.progress("l2-persisting: in-L2 reference");
-    t_ref = time_hot("l2-persisting-ref", false);
-    ctx.progress("l2-persisting: evicted, no window");
-    t_evict = time_hot("l2-persisting-evicted", true);
-    ctx.progress("l2-persisting: evicted, persisting window");
-    try {
-      PersistingL2Guard guard(stream.s);
-      guard.set_limit(pmax);
-      guard.set_window(hotbuf.data(), hot);
-      t_with = time_hot("l2-persisting-window", true);
-    } catch (const core::CudaError& e) {
-      reason = std::string("the persisting window could not be set: ") + e.what();
-      t_with = NAN;
-    }
-  }
-
-  const double speedup = t_evict / t_with;
-  const double penalty = t_evict - t_ref;
-  const double recovered = penalty > 0 ? (t_evict - t_with) / penalty : NAN;
-
-  Result res;
-  res.section.id = "l2-persisting";
-  res.section.title = "L2 persistence: an access-policy window against streaming traffic";
-  res.section.paragraphs.push_back(
-      "A hot buffer of half the persisting set-aside (" + fmt_mib(static_cast<double>(hot)) +
-      ") is read once per launch by every SM (ld.cg). Before each timed read, a buffer of twice "
-      "the L2 "
-      "size is overwritten: streaming traffic that evicts normal lines. The hot reads are timed "
-      "without "
-      "a window and with a stream access-policy window over the hot buffer (hitRatio 1, hitProp "
-      "persisting, missProp streaming, cudaLimitPersistingL2CacheSize at its maximum); the in-L2 "
-      "reference reads the hot buffer with no eviction at all. Limit, window and persisting lines "
-      "are "
-      "reset afterwards.");
-
-  report::Table t;
-  t.id = "l2-persisting";
-  t.title = "Hot-buffer read time with and without a persisting window";
-  t.columns = {{"case", "", "case"},
-               {"hot buffer", "B", "hot_bytes"},
-               {"median", "us", "median_us"},
-               {"bandwidth", "GB/s", "gbps"},
-               {"speedup", "x", "speedup"}};
-  auto row = [&](const char* name, double ms) {
-    t.rows.push_back(
-        {report::Value::str(name), report::Value::integer(static_cast<std::int64_t>(hot)),
-         report::Value::num(ms * 1e3, 2), report::Value::num(gbps(hot_bytes_read, ms), 0),
-         report::Value::num(t_evict / ms, 2)});
+// Times the hot buffer: in L2, evicted, evicted with the window (NaN if it cannot be set).
+void time_hot_buffer(L2PersistingResult& m, Context& ctx) {
+  const std::size_t pmax =
+      static_cast<std::size_t>(std::max(ctx.device.persisting_l2_max_bytes, 0));
+  const std::size_t hot = m.hot_bytes;
+  core::DeviceBuffer<uint4> hotbuf(hot / sizeof(uint4));
+  fill_random_bits(reinterpret_cast<std::uint32_t*>(hotbuf.data()), hotbuf.bytes() / 4, 0x9e57);
+  const ReadPlan p = plan_read(ctx, hot, 0);  // one pass over the hot buffer per launch
+  core::DeviceBuffer<std::uint32_t> out(p.threads);
+  OwnedStream stream;
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+  core::reset_persisting_l2();  // no persisting lines left over from elsewhere
+  m.bytes_per_read = p.bytes;
+  auto time_hot = [&](const char* name, bool evict) {
+    // With evict, the harness overwrites a buffer of twice the L2 size before every
+    // timed read: the streaming traffic that pushes normal lines out.
+    return core::time_it(
+               [&](cudaStream_t s) { launch_read(p, hotbuf.data(), out.data(), s); },
+               core::TimingOptions{name, 2, ctx.quick ? 15 : 30, 200, 0.0, evict, stream.s})
+        .median_ms;
   };
-  row("in L2, no eviction (reference)", t_ref);
-  row("evicted, no window", t_evict);
-  row("evicted, persisting window", t_with);
-  t.notes.push_back("Speedup is the evicted-without-window time over each row's time.");
-  if (!reason.empty()) t.notes.push_back("n/a: " + reason + ".");
-  res.section.tables.push_back(std::move(t));
-
-  // The claim holds when the window recovers at least half of the eviction penalty and
-  // the hot reads are at least 10% faster; it is refuted when it recovers under 10%.
-  std::string verdict, measured;
-  if (!std::isfinite(speedup)) {
-    verdict = "not measurable here: " + reason;
-    measured = "n/a";
-  } else {
-    measured = "hot read " + fmt(t_with * 1e3, 1) + " us with the window, " +
-               fmt(t_evict * 1e3, 1) + " us without (" + fmt(speedup, 2) + "x); in-L2 reference " +
-               fmt(t_ref * 1e3, 1) + " us; the window recovered " + fmt(100 * recovered) +
-               "% of the eviction penalty";
-    if (!(t_evict > 1.1 * t_ref))
-      verdict = "not measurable here: the streaming traffic did not slow the hot reads by 10%";
-    else if (recovered >= 0.5 && speedup >= 1.1)
-      verdict = "reproduced";
-    else if (recovered < 0.1)
-      verdict = "refuted: the window recovered under 10% of the eviction penalty";
-    else
-      verdict = "differs: the window recovered only " + fmt(100 * recovered) +
-                "% of the eviction penalty";
+  ctx.progress("l2-persisting: in-L2 reference");
+  m.reference_ms = time_hot("l2-persisting-ref", false);
+  ctx.progress("l2-persisting: evicted, no window");
+  m.evicted_ms = time_hot("l2-persisting-evicted", true);
+  ctx.progress("l2-persisting: evicted, persisting window");
+  try {
+    PersistingL2Guard guard(stream.s);
+    guard.set_limit(pmax);
+    guard.set_window(hotbuf.data(), hot);
+    m.window_ms = time_hot("l2-persisting-window", true);
+  } catch (const core::CudaError& e) {
+    m.unmeasured = std::string("the persisting window could not be set: ") + e.what();
+    m.window_ms = NAN;
   }
-  res.section.tables.push_back(claims_table(
-      "l2-persisting",
-      {{"l2-persisting-window"_claim, measured,
-        verdict + (claims::classify(verdict) == claims::Verdict::reproduced
-                       ? " (tolerance: it recovers >= 50% of the eviction penalty and >= 1.1x)"
-                       : "")}}));
-  return res;
+}
+
+Result run_l2_persisting(Context& ctx) {
+  return present_l2_persisting(measure_l2_persisting(ctx));
 }
 
 }  // namespace
+
+L2WorkingSetResult measure_l2_working_set(Context& ctx) {
+  const bool quick = ctx.quick;
+  L2WorkingSetResult m;
+  m.l2_bytes = static_cast<std::uint64_t>(std::max(ctx.device.l2_bytes, 1 << 20));
+  m.launch_bytes = quick ? 256 * MiB : 512 * MiB;
+  m.sweep_top_bytes = quick ? 512 * MiB : 4 * GiB;
+  const std::vector<std::uint64_t> sizes = sweep_sizes(ctx, free_device_bytes() / 2);
+  if (sizes.empty())
+    throw std::runtime_error("l2-working-set: not enough free device memory for 1 MiB");
+
+  ctx.progress("l2-working-set: filling " + fmt_mib(static_cast<double>(sizes.back())));
+  core::DeviceBuffer<uint4> buf(sizes.back() / sizeof(uint4));
+  fill_random_bits(reinterpret_cast<std::uint32_t*>(buf.data()), buf.bytes() / 4, 0x12c0ffee);
+  const ReadPlan probe_plan = plan_read(ctx, sizes.front(), m.launch_bytes);
+  core::DeviceBuffer<std::uint32_t> out(probe_plan.threads);
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+
+  for (std::uint64_t w : sizes) {
+    ctx.progress("l2-working-set: " + fmt_mib(static_cast<double>(w)));
+    const ReadPlan p = plan_read(ctx, w, m.launch_bytes);
+    // No L2 flush: the warm-up launches leave a set that fits resident in L2.
+    const core::Timing t =
+        core::time_it([&](cudaStream_t s) { launch_read(p, buf.data(), out.data(), s); },
+                      core::TimingOptions{"l2-working-set", 2, quick ? 3 : 5, 100,
+                                          quick ? 1.0 : 3.0, false, nullptr});
+    m.points.push_back({w, gbps(p.bytes, t.median_ms)});
+  }
+  m.plateaus = find_l2_plateaus(m.points, m.l2_bytes);
+  return m;
+}
+
+L2PersistingResult measure_l2_persisting(Context& ctx) {
+  L2PersistingResult m;
+  m.hot_bytes = hot_buffer_bytes(ctx, m.unmeasured);
+  if (m.unmeasured.empty()) time_hot_buffer(m, ctx);
+  return m;
+}
 
 std::vector<registry::Entry> l2_probes() {
   std::vector<registry::Entry> v;

@@ -11,113 +11,20 @@
 #include <string>
 #include <vector>
 
+#include "chase_ring.cuh"
 #include "common.cuh"
-#include "memhier/core/hash.cuh"
 #include "families.hpp"
+#include "memhier/core/hash.cuh"
+#include "memhier/probe/latency.hpp"
 
 namespace memhier::probe {
 namespace {
 
-constexpr std::uint64_t kLine = 128;            // L1/L2 line: one slot per line in the sweep
 constexpr std::uint64_t kPageTouch = 64 << 10;  // TLB warm: one load per 64 KiB (<= any GPU page)
 constexpr std::uint64_t kBigPage = 2 << 20;     // cudaMalloc's large page on current GPUs
 constexpr int kChaseBlock = 1024;               // threads that warm; thread 0 chases
 constexpr int kConstWords = 256;                // 1 KiB constant ring: fits the constant cache
 constexpr int kLocalWords = 256;                // 1 KiB per-thread local array
-constexpr std::uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
-
-// ---------------------------------------------------------------------------------
-// The ring: a random cyclic order over `slots` slots, computed by a bijective hash
-// (4-round Feistel network with cycle walking), so a GB-sized ring is built on the
-// device in parallel with no permutation table. Shared by the kernels and the host.
-// ---------------------------------------------------------------------------------
-struct RingLayout {
-  std::uint64_t slots = 0;   ///< slots in the ring (a multiple of group)
-  std::uint64_t stride = 0;  ///< bytes from one slot's region to the next
-  std::uint64_t group = 1;   ///< hops that stay inside one group of adjacent slots (page-friendly)
-  std::uint32_t outer_bits = 1, inner_bits = 1;  ///< Feistel half widths over groups / in a group
-  std::uint32_t outer_key = 0, inner_key = 0;
-  std::uint32_t jitter_lines = 1;  ///< a slot sits at a random 128-byte line of its region
-};
-
-
-// A bijection on [0, 4^half_bits): balanced Feistel rounds are invertible by construction.
-__host__ __device__ inline std::uint64_t ring_feistel(std::uint64_t x, std::uint32_t half_bits,
-                                                      std::uint32_t key) {
-  const std::uint64_t mask = (std::uint64_t{1} << half_bits) - 1;
-  std::uint64_t l = x >> half_bits, r = x & mask;
-  for (std::uint32_t round = 0; round < 4; ++round) {
-    const std::uint64_t f =
-        core::hash32(static_cast<std::uint32_t>(r) ^ (key + round * 0x9e3779b9U)) & mask;
-    const std::uint64_t next_l = r;
-    r = l ^ f;
-    l = next_l;
-  }
-  return (l << half_bits) | r;
-}
-
-// A bijection on [0, n): walk the Feistel cycle until it lands below n (at most ~4 steps).
-__host__ __device__ inline std::uint64_t ring_perm(std::uint64_t k, std::uint64_t n,
-                                                   std::uint32_t half_bits, std::uint32_t key) {
-  std::uint64_t x = k;
-  do x = ring_feistel(x, half_bits, key);
-  while (x >= n);
-  return x;
-}
-
-/// The slot visited at position k of the cycle.
-__host__ __device__ inline std::uint64_t ring_slot(const RingLayout& lay, std::uint64_t k) {
-  if (lay.group <= 1) return ring_perm(k, lay.slots, lay.outer_bits, lay.outer_key);
-  const std::uint64_t groups = lay.slots / lay.group;
-  return ring_perm(k / lay.group, groups, lay.outer_bits, lay.outer_key) * lay.group +
-         ring_perm(k % lay.group, lay.group, lay.inner_bits, lay.inner_key);
-}
-
-/// Byte offset of a slot from the ring's base.
-__host__ __device__ inline std::uint64_t ring_offset(const RingLayout& lay, std::uint64_t slot) {
-  std::uint64_t off = slot * lay.stride;
-  if (lay.jitter_lines > 1)
-    off += (core::hash32(static_cast<std::uint32_t>(slot ^ (slot >> 32)) ^ lay.inner_key) %
-            lay.jitter_lines) *
-           kLine;
-  return off;
-}
-
-std::uint32_t half_bits_for(std::uint64_t n) {
-  std::uint32_t h = 1;
-  while ((std::uint64_t{1} << (2 * h)) < n) ++h;
-  return h;
-}
-
-RingLayout make_layout(std::uint64_t slots, std::uint64_t stride, std::uint64_t group,
-                       std::uint32_t seed) {
-  if (slots < 2 || stride < 8 || stride % 8 != 0 || group < 1 || slots % group != 0)
-    throw std::invalid_argument("latency: bad ring layout (" + std::to_string(slots) +
-                                " slots, stride " + std::to_string(stride) + ", group " +
-                                std::to_string(group) + ")");
-  RingLayout lay;
-  lay.slots = slots;
-  lay.stride = stride;
-  lay.group = group;
-  lay.outer_bits = half_bits_for(slots / group);
-  lay.inner_bits = half_bits_for(group);
-  lay.outer_key = core::hash32(seed * 2654435761U + 1);
-  lay.inner_key = core::hash32(seed ^ 0x5bd1e995U);
-  lay.jitter_lines = stride >= 2 * kLine ? static_cast<std::uint32_t>(stride / kLine) : 1;
-  return lay;
-}
-
-// Host check of the order function: every slot exactly once per cycle.
-void check_layout(const RingLayout& lay) {
-  if (lay.slots > (std::uint64_t{1} << 20)) return;  // checked on the small rings; same code path
-  std::vector<char> seen(lay.slots, 0);
-  for (std::uint64_t k = 0; k < lay.slots; ++k) {
-    const std::uint64_t s = ring_slot(lay, k);
-    if (s >= lay.slots || seen[s])
-      throw std::logic_error("latency: ring order is not a permutation");
-    seen[s] = 1;
-  }
-}
 
 // ---------------------------------------------------------------------------------
 // Kernels
@@ -254,42 +161,6 @@ __global__ void chase_local_kernel(const std::uint32_t* ring, int warm_steps, in
 // Host side
 // ---------------------------------------------------------------------------------
 
-std::string fmt(double v, int precision = 0) {
-  if (!std::isfinite(v)) return "n/a";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
-
-std::string fmt_bytes(double b) {
-  if (!std::isfinite(b)) return "n/a";
-  const char* units[] = {"B", "KiB", "MiB", "GiB"};
-  int u = 0;
-  while (b >= 1024.0 && u < 3) {
-    b /= 1024.0;
-    ++u;
-  }
-  return fmt(b, b == std::floor(b) ? 0 : 1) + " " + units[u];
-}
-
-double median(std::vector<double> v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-double to_ns(const Context& ctx, double cycles) {
-  return ctx.sm_clock_mhz > 0 && std::isfinite(cycles) ? ctx.cycles_to_ns(cycles) : NAN;
-}
-
-std::size_t free_device_bytes() {
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
-  return free_b;
-}
-
 void build_ring(char* base, const RingLayout& lay, const Context& ctx) {
   check_layout(lay);
   const std::uint64_t blocks = std::min<std::uint64_t>(
@@ -379,123 +250,74 @@ double chase_global(const std::string& name, const char* base, const RingLayout&
 }
 
 // ---------------------------------------------------------------------------------
-// Claims: a figure reproduces a claimed range when it lies within [0.5 lo, 1.5 hi].
-// ---------------------------------------------------------------------------------
-struct LatencyClaim {
-  const char* tier;
-  claims::Id id;  // text and source in the claims catalogue
-  double lo, hi;
-};
-
-const LatencyClaim kClaims[] = {
-    {"shared", "latency-shared-20-30-cycles"_claim, 20, 30},
-    {"shared", "latency-shared-32-cycles"_claim, 32, 32},
-    {"L1", "latency-l1-30-40-cycles"_claim, 30, 40},
-    {"L1", "latency-l1-40-cycles"_claim, 40, 40},
-    {"L1", "latency-l1-33-cycles-published"_claim, 33, 33},
-    {"L2", "latency-l2-200-cycles"_claim, 200, 200},
-    {"L2", "latency-l2-265-530-cycles-published"_claim, 265, 530},
-    {"HBM", "latency-hbm-400-600-cycles"_claim, 400, 600},
-    {"HBM", "latency-hbm-400-cycles"_claim, 400, 400},
-    {"HBM", "latency-hbm-650-690-cycles-published"_claim, 650, 690},
-    {"constant", "latency-constant-40-cycles"_claim, 40, 40},
-    {"local", "latency-local-400-cycles"_claim, 400, 400},
-    {"local", "latency-spill-400-600-cycles"_claim, 400, 600},
-};
-
-std::string range_verdict(double measured, double lo, double hi, const char* unit) {
-  if (!std::isfinite(measured)) return "not measurable here: no figure on this card (see notes)";
-  if (measured >= 0.5 * lo && measured <= 1.5 * hi) return "reproduced";
-  const bool low = measured < 0.5 * lo;
-  return "differs: " + fmt(measured) + " " + unit + " is " + fmt(measured / (low ? lo : hi), 2) +
-         "x the claim's " + (low ? "low" : "high") + " end (tolerance ±50%)";
-}
-
-// ---------------------------------------------------------------------------------
 // Probe "latency": one figure per tier
 // ---------------------------------------------------------------------------------
-Result run_latency_tiers(Context& ctx) {
-  const bool quick = ctx.quick;
-  const int steps = quick ? 1024 : 4096;
-  const int reps = quick ? 3 : 5;
-  core::DeviceBuffer<std::uint64_t> sink(2);
 
-  struct Row {
-    std::string tier, method;
-    double cycles = NAN;
-    std::string size;
-  };
-  std::vector<Row> rows;
-  std::vector<std::string> notes;
+// What every tier's chase shares: hops and launches, a sink, the device.
+struct TierRun {
+  int steps = 0, reps = 0;
+  core::DeviceBuffer<std::uint64_t> sink{2};
+};
 
-  // Shared memory: 16 KiB ring, 128-byte spacing, one pass of warm-up.
+// Shared memory: 16 KiB ring, 128-byte spacing, one pass of warm-up.
+TierLatency chase_shared_tier(TierRun& run, Context& ctx) {
   ctx.progress("latency: shared memory");
-  {
-    const RingLayout lay = make_layout(128, kLine, 1, 11);
-    check_layout(lay);
-    const std::size_t smem = lay.slots * lay.stride;
-    const double c =
-        chase_cycles("latency-shared", steps, 1, reps, false, [&](cudaStream_t s, long long* out) {
-          chase_shared_kernel<<<1, 256, smem, s>>>(lay, static_cast<int>(lay.slots), steps, out,
-                                                   sink.data());
-          MEMHIER_CHECK_LAUNCH();
-        });
-    rows.push_back({"shared",
-                    "ld.shared.u32 chase, 16 KiB ring in dynamic shared memory, 128 B spacing", c,
-                    fmt(ctx.device.smem_per_sm / 1024.0) + " KiB/SM"});
-  }
+  const RingLayout lay = make_layout(128, kLine, 1, 11);
+  check_layout(lay);
+  const std::size_t smem = lay.slots * lay.stride;
+  const double c = chase_cycles(
+      "latency-shared", run.steps, 1, run.reps, false, [&](cudaStream_t s, long long* out) {
+        chase_shared_kernel<<<1, 256, smem, s>>>(lay, static_cast<int>(lay.slots), run.steps, out,
+                                                 run.sink.data());
+        MEMHIER_CHECK_LAUNCH();
+      });
+  return {"shared", "ld.shared.u32 chase, 16 KiB ring in dynamic shared memory, 128 B spacing", c,
+          fmt(ctx.device.smem_per_sm / 1024.0) + " KiB/SM"};
+}
 
-  // Global rings share one buffer: the largest is the HBM ring.
-  const std::size_t free_b = free_device_bytes();
-  const std::uint64_t l2 = static_cast<std::uint64_t>(std::max(ctx.device.l2_bytes, 1 << 20));
-  const std::uint64_t l2_ring =
-      std::max<std::uint64_t>(64 * KiB, std::min<std::uint64_t>(4 * MiB, l2 / 4) / kLine * kLine);
-  // At least 8x the L2, so a card with a large L2 still gets a ring L2 cannot hold.
-  std::uint64_t hbm_bytes = std::max<std::uint64_t>(quick ? 256 * MiB : 1 * GiB, 8 * l2);
-  hbm_bytes = std::min<std::uint64_t>(hbm_bytes, free_b / 2) / kBigPage * kBigPage;
-  const bool hbm_ok = hbm_bytes >= 4 * l2 && hbm_bytes >= 8 * kBigPage;
-  core::DeviceBuffer<char> buf(std::max<std::uint64_t>(hbm_ok ? hbm_bytes : 0, l2_ring));
-
-  // L1: 16 KiB ring, ld.ca, warmed by the block and one full pass.
+// L1: 16 KiB ring, ld.ca, warmed by the block and one full pass.
+TierLatency chase_l1_tier(TierRun& run, char* buf, Context& ctx) {
   ctx.progress("latency: L1");
-  {
-    const RingLayout lay = make_layout(16 * KiB / kLine, kLine, 1, 12);
-    build_ring(buf.data(), lay, ctx);
-    verify_ring(buf.data(), lay);
-    GlobalChasePlan plan;
-    plan.cg = false;
-    plan.block_warm_bytes = 16 * KiB;
-    plan.warm_steps = static_cast<int>(lay.slots);
-    plan.steps = steps;
-    plan.warmup = 1;
-    plan.reps = reps;
-    const double c = chase_global("latency-l1", buf.data(), lay, plan, sink.data(), ctx);
-    rows.push_back({"L1", "ld.global.ca.u64 chase, 16 KiB ring, 128 B spacing, warmed", c, ""});
-  }
+  const RingLayout lay = make_layout(16 * KiB / kLine, kLine, 1, 12);
+  build_ring(buf, lay, ctx);
+  verify_ring(buf, lay);
+  GlobalChasePlan plan;
+  plan.cg = false;
+  plan.block_warm_bytes = 16 * KiB;
+  plan.warm_steps = static_cast<int>(lay.slots);
+  plan.steps = run.steps;
+  plan.warmup = 1;
+  plan.reps = run.reps;
+  const double c = chase_global("latency-l1", buf, lay, plan, run.sink.data(), ctx);
+  return {"L1", "ld.global.ca.u64 chase, 16 KiB ring, 128 B spacing, warmed", c, ""};
+}
 
-  // L2: a few MiB (below L2), ld.cg so L1 is bypassed.
+// L2: a few MiB (below L2), ld.cg so L1 is bypassed.
+TierLatency chase_l2_tier(TierRun& run, char* buf, std::uint64_t l2_ring, std::uint64_t l2,
+                          Context& ctx) {
   ctx.progress("latency: L2");
-  {
-    const RingLayout lay = make_layout(l2_ring / kLine, kLine, 1, 13);
-    build_ring(buf.data(), lay, ctx);
-    if (l2_ring <= 8 * MiB) verify_ring(buf.data(), lay);
-    GlobalChasePlan plan;
-    plan.cg = true;
-    plan.warm_steps = static_cast<int>(std::min<std::uint64_t>(lay.slots, 1024));
-    plan.steps = steps;
-    plan.warmup = 1;
-    plan.reps = reps;
-    const double c = chase_global("latency-l2", buf.data(), lay, plan, sink.data(), ctx);
-    rows.push_back({"L2",
-                    "ld.global.cg.u64 chase, " + fmt_bytes(static_cast<double>(l2_ring)) +
-                        " ring (L2 is " + fmt_bytes(static_cast<double>(l2)) +
-                        "), 128 B spacing, warmed",
-                    c, fmt_bytes(static_cast<double>(l2))});
-  }
+  const RingLayout lay = make_layout(l2_ring / kLine, kLine, 1, 13);
+  build_ring(buf, lay, ctx);
+  if (l2_ring <= 8 * MiB) verify_ring(buf, lay);
+  GlobalChasePlan plan;
+  plan.cg = true;
+  plan.warm_steps = static_cast<int>(std::min<std::uint64_t>(lay.slots, 1024));
+  plan.steps = run.steps;
+  plan.warmup = 1;
+  plan.reps = run.reps;
+  const double c = chase_global("latency-l2", buf, lay, plan, run.sink.data(), ctx);
+  return {"L2",
+          "ld.global.cg.u64 chase, " + fmt_bytes(static_cast<double>(l2_ring)) + " ring (L2 is " +
+              fmt_bytes(static_cast<double>(l2)) + "), 128 B spacing, warmed",
+          c, fmt_bytes(static_cast<double>(l2))};
+}
 
-  // HBM: ring far above L2, L2 flushed before each repetition, no L2 warm; the TLB is
-  // warmed by touching every 64 KiB. Page-friendly: 512 hops inside one 2 MiB page
-  // before moving on; TLB-missing: every hop to a random page.
+// HBM: ring far above L2, L2 flushed before each repetition, no L2 warm; the TLB is
+// warmed by touching every 64 KiB. Page-friendly: 512 hops inside one 2 MiB page
+// before moving on; TLB-missing: every hop to a random page. Not measured (NaN) unless
+// `hbm_ok`.
+void chase_hbm_tiers(TierRun& run, char* buf, std::uint64_t hbm_bytes, bool hbm_ok,
+                     LatencyResult& m, Context& ctx) {
   ctx.progress("latency: HBM");
   double hbm_page = NAN, hbm_tlb = NAN;
   const std::uint64_t hbm_stride = 4 * KiB;
@@ -504,171 +326,75 @@ Result run_latency_tiers(Context& ctx) {
     plan.cg = true;
     plan.warm_l2 = false;
     plan.warm_steps = 64;
-    plan.steps = steps;
+    plan.steps = run.steps;
     plan.warmup = 0;
-    plan.reps = reps;
+    plan.reps = run.reps;
     plan.flush_l2 = true;
     const RingLayout friendly =
         make_layout(hbm_bytes / hbm_stride, hbm_stride, kBigPage / hbm_stride, 14);
-    build_ring(buf.data(), friendly, ctx);
-    hbm_page = chase_global("latency-hbm-page", buf.data(), friendly, plan, sink.data(), ctx);
+    build_ring(buf, friendly, ctx);
+    hbm_page = chase_global("latency-hbm-page", buf, friendly, plan, run.sink.data(), ctx);
     const RingLayout missing = make_layout(hbm_bytes / hbm_stride, hbm_stride, 1, 15);
-    build_ring(buf.data(), missing, ctx);
-    hbm_tlb = chase_global("latency-hbm-tlb", buf.data(), missing, plan, sink.data(), ctx);
-  } else {
-    notes.push_back("HBM: not enough free device memory for a ring of at least 4x the L2 size (" +
-                    fmt_bytes(static_cast<double>(free_b)) + " free).");
+    build_ring(buf, missing, ctx);
+    hbm_tlb = chase_global("latency-hbm-tlb", buf, missing, plan, run.sink.data(), ctx);
   }
   const std::string hbm_desc =
       fmt_bytes(static_cast<double>(hbm_bytes)) + " ring, 4 KiB spacing, L2 flushed";
-  rows.push_back(
+  m.tiers.push_back(
       {"HBM", "ld.global.cg.u64 chase, " + hbm_desc + ", page-friendly (512 hops per 2 MiB page)",
        hbm_page, fmt(static_cast<double>(ctx.device.global_mem_bytes) / GiB, 0) + " GiB"});
-  rows.push_back({"HBM (TLB-missing)",
-                  "ld.global.cg.u64 chase, " + hbm_desc + ", a random page on every hop", hbm_tlb,
-                  ""});
+  m.tiers.push_back({"HBM (TLB-missing)",
+                     "ld.global.cg.u64 chase, " + hbm_desc + ", a random page on every hop",
+                     hbm_tlb, ""});
+}
 
-  // Constant: 1 KiB ring (16 slots, 64 B apart) in a __constant__ array.
+// Constant: 1 KiB ring (16 slots, 64 B apart) in a __constant__ array.
+TierLatency chase_constant_tier(TierRun& run, Context& ctx) {
   ctx.progress("latency: constant");
-  {
-    const std::vector<std::uint32_t> ring = make_ring(kConstWords * 4 / 64, 64, 16);
-    MEMHIER_CUDA(cudaMemcpyToSymbol(c_ring, ring.data(), ring.size() * sizeof(std::uint32_t)));
-    const double c = chase_cycles(
-        "latency-constant", steps, 1, reps, false, [&](cudaStream_t s, long long* out) {
-          chase_constant_kernel<<<1, 1, 0, s>>>(16, steps, out, sink.data());
-          MEMHIER_CHECK_LAUNCH();
-        });
-    rows.push_back({"constant",
-                    "indexed ld.const chase, 1 KiB ring in a __constant__ array, 64 B spacing", c,
-                    "64 KiB"});
-  }
-
-  // Local: a 1 KiB per-thread array chased with run-time offsets (lives in L1 once warm).
-  ctx.progress("latency: local");
-  {
-    cudaFuncAttributes attr{};
-    MEMHIER_CUDA(cudaFuncGetAttributes(&attr, chase_local_kernel));
-    double c = NAN;
-    if (attr.localSizeBytes >= kLocalWords * sizeof(std::uint32_t)) {
-      const std::vector<std::uint32_t> ring = make_ring(kLocalWords * 4 / 64, 64, 17);
-      core::DeviceBuffer<std::uint32_t> dring(ring.size());
-      dring.upload(ring);
-      c = chase_cycles("latency-local", steps, 1, reps, false, [&](cudaStream_t s, long long* out) {
-        chase_local_kernel<<<1, 1, 0, s>>>(dring.data(), 16, steps, out, sink.data());
+  const std::vector<std::uint32_t> ring = make_ring(kConstWords * 4 / 64, 64, 16);
+  MEMHIER_CUDA(cudaMemcpyToSymbol(c_ring, ring.data(), ring.size() * sizeof(std::uint32_t)));
+  const double c = chase_cycles(
+      "latency-constant", run.steps, 1, run.reps, false, [&](cudaStream_t s, long long* out) {
+        chase_constant_kernel<<<1, 1, 0, s>>>(16, run.steps, out, run.sink.data());
         MEMHIER_CHECK_LAUNCH();
       });
-    } else {
-      notes.push_back(
-          "local: the compiler kept the chased array out of local memory (stack frame " +
-          std::to_string(attr.localSizeBytes) + " B), so there is no local figure.");
-    }
-    rows.push_back({"local",
-                    "ld.local chase, 1 KiB per-thread array with run-time offsets (stack frame " +
-                        std::to_string(attr.localSizeBytes) + " B)",
-                    c, "per thread, in device memory"});
-  }
+  return {"constant", "indexed ld.const chase, 1 KiB ring in a __constant__ array, 64 B spacing", c,
+          "64 KiB"};
+}
 
-  // Tables.
-  Result res;
-  res.section.id = "latency";
-  res.section.title = "Latency per tier (pointer chasing)";
-  res.section.paragraphs.push_back(
-      "One thread follows a random cyclic ring of pointers, each load's address being the previous "
-      "load's "
-      "value, so the loads form one dependent chain. clock64() is read inside the kernel around " +
-      std::to_string(steps) +
-      " hops after a warm-up pass; the figure is cycles per hop (median of " +
-      std::to_string(reps) + " launches) and nanoseconds at the measured SM clock of " +
-      fmt(ctx.sm_clock_mhz) +
-      " MHz. ld.ca keeps L1 in the path, ld.cg bypasses it to isolate L2; the HBM ring is far "
-      "larger than L2 "
-      "and L2 is flushed before each launch.");
-  report::Table t;
-  t.id = "latency-tiers";
-  t.title = "Load-to-use latency per tier";
-  t.columns = {{"tier", "", "tier"},
-               {"method", "", "method"},
-               {"latency", "cycles", "cycles"},
-               {"latency", "ns", "ns"}};
-  for (const Row& r : rows)
-    t.rows.push_back({report::Value::str(r.tier), report::Value::str(r.method),
-                      report::Value::num(r.cycles, 1),
-                      report::Value::num(to_ns(ctx, r.cycles), 1)});
-  t.notes = notes;
-  t.notes.push_back(
-      "The HBM row keeps 512 hops inside one 2 MiB page (address translation hits); the "
-      "TLB-missing row jumps to a random page every hop, adding the page-table cache miss.");
-  t.notes.push_back(
-      "The local-memory array is small and warm, so it is served by L1: this is the cost of "
-      "local memory that hits, not of a spill that misses both caches.");
-  res.section.tables.push_back(std::move(t));
+// Local: a 1 KiB per-thread array chased with run-time offsets (lives in L1 once warm).
+TierLatency chase_local_tier(TierRun& run, LatencyResult& m, Context& ctx) {
+  ctx.progress("latency: local");
+  cudaFuncAttributes attr{};
+  MEMHIER_CUDA(cudaFuncGetAttributes(&attr, chase_local_kernel));
+  double c = NAN;
+  if (attr.localSizeBytes >= kLocalWords * sizeof(std::uint32_t)) {
+    const std::vector<std::uint32_t> ring = make_ring(kLocalWords * 4 / 64, 64, 17);
+    core::DeviceBuffer<std::uint32_t> dring(ring.size());
+    dring.upload(ring);
+    c = chase_cycles(
+        "latency-local", run.steps, 1, run.reps, false, [&](cudaStream_t s, long long* out) {
+          chase_local_kernel<<<1, 1, 0, s>>>(dring.data(), 16, run.steps, out, run.sink.data());
+          MEMHIER_CHECK_LAUNCH();
+        });
+  } else {
+    m.notes.push_back(
+        "local: the compiler kept the chased array out of local memory (stack frame " +
+        std::to_string(attr.localSizeBytes) + " B), so there is no local figure.");
+  }
+  return {"local",
+          "ld.local chase, 1 KiB per-thread array with run-time offsets (stack frame " +
+              std::to_string(attr.localSizeBytes) + " B)",
+          c, "per thread, in device memory"};
+}
 
-  auto cycles_of = [&](const std::string& tier) {
-    for (const Row& r : rows)
-      if (r.tier == tier) return r.cycles;
-    return double(NAN);
-  };
-  std::vector<ClaimRow> claims;
-  for (const LatencyClaim& c : kClaims) {
-    const double m = cycles_of(c.tier);
-    claims.push_back(
-        {c.id,
-         std::string(c.tier) + ": " + fmt(m, 1) + " cycles (" + fmt(to_ns(ctx, m), 1) + " ns)",
-         range_verdict(m, c.lo, c.hi, "cycles")});
-  }
-  {
-    // 000: 32 against 400 cycles, "12x faster"; judged as the ratio of this card's two.
-    const double x = cycles_of("HBM") / cycles_of("shared");
-    claims.push_back({"shared-12x-faster-than-global"_claim,
-                      "HBM " + fmt(cycles_of("HBM"), 1) + " cycles / shared " +
-                          fmt(cycles_of("shared"), 1) + " cycles = " + fmt(x, 1) + "x",
-                      range_verdict(x, 12, 12, "times")});
-  }
-  res.section.tables.push_back(claims_table("latency", claims));
-
-  for (const Row& r : rows) {
-    if (r.tier == "HBM (TLB-missing)") continue;
-    TierFigure f;
-    f.tier = r.tier;
-    f.latency_cycles = r.cycles;
-    f.size = r.size;
-    res.tiers.push_back(f);
-  }
-  return res;
+Result run_latency_tiers(Context& ctx) {
+  return present_latency(measure_latency(ctx));
 }
 
 // ---------------------------------------------------------------------------------
 // Probe "latency-working-set": latency against ring size, ld.ca and ld.cg
 // ---------------------------------------------------------------------------------
-struct Knee {
-  std::size_t index = 0;
-  double before = NAN, after = NAN;
-};
-
-// A point whose latency exceeds the current tier's median by more than 1.4x starts a
-// new tier; the transition runs while later points keep rising by more than 10%, and
-// its last point is the new tier's first level.
-std::vector<Knee> find_knees(const std::vector<double>& y) {
-  std::vector<Knee> knees;
-  std::size_t tier_start = 0;
-  std::size_t i = 1;
-  while (i < y.size()) {
-    const double ref =
-        median(std::vector<double>(y.begin() + static_cast<std::ptrdiff_t>(tier_start),
-                                   y.begin() + static_cast<std::ptrdiff_t>(i)));
-    if (std::isfinite(y[i]) && std::isfinite(ref) && y[i] > 1.4 * ref) {
-      std::size_t j = i;
-      while (j + 1 < y.size() && std::isfinite(y[j + 1]) && y[j + 1] > 1.1 * y[j]) ++j;
-      knees.push_back({i, ref, y[j]});
-      tier_start = j;
-      i = j + 1;
-    } else {
-      ++i;
-    }
-  }
-  return knees;
-}
-
 std::vector<std::uint64_t> sweep_sizes(const Context& ctx, std::uint64_t cap) {
   std::vector<std::uint64_t> s;
   const std::uint64_t top = ctx.quick ? 256 * MiB : 4 * GiB;
@@ -689,26 +415,57 @@ std::vector<std::uint64_t> sweep_sizes(const Context& ctx, std::uint64_t cap) {
   return s;
 }
 
-const char* knee_class(std::uint64_t bytes, std::uint64_t l2) {
-  if (bytes <= MiB) return "L1";
-  if (bytes <= 4 * l2) return "L2";
-  return "TLB";
+Result run_latency_working_set(Context& ctx) {
+  return present_latency_working_set(measure_latency_working_set(ctx));
 }
 
-Result run_latency_working_set(Context& ctx) {
-  const bool quick = ctx.quick;
-  const int steps = quick ? 512 : 2048;
-  const int pass_cap = quick ? 1024 : 4096;
-  const int reps = quick ? 2 : 3;
-  const std::uint64_t l2 = static_cast<std::uint64_t>(std::max(ctx.device.l2_bytes, 1 << 20));
+}  // namespace
 
-  std::uint64_t cap = free_device_bytes() / 2;
-  const std::vector<std::uint64_t> sizes = sweep_sizes(ctx, cap);
+LatencyResult measure_latency(Context& ctx) {
+  LatencyResult m;
+  m.steps = ctx.quick ? 1024 : 4096;
+  m.reps = ctx.quick ? 3 : 5;
+  m.sm_clock_mhz = ctx.sm_clock_mhz;
+  TierRun run;
+  run.steps = m.steps;
+  run.reps = m.reps;
+  m.tiers.push_back(chase_shared_tier(run, ctx));
+
+  // Global rings share one buffer: the largest is the HBM ring.
+  const std::size_t free_b = free_device_bytes();
+  const std::uint64_t l2 = static_cast<std::uint64_t>(std::max(ctx.device.l2_bytes, 1 << 20));
+  const std::uint64_t l2_ring =
+      std::max<std::uint64_t>(64 * KiB, std::min<std::uint64_t>(4 * MiB, l2 / 4) / kLine * kLine);
+  // At least 8x the L2, so a card with a large L2 still gets a ring L2 cannot hold.
+  std::uint64_t hbm_bytes = std::max<std::uint64_t>(ctx.quick ? 256 * MiB : 1 * GiB, 8 * l2);
+  hbm_bytes = std::min<std::uint64_t>(hbm_bytes, free_b / 2) / kBigPage * kBigPage;
+  const bool hbm_ok = hbm_bytes >= 4 * l2 && hbm_bytes >= 8 * kBigPage;
+  core::DeviceBuffer<char> buf(std::max<std::uint64_t>(hbm_ok ? hbm_bytes : 0, l2_ring));
+
+  m.tiers.push_back(chase_l1_tier(run, buf.data(), ctx));
+  m.tiers.push_back(chase_l2_tier(run, buf.data(), l2_ring, l2, ctx));
+  if (!hbm_ok)
+    m.notes.push_back("HBM: not enough free device memory for a ring of at least 4x the L2 size (" +
+                      fmt_bytes(static_cast<double>(free_b)) + " free).");
+  chase_hbm_tiers(run, buf.data(), hbm_bytes, hbm_ok, m, ctx);
+  m.tiers.push_back(chase_constant_tier(run, ctx));
+  m.tiers.push_back(chase_local_tier(run, m, ctx));
+  return m;
+}
+
+WorkingSetResult measure_latency_working_set(Context& ctx) {
+  const int pass_cap = ctx.quick ? 1024 : 4096;
+  WorkingSetResult m;
+  m.steps = ctx.quick ? 512 : 2048;
+  m.reps = ctx.quick ? 2 : 3;
+  m.sm_clock_mhz = ctx.sm_clock_mhz;
+  m.l2_bytes = static_cast<std::uint64_t>(std::max(ctx.device.l2_bytes, 1 << 20));
+  m.sweep_top_bytes = ctx.quick ? 256 * MiB : 4 * GiB;
+
+  const std::vector<std::uint64_t> sizes = sweep_sizes(ctx, free_device_bytes() / 2);
   if (sizes.empty()) throw std::runtime_error("latency-working-set: no device memory for any ring");
   core::DeviceBuffer<char> buf(sizes.back());
   core::DeviceBuffer<std::uint64_t> sink(2);
-
-  std::vector<double> xs, ca, cg;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const std::uint64_t w = sizes[i];
     ctx.progress("latency-working-set: " + fmt_bytes(static_cast<double>(w)));
@@ -718,140 +475,18 @@ Result run_latency_working_set(Context& ctx) {
     plan.block_warm_bytes = 2 * MiB;
     plan.warm_steps =
         static_cast<int>(std::min<std::uint64_t>(lay.slots, static_cast<std::uint64_t>(pass_cap)));
-    plan.steps = steps;
+    plan.steps = m.steps;
     plan.warmup = 0;
-    plan.reps = reps;
+    plan.reps = m.reps;
     plan.cg = false;
     const double a = chase_global("latency-ws-ca", buf.data(), lay, plan, sink.data(), ctx);
     plan.cg = true;
     const double b = chase_global("latency-ws-cg", buf.data(), lay, plan, sink.data(), ctx);
-    xs.push_back(static_cast<double>(w));
-    ca.push_back(a);
-    cg.push_back(b);
+    m.points.push_back({w, a, b});
   }
-
-  Result res;
-  res.section.id = "latency-working-set";
-  res.section.title = "Latency against working set";
-  res.section.paragraphs.push_back(
-      "Pointer chasing by one thread over random rings from " + fmt_bytes(xs.front()) + " to " +
-      fmt_bytes(xs.back()) +
-      " (one slot per 128-byte line), with ld.ca (through L1) and ld.cg (L2 and beyond). Before "
-      "each launch a "
-      "full-grid pass reads every slot (the ring sits in L2 as far as it fits), the chase block "
-      "touches every "
-      "64 KiB (a warm TLB) and, for rings up to 2 MiB, reads every slot itself (a warm L1); then " +
-      std::to_string(steps) + " dependent hops are timed with clock64() (median of " +
-      std::to_string(reps) + " launches; ns at the measured SM clock of " + fmt(ctx.sm_clock_mhz) +
-      " MHz). Latency steps up where the ring outgrows a cache: the knees.");
-
-  report::Table t;
-  t.id = "latency-working-set";
-  t.title = "Latency against ring size";
-  t.columns = {{"working set", "B", "working_set_bytes"},
-               {"ld.ca", "cycles", "ca_cycles"},
-               {"ld.cg", "cycles", "cg_cycles"},
-               {"ld.ca", "ns", "ca_ns"},
-               {"ld.cg", "ns", "cg_ns"}};
-  for (std::size_t i = 0; i < xs.size(); ++i)
-    t.rows.push_back({report::Value::integer(static_cast<std::int64_t>(xs[i])),
-                      report::Value::num(ca[i], 1), report::Value::num(cg[i], 1),
-                      report::Value::num(to_ns(ctx, ca[i]), 1),
-                      report::Value::num(to_ns(ctx, cg[i]), 1)});
-  if (sizes.back() < (quick ? 256 * MiB : 4 * GiB))
-    t.notes.push_back("The sweep stops at " + fmt_bytes(xs.back()) +
-                      ": half the free device memory.");
-  res.section.tables.push_back(std::move(t));
-
-  // Knees on both series.
-  report::Table k;
-  k.id = "latency-knees";
-  k.title = "Knees: where latency steps up";
-  k.caption =
-      "A point more than 1.4x the current tier's median starts a new tier. The class follows the "
-      "size: "
-      "up to 1 MiB L1, up to 4x the L2 size L2, beyond that the reach of the address-translation "
-      "caches.";
-  k.columns = {{"knee", "", "knee"},
-               {"working set", "B", "working_set_bytes"},
-               {"before", "cycles", "before_cycles"},
-               {"after", "cycles", "after_cycles"}};
-  struct Found {
-    std::string label;
-    std::uint64_t bytes, prev_bytes;
-    double before, after;
-  };
-  std::vector<Found> found;
-  for (int series = 0; series < 2; ++series) {
-    const std::vector<double>& y = series == 0 ? ca : cg;
-    const char* op = series == 0 ? "ld.ca" : "ld.cg";
-    std::vector<std::string> used;
-    for (const Knee& kn : find_knees(y)) {
-      std::string label = std::string(knee_class(sizes[kn.index], l2)) + " (" + op + ")";
-      const auto repeats = std::count(used.begin(), used.end(), label);
-      used.push_back(label);
-      if (repeats > 0) label += " step " + std::to_string(repeats + 1);
-      found.push_back({label, sizes[kn.index], kn.index > 0 ? sizes[kn.index - 1] : sizes[kn.index],
-                       kn.before, kn.after});
-      k.rows.push_back({report::Value::str(label),
-                        report::Value::integer(static_cast<std::int64_t>(sizes[kn.index])),
-                        report::Value::num(kn.before, 1), report::Value::num(kn.after, 1)});
-    }
-  }
-  if (k.rows.empty()) k.notes.push_back("No point rose 1.4x above its tier: no knee found.");
-  res.section.tables.push_back(std::move(k));
-
-  report::Chart ch;
-  ch.id = "latency-working-set-chart";
-  ch.title = "Pointer-chase latency against working set";
-  ch.kind = report::Chart::Kind::line;
-  ch.x_label = "working set";
-  ch.x_unit = "B";
-  ch.y_label = "latency";
-  ch.y_unit = "cycles";
-  ch.log_x = true;
-  ch.series = {{"ld.ca", xs, ca}, {"ld.cg", xs, cg}};
-  res.section.charts.push_back(std::move(ch));
-
-  // Claims: capacities from the knee brackets (the cache ends between the last point
-  // below the knee and the knee), latency far beyond L2.
-  auto first_knee = [&](const std::string& label) -> const Found* {
-    for (const Found& f : found)
-      if (f.label == label) return &f;
-    return nullptr;
-  };
-  auto capacity_row = [&](claims::Id id, const std::string& prefix, const Found* f, double lo,
-                          double hi) {
-    if (!f)
-      return ClaimRow{id, prefix + "no knee found",
-                      "not measurable here: the curve shows no step there"};
-    const bool overlaps =
-        static_cast<double>(f->bytes) >= 0.5 * lo && static_cast<double>(f->prev_bytes) <= 1.5 * hi;
-    const std::string measured = prefix + "latency rises between " +
-                                 fmt_bytes(static_cast<double>(f->prev_bytes)) + " and " +
-                                 fmt_bytes(static_cast<double>(f->bytes)) + " (" + fmt(f->before) +
-                                 " -> " + fmt(f->after) + " cycles)";
-    return ClaimRow{id, measured,
-                    overlaps ? "reproduced" : "differs: the step is outside the claimed size ±50%"};
-  };
-  std::vector<ClaimRow> claims;
-  claims.push_back(capacity_row("l1-size-128-256kb"_claim, "ld.ca knee: ", first_knee("L1 (ld.ca)"),
-                                128.0 * KiB, 256.0 * KiB));
-  claims.push_back(capacity_row(
-      "l2-size-50mb"_claim,
-      "ld.cg knee (this card's properties say " + fmt_bytes(static_cast<double>(l2)) + "): ",
-      first_knee("L2 (ld.cg)"), 50e6, 50e6));
-  {
-    const double far = cg.back();
-    claims.push_back({"latency-hbm-400-600-cycles"_claim,
-                      "ld.cg, largest ring: " + fmt(far, 1) + " cycles at " + fmt_bytes(xs.back()),
-                      range_verdict(far, 400, 600, "cycles")});
-  }
-  res.section.tables.push_back(claims_table("latency-working-set", claims));
-  return res;
+  m.knees = find_latency_knees(m.points, m.l2_bytes);
+  return m;
 }
-
-}  // namespace
 
 std::vector<registry::Entry> latency_probes() {
   std::vector<registry::Entry> v;

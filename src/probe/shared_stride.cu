@@ -11,6 +11,7 @@
 #include "common.cuh"
 #include "families.hpp"
 #include "memhier/model/access.hpp"
+#include "memhier/probe/shared_stride.hpp"
 
 namespace memhier::probe {
 namespace {
@@ -56,12 +57,6 @@ __global__ void __launch_bounds__(kStrideBlock)
   out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
-std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
-}
-
 /// The bank model over the kernel's own addresses, averaged over the loads of one pass.
 struct Prediction {
   double wavefronts = 0;
@@ -86,47 +81,61 @@ Prediction predict(int width, std::uint32_t stride) {
   return p;
 }
 
-struct Row {
-  int width = 4;
-  std::uint32_t stride = 1;
-  double gbps_value = NAN;
-  double ms_per_pass = NAN;
-  double slowdown = NAN;
-  Prediction pred;
-  double predicted_slowdown = NAN;
-};
-
-/// Passes that make a stride-1 launch last about `target_ms`.
-int calibrate_passes(const std::function<void(cudaStream_t, int)>& launch, double target_ms) {
-  int passes = 16;
-  for (int round = 0; round < 4; ++round) {
+// One load width's sweep over the strides; each launch lasts about `target_ms`.
+template <typename Kernel>
+void sweep_width(SharedStrideResult& m, Kernel kernel, int grid, int width,
+                 const std::vector<std::uint32_t>& strides, const std::uint32_t* init,
+                 std::uint32_t* out, double target_ms, Context& ctx) {
+  ctx.progress("shared-stride: " + std::to_string(width) + "-byte accesses");
+  auto launch = [&](cudaStream_t s, std::uint32_t stride, int passes) {
+    kernel<<<grid, kStrideBlock, 0, s>>>(init, out, stride, passes);
+    MEMHIER_CHECK_LAUNCH();
+  };
+  const Prediction p1 = predict(width, 1);
+  const int passes1 = calibrate_passes(
+      "shared-stride: calibrate", [&](cudaStream_t s, int passes) { launch(s, 1, passes); },
+      target_ms);
+  double ms_per_pass1 = NAN;
+  for (std::uint32_t stride : strides) {
+    StridePoint r;
+    r.width = width;
+    r.stride = stride;
+    const Prediction pred = predict(width, stride);
+    r.predicted_wavefronts = pred.wavefronts;
+    r.predicted_degree = pred.degree;
+    r.predicted_slowdown = pred.wavefronts / p1.wavefronts;
+    // Fewer passes where the model expects a conflict: every launch lasts about as long.
+    const int passes =
+        std::max(2, static_cast<int>(std::lround(passes1 / std::max(1.0, r.predicted_slowdown))));
     core::TimingOptions o;
-    o.name = "shared-stride: calibrate";
+    o.name = "shared-stride";
     o.warmup = 1;
-    o.min_reps = 2;
-    o.max_reps = 2;
-    o.min_total_ms = 0;
-    const double ms = core::time_it([&](cudaStream_t s) { launch(s, passes); }, o).median_ms;
-    const double scale = std::clamp(ms > 0 ? target_ms / ms : 64.0, 1.0 / 64, 64.0);
-    passes = static_cast<int>(std::clamp(static_cast<double>(passes) * scale, 1.0, 1.0e7));
-    if (scale <= 4.0) break;  // the last run was long enough to extrapolate from
+    o.min_reps = ctx.quick ? 3 : 5;
+    o.max_reps = 50;
+    o.min_total_ms = ctx.quick ? 0.3 : 1.5;
+    const core::Timing t = core::time_it([&](cudaStream_t s) { launch(s, stride, passes); }, o);
+    r.ms_per_pass = t.median_ms / passes;
+    const double bytes = static_cast<double>(grid) * kStrideBlock * passes * kStrideUnroll * width;
+    r.gbps = gbps(bytes, t.median_ms);
+    if (stride == 1) ms_per_pass1 = r.ms_per_pass;
+    r.slowdown = r.ms_per_pass / ms_per_pass1;
+    m.points.push_back(r);
   }
-  return std::max(passes, 1);
-}
-
-/// Within +-tol (relative) of the prediction.
-bool within(double measured, double predicted, double tol) {
-  return std::isfinite(measured) && predicted > 0 && measured >= predicted * (1 - tol) &&
-         measured <= predicted * (1 + tol);
 }
 
 Result run_shared_stride(Context& ctx) {
-  using report::Value;
-  Result result;
-  report::Section& sec = result.section;
-  sec.id = "shared-stride";
-  sec.title = "Shared-memory bank conflicts against stride";
+  return present_shared_stride(measure_shared_stride(ctx));
+}
 
+}  // namespace
+
+SharedStrideResult measure_shared_stride(Context& ctx) {
+  SharedStrideResult m;
+  m.tolerance = 0.35;
+  m.block_threads = kStrideBlock;
+  m.loads_per_pass = kStrideUnroll;
+  m.elements = kStrideElems;
+  m.base_step = kStrideBaseStep;
   std::vector<std::uint32_t> strides;
   if (ctx.quick) {
     strides = {1, 2, 4, 8, 16, 32, 33};
@@ -135,7 +144,6 @@ Result run_shared_stride(Context& ctx) {
     strides.push_back(64);
   }
   const double target_ms = ctx.quick ? 0.1 : 0.3;
-  constexpr double kTol = 0.35;
 
   core::DeviceBuffer<std::uint32_t> init(kStrideElems * 16 / 4);
   fill_random_bits(init.data(), init.size(), 606u);
@@ -144,194 +152,14 @@ Result run_shared_stride(Context& ctx) {
   const int grid16 = full_grid(shared_stride_kernel<16>, kStrideBlock, ctx);
   core::DeviceBuffer<std::uint32_t> out(static_cast<std::size_t>(std::max({grid4, grid8, grid16})) *
                                         kStrideBlock);
-
-  std::vector<Row> rows;
-  auto sweep = [&](auto kernel, int grid, int width) {
-    ctx.progress("shared-stride: " + std::to_string(width) + "-byte accesses");
-    auto launch = [&](cudaStream_t s, std::uint32_t stride, int passes) {
-      kernel<<<grid, kStrideBlock, 0, s>>>(init.data(), out.data(), stride, passes);
-      MEMHIER_CHECK_LAUNCH();
-    };
-    const Prediction p1 = predict(width, 1);
-    const int passes1 =
-        calibrate_passes([&](cudaStream_t s, int passes) { launch(s, 1, passes); }, target_ms);
-    double ms_per_pass1 = NAN;
-    for (std::uint32_t stride : strides) {
-      Row r;
-      r.width = width;
-      r.stride = stride;
-      r.pred = predict(width, stride);
-      r.predicted_slowdown = r.pred.wavefronts / p1.wavefronts;
-      // Fewer passes where the model expects a conflict: every launch lasts about as long.
-      const int passes =
-          std::max(2, static_cast<int>(std::lround(passes1 / std::max(1.0, r.predicted_slowdown))));
-      core::TimingOptions o;
-      o.name = "shared-stride";
-      o.warmup = 1;
-      o.min_reps = ctx.quick ? 3 : 5;
-      o.max_reps = 50;
-      o.min_total_ms = ctx.quick ? 0.3 : 1.5;
-      const core::Timing t = core::time_it([&](cudaStream_t s) { launch(s, stride, passes); }, o);
-      r.ms_per_pass = t.median_ms / passes;
-      const double bytes =
-          static_cast<double>(grid) * kStrideBlock * passes * kStrideUnroll * width;
-      r.gbps_value = gbps(bytes, t.median_ms);
-      if (stride == 1) ms_per_pass1 = r.ms_per_pass;
-      r.slowdown = r.ms_per_pass / ms_per_pass1;
-      rows.push_back(r);
-    }
-  };
-  sweep(shared_stride_kernel<4>, grid4, 4);
-  sweep(shared_stride_kernel<8>, grid8, 8);
-  sweep(shared_stride_kernel<16>, grid16, 16);
-
-  // ---- table ----
-  report::Table t;
-  t.id = "shared-stride";
-  t.title = "Shared-memory bandwidth against stride";
-  t.caption =
-      "Lane l reads element (base + l * stride) mod " + std::to_string(kStrideElems) +
-      " of the access width; slowdown is time per load over the stride-1 time of the same width.";
-  t.columns = {{"stride", "elements", "stride"},
-               {"width", "B", "width_bytes"},
-               {"bandwidth", "GB/s", "gbps"},
-               {"slowdown", "x", "slowdown"},
-               {"model wavefronts", "per instruction", "predicted_wavefronts"},
-               {"model slowdown", "x", "predicted_slowdown"},
-               {"model degree", "way", "predicted_degree"}};
-  for (const Row& r : rows)
-    t.rows.push_back({Value::integer(r.stride), Value::integer(r.width),
-                      Value::num(r.gbps_value, 0), Value::num(r.slowdown, 2),
-                      Value::num(r.pred.wavefronts, 1), Value::num(r.predicted_slowdown, 2),
-                      Value::integer(r.pred.degree)});
-  t.notes.push_back(
-      "Model: src/model/access.cpp over the kernel's own addresses (shared_stride_element): "
-      "4-byte accesses in one phase, 8-byte in two half-warp phases, 16-byte in four "
-      "quarter-warp phases; degree = worst distinct words one bank serves in a phase.");
-  t.notes.push_back(
-      "Bandwidth counts the bytes the lanes asked for (loads x width), every SM busy.");
-
-  // ---- chart ----
-  report::Chart chart;
-  chart.id = "shared-stride";
-  chart.title = "Slowdown against stride (measured and bank model)";
-  chart.kind = report::Chart::Kind::line;
-  chart.x_label = "stride";
-  chart.x_unit = "elements";
-  chart.y_label = "slowdown";
-  chart.y_unit = "x";
-  chart.log_y = true;
-  for (int width : {4, 8, 16}) {
-    report::Series measured, model_series;
-    measured.name = std::to_string(width) + " B measured";
-    model_series.name = std::to_string(width) + " B model";
-    for (const Row& r : rows) {
-      if (r.width != width) continue;
-      measured.x.push_back(r.stride);
-      measured.y.push_back(r.slowdown);
-      model_series.x.push_back(r.stride);
-      model_series.y.push_back(r.predicted_slowdown);
-    }
-    chart.series.push_back(std::move(measured));
-    chart.series.push_back(std::move(model_series));
-  }
-
-  // ---- claims ----
-  auto find = [&](int width, std::uint32_t stride) -> const Row* {
-    for (const Row& r : rows)
-      if (r.width == width && r.stride == stride) return &r;
-    return nullptr;
-  };
-  auto slow_text = [](const Row* r) {
-    return r ? "stride " + std::to_string(r->stride) + ": " + fixed(r->slowdown, 1) + "x (model " +
-                   fixed(r->predicted_slowdown, 0) + "x)"
-             : std::string("n/a");
-  };
-  const std::string tol_text = "+-" + std::to_string(static_cast<int>(kTol * 100)) + "%";
-  std::vector<ClaimRow> claims;
-  {
-    // Every 4-byte stride against gcd(s, 32) (the model's wavefronts for 4-byte words).
-    std::vector<std::string> off;
-    int n = 0;
-    for (const Row& r : rows) {
-      if (r.width != 4) continue;
-      ++n;
-      if (!within(r.slowdown, r.predicted_slowdown, kTol))
-        off.push_back(std::to_string(r.stride) + " (" + fixed(r.slowdown, 1) + "x vs " +
-                      fixed(r.predicted_slowdown, 0) + "x)");
-    }
-    std::string list;
-    for (const std::string& s : off) list += (list.empty() ? "" : ", ") + s;
-    claims.push_back({"bank-degree-gcd"_claim,
-                      std::to_string(n - static_cast<int>(off.size())) + " of " +
-                          std::to_string(n) + " strides within " + tol_text + " of gcd(s, 32)",
-                      off.empty() ? "reproduced" : "differs: strides " + list});
-  }
-  {
-    const Row* r32 = find(4, 32);
-    claims.push_back({"bank-stride-32-serializes"_claim, slow_text(r32),
-                      r32 && within(r32->slowdown, 32, kTol)
-                          ? "reproduced"
-                          : "differs: outside " + tol_text + " of 32x"});
-    const Row* r33 = find(4, 33);
-    claims.push_back({"bank-stride-33-free"_claim, slow_text(r33),
-                      r33 && within(r33->slowdown, 1, kTol)
-                          ? "reproduced"
-                          : "differs: outside " + tol_text + " of 1x"});
-  }
-  {
-    std::string measured;
-    bool all = true;
-    for (std::uint32_t s : {2u, 4u, 8u}) {
-      const Row* r = find(4, s);
-      measured += (measured.empty() ? "" : "; ") + slow_text(r);
-      all = all && r && within(r->slowdown, s, kTol);
-    }
-    claims.push_back({"bank-stride-2-4-8"_claim, measured,
-                      all ? "reproduced" : "differs: outside " + tol_text + " of the stride"});
-  }
-  {
-    // The model's rules for wider accesses (half- and quarter-warp phases), checked here too.
-    std::vector<std::string> off;
-    int n = 0;
-    for (const Row& r : rows) {
-      if (r.width == 4) continue;
-      ++n;
-      if (!within(r.slowdown, r.predicted_slowdown, kTol))
-        off.push_back(std::to_string(r.width) + " B stride " + std::to_string(r.stride) + " (" +
-                      fixed(r.slowdown, 1) + "x vs " + fixed(r.predicted_slowdown, 1) + "x)");
-    }
-    std::string list;
-    for (std::size_t i = 0; i < off.size() && i < 6; ++i) list += (i ? ", " : "") + off[i];
-    if (off.size() > 6) list += ", ...";
-    claims.push_back({"memhier-wide-access-phases"_claim,
-                      std::to_string(n - static_cast<int>(off.size())) + " of " +
-                          std::to_string(n) + " (width, stride) pairs within " + tol_text,
-                      off.empty() ? "reproduced" : "differs: " + list});
-  }
-
-  sec.paragraphs.push_back(
-      "Every SM busy with blocks of " + std::to_string(kStrideBlock) +
-      " threads; lane l of every warp "
-      "reads element (base + l * stride) mod " +
-      std::to_string(kStrideElems) +
-      " of a shared array with "
-      "4-, 8- or 16-byte ld.volatile.shared loads, " +
-      std::to_string(kStrideUnroll) +
-      " loads per pass "
-      "from bases " +
-      std::to_string(kStrideBaseStep) +
-      " elements apart, folded into one word per thread. "
-      "The slowdown is the time per load against stride 1 at the same width; beside it, the bank "
-      "model's "
-      "wavefronts for the same addresses, computed by the same index function as the kernel.");
-  sec.tables.push_back(std::move(t));
-  sec.tables.push_back(claims_table("shared-stride", claims));
-  sec.charts.push_back(std::move(chart));
-  return result;
+  sweep_width(m, shared_stride_kernel<4>, grid4, 4, strides, init.data(), out.data(), target_ms,
+              ctx);
+  sweep_width(m, shared_stride_kernel<8>, grid8, 8, strides, init.data(), out.data(), target_ms,
+              ctx);
+  sweep_width(m, shared_stride_kernel<16>, grid16, 16, strides, init.data(), out.data(), target_ms,
+              ctx);
+  return m;
 }
-
-}  // namespace
 
 std::vector<registry::Entry> shared_stride_probes() {
   registry::Entry e;

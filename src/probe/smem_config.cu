@@ -14,12 +14,12 @@
 #include "families.hpp"
 #include "memhier/model/arch.hpp"
 #include "memhier/model/occupancy.hpp"
+#include "memhier/probe/smem_config.hpp"
 
 namespace memhier::probe {
 namespace {
 
 constexpr int kKiB = 1024;
-
 
 // ---------------------------------------------------------------------------------------
 // smem-dynamic: tiled stencil, tile chosen at run time
@@ -74,16 +74,6 @@ struct MaxDynamicSmemGuard {
   }
 };
 
-struct DynVariant {
-  std::string name;
-  int tile = 0;
-  int smem = 0;
-  int blocks_per_sm = 0;
-  int model_blocks = -1;
-  long long tiles = 0;
-  double ms = NAN, gbps = NAN, max_rel = NAN, rel_l2 = NAN;
-};
-
 // Sampled indices: both ends, every tile edge of every variant (halo bugs live there), and
 // random outputs. The full output is still checked to be finite (fully written).
 std::vector<long long> sample_indices(long long n, const std::vector<int>& tiles,
@@ -103,315 +93,135 @@ std::vector<long long> sample_indices(long long n, const std::vector<int>& tiles
   return idx;
 }
 
-Result run_smem_dynamic(Context& ctx) {
-  using report::Value;
-  const core::DeviceInfo& dev = ctx.device;
-  const void* fn = reinterpret_cast<const void*>(stencil_tiled);
-  ctx.progress("smem-dynamic: setup");
-
-  cudaFuncAttributes attr{};
-  MEMHIER_CUDA(cudaFuncGetAttributes(&attr, fn));
-  const int static_smem = static_cast<int>(attr.sharedSizeBytes);
-  MaxDynamicSmemGuard guard{fn, attr.maxDynamicSharedSizeBytes};
-  const model::ArchSpec* arch = model::find_arch(dev.cc_major, dev.cc_minor);
-
-  const int default_limit = std::min(dev.smem_per_block, 48 * kKiB) - static_smem;
-  const int optin_limit = std::max(dev.smem_per_block_optin, dev.smem_per_block) - static_smem;
-
-  // Variants: the default 48 KiB budget, half the opt-in maximum (about two blocks per SM),
-  // and the whole opt-in maximum; duplicates (cards without a larger opt-in) are dropped.
-  std::vector<DynVariant> vars;
+// Tiles: the default 48 KiB budget, half the opt-in maximum (about two blocks per SM),
+// and the whole opt-in maximum; duplicates (cards without a larger opt-in) are dropped.
+std::vector<DynamicTile> plan_tiles(int default_limit, int optin_limit) {
+  std::vector<DynamicTile> vars;
   auto add = [&](const std::string& name, int budget) {
     const int tile = stencil_tile_for(budget);
     if (tile <= 0) return;
-    for (const DynVariant& v : vars)
-      if (v.tile == tile) return;
-    DynVariant v;
+    for (const DynamicTile& v : vars)
+      if (v.tile_outputs == tile) return;
+    DynamicTile v;
     v.name = name;
-    v.tile = tile;
-    v.smem = stencil_smem_bytes(tile);
+    v.tile_outputs = tile;
+    v.smem_bytes = stencil_smem_bytes(tile);
     vars.push_back(v);
   };
   add("default-48k", default_limit);
   if (optin_limit / 2 > default_limit) add("optin-half", optin_limit / 2);
   if (optin_limit > default_limit) add("optin-max", optin_limit);
   if (vars.empty()) throw core::CudaError(cudaErrorInvalidValue, "smem-dynamic: no tile fits");
-  const int max_smem = vars.back().smem;
+  return vars;
+}
 
-  // Sizes: 16M outputs (8M quick), halved until input and output take under half the free memory.
-  long long n = ctx.quick ? (8ll << 20) : (16ll << 20);
-  std::size_t free_b = 0, total_b = 0;
-  MEMHIER_CUDA(cudaMemGetInfo(&free_b, &total_b));
-  while (n > (1 << 20) &&
-         static_cast<double>(2 * n + 2 * kRadius) * 4 > static_cast<double>(free_b) / 2.0)
-    n /= 2;
+// The float64 reference at the sampled outputs.
+struct Reference {
+  std::vector<long long> samples;
+  std::vector<double> values;
+  double sum_sq = 0, rms = 0;
+};
 
-  core::DeviceBuffer<float> in(static_cast<std::size_t>(n + 2 * kRadius));
-  core::DeviceBuffer<float> out(static_cast<std::size_t>(n));
-  fill_random(in.data(), in.size(), 0xd1a11u);
-  std::vector<float> taps(kTaps);
-  {
-    std::mt19937 rng(0x7a95u);
-    std::uniform_real_distribution<float> w(0.5f, 1.5f);
-    for (float& x : taps) x = w(rng) / kTaps;  // positive, summing to about 1: outputs O(0.1)
-  }
-  MEMHIER_CUDA(cudaMemcpyToSymbol(c_stencil_taps, taps.data(), sizeof(float) * kTaps));
-  MEMHIER_CUDA(cudaDeviceSynchronize());
-  const std::vector<float> host_in = in.download();
-
-  // The claim itself: until the opt-in, the kernel's dynamic limit stays at the default.
-  // (Read from the attribute rather than by a launch that must fail: a failing launch
-  // would be an API error under compute-sanitizer.)
-  std::string no_optin_result = "n/a";
-  bool no_optin_failed = false, optin_tested = false;
-  if (max_smem > default_limit) {
-    ctx.progress("smem-dynamic: the kernel's limit without the opt-in");
-    optin_tested = true;
-    MEMHIER_CUDA(
-        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, default_limit));
-    cudaFuncAttributes fa{};
-    MEMHIER_CUDA(cudaFuncGetAttributes(&fa, fn));
-    no_optin_failed = fa.maxDynamicSharedSizeBytes < max_smem;
-    no_optin_result = "the kernel's limit is " + std::to_string(fa.maxDynamicSharedSizeBytes) +
-                      " B" + (no_optin_failed ? ", so the launch would be refused" : "");
-  }
-  // Opt in for the largest tile (one attribute covers every smaller launch).
-  MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
-
+Reference stencil_reference(const std::vector<float>& host_in, const std::vector<float>& taps,
+                            long long n, const std::vector<DynamicTile>& vars) {
   std::vector<int> tile_list;
-  for (const DynVariant& v : vars) tile_list.push_back(v.tile);
-  const std::vector<long long> samples = sample_indices(n, tile_list, 0x5a3917u);
-  std::vector<double> ref(samples.size());
-  double ref_sq = 0;
-  for (std::size_t k = 0; k < samples.size(); ++k) {
+  for (const DynamicTile& v : vars) tile_list.push_back(v.tile_outputs);
+  Reference ref;
+  ref.samples = sample_indices(n, tile_list, 0x5a3917u);
+  ref.values.resize(ref.samples.size());
+  for (std::size_t k = 0; k < ref.samples.size(); ++k) {
     double acc = 0;
     for (int j = 0; j < kTaps; ++j)
-      acc += static_cast<double>(taps[j]) * host_in[static_cast<std::size_t>(samples[k] + j)];
-    ref[k] = acc;
-    ref_sq += acc * acc;
+      acc += static_cast<double>(taps[j]) * host_in[static_cast<std::size_t>(ref.samples[k] + j)];
+    ref.values[k] = acc;
+    ref.sum_sq += acc * acc;
   }
-  const double ref_rms = std::sqrt(ref_sq / static_cast<double>(samples.size()));
+  ref.rms = std::sqrt(ref.sum_sq / static_cast<double>(ref.samples.size()));
+  return ref;
+}
 
-  bool optin_ran = false;
+// Random input and taps (positive, summing to about 1: outputs O(0.1)); returns the taps.
+std::vector<float> fill_stencil_inputs(core::DeviceBuffer<float>& in) {
+  fill_random(in.data(), in.size(), 0xd1a11u);
+  std::vector<float> taps(kTaps);
+  std::mt19937 rng(0x7a95u);
+  std::uniform_real_distribution<float> w(0.5f, 1.5f);
+  for (float& x : taps) x = w(rng) / kTaps;
+  MEMHIER_CUDA(cudaMemcpyToSymbol(c_stencil_taps, taps.data(), sizeof(float) * kTaps));
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+  return taps;
+}
+
+// The claim itself: until the opt-in, the kernel's dynamic limit stays at the default.
+// (Read from the attribute rather than by a launch that must fail: a failing launch
+// would be an API error under compute-sanitizer.)
+int limit_without_optin(const void* fn, int default_limit) {
+  MEMHIER_CUDA(
+      cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, default_limit));
+  cudaFuncAttributes fa{};
+  MEMHIER_CUDA(cudaFuncGetAttributes(&fa, fn));
+  return fa.maxDynamicSharedSizeBytes;
+}
+
+// Occupancy (CUDA's and the model's), one verified run, then the timing of one tile.
+void run_tile(DynamicTile& v, const SmemDynamicResult& m, const model::ArchSpec* arch,
+              const cudaFuncAttributes& attr, core::DeviceBuffer<float>& in,
+              core::DeviceBuffer<float>& out, const Reference& ref, Context& ctx) {
+  const void* fn = reinterpret_cast<const void*>(stencil_tiled);
+  const long long n = m.outputs;
+  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &v.blocks_per_sm, fn, kStencilBlock, static_cast<std::size_t>(v.smem_bytes)));
+  if (arch) {
+    model::LaunchResources lr;
+    lr.block_threads = kStencilBlock;
+    lr.regs_per_thread = attr.numRegs;
+    lr.static_smem_bytes = m.static_smem_bytes;
+    lr.dynamic_smem_bytes = v.smem_bytes;
+    try {
+      v.model_blocks_per_sm = model::occupancy(*arch, lr).blocks_per_sm;
+    } catch (const model::OccupancyError&) {
+      v.model_blocks_per_sm = -1;
+    }
+  }
+  v.tiles = (n + v.tile_outputs - 1) / v.tile_outputs;
+  const int grid = static_cast<int>(std::min<long long>(
+      v.tiles, static_cast<long long>(std::max(v.blocks_per_sm, 1)) * m.device.sm_count));
+  auto launch = [&](cudaStream_t s) {
+    stencil_tiled<<<grid, kStencilBlock, v.smem_bytes, s>>>(in.data(), out.data(), n,
+                                                            v.tile_outputs);
+    MEMHIER_CHECK_LAUNCH();
+  };
+
+  // Verify before timing: poison, run once, every output finite, sampled float64 check.
+  out.poison();
+  launch(nullptr);
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+  const std::vector<float> got = out.download();
+  bool finite = true;
+  for (float f : got) finite = finite && std::isfinite(f);
+  double err_sq = 0, err_max = 0;
+  for (std::size_t k = 0; k < ref.samples.size(); ++k) {
+    const double d = std::fabs(static_cast<double>(got[static_cast<std::size_t>(ref.samples[k])]) -
+                               ref.values[k]);
+    err_sq += d * d;
+    err_max = std::max(err_max, d);
+  }
+  v.max_rel_err = finite && ref.rms > 0 ? err_max / ref.rms : INFINITY;
+  v.rel_l2_err = finite && ref.sum_sq > 0 ? std::sqrt(err_sq / ref.sum_sq) : INFINITY;
+
+  core::TimingOptions opt;
+  opt.name = "smem-dynamic " + v.name;
+  opt.warmup = 2;
+  opt.min_reps = 5;
+  opt.max_reps = 200;
+  opt.min_total_ms = ctx.quick ? 3.0 : 10.0;
+  v.ms = core::time_it(launch, opt).median_ms;
   const double bytes = static_cast<double>(n + 2 * kRadius) * 4 + static_cast<double>(n) * 4;
-  for (DynVariant& v : vars) {
-    ctx.progress("smem-dynamic: " + v.name);
-    MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v.blocks_per_sm, fn, kStencilBlock,
-                                                               static_cast<std::size_t>(v.smem)));
-    if (arch) {
-      model::LaunchResources lr;
-      lr.block_threads = kStencilBlock;
-      lr.regs_per_thread = attr.numRegs;
-      lr.static_smem_bytes = static_smem;
-      lr.dynamic_smem_bytes = v.smem;
-      try {
-        v.model_blocks = model::occupancy(*arch, lr).blocks_per_sm;
-      } catch (const model::OccupancyError&) {
-        v.model_blocks = -1;
-      }
-    }
-    v.tiles = (n + v.tile - 1) / v.tile;
-    const int grid = static_cast<int>(std::min<long long>(
-        v.tiles, static_cast<long long>(std::max(v.blocks_per_sm, 1)) * dev.sm_count));
-    auto launch = [&](cudaStream_t s) {
-      stencil_tiled<<<grid, kStencilBlock, v.smem, s>>>(in.data(), out.data(), n, v.tile);
-      MEMHIER_CHECK_LAUNCH();
-    };
+  v.gbps = gbps(bytes, v.ms);
+}
 
-    // Verify before timing: poison, run once, every output finite, sampled float64 check.
-    out.poison();
-    launch(nullptr);
-    MEMHIER_CUDA(cudaDeviceSynchronize());
-    if (v.smem > default_limit) optin_ran = true;
-    const std::vector<float> got = out.download();
-    bool finite = true;
-    for (float f : got) finite = finite && std::isfinite(f);
-    double err_sq = 0, err_max = 0;
-    for (std::size_t k = 0; k < samples.size(); ++k) {
-      const double d =
-          std::fabs(static_cast<double>(got[static_cast<std::size_t>(samples[k])]) - ref[k]);
-      err_sq += d * d;
-      err_max = std::max(err_max, d);
-    }
-    v.max_rel = finite && ref_rms > 0 ? err_max / ref_rms : INFINITY;
-    v.rel_l2 = finite && ref_sq > 0 ? std::sqrt(err_sq / ref_sq) : INFINITY;
-
-    core::TimingOptions opt;
-    opt.name = "smem-dynamic " + v.name;
-    opt.warmup = 2;
-    opt.min_reps = 5;
-    opt.max_reps = 200;
-    opt.min_total_ms = ctx.quick ? 3.0 : 10.0;
-    v.ms = core::time_it(launch, opt).median_ms;
-    v.gbps = gbps(bytes, v.ms);
-  }
-
-  Result res;
-  report::Section& s = res.section;
-  s.id = "smem-dynamic";
-  s.title = "Dynamic shared memory: run-time tiles above 48 KiB";
-  s.paragraphs.push_back(
-      "A 1D stencil (" + std::to_string(kTaps) + " taps, weights in constant memory) over " +
-      std::to_string(n) + " random floats. Each " + std::to_string(kStencilBlock) +
-      "-thread block stages a tile and its " + std::to_string(2 * kRadius) +
-      "-value halo in dynamic shared memory; the tile is computed at run time from the "
-      "device's limits: the default 48 KiB per block, and, after "
-      "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize), half and all of the "
-      "opt-in maximum (" +
-      std::to_string(dev.smem_per_block_optin) +
-      " B on this card). "
-      "Outputs are checked against a float64 CPU reference on " +
-      std::to_string(samples.size()) +
-      " sampled outputs (every tile edge included) and every output must be written. GB/s "
-      "counts the compulsory traffic: the input once and the output once.");
-
-  report::Table t;
-  t.id = "smem-dynamic";
-  t.title = "Tile size chosen at run time";
-  t.caption =
-      "max rel. error = largest |GPU - CPU float64| over the samples, divided by the "
-      "reference's RMS; rel. L2 = ||GPU - CPU|| / ||CPU|| over the same samples. The "
-      "tiles are shared out over blocks/SM x SMs resident blocks, so a large tile also "
-      "pays for a partly idle last round.";
-  t.columns = {{"variant", "", "variant"},
-               {"tile (outputs)", "B", "tile_bytes"},
-               {"dynamic shared memory", "B/block", "smem_bytes"},
-               {"blocks/SM (CUDA)", "", "blocks_per_sm"},
-               {"blocks/SM (model)", "", "model_blocks_per_sm"},
-               {"tiles", "", "tiles"},
-               {"time", "ms", "ms"},
-               {"throughput", "GB/s", "gbps"},
-               {"max rel. error", "", "max_rel_err"},
-               {"rel. L2 error", "", "rel_l2_err"}};
-  for (const DynVariant& v : vars)
-    t.rows.push_back({Value::str(v.name), Value::integer(static_cast<long long>(v.tile) * 4),
-                      Value::integer(v.smem), Value::integer(v.blocks_per_sm),
-                      v.model_blocks >= 0 ? Value::integer(v.model_blocks) : Value::num(NAN),
-                      Value::integer(v.tiles), Value::num(v.ms, 3), Value::num(v.gbps, 0),
-                      Value::num(v.max_rel, 9), Value::num(v.rel_l2, 9)});
-  if (dev.smem_per_block_optin <= 48 * kKiB)
-    t.notes.push_back("This card allows no more than " + std::to_string(dev.smem_per_block_optin) +
-                      " B per block, so there is no opt-in tile above 48 KiB to compare.");
-  for (const DynVariant& v : vars)
-    if (!(v.rel_l2 < 1e-5))
-      t.notes.push_back("VERIFICATION FAILED for " + v.name + ": its time is not a valid figure.");
-  if (!arch) t.notes.push_back("memhier's model has no table for this compute capability.");
-  s.tables.push_back(t);
-
-  report::Chart c;
-  c.id = "smem-dynamic-gbps";
-  c.title = "Stencil throughput per tile size";
-  c.kind = report::Chart::Kind::bar;
-  c.x_label = "tile";
-  c.y_label = "throughput";
-  c.y_unit = "GB/s";
-  report::Series ser;
-  ser.name = "GB/s";
-  for (const DynVariant& v : vars) {
-    c.categories.push_back(v.name + " (" + strf("%.1f KiB", v.smem / 1024.0) + ", " +
-                           std::to_string(v.blocks_per_sm) + " blocks/SM)");
-    ser.y.push_back(v.gbps);
-  }
-  c.series.push_back(ser);
-  s.charts.push_back(c);
-
-  // ---- Claims
-  std::vector<ClaimRow> claims;
-  {
-    ClaimRow r{"smem-optin-above-48kb"_claim, "", ""};
-    if (!optin_tested) {
-      r.measured = "opt-in maximum " + std::to_string(dev.smem_per_block_optin) + " B";
-      r.verdict = "not measurable here: this card allows no more than 48 KiB per block";
-    } else {
-      r.measured = std::to_string(max_smem) + " B without the opt-in: " + no_optin_result +
-                   "; with it: " + (optin_ran ? "ran and verified" : "did not run");
-      r.verdict = no_optin_failed && optin_ran ? "reproduced"
-                  : !no_optin_failed           ? "refuted: the limit allowed it without the opt-in"
-                                               : "differs: the opted-in launch did not run";
-    }
-    claims.push_back(r);
-  }
-  {
-    // The seed's table of the per-block maximum, KB, by compute capability.
-    struct SeedRow {
-      int major, minor, kb;
-    };
-    const SeedRow seed_rows[] = {{7, 0, 96}, {7, 5, 64}, {8, 0, 163}, {8, 9, 99}, {9, 0, 227}};
-    ClaimRow r{"smem-per-block-by-arch"_claim,
-               strf("%.1f KiB per block (opt-in)", dev.smem_per_block_optin / 1024.0), ""};
-    int seed_kb = -1;
-    for (const SeedRow& sr : seed_rows)
-      if (sr.major == dev.cc_major && sr.minor == dev.cc_minor) seed_kb = sr.kb;
-    r.verdict = seed_kb < 0
-                    ? "not measurable here: the seed lists no figure for compute capability " +
-                          std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor)
-                : dev.smem_per_block_optin == seed_kb * kKiB
-                    ? "reproduced"
-                    : "differs: the seed says " + std::to_string(seed_kb) + " KB";
-    claims.push_back(r);
-  }
-  {
-    ClaimRow r{"smem-more-per-block-fewer-blocks"_claim, "", ""};
-    std::string m;
-    bool non_increasing = true;
-    for (std::size_t i = 0; i < vars.size(); ++i) {
-      m += (i ? "; " : "") + strf("%.1f KiB: ", vars[i].smem / 1024.0) +
-           std::to_string(vars[i].blocks_per_sm) + " blocks/SM";
-      if (i && vars[i].blocks_per_sm > vars[i - 1].blocks_per_sm) non_increasing = false;
-    }
-    r.measured = m;
-    const bool dropped = vars.size() > 1 && vars.back().blocks_per_sm < vars.front().blocks_per_sm;
-    r.verdict = vars.size() < 2             ? "not measurable here: only one tile size fits"
-                : non_increasing && dropped ? "reproduced"
-                : non_increasing            ? "differs: the blocks per SM did not drop"
-                                            : "refuted: a larger tile fitted more blocks";
-    claims.push_back(r);
-  }
-  {
-    // 000: "228KB / 32KB = 7 blocks": per-SM shared memory divided by the per-block need.
-    ClaimRow r{"smem-blocks-per-sm-formula"_claim, "", ""};
-    const int warp_limit = dev.max_threads_per_sm / kStencilBlock;
-    std::string m, off;
-    for (const DynVariant& v : vars) {
-      const int napkin = std::min(warp_limit, dev.smem_per_sm / (v.smem + static_smem));
-      m += (m.empty() ? "" : "; ") + strf("%.1f KiB: ", v.smem / 1024.0) + "formula " +
-           std::to_string(napkin) + ", CUDA " + std::to_string(v.blocks_per_sm);
-      if (napkin != v.blocks_per_sm)
-        off += (off.empty() ? "" : ", ") + strf("%.1f KiB", v.smem / 1024.0);
-    }
-    r.measured = m;
-    r.verdict = off.empty()
-                    ? "reproduced"
-                    : "differs at " + off +
-                          ": the driver reserves shared memory per block (1 KiB from cc 8.0)";
-    claims.push_back(r);
-  }
-  {
-    ClaimRow r{"smem-larger-tiles-lower-occupancy"_claim, "", ""};
-    const DynVariant& small = vars.front();
-    const DynVariant& large = vars.back();
-    if (vars.size() < 2 || !(small.ms > 0) || !(large.ms > 0)) {
-      r.measured = "one tile size only";
-      r.verdict = "not measurable here: no larger tile";
-    } else {
-      const double ratio = large.ms / small.ms;
-      r.measured = large.name + " (" + std::to_string(large.blocks_per_sm) + " blocks/SM) took " +
-                   strf("%.2fx", ratio) + " the time of " + small.name + " (" +
-                   std::to_string(small.blocks_per_sm) + " blocks/SM)";
-      // Tolerance: 5% either way counts as no difference.
-      r.verdict = ratio > 1.05   ? "reproduced: the larger tile was slower"
-                  : ratio < 0.95 ? "differs: the larger tile was faster despite fewer blocks"
-                                 : "differs: within 5%, the tile size did not matter here";
-    }
-    claims.push_back(r);
-  }
-  s.tables.push_back(claims_table("smem-dynamic", claims));
-
-  TierFigure shared;
-  shared.tier = "shared";
-  shared.size = std::to_string(dev.smem_per_sm / kKiB) + " KiB/SM";
-  res.tiers.push_back(shared);
-  return res;
+Result run_smem_dynamic(Context& ctx) {
+  return present_smem_dynamic(measure_smem_dynamic(ctx));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -467,31 +277,106 @@ struct CarveoutGuard {
   }
 };
 
-struct CarveRow {
-  int pct = -1;  ///< -1: the driver's default
-  int blocks_per_sm = 0;
-  int smem_kb = -1, l1_kb = -1;  ///< the model's split; -1 when unknown
-  std::string fits = "n/a";
-  double ms = NAN, gbps = NAN;
-};
+// The model's shared/L1 split at `pct` and whether the window fits the L1 left.
+void model_split(CarveoutSetting& r, const model::ArchSpec& arch, const cudaFuncAttributes& attr,
+                 std::size_t dyn_smem, int window_kb) {
+  model::LaunchResources lr;
+  lr.block_threads = kReuseBlock;
+  lr.regs_per_thread = attr.numRegs;
+  lr.static_smem_bytes = static_cast<int>(attr.sharedSizeBytes);
+  lr.dynamic_smem_bytes = static_cast<int>(dyn_smem);
+  lr.carveout_percent = r.pct;
+  try {
+    const model::OccupancyResult o = model::occupancy(arch, lr);
+    r.smem_kb = o.smem_carveout_bytes / kKiB;
+    r.l1_kb = arch.l1_plus_smem_kb - r.smem_kb;
+    // Tolerance: "yes" leaves a quarter of L1 spare; "no" is a window larger than all of
+    // L1; in between (marginal) the replacement policy decides, so no verdict uses it.
+    r.fits = window_kb <= 0.75 * r.l1_kb ? "yes" : window_kb > r.l1_kb ? "no" : "marginal";
+  } catch (const model::OccupancyError&) {
+  }
+}
 
 Result run_smem_carveout(Context& ctx) {
-  using report::Value;
+  return present_smem_carveout(measure_smem_carveout(ctx));
+}
+
+}  // namespace
+
+SmemDynamicResult measure_smem_dynamic(Context& ctx) {
+  SmemDynamicResult m;
+  m.device = ctx.device;
+  m.taps = kTaps;
+  m.block_threads = kStencilBlock;
+  m.halo = 2 * kRadius;
+  const core::DeviceInfo& dev = ctx.device;
+  const void* fn = reinterpret_cast<const void*>(stencil_tiled);
+  ctx.progress("smem-dynamic: setup");
+
+  cudaFuncAttributes attr{};
+  MEMHIER_CUDA(cudaFuncGetAttributes(&attr, fn));
+  m.static_smem_bytes = static_cast<int>(attr.sharedSizeBytes);
+  MaxDynamicSmemGuard guard{fn, attr.maxDynamicSharedSizeBytes};
+  const model::ArchSpec* arch = model::find_arch(dev.cc_major, dev.cc_minor);
+  m.has_model = arch != nullptr;
+
+  m.default_limit_bytes = std::min(dev.smem_per_block, 48 * kKiB) - m.static_smem_bytes;
+  const int optin_limit =
+      std::max(dev.smem_per_block_optin, dev.smem_per_block) - m.static_smem_bytes;
+  m.tiles = plan_tiles(m.default_limit_bytes, optin_limit);
+  const int max_smem = m.tiles.back().smem_bytes;
+
+  // Sizes: 16M outputs (8M quick), halved until input and output take under half the free memory.
+  long long n = ctx.quick ? (8ll << 20) : (16ll << 20);
+  const std::size_t free_b = free_device_bytes();
+  while (n > (1 << 20) &&
+         static_cast<double>(2 * n + 2 * kRadius) * 4 > static_cast<double>(free_b) / 2.0)
+    n /= 2;
+  m.outputs = n;
+
+  core::DeviceBuffer<float> in(static_cast<std::size_t>(n + 2 * kRadius));
+  core::DeviceBuffer<float> out(static_cast<std::size_t>(n));
+  const std::vector<float> taps = fill_stencil_inputs(in);
+  const std::vector<float> host_in = in.download();
+
+  if (max_smem > m.default_limit_bytes) {
+    ctx.progress("smem-dynamic: the kernel's limit without the opt-in");
+    m.optin_tested = true;
+    m.no_optin_limit_bytes = limit_without_optin(fn, m.default_limit_bytes);
+  }
+  // Opt in for the largest tile (one attribute covers every smaller launch).
+  MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+
+  const Reference ref = stencil_reference(host_in, taps, n, m.tiles);
+  m.samples = ref.samples.size();
+  for (DynamicTile& v : m.tiles) {
+    ctx.progress("smem-dynamic: " + v.name);
+    run_tile(v, m, arch, attr, in, out, ref, ctx);
+    if (v.smem_bytes > m.default_limit_bytes) m.optin_ran = true;
+  }
+  return m;
+}
+
+SmemCarveoutResult measure_smem_carveout(Context& ctx) {
+  SmemCarveoutResult m;
+  m.device = ctx.device;
   const core::DeviceInfo& dev = ctx.device;
   const void* fn = reinterpret_cast<const void*>(l1_window_reuse);
   ctx.progress("smem-carveout: setup");
   CarveoutGuard guard{fn};
   const model::ArchSpec* arch = model::find_arch(dev.cc_major, dev.cc_minor);
+  m.has_model = arch != nullptr;
 
   // The unified L1 + shared pool per SM; without a model table the largest shared size
   // stands in for it (the window then sits a little lower in the pool).
-  const int pool_kb = arch ? arch->l1_plus_smem_kb : dev.smem_per_sm / kKiB;
+  m.pool_kb = arch ? arch->l1_plus_smem_kb : dev.smem_per_sm / kKiB;
   // A window of 3/8 of the pool (96 KiB on H100) fits L1 when little goes to shared memory
   // and does not once most of the pool is shared memory.
-  const int window_kb = std::max(16, pool_kb * 3 / 8 / 16 * 16);
-  const int window_vec4 = window_kb * kKiB / 16;
+  m.window_kb = std::max(16, m.pool_kb * 3 / 8 / 16 * 16);
+  const int window_vec4 = m.window_kb * kKiB / 16;
   const int sm_slots = std::max(dev.sm_count, 1);
-  const std::size_t dyn_smem = sizeof(float) * (kReuseBlock / 32);
+  m.block_threads = kReuseBlock;
+  m.dyn_smem_bytes = sizeof(float) * (kReuseBlock / 32);
 
   cudaFuncAttributes attr{};
   MEMHIER_CUDA(cudaFuncGetAttributes(&attr, fn));
@@ -504,37 +389,20 @@ Result run_smem_carveout(Context& ctx) {
   MEMHIER_CUDA(cudaDeviceSynchronize());
 
   const double target_bytes = ctx.quick ? 3e9 : 8e9;
-  const double per_pass = static_cast<double>(grid) * window_kb * kKiB;
-  const int passes = std::max(8, static_cast<int>(target_bytes / per_pass));
-  const double bytes = per_pass * passes;
+  const double per_pass = static_cast<double>(grid) * m.window_kb * kKiB;
+  m.passes = std::max(8, static_cast<int>(target_bytes / per_pass));
+  const double bytes = per_pass * m.passes;
 
-  std::vector<CarveRow> rows;
   for (int pct : {0, 25, 50, 75, 100, -1}) {
     ctx.progress("smem-carveout: " +
                  (pct < 0 ? std::string("default") : std::to_string(pct) + "%"));
-    CarveRow r;
+    CarveoutSetting r;
     r.pct = pct;
     MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
                                       pct < 0 ? cudaSharedmemCarveoutDefault : pct));
-    MEMHIER_CUDA(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.blocks_per_sm, fn, kReuseBlock, dyn_smem));
-    if (arch && pct >= 0) {
-      model::LaunchResources lr;
-      lr.block_threads = kReuseBlock;
-      lr.regs_per_thread = attr.numRegs;
-      lr.static_smem_bytes = static_cast<int>(attr.sharedSizeBytes);
-      lr.dynamic_smem_bytes = static_cast<int>(dyn_smem);
-      lr.carveout_percent = pct;
-      try {
-        const model::OccupancyResult o = model::occupancy(*arch, lr);
-        r.smem_kb = o.smem_carveout_bytes / kKiB;
-        r.l1_kb = arch->l1_plus_smem_kb - r.smem_kb;
-        // Tolerance: "yes" leaves a quarter of L1 spare; "no" is a window larger than all of
-        // L1; in between (marginal) the replacement policy decides, so no verdict uses it.
-        r.fits = window_kb <= 0.75 * r.l1_kb ? "yes" : window_kb > r.l1_kb ? "no" : "marginal";
-      } catch (const model::OccupancyError&) {
-      }
-    }
+    MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.blocks_per_sm, fn, kReuseBlock,
+                                                               m.dyn_smem_bytes));
+    if (arch && pct >= 0) model_split(r, *arch, attr, m.dyn_smem_bytes, m.window_kb);
     core::TimingOptions opt;
     opt.name = "smem-carveout " + std::to_string(pct);
     opt.warmup = 1;
@@ -543,147 +411,23 @@ Result run_smem_carveout(Context& ctx) {
     opt.min_total_ms = ctx.quick ? 3.0 : 8.0;
     r.ms = core::time_it(
                [&](cudaStream_t s) {
-                 l1_window_reuse<<<grid, kReuseBlock, dyn_smem, s>>>(windows.data(), window_vec4,
-                                                                     sm_slots, passes, out.data());
+                 l1_window_reuse<<<grid, kReuseBlock, m.dyn_smem_bytes, s>>>(
+                     windows.data(), window_vec4, sm_slots, m.passes, out.data());
                  MEMHIER_CHECK_LAUNCH();
                },
                opt)
                .median_ms;
     r.gbps = gbps(bytes, r.ms);
-    rows.push_back(r);
+    m.settings.push_back(r);
   }
   // The sums must be written (and finite): the loads really happened.
-  {
-    const std::vector<float> sums = out.download();
-    for (float f : sums)
-      if (!std::isfinite(f))
-        throw core::CudaError(cudaErrorUnknown, "smem-carveout: a block wrote a non-finite sum");
-  }
+  for (float f : out.download())
+    if (!std::isfinite(f))
+      throw core::CudaError(cudaErrorUnknown, "smem-carveout: a block wrote a non-finite sum");
   MEMHIER_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
                                     cudaSharedmemCarveoutDefault));
-
-  const double base_ms = rows.front().ms;  // 0%: the most L1
-  Result res;
-  report::Section& s = res.section;
-  s.id = "smem-carveout";
-  s.title = "Shared-memory carveout: L1 traded for shared memory";
-  s.paragraphs.push_back(
-      "Each block (" + std::to_string(kReuseBlock) + " threads, " + std::to_string(dyn_smem) +
-      " B of dynamic shared memory) re-reads, " + std::to_string(passes) + " times, a " +
-      std::to_string(window_kb) +
-      " KiB window of global memory that belongs "
-      "to its SM (chosen by %smid), with ld.global.ca 16-byte loads. The kernel's "
-      "cudaFuncAttributePreferredSharedMemoryCarveout is set to each percentage in turn and "
-      "restored to the default afterwards. Where the carveout leaves L1 room for the window, "
-      "the reads hit L1; where it does not, they go to L2. GB/s counts every byte read. The "
-      "shared/L1 split is memhier's model of the driver's rounding (cuda_occupancy.h rules) "
-      "on a " +
-      std::to_string(pool_kb) + " KiB pool.");
-
-  report::Table t;
-  t.id = "smem-carveout";
-  t.title = "Window re-reads per carveout preference";
-  t.caption =
-      "relative = time / time at 0% (all of the pool that shared memory does not need "
-      "goes to L1). fits: the window against the model's L1 size (yes: at most 75% of it; "
-      "no: larger than all of it).";
-  t.columns = {{"carveout", "%", "carveout_pct"},
-               {"shared (model)", "KiB/SM", "smem_kb"},
-               {"L1 (model)", "KiB/SM", "l1_kb"},
-               {"window fits L1", "", "fits"},
-               {"blocks/SM (CUDA)", "", "blocks_per_sm"},
-               {"time", "ms", "ms"},
-               {"throughput", "GB/s", "gbps"},
-               {"relative", "x", "relative"}};
-  for (const CarveRow& r : rows)
-    t.rows.push_back({r.pct < 0 ? Value::str("default") : Value::integer(r.pct),
-                      r.smem_kb >= 0 ? Value::integer(r.smem_kb) : Value::num(NAN),
-                      r.l1_kb >= 0 ? Value::integer(r.l1_kb) : Value::num(NAN), Value::str(r.fits),
-                      Value::integer(r.blocks_per_sm), Value::num(r.ms, 3), Value::num(r.gbps, 0),
-                      Value::num(base_ms > 0 ? r.ms / base_ms : NAN, 2)});
-  t.notes.push_back(
-      "The carveout is a preference: the driver rounds it up to a supported "
-      "split and may override it; the default row shows what the driver chose "
-      "by itself, judged by its speed (its split is not reported by CUDA).");
-  if (!arch)
-    t.notes.push_back(
-        "memhier's model has no table for this compute capability: the split "
-        "columns are n/a and the window size uses the shared-memory maximum.");
-  s.tables.push_back(t);
-
-  report::Chart c;
-  c.id = "smem-carveout-gbps";
-  c.title = "L1 re-read throughput per carveout";
-  c.kind = report::Chart::Kind::bar;
-  c.x_label = "carveout";
-  c.x_unit = "%";
-  c.y_label = "throughput";
-  c.y_unit = "GB/s";
-  report::Series ser;
-  ser.name = "GB/s";
-  for (const CarveRow& r : rows) {
-    c.categories.push_back(r.pct < 0 ? std::string("default") : std::to_string(r.pct) + "%");
-    ser.y.push_back(r.gbps);
-  }
-  c.series.push_back(ser);
-  s.charts.push_back(c);
-
-  // ---- Claims
-  std::vector<ClaimRow> claims;
-  const CarveRow& max_l1 = rows[0];    // 0%
-  const CarveRow& max_smem = rows[4];  // 100%
-  const CarveRow& def = rows[5];
-  {
-    ClaimRow r{"carveout-trades-l1-for-shared"_claim, "", ""};
-    // Judge the two ends (largest L1 against largest shared memory), and say where the
-    // speed actually stepped: the model's split does not have to predict it.
-    const double ratio = max_l1.gbps / max_smem.gbps;
-    std::string step = "no step over 20% between neighbouring settings";
-    for (int i = 0; i + 1 < 5; ++i)
-      if (rows[i].gbps > 1.2 * rows[i + 1].gbps) {
-        step = "the speed steps down between " + std::to_string(rows[i].pct) + "% and " +
-               std::to_string(rows[i + 1].pct) + "% (model: window " +
-               (rows[i + 1].fits == "yes" ? "still fits" : "no longer fits") + " the L1 left at " +
-               std::to_string(rows[i + 1].pct) + "%)";
-        break;
-      }
-    r.measured = "0%: " + strf("%.0f GB/s", max_l1.gbps) + ", 100%: " +
-                 strf("%.0f GB/s", max_smem.gbps) + "; " + step;
-    // Tolerance: the largest L1 must re-read the window at least 20% faster.
-    r.verdict = ratio > 1.2    ? "reproduced (" + strf("%.2fx", ratio) + ")"
-                : ratio < 1.05 ? "refuted: the carveout did not change the re-read speed"
-                               : "differs: the gap is under 20% (" + strf("%.2fx", ratio) + ")";
-    claims.push_back(r);
-  }
-  {
-    ClaimRow r{"carveout-default-large-l1"_claim, "", ""};
-    const double ratio = def.gbps / max_l1.gbps;
-    r.measured = "default: " + strf("%.0f GB/s", def.gbps) + " (" + strf("%.2fx", ratio) +
-                 " of the 0% carveout)";
-    // Tolerance: within 10% of the largest-L1 setting counts as "a large L1".
-    r.verdict = ratio >= 0.9
-                    ? "reproduced"
-                    : "differs: the default re-read the window slower than the 0% carveout";
-    claims.push_back(r);
-  }
-  {
-    ClaimRow r{"smem-228kb-per-sm"_claim, std::to_string(dev.smem_per_sm / kKiB) + " KiB per SM",
-               ""};
-    r.verdict = (dev.cc_major == 9 && dev.cc_minor == 0)
-                    ? (dev.smem_per_sm == 228 * kKiB ? "reproduced" : "differs")
-                    : "not measurable here: the figure is for H100 (cc 9.0)";
-    claims.push_back(r);
-  }
-  s.tables.push_back(claims_table("smem-carveout", claims));
-
-  TierFigure l1;
-  l1.tier = "L1";
-  l1.size = std::to_string(pool_kb) + " KiB/SM (with shared)";
-  res.tiers.push_back(l1);
-  return res;
+  return m;
 }
-
-}  // namespace
 
 std::vector<registry::Entry> smem_config_probes() {
   registry::Entry dyn;

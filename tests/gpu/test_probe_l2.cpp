@@ -1,45 +1,38 @@
 // GPU tests of the L2 probes: plausibility with wide margins only, never tight timings.
+// They assert on the measurements; the presented sections are checked for their tables.
 #include <cmath>
 
 #include "gpu_test_util.hpp"
+#include "memhier/probe/l2.hpp"
 
 namespace {
 
-using memhier::testing::column;
-using memhier::testing::expect_all_positive;
 using memhier::testing::find_table;
-using memhier::testing::lookup;
 using memhier::testing::quick_context;
-using memhier::testing::run_probe;
 
 TEST(ProbeL2, WorkingSetCurveAndCapacity) {
   MEMHIER_REQUIRE_GPU(dev);
   memhier::probe::Context ctx = quick_context(*dev);
-  const memhier::probe::Result r = run_probe("l2-working-set", ctx);
+  const memhier::probe::L2WorkingSetResult m = memhier::probe::measure_l2_working_set(ctx);
 
-  const memhier::report::Table* t = find_table(r.section, "l2-working-set");
-  ASSERT_NE(t, nullptr);
-  const int bw = column(*t, "gbps");
-  ASSERT_GE(bw, 0);
-  ASSERT_GE(column(*t, "working_set_bytes"), 0);
-  ASSERT_GE(t->rows.size(), 4u);
-  expect_all_positive(*t);
+  ASSERT_GE(m.points.size(), 4u);
+  for (const auto& p : m.points) EXPECT_TRUE(std::isfinite(p.gbps) && p.gbps > 0) << p.bytes;
   // A set that fits in L2 reads faster than the largest one.
-  EXPECT_GT(t->rows.front()[bw].number, t->rows.back()[bw].number);
+  EXPECT_GT(m.points.front().gbps, m.points.back().gbps);
 
-  const memhier::report::Table* cap = find_table(r.section, "l2-capacity");
-  ASSERT_NE(cap, nullptr);
-  const double props = lookup(*cap, "quantity", "L2 size (properties)", "value");
-  const double measured = lookup(*cap, "quantity", "effective capacity (measured)", "value");
-  ASSERT_TRUE(std::isfinite(props) && props > 0);
-  ASSERT_TRUE(std::isfinite(measured)) << "no effective capacity found";
-  EXPECT_GE(measured, 0.25 * props);
-  EXPECT_LE(measured, 4.0 * props);
-  for (const char* q : {"in-L2 bandwidth", "HBM bandwidth"}) {
-    const double v = lookup(*cap, "quantity", q, "value");
-    EXPECT_TRUE(std::isfinite(v) && v > 0) << q << " = " << v;
-  }
+  const double props = static_cast<double>(m.l2_bytes);
+  ASSERT_TRUE(props > 0);
+  ASSERT_TRUE(std::isfinite(m.plateaus.capacity_bytes)) << "no effective capacity found";
+  EXPECT_GE(m.plateaus.capacity_bytes, 0.25 * props);
+  EXPECT_LE(m.plateaus.capacity_bytes, 4.0 * props);
+  EXPECT_TRUE(std::isfinite(m.plateaus.in_l2_gbps) && m.plateaus.in_l2_gbps > 0);
+  EXPECT_TRUE(std::isfinite(m.plateaus.hbm_gbps) && m.plateaus.hbm_gbps > 0);
+  EXPECT_GT(m.plateaus.in_l2_gbps, m.plateaus.hbm_gbps);
 
+  const memhier::probe::Result r = memhier::probe::present_l2_working_set(m);
+  ASSERT_NE(find_table(r.section, "l2-working-set"), nullptr);
+  EXPECT_EQ(find_table(r.section, "l2-working-set")->rows.size(), m.points.size());
+  EXPECT_NE(find_table(r.section, "l2-capacity"), nullptr);
   bool chart = false;
   for (const auto& c : r.section.charts) chart = chart || c.id == "l2-working-set-chart";
   EXPECT_TRUE(chart);
@@ -48,22 +41,34 @@ TEST(ProbeL2, WorkingSetCurveAndCapacity) {
 TEST(ProbeL2, PersistingWindowSpeedupIsFinite) {
   MEMHIER_REQUIRE_GPU(dev);
   memhier::probe::Context ctx = quick_context(*dev);
-  const memhier::probe::Result r = run_probe("l2-persisting", ctx);
+  const memhier::probe::L2PersistingResult m = memhier::probe::measure_l2_persisting(ctx);
 
-  const memhier::report::Table* t = find_table(r.section, "l2-persisting");
-  ASSERT_NE(t, nullptr);
-  const double speedup = lookup(*t, "case", "evicted, persisting window", "speedup");
+  const double speedup = m.evicted_ms / m.window_ms;
   if (dev->persisting_l2_max_bytes == 0) {
     EXPECT_TRUE(std::isnan(speedup)) << "no persisting L2, yet a speedup of " << speedup;
+    EXPECT_FALSE(m.unmeasured.empty());
     return;
   }
-  // No claim that the window must help: only that the figure exists.
+  // No claim that the window must help: only that the figures exist.
   EXPECT_TRUE(std::isfinite(speedup) && speedup > 0) << "speedup = " << speedup;
-  for (const char* c :
-       {"in L2, no eviction (reference)", "evicted, no window", "evicted, persisting window"}) {
-    const double us = lookup(*t, "case", c, "median_us");
-    EXPECT_TRUE(std::isfinite(us) && us > 0) << c << " = " << us;
-  }
+  for (double ms : {m.reference_ms, m.evicted_ms, m.window_ms})
+    EXPECT_TRUE(std::isfinite(ms) && ms > 0) << ms;
+  EXPECT_GE(m.bytes_per_read, static_cast<double>(m.hot_bytes));
+  EXPECT_NE(find_table(memhier::probe::present_l2_persisting(m).section, "l2-persisting"), nullptr);
+}
+
+// The plateaus and the knee on a made-up curve: 7000 GB/s up to the L2 size, 3000 beyond.
+TEST(ProbeL2, PlateausOnAStep) {
+  const std::uint64_t MiB = 1 << 20, l2 = 50 * MiB;
+  std::vector<memhier::probe::L2Point> pts;
+  for (std::uint64_t b = MiB; b <= 1024 * MiB; b *= 2)
+    pts.push_back({b, b <= l2 ? 7000.0 : 3000.0});
+  const memhier::probe::L2Plateaus pl = memhier::probe::find_l2_plateaus(pts, l2);
+  EXPECT_DOUBLE_EQ(pl.in_l2_gbps, 7000);
+  EXPECT_DOUBLE_EQ(pl.hbm_gbps, 3000);
+  // The curve falls below 5000 between 32 and 64 MiB, halfway on log size.
+  EXPECT_NEAR(pl.capacity_bytes, std::exp2(std::log2(32.0 * MiB) + 0.5), 1.0);
+  EXPECT_TRUE(pl.notes.empty());
 }
 
 }  // namespace

@@ -1,51 +1,51 @@
 // GPU tests of the latency probes: plausibility with wide margins only, never tight timings.
+// They assert on the measurements; the presented sections are checked for their tables.
 #include <cmath>
 #include <string>
 
 #include "gpu_test_util.hpp"
+#include "memhier/probe/latency.hpp"
 
 namespace {
 
-using memhier::testing::column;
-using memhier::testing::expect_all_positive;
 using memhier::testing::find_table;
-using memhier::testing::lookup;
 using memhier::testing::quick_context;
-using memhier::testing::run_probe;
 
 TEST(ProbeLatency, TiersArePositiveAndOrdered) {
   MEMHIER_REQUIRE_GPU(dev);
   memhier::probe::Context ctx = quick_context(*dev);
-  const memhier::probe::Result r = run_probe("latency", ctx);
+  const memhier::probe::LatencyResult m = memhier::probe::measure_latency(ctx);
 
-  const memhier::report::Table* t = find_table(r.section, "latency-tiers");
-  ASSERT_NE(t, nullptr);
-  for (const char* key : {"tier", "method", "cycles", "ns"}) EXPECT_GE(column(*t, key), 0) << key;
-  expect_all_positive(*t);
-
-  double cycles[6] = {};
+  EXPECT_GT(m.steps, 0);
+  EXPECT_GT(m.sm_clock_mhz, 0);
   const char* tiers[6] = {"shared", "L1", "L2", "HBM", "constant", "local"};
+  double cycles[6] = {};
   for (int i = 0; i < 6; ++i) {
-    cycles[i] = lookup(*t, "tier", tiers[i], "cycles");
+    cycles[i] = m.cycles_of(tiers[i]);
     EXPECT_TRUE(std::isfinite(cycles[i]) && cycles[i] > 0) << tiers[i] << " = " << cycles[i];
-    const double ns = lookup(*t, "tier", tiers[i], "ns");
-    EXPECT_TRUE(std::isfinite(ns) && ns > 0) << tiers[i] << " ns = " << ns;
   }
+  // No hop, TLB-missing DRAM included, takes anywhere near 20000 cycles.
+  for (const auto& t : m.tiers)
+    if (std::isfinite(t.cycles)) {
+      EXPECT_LT(t.cycles, 20000) << t.tier;
+    }
   // The order the hierarchy promises: shared < L1 < L2 < HBM.
   EXPECT_LT(cycles[0], cycles[1]);
   EXPECT_LT(cycles[1], cycles[2]);
   EXPECT_LT(cycles[2], cycles[3]);
 
+  const memhier::probe::Result r = memhier::probe::present_latency(m);
   for (const char* tier : tiers) {
     bool found = false;
     for (const auto& f : r.tiers)
       if (f.tier == tier) {
         found = true;
-        EXPECT_TRUE(std::isfinite(f.latency_cycles) && f.latency_cycles > 0) << tier;
+        EXPECT_EQ(f.latency_cycles, m.cycles_of(tier)) << tier;
       }
     EXPECT_TRUE(found) << "no tier figure for " << tier;
   }
-
+  ASSERT_NE(find_table(r.section, "latency-tiers"), nullptr);
+  EXPECT_EQ(find_table(r.section, "latency-tiers")->rows.size(), m.tiers.size());
   const memhier::report::Table* claims = find_table(r.section, "latency-claims");
   ASSERT_NE(claims, nullptr);
   EXPECT_FALSE(claims->rows.empty());
@@ -54,29 +54,57 @@ TEST(ProbeLatency, TiersArePositiveAndOrdered) {
 TEST(ProbeLatency, WorkingSetSweepHasCurveAndKnees) {
   MEMHIER_REQUIRE_GPU(dev);
   memhier::probe::Context ctx = quick_context(*dev);
-  const memhier::probe::Result r = run_probe("latency-working-set", ctx);
+  const memhier::probe::WorkingSetResult m = memhier::probe::measure_latency_working_set(ctx);
 
-  const memhier::report::Table* t = find_table(r.section, "latency-working-set");
-  ASSERT_NE(t, nullptr);
-  for (const char* key : {"working_set_bytes", "ca_cycles", "cg_cycles", "ca_ns", "cg_ns"})
-    EXPECT_GE(column(*t, key), 0) << key;
-  ASSERT_GE(t->rows.size(), 8u);
-  expect_all_positive(*t);
+  ASSERT_GE(m.points.size(), 8u);
+  for (std::size_t i = 0; i < m.points.size(); ++i) {
+    const auto& p = m.points[i];
+    EXPECT_TRUE(std::isfinite(p.ca_cycles) && p.ca_cycles > 0) << p.bytes;
+    EXPECT_TRUE(std::isfinite(p.cg_cycles) && p.cg_cycles > 0) << p.bytes;
+    if (i > 0) {
+      EXPECT_GT(p.bytes, m.points[i - 1].bytes);
+    }
+  }
   // A ring far beyond the caches is slower than one that fits in L1.
-  const int ca = column(*t, "ca_cycles"), cg = column(*t, "cg_cycles");
-  EXPECT_LT(t->rows.front()[ca].number, t->rows.back()[ca].number);
-  EXPECT_LT(t->rows.front()[cg].number, t->rows.back()[cg].number);
+  EXPECT_LT(m.points.front().ca_cycles, m.points.back().ca_cycles);
+  EXPECT_LT(m.points.front().cg_cycles, m.points.back().cg_cycles);
 
-  const memhier::report::Table* knees = find_table(r.section, "latency-knees");
-  ASSERT_NE(knees, nullptr);
-  for (const char* key : {"knee", "working_set_bytes", "before_cycles", "after_cycles"})
-    EXPECT_GE(column(*knees, key), 0) << key;
-  EXPECT_FALSE(knees->rows.empty());
-  expect_all_positive(*knees);
+  ASSERT_FALSE(m.knees.empty());
+  for (const auto& k : m.knees) {
+    EXPECT_LT(k.prev_bytes, k.bytes) << k.label;
+    EXPECT_GT(k.after_cycles, k.before_cycles) << k.label;
+    EXPECT_GT(k.before_cycles, 0) << k.label;
+  }
 
+  const memhier::probe::Result r = memhier::probe::present_latency_working_set(m);
+  ASSERT_NE(find_table(r.section, "latency-working-set"), nullptr);
+  ASSERT_NE(find_table(r.section, "latency-knees"), nullptr);
+  EXPECT_EQ(find_table(r.section, "latency-knees")->rows.size(), m.knees.size());
   bool chart = false;
   for (const auto& c : r.section.charts) chart = chart || c.id == "latency-working-set-chart";
   EXPECT_TRUE(chart);
+}
+
+// The knee finder on a made-up staircase: L1 (30) to L2 (280) past 128 KiB, to HBM (600)
+// past 4x the L2.
+TEST(ProbeLatency, KneesFoundOnAStaircase) {
+  using memhier::probe::WorkingSetPoint;
+  const std::uint64_t KiB = 1024, MiB = KiB * KiB;
+  std::vector<WorkingSetPoint> pts;
+  for (std::uint64_t b = 16 * KiB; b <= 1024 * MiB; b *= 2) {
+    const double y = b <= 128 * KiB ? 30 : b <= 50 * MiB ? 280 : 600;
+    pts.push_back({b, y, y});
+  }
+  const auto knees = memhier::probe::find_latency_knees(pts, 50 * MiB);
+  ASSERT_EQ(knees.size(), 4u);  // two per series
+  EXPECT_EQ(knees[0].label, "L1 (ld.ca)");
+  EXPECT_EQ(knees[0].bytes, 256 * KiB);
+  EXPECT_EQ(knees[0].prev_bytes, 128 * KiB);
+  EXPECT_DOUBLE_EQ(knees[0].before_cycles, 30);
+  EXPECT_DOUBLE_EQ(knees[0].after_cycles, 280);
+  EXPECT_EQ(knees[1].label, "L2 (ld.ca)");
+  EXPECT_EQ(knees[1].bytes, 64 * MiB);
+  EXPECT_EQ(knees[3].label, "L2 (ld.cg)");
 }
 
 }  // namespace

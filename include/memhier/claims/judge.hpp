@@ -1,0 +1,85 @@
+// The one judge of claim verdicts: a measured number, what the claim says (a value or a
+// range, in a unit) and the tolerance the checker states give the verdict class and its
+// text, the tolerance written into it. Probes and ladders call it; no CUDA here.
+#pragma once
+
+#include <string>
+
+#include "memhier/claims/catalogue.hpp"
+
+namespace memhier::claims {
+
+/// What a claim says, as numbers: lo == hi for a single value ("400 cycles").
+struct Claimed {
+  double lo = 0, hi = 0;
+  std::string unit;  ///< "cycles", "GB/s"; "x", "x <of what>" and "%" sit against the number
+  /// Decimals for the figures in this unit; -1: judge_number's rule. A checker whose close
+  /// figures must read apart (1.116x against 1.125x) sets 3.
+  int decimals = -1;
+
+  /// A claim of one value.
+  static Claimed value(double v, std::string unit) { return {v, v, std::move(unit), -1}; }
+  /// A claim of a range ("20-30 cycles").
+  static Claimed range(double lo, double hi, std::string unit) {
+    return {lo, hi, std::move(unit), -1};
+  }
+  /// This claim with its figures written to `d` decimals.
+  Claimed with_decimals(int d) const {
+    Claimed c = *this;
+    c.decimals = d;
+    return c;
+  }
+};
+
+/// The stated tolerance: which measurements still reproduce the claim.
+struct Tolerance {
+  enum class Rule {
+    factor,    ///< [lo / amount, hi * amount]
+    percent,   ///< [lo * (1 - amount/100), hi * (1 + amount/100)]
+    inside,    ///< [lo, hi]: the claim's own range is the tolerance
+    at_least,  ///< measured >= amount
+    at_most,   ///< measured <= amount
+    above,     ///< measured > amount (strict: an ordering "a slower than b by more than ...")
+  };
+  Rule rule = Rule::inside;
+  double amount = 0;
+
+  /// Within a factor `f` (> 1) of the claim, either way.
+  static Tolerance within_factor(double f) { return {Rule::factor, f}; }
+  /// Within ±`p` percent of the claim.
+  static Tolerance within_percent(double p) { return {Rule::percent, p}; }
+  /// Inside the claimed range itself.
+  static Tolerance inside_range() { return {Rule::inside, 0}; }
+  /// At least `floor`, whatever the claimed value.
+  static Tolerance at_least(double floor) { return {Rule::at_least, floor}; }
+  /// At most `ceiling`.
+  static Tolerance at_most(double ceiling) { return {Rule::at_most, ceiling}; }
+  /// Strictly above `floor`.
+  static Tolerance above(double floor) { return {Rule::above, floor}; }
+};
+
+/// A verdict: its class and the text a claims table shows ("reproduced (tolerance: ...)",
+/// "refuted: ... (tolerance: ...)", "not measurable here: ...").
+struct Judgement {
+  Verdict verdict = Verdict::not_measurable;
+  std::string text;
+};
+
+/// Judges one measured value; a NaN or infinite value is "not measurable here: `unmeasured`".
+Judgement judge(double measured, const Claimed& claimed, const Tolerance& tolerance,
+                const std::string& unmeasured = "no figure was measured");
+
+/// Judges a measurement known only to lie in [measured_lo, measured_hi] (a step between two
+/// sizes of a sweep): reproduced when that interval meets the tolerated one.
+Judgement judge_interval(double measured_lo, double measured_hi, const Claimed& claimed,
+                         const Tolerance& tolerance,
+                         const std::string& unmeasured = "no figure was measured");
+
+/// The tolerance in words, as verdicts state it: "within ±50% of 20..30 cycles".
+std::string describe(const Claimed& claimed, const Tolerance& tolerance);
+
+/// A number as verdicts write it: no decimals from 100 up, one from 10, two below,
+/// trailing zeros dropped ("3000", "29.5", "0.8").
+std::string judge_number(double v);
+
+}  // namespace memhier::claims

@@ -1,0 +1,205 @@
+// The bandwidth probe's section from its measurement: the tiers table, the copy ratios,
+// the claims judged against the figures, the chart and the summary's figures. No CUDA.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "memhier/probe/bandwidth.hpp"
+
+namespace memhier::probe {
+namespace {
+
+using report::Value;
+
+std::string tbps(double gbps_value) {
+  return fixed(gbps_value / 1000.0, 2) + " TB/s";
+}
+/// A bandwidth for the judge: zero means the tier was not timed.
+double timed(double gbps_value) {
+  return gbps_value > 0 ? gbps_value : NAN;
+}
+
+// Bytes per clock per SM at the measured clock.
+double per_sm_clk(const BandwidthResult& m, double g) {
+  return g * 1e3 / (static_cast<double>(m.device.sm_count) * m.sm_clock_mhz);
+}
+
+report::Table tiers_table(const BandwidthResult& m) {
+  const double clk_mhz = m.sm_clock_mhz;
+  report::Table t;
+  t.id = "bandwidth-tiers";
+  t.title = "Bandwidth per tier, every SM busy";
+  t.caption = "Median of repeated launches (CUDA events). GB/s = 10^9 bytes per second.";
+  t.columns = {{"tier", "", "tier"},
+               {"access", "", "access"},
+               {"bandwidth", "GB/s", "gbps"},
+               {"per SM per clock", "B/clk/SM", "bytes_per_clk_per_sm"}};
+  for (const TierBandwidth& r : m.tiers) {
+    const bool per_sm = r.on_chip && clk_mhz > 0 && m.device.sm_count > 0;
+    t.rows.push_back({Value::str(r.tier), Value::str(r.access), Value::num(r.gbps, 0),
+                      per_sm ? Value::num(per_sm_clk(m, r.gbps), 1) : Value::none()});
+  }
+  t.notes.push_back("Per SM per clock uses the measured SM clock (" + fixed(clk_mhz, 0) +
+                    " MHz) and " + std::to_string(m.device.sm_count) +
+                    " SMs; it is left empty for DRAM, which the SM clock does not pace.");
+  t.notes.push_back(
+      "Copy and cudaMemcpy count bytes read + bytes written; triad counts 3 streams.");
+  t.notes.push_back(
+      "Constant counts 4 bytes per lane per load (bytes delivered), one broadcast per warp.");
+  for (const std::string& n : m.notes) t.notes.push_back(n);
+  return t;
+}
+
+report::Table ratio_table(const BandwidthResult& m) {
+  report::Table ratio;
+  ratio.id = "bandwidth-copy-ratio";
+  ratio.title = "Copy kernel against the vendor copy";
+  ratio.columns = {{"quantity", "", "quantity"}, {"value", "", "value"}};
+  ratio.rows.push_back({Value::str("HBM copy / cudaMemcpy"),
+                        Value::num(m.memcpy_gbps > 0 ? m.copy_gbps / m.memcpy_gbps : NAN, 2)});
+  const double peak = m.device.peak_dram_gbps();
+  if (peak > 0) {
+    ratio.rows.push_back(
+        {Value::str("HBM read / datasheet DRAM"), Value::num(m.read_gbps / peak, 2)});
+    ratio.rows.push_back(
+        {Value::str("HBM copy / datasheet DRAM"), Value::num(m.copy_gbps / peak, 2)});
+    ratio.rows.push_back(
+        {Value::str("cudaMemcpy / datasheet DRAM"), Value::num(m.memcpy_gbps / peak, 2)});
+  } else {
+    ratio.notes.push_back(
+        "The runtime reports no memory clock or bus width: no datasheet DRAM figure.");
+  }
+  return ratio;
+}
+
+// Each tier's figure against the published ones.
+void tier_claims(const BandwidthResult& m, std::vector<ClaimRow>& claims) {
+  const double best_hbm = std::max({m.read_gbps, m.copy_gbps, m.triad_gbps});
+  claims.push_back({"shared-bandwidth-3tbs"_claim,
+                    tbps(m.best_shared_gbps) + " (best width; the claim taken as 3-6 TB/s)",
+                    judged(timed(m.best_shared_gbps), Claimed::range(3000, 6000, "GB/s"),
+                           Tolerance::within_factor(1.5))});
+  claims.push_back({"shared-bandwidth-19tbs"_claim, tbps(m.best_shared_gbps) + " (best width)",
+                    judged(timed(m.best_shared_gbps), Claimed::value(19000, "GB/s"),
+                           Tolerance::within_factor(1.5))});
+  claims.push_back({"l1-bandwidth-2tbs"_claim, tbps(m.l1_gbps),
+                    judged(timed(m.l1_gbps), Claimed::range(1500, 2000, "GB/s"),
+                           Tolerance::within_factor(1.5))});
+  claims.push_back(
+      {"l1-bandwidth-19tbs"_claim, tbps(m.l1_gbps),
+       judged(timed(m.l1_gbps), Claimed::value(19000, "GB/s"), Tolerance::within_factor(1.5))});
+  claims.push_back(
+      {"l2-bandwidth-12tbs"_claim, tbps(m.l2_gbps),
+       judged(timed(m.l2_gbps), Claimed::value(12000, "GB/s"), Tolerance::within_factor(1.5))});
+  claims.push_back(
+      {"hbm-bandwidth-3350"_claim, fixed(best_hbm, 0) + " GB/s (best of read, copy, triad)",
+       judged(timed(best_hbm), Claimed::value(3350, "GB/s"), Tolerance::within_factor(1.25))});
+}
+
+// The copy kernel against the datasheet and cudaMemcpy, and the constant broadcast.
+void ceiling_claims(const BandwidthResult& m, std::vector<ClaimRow>& claims) {
+  const double peak = m.device.peak_dram_gbps();
+  if (peak > 0) {
+    const double frac = m.copy_gbps / peak;
+    claims.push_back(
+        {"coalesced-88pct-of-peak"_claim,
+         fixed(100 * frac, 0) + "% of this card's datasheet " + fixed(peak, 0) +
+             " GB/s (2 x memory clock x bus width), copy kernel; the claim taken as 73-103%",
+         judged(100 * frac, Claimed::range(73, 103, "%"), Tolerance::inside_range())});
+  } else {
+    claims.push_back({"coalesced-88pct-of-peak"_claim, "n/a",
+                      "not measurable here: the runtime reports no memory clock or bus width"});
+  }
+  {
+    // One warp-wide broadcast per SM clock delivers 32 lanes x 4 bytes = 128 B/clk/SM.
+    const double per_clk = m.sm_clock_mhz > 0 ? per_sm_clk(m, m.constant_gbps) / 128.0 : NAN;
+    claims.push_back({"constant-broadcast-one-cycle"_claim,
+                      fixed(per_clk, 2) + " warp reads per SM clock (" + tbps(m.constant_gbps) +
+                          " delivered; the claim taken as >= 1 warp read per SM clock)",
+                      judged(per_clk, Claimed::value(1, "warp reads per SM clock"),
+                             Tolerance::at_least(0.8), "no SM clock")});
+  }
+  const double copy = m.copy_gbps, d2d = m.memcpy_gbps;
+  claims.push_back({"memhier-copy-vs-memcpy"_claim,
+                    "copy " + fixed(copy, 0) + " GB/s vs cudaMemcpy " + fixed(d2d, 0) + " GB/s (" +
+                        fixed(d2d > 0 ? copy / d2d : NAN, 2) + "x)",
+                    judged(d2d > 0 ? copy / d2d : NAN, Claimed::value(1, "x cudaMemcpy"),
+                           Tolerance::at_least(0.9), "cudaMemcpy was not timed")});
+}
+
+report::Chart tiers_chart(const BandwidthResult& m) {
+  report::Chart chart;
+  chart.id = "bandwidth-tiers";
+  chart.title = "Bandwidth per tier";
+  chart.kind = report::Chart::Kind::bar;
+  chart.x_label = "tier";
+  chart.y_label = "bandwidth";
+  chart.y_unit = "GB/s";
+  chart.log_y = true;
+  report::Series series;
+  series.name = "measured";
+  for (const TierBandwidth& r : m.tiers) {
+    chart.categories.push_back(
+        r.tier == "shared" ? "shared " + r.access.substr(0, r.access.find('-')) + " B" : r.tier);
+    series.y.push_back(r.gbps);
+  }
+  chart.series.push_back(std::move(series));
+  return chart;
+}
+
+TierFigure figure(std::string name, double g, std::string size) {
+  TierFigure f;
+  f.tier = std::move(name);
+  f.bandwidth_gbps = g;
+  f.size = std::move(size);
+  return f;
+}
+
+}  // namespace
+
+Result present_bandwidth(const BandwidthResult& m) {
+  const core::DeviceInfo& dev = m.device;
+  Result result;
+  report::Section& sec = result.section;
+  sec.id = "bandwidth";
+  sec.title = "Bandwidth per tier, every SM busy";
+  const double Sd = m.array_bytes;
+  const std::size_t l2 = static_cast<std::size_t>(std::max(dev.l2_bytes, 1));
+  sec.paragraphs.push_back(
+      "Every tier read (or written) by a grid that fills every SM, timed as the median of repeated "
+      "launches. Shared memory: each thread reads its own conflict-free words with ld.shared of 4, "
+      "8 "
+      "or 16 bytes in an unrolled loop, folding them into one word per thread. L1: each block "
+      "re-reads "
+      "its own 32 KiB chunk with ld.global.ca (at most two blocks per SM, carveout set to the "
+      "largest "
+      "L1). L2: each thread re-reads its own 16-byte words of a working set of about L2/4 with "
+      "ld.global.cg, so every SM reads distinct data and nothing is served from L1. HBM: "
+      "grid-stride "
+      "float4 streams over arrays of " +
+      mib(Sd) + " (" + fixed(Sd / static_cast<double>(l2), 0) +
+      "x L2): read, write, copy, triad a = b + s*c, and cudaMemcpy device-to-device on the same "
+      "arrays "
+      "as the ceiling. Constant: every lane of a warp reads the same __constant__ word (ld.const), "
+      "advancing together through a 1 KiB table.");
+  sec.tables.push_back(tiers_table(m));
+  sec.tables.push_back(ratio_table(m));
+  std::vector<ClaimRow> claims;
+  tier_claims(m, claims);
+  ceiling_claims(m, claims);
+  sec.tables.push_back(claims_table("bandwidth", claims));
+  sec.charts.push_back(tiers_chart(m));
+
+  result.tiers.push_back(
+      figure("shared", m.best_shared_gbps, kib(static_cast<double>(dev.smem_per_sm)) + "/SM"));
+  result.tiers.push_back(figure("L1", m.l1_gbps, ""));
+  result.tiers.push_back(figure("L2", m.l2_gbps, mib(static_cast<double>(dev.l2_bytes))));
+  result.tiers.push_back(
+      figure("HBM", m.copy_gbps, gib(static_cast<double>(dev.global_mem_bytes))));
+  result.tiers.push_back(figure("constant", m.constant_gbps, "64 KiB"));
+  return result;
+}
+
+}  // namespace memhier::probe

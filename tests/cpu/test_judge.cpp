@@ -1,0 +1,204 @@
+// The one judge of claim verdicts: each tolerance rule at and around its edges, the text it
+// writes, and the recorded H100 figures judged under each probe's stated rule.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "memhier/claims/judge.hpp"
+
+namespace {
+
+using memhier::claims::Claimed;
+using memhier::claims::judge;
+using memhier::claims::judge_interval;
+using memhier::claims::judge_number;
+using memhier::claims::Tolerance;
+using memhier::claims::Verdict;
+
+TEST(Judge, WithinFactorOfARange) {
+  const Claimed c = Claimed::range(3000, 6000, "GB/s");
+  const Tolerance t = Tolerance::within_factor(1.5);
+  EXPECT_EQ(judge(2000, c, t).verdict, Verdict::reproduced);  // 3000 / 1.5, the edge
+  EXPECT_EQ(judge(9000, c, t).verdict, Verdict::reproduced);  // 6000 * 1.5, the edge
+  EXPECT_EQ(judge(1999, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(9001, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(4000, c, t).text, "reproduced (tolerance: within x1.5 of 3000..6000 GB/s)");
+  EXPECT_EQ(judge(33130, c, t).text,
+            "refuted: 33130 GB/s, 5.52x the claim's high end (tolerance: within x1.5 of "
+            "3000..6000 GB/s)");
+}
+
+TEST(Judge, WithinPercent) {
+  const Claimed c = Claimed::value(400, "cycles");
+  const Tolerance t = Tolerance::within_percent(50);
+  EXPECT_EQ(judge(200, c, t).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(600, c, t).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(601, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(679.7, c, t).text,
+            "refuted: 680 cycles, 1.7x the claim (tolerance: within ±50% of 400 cycles)");
+}
+
+TEST(Judge, InsideTheClaimedRange) {
+  const Claimed c = Claimed::range(1.05, 1.45, "x");
+  const Tolerance t = Tolerance::inside_range();
+  EXPECT_EQ(judge(1.05, c, t).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(1.45, c, t).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(1.04, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(1.04, c, t).text, "refuted: 1.04x (tolerance: inside 1.05..1.45x)");
+}
+
+TEST(Judge, OneSidedRules) {
+  const Claimed c = Claimed::value(1, "x");
+  EXPECT_EQ(judge(0.8, c, Tolerance::at_least(0.8)).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(0.79, c, Tolerance::at_least(0.8)).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(1.5, c, Tolerance::at_most(1.5)).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(1.51, c, Tolerance::at_most(1.5)).verdict, Verdict::refuted);
+  EXPECT_EQ(judge(1.1, c, Tolerance::above(1.1)).verdict, Verdict::refuted);  // strict
+  EXPECT_EQ(judge(1.11, c, Tolerance::above(1.1)).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge(4.53, c, Tolerance::at_least(1.2)).text, "reproduced (tolerance: at least 1.2x)");
+}
+
+TEST(Judge, UnmeasuredIsNotMeasurableWithTheReason) {
+  const Claimed c = Claimed::value(40, "cycles");
+  const auto j = judge(NAN, c, Tolerance::within_percent(50), "the timing failed");
+  EXPECT_EQ(j.verdict, Verdict::not_measurable);
+  EXPECT_EQ(j.text, "not measurable here: the timing failed");
+  EXPECT_EQ(judge(INFINITY, c, Tolerance::at_least(1)).verdict, Verdict::not_measurable);
+}
+
+TEST(Judge, TextClassifiesAsItsVerdict) {
+  const Claimed c = Claimed::range(20, 30, "cycles");
+  for (double v : {double(NAN), 5.0, 23.0, 100.0}) {
+    const auto j = judge(v, c, Tolerance::within_percent(50));
+    EXPECT_EQ(memhier::claims::classify(j.text), j.verdict) << j.text;
+  }
+}
+
+TEST(Judge, IntervalMeetsTheToleratedRange) {
+  // A knee between 128 and 256 KiB against a 128-256 KiB claim, ±50%.
+  const Claimed c = Claimed::range(128, 256, "KiB");
+  const Tolerance t = Tolerance::within_percent(50);
+  EXPECT_EQ(judge_interval(128, 256, c, t).verdict, Verdict::reproduced);
+  EXPECT_EQ(judge_interval(16, 64, c, t).verdict, Verdict::reproduced);  // 64 = 128 * 0.5
+  EXPECT_EQ(judge_interval(16, 32, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge_interval(384, 512, c, t).verdict, Verdict::reproduced);  // 384 = 256 * 1.5
+  EXPECT_EQ(judge_interval(385, 512, c, t).verdict, Verdict::refuted);
+  EXPECT_EQ(judge_interval(NAN, 512, c, t).verdict, Verdict::not_measurable);
+}
+
+TEST(Judge, RatioUnitsSitAgainstTheNumber) {
+  EXPECT_EQ(judge(0.93, Claimed::value(1, "x cudaMemcpy"), Tolerance::at_least(0.9)).text,
+            "reproduced (tolerance: at least 0.9x cudaMemcpy)");
+  EXPECT_EQ(judge(57, Claimed::range(40, 85, "% wasted"), Tolerance::inside_range()).text,
+            "reproduced (tolerance: inside 40..85% wasted)");
+}
+
+TEST(Judge, DecimalsKeepCloseFiguresApart) {
+  const Claimed c = Claimed::range(1.125, 1.5, "x").with_decimals(3);
+  EXPECT_EQ(judge(1.116, c, Tolerance::inside_range()).text,
+            "refuted: 1.116x (tolerance: inside 1.125..1.500x)");
+}
+
+TEST(Judge, Numbers) {
+  EXPECT_EQ(judge_number(3000), "3000");
+  EXPECT_EQ(judge_number(29.54), "29.5");
+  EXPECT_EQ(judge_number(0.8), "0.8");
+  EXPECT_EQ(judge_number(2.6667), "2.67");
+  EXPECT_EQ(judge_number(12), "12");
+  EXPECT_EQ(judge_number(-0.001), "0");
+}
+
+// The last H100 record (its claims tables, figures as printed): each probe's figures under
+// the rule its call states give the verdict class the report recorded.
+struct Recorded {
+  const char* id;
+  double measured;
+  Claimed claimed;
+  Tolerance tolerance;
+  Verdict recorded;
+};
+
+TEST(Judge, RecordedH100VerdictsKeepTheirClass) {
+  const Tolerance pm50 = Tolerance::within_percent(50), x15 = Tolerance::within_factor(1.5);
+  const Recorded rows[] = {
+      // latency (±50% of the claimed range)
+      {"latency-shared-20-30-cycles", 23.0, Claimed::range(20, 30, "cycles"), pm50,
+       Verdict::reproduced},
+      {"latency-l2-200-cycles", 276.7, Claimed::value(200, "cycles"), pm50, Verdict::reproduced},
+      {"latency-hbm-400-cycles", 679.7, Claimed::value(400, "cycles"), pm50, Verdict::refuted},
+      {"latency-constant-40-cycles", 64.4, Claimed::value(40, "cycles"), pm50, Verdict::refuted},
+      {"latency-local-400-cycles", 34.1, Claimed::value(400, "cycles"), pm50, Verdict::refuted},
+      {"shared-12x-faster-than-global", 679.7 / 23.0, Claimed::value(12, "x"), pm50,
+       Verdict::refuted},
+      // bandwidth (within a factor)
+      {"shared-bandwidth-3tbs", 33130, Claimed::range(3000, 6000, "GB/s"), x15, Verdict::refuted},
+      {"l2-bandwidth-12tbs", 7530, Claimed::value(12000, "GB/s"), x15, Verdict::refuted},
+      {"hbm-bandwidth-3350", 3063, Claimed::value(3350, "GB/s"), Tolerance::within_factor(1.25),
+       Verdict::reproduced},
+      // l2 working set (±50% of the claim)
+      {"l2-bandwidth-12tbs (l2)", 7523, Claimed::value(12000, "GB/s"), pm50, Verdict::reproduced},
+      {"l2-fits-working-set", 51.0 / 50.0, Claimed::value(1, "x"), pm50, Verdict::reproduced},
+      // layout (inside the stated range)
+      {"aos-soa-4x", 4.54, Claimed::range(4.0 / 1.5, 4.0 * 1.5, "x"), Tolerance::inside_range(),
+       Verdict::reproduced},
+      {"struct12-3x-bytes", 1.01, Claimed::range(2.0, 4.5, "x"), Tolerance::inside_range(),
+       Verdict::refuted},
+      {"alignment-1-25x", 1.04, Claimed::range(1.10, 1.45, "x"), Tolerance::inside_range(),
+       Verdict::refuted},
+      // caching (at least a speedup)
+      {"caching-loads-win-on-hits", 4.53, Claimed::value(1.2, "x"), Tolerance::at_least(1.2),
+       Verdict::reproduced},
+      {"noncaching-loads-win-on-scatter", 1.00, Claimed::value(1.5, "x"), Tolerance::at_least(1.5),
+       Verdict::refuted},
+      {"ld-cs-streaming", 1.00, Claimed::value(1 / 1.1, "x"), Tolerance::at_least(1 / 1.1),
+       Verdict::reproduced},
+      {"texture-2d-locality", 0.35, Claimed::value(0.9, "x"), Tolerance::at_least(0.9),
+       Verdict::refuted},
+      // bandwidth and global-stride: the copy against the datasheet, cudaMemcpy, broadcasts
+      {"coalesced-88pct-of-peak (bandwidth)", 84, Claimed::range(73, 103, "%"),
+       Tolerance::inside_range(), Verdict::reproduced},
+      {"memhier-copy-vs-memcpy", 0.93, Claimed::value(1, "x cudaMemcpy"), Tolerance::at_least(0.9),
+       Verdict::reproduced},
+      {"constant-broadcast-one-cycle (bandwidth)", 0.49, Claimed::value(1, "warp reads"),
+       Tolerance::at_least(0.8), Verdict::refuted},
+      {"coalescing-stride-2-half", 0.5, Claimed::value(0.5, "x"), Tolerance::within_percent(35),
+       Verdict::reproduced},
+      {"coalescing-stride-32", 1 / 17.9, Claimed::range(1.0 / 32, 1.0 / 8, "x"),
+       Tolerance::within_percent(35), Verdict::reproduced},
+      {"coalescing-random-25x", 24.1, Claimed::value(25, "x"), Tolerance::within_factor(2),
+       Verdict::reproduced},
+      // shared-stride
+      {"bank-stride-32-serializes", 31.9, Claimed::value(32, "x"), Tolerance::within_percent(35),
+       Verdict::reproduced},
+      {"bank-stride-33-free", 1.0, Claimed::value(1, "x"), Tolerance::within_percent(35),
+       Verdict::reproduced},
+      // constant
+      {"constant-broadcast-one-cycle", 9.38, Claimed::value(1, "x"), Tolerance::at_most(1.5),
+       Verdict::refuted},
+      {"constant-divergent-serializes", 41.6, Claimed::range(8, 48, "x"), Tolerance::inside_range(),
+       Verdict::reproduced},
+      {"constant-divergent-slower-than-global", 82.45, Claimed::value(1, "x"),
+       Tolerance::above(1.1), Verdict::reproduced},
+      {"constant-broadcast-32x-global", 0.20, Claimed::range(16, 48, "x"),
+       Tolerance::inside_range(), Verdict::refuted},
+      {"latency-constant-40-cycles", 29, Claimed::range(20, 80, "cycles"),
+       Tolerance::inside_range(), Verdict::reproduced},
+      // layout, smem-config, registers
+      {"aos-wastes-50-75pct", 57, Claimed::range(40, 85, "% wasted"), Tolerance::inside_range(),
+       Verdict::reproduced},
+      {"smem-larger-tiles-lower-occupancy", 1.75, Claimed::value(1, "x"), Tolerance::above(1.05),
+       Verdict::reproduced},
+      {"carveout-trades-l1-for-shared", 2.04, Claimed::value(1, "x"), Tolerance::above(1.2),
+       Verdict::reproduced},
+      {"carveout-default-large-l1", 1.00, Claimed::value(1, "x"), Tolerance::at_least(0.9),
+       Verdict::reproduced},
+      {"spill-few-bytes-halve", 1.21, Claimed::value(2, "x"), Tolerance::at_least(1.8),
+       Verdict::refuted},
+      {"spill-3-5x", 13.59, Claimed::range(3, 5, "x"), Tolerance::within_percent(20),
+       Verdict::refuted},
+  };
+  for (const Recorded& r : rows)
+    EXPECT_EQ(judge(r.measured, r.claimed, r.tolerance).verdict, r.recorded) << r.id;
+}
+
+}  // namespace
