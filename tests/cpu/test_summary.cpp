@@ -73,10 +73,10 @@ SummaryInput sample_input() {
   return in;
 }
 
-const Table& table(const Section& s, const std::string& id) {
+const Table& table(const Section& s, const char* id) {  // char*: no temporary to dangle
   for (const Table& t : s.tables)
     if (t.id == id) return t;
-  throw std::runtime_error("no table " + id);
+  throw std::runtime_error(std::string("no table ") + id);
 }
 
 TEST(ReportSummary, EachLaddersBestAgainstTheCeilingsThatMeanSomething) {
