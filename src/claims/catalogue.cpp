@@ -460,36 +460,24 @@ std::vector<Claim> build() {
   };
 }
 
-// "001 §L2 Cache; 001 §HBM Basics" becomes "GPU Memory Hierarchy, §L2 Cache, §HBM Basics":
-// each text named once by its title, with its sections in the order cited. Other parts
-// ("memhier goal: ...") stay as written.
-std::vector<Claim> with_titles(std::vector<Claim> claims) {
-  for (Claim& c : claims) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (start <= c.source.size()) {
-      const std::size_t end = std::min(c.source.find("; ", start), c.source.size());
-      const std::string part = c.source.substr(start, end - start);
-      start = end + 2;
-      const Seed* text = nullptr;
-      for (const Seed& s : seeds())
-        if (part.compare(0, s.number.size() + 3, s.number + " §") == 0) text = &s;
-      if (!text) {
-        parts.push_back(part);
-        continue;
-      }
-      const std::string section = part.substr(text->number.size() + 1);  // "§..."
-      auto same = std::find_if(parts.begin(), parts.end(), [text](const std::string& p) {
-        return p.compare(0, text->title.size() + 2, text->title + ", ") == 0;
-      });
-      if (same == parts.end())
-        parts.push_back(text->title + ", " + section);
-      else
-        *same += ", " + section;
-    }
-    c.source.clear();
-    for (const std::string& p : parts) c.source += (c.source.empty() ? "" : "; ") + p;
+// The source text whose number starts s at `at` ("001 §..."), or nullptr.
+const Seed* cited_at(const std::string& s, std::size_t at) {
+  for (const Seed& t : seeds())
+    if (s.compare(at, t.number.size() + 3, t.number + " §") == 0) return &t;  // "§": 2 bytes
+  return nullptr;
+}
+
+// Each "001 §" inside a part ("000 §A / 002 §B") becomes "GPU Memory Hierarchy, §".
+std::string spell_numbers(std::string part) {
+  for (std::size_t i = 0; i < part.size(); ++i) {
+    if (i > 0 && part[i - 1] != ' ') continue;
+    if (const Seed* t = cited_at(part, i)) part.replace(i, t->number.size(), t->title + ",");
   }
+  return part;
+}
+
+std::vector<Claim> with_titles(std::vector<Claim> claims) {
+  for (Claim& c : claims) c.source = cite(c.source);
   return claims;
 }
 
@@ -504,6 +492,39 @@ const Claim* find(std::string_view id) {
   for (const Claim& c : catalogue())
     if (c.id == id) return &c;
   return nullptr;
+}
+
+std::string cite(const std::string& source) {
+  std::vector<std::string> parts;
+  std::size_t last_cited = std::string::npos;  // the part a bare "§..." continues
+  std::size_t start = 0;
+  while (start < source.size()) {
+    const std::size_t end = std::min(source.find("; ", start), source.size());
+    const std::string part = source.substr(start, end - start);
+    start = end + 2;
+    const Seed* text = cited_at(part, 0);
+    if (!text) {
+      if (part.compare(0, 2, "§") == 0 && last_cited != std::string::npos)
+        parts[last_cited] += ", " + part;
+      else
+        parts.push_back(spell_numbers(part));
+      continue;
+    }
+    const std::string section = spell_numbers(part.substr(text->number.size() + 1));  // "§..."
+    auto same = std::find_if(parts.begin(), parts.end(), [text](const std::string& p) {
+      return p.compare(0, text->title.size() + 2, text->title + ", ") == 0;
+    });
+    if (same == parts.end()) {
+      parts.push_back(text->title + ", " + section);
+      same = parts.end() - 1;
+    } else {
+      *same += ", " + section;
+    }
+    last_cited = static_cast<std::size_t>(same - parts.begin());
+  }
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
 }
 
 const std::vector<Seed>& seeds() {

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "memhier/claims/catalogue.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/registry/registry.hpp"
 
@@ -84,19 +85,19 @@ void add_list(CLI::App& app, int& rc) {
       nlohmann::json j = json_header("memhier.list", make_meta(false));
       j["entries"] = nlohmann::json::array();
       for (const auto& e : entries)
-        j["entries"].push_back({{"kind", e.kind},
-                                {"family", e.family},
-                                {"name", e.name},
-                                {"rung", e.rung},
-                                {"technique", e.technique},
-                                {"claim", {{"source", e.claim.source}, {"text", e.claim.text}}}});
+        j["entries"].push_back(
+            {{"kind", e.kind},
+             {"family", e.family},
+             {"name", e.name},
+             {"rung", e.rung},
+             {"technique", e.technique},
+             {"claim", {{"source", claims::cite(e.claim.source)}, {"text", e.claim.text}}}});
       print_json(j);
     } else if (entries.empty()) {
       std::cout << "No kernels or probes are registered in this build yet.\n";
     } else {
       for (const auto& e : entries)
-        std::cout << fmt::format("{:<6} {:<14} {:<22} {}\n", e.kind, e.family,
-                                 e.name, e.technique);
+        std::cout << fmt::format("{:<6} {:<14} {:<22} {}\n", e.kind, e.family, e.name, e.technique);
     }
     rc = kExitOk;
   });

@@ -1,7 +1,5 @@
 // The memhier command as a user meets it: exit codes, one-sentence errors, JSON keys.
 #include <gtest/gtest.h>
-
-#include "../common/run_memhier.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,9 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "../common/run_memhier.hpp"
 
 namespace {
 
@@ -52,14 +54,16 @@ TEST(Cli, AnalyzeSharedJsonKeys) {
 }
 
 TEST(Cli, AnalyzeSharedTextShowsFix) {
-  const Result r = run({"analyze", "shared", "float tile[32][32]", "tile[tx][ty]", "--block", "32x32"});
+  const Result r =
+      run({"analyze", "shared", "float tile[32][32]", "tile[tx][ty]", "--block", "32x32"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("float tile[32][33]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("conflict-free"), std::string::npos) << r.out;
 }
 
 TEST(Cli, AnalyzeGlobalJsonKeys) {
-  const Result r = run({"analyze", "global", "float a[]", "a[lane]", "--offset-bytes", "4", "--json"});
+  const Result r =
+      run({"analyze", "global", "float a[]", "a[lane]", "--offset-bytes", "4", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["requests"], 1);
@@ -69,7 +73,8 @@ TEST(Cli, AnalyzeGlobalJsonKeys) {
 }
 
 TEST(Cli, SweepGivesOneObjectPerValue) {
-  const Result r = run({"analyze", "shared", "float s[]", "lane * stride", "--sweep", "stride=1..33", "--json"});
+  const Result r =
+      run({"analyze", "shared", "float s[]", "lane * stride", "--sweep", "stride=1..33", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.is_array());
@@ -77,19 +82,22 @@ TEST(Cli, SweepGivesOneObjectPerValue) {
   EXPECT_EQ(j[31]["stride"], 32);
   EXPECT_EQ(j[31]["degree"], 32);
   EXPECT_EQ(j[32]["degree"], 1);
-  const Result g = run({"analyze", "global", "float a[]", "a[lane * s]", "--sweep", "s=1..4", "--json"});
+  const Result g =
+      run({"analyze", "global", "float a[]", "a[lane * s]", "--sweep", "s=1..4", "--json"});
   ASSERT_EQ(g.status, 0) << g.err;
   EXPECT_EQ(nlohmann::json::parse(g.out)[3]["sectors"], 16);
 }
 
 TEST(Cli, SetGivesVariablesValues) {
-  const Result r = run({"analyze", "shared", "float tile[32][33]", "tile[lane][k]", "--set", "k=3", "--json"});
+  const Result r =
+      run({"analyze", "shared", "float tile[32][33]", "tile[lane][k]", "--set", "k=3", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["conflicts"], 0);
 }
 
 TEST(Cli, OccupancyJsonKeys) {
-  const Result r = run({"occupancy", "--cc", "9.0", "--block", "256", "--regs", "64", "--smem", "48K", "--json"});
+  const Result r = run(
+      {"occupancy", "--cc", "9.0", "--block", "256", "--regs", "64", "--smem", "48K", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   for (const char* k : {"blocks_per_sm", "active_warps", "occupancy", "limiter"})
@@ -106,8 +114,25 @@ TEST(Cli, ListAndInfoAnswer) {
   EXPECT_FALSE(i.out.empty());
 }
 
+// Every kernel variant's and probe's claim names its source text by title ("GPU Memory
+// Hierarchy, §L2 Cache"), never by the number the data keeps ("001 §L2 Cache").
+TEST(Cli, ListCitesSourcesByTitle) {
+  const Result l = run({"list", "--json"});
+  ASSERT_EQ(l.status, 0) << l.err;
+  const std::regex bare("(^|[^0-9])[0-9]{3} §");
+  std::set<std::string> kinds_citing;
+  const auto list = nlohmann::json::parse(l.out);
+  for (const auto& e : list["entries"]) {
+    const auto source = e["claim"]["source"].get<std::string>();
+    EXPECT_FALSE(std::regex_search(source, bare)) << e["name"] << ": " << source;
+    if (source.find(", §") != std::string::npos) kinds_citing.insert(e["kind"].get<std::string>());
+  }
+  EXPECT_EQ(kinds_citing, (std::set<std::string>{"kernel", "probe"}));
+}
+
 TEST(Cli, ReportWritesItsFiles) {
-  const auto dir = std::filesystem::temp_directory_path() / ("memhier_report_" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("memhier_report_" + std::to_string(getpid()));
   const Result r = run({"report", "--out", dir.string(), "--quiet", "--no-gpu"});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* f : {"index.html", "report.md", "results.json"})
@@ -154,7 +179,8 @@ TEST(Cli, MalformedExpressionShowsCaretUnderTheColumn) {
 TEST(Cli, GpuCommandsWithoutAGpuExitThree) {
   const Result info = run({"info", "--json"});
   ASSERT_EQ(info.status, 0) << info.err;
-  if (!nlohmann::json::parse(info.out)["device"].is_null()) GTEST_SKIP() << "this machine has a GPU";
+  if (!nlohmann::json::parse(info.out)["device"].is_null())
+    GTEST_SKIP() << "this machine has a GPU";
   const Result r = run({"probe", "--quick"});
   EXPECT_EQ(r.status, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("needs a GPU"), std::string::npos) << r.err;

@@ -17,11 +17,11 @@ namespace memhier::claims {
 
 /// One claim the report tests against the card it runs on.
 struct Claim {
-  std::string id;      ///< stable, kebab-case: "padding-3x-matmul"
+  std::string id;  ///< stable, kebab-case: "padding-3x-matmul"
   /// "Shared Memory and Bank Conflicts, §GEMM Performance (A100, M=N=K=4096, FP32)", or
   /// "memhier goal: ..." for a promise of this project; several joined by "; ".
   std::string source;
-  std::string text;    ///< the claim, with its numbers
+  std::string text;  ///< the claim, with its numbers
   /// Owners of the claims tables that test it: a probe name ("latency") or
   /// "bench-<family>"; empty when nothing here can measure it.
   std::vector<std::string> checked_by;
@@ -42,6 +42,11 @@ struct Seed {
 
 /// The five source texts, in number order.
 const std::vector<Seed>& seeds();
+
+/// A source as readers see it: "001 §L2 Cache; 001 §HBM Basics; memhier goal: ..." becomes
+/// "GPU Memory Hierarchy, §L2 Cache, §HBM Basics; memhier goal: ...", each text named once
+/// by its title; a bare "§..." part continues the text before it; other parts stay as written.
+std::string cite(const std::string& source);
 
 /// One part of a source: origin is a source text's title, "memhier goal" (a promise this
 /// project makes of itself) or "published figures"; section is what follows.
