@@ -294,7 +294,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
     t.rows.push_back(std::move(row));
   }
   s.tables.push_back(std::move(t));
-  // The seeds' claims this ladder tests, judged from these records (GEMM: the seeds' table too).
+  // The claims this ladder tests, judged from these records (GEMM: the source's table too).
   for (report::Table& extra : claims::ladder_tables(family.name, family.claims, records))
     s.tables.push_back(std::move(extra));
 

@@ -3,6 +3,7 @@
 #include <numeric>
 #include <string>
 
+#include "memhier/claims/catalogue.hpp"
 #include "memhier/model/analyze.hpp"
 
 namespace memhier::bench {
@@ -36,13 +37,14 @@ Section predicted_bank_strides() {
   s.paragraphs.push_back(
       "Each lane reads element lane*stride of a shared array. The model counts the "
       "wavefronts one warp instruction needs (32 banks of 4 bytes; 8-byte accesses in "
-      "half-warp phases, 16-byte in quarter-warp phases). Seed 002 claims the conflict "
-      "degree of 4-byte accesses is gcd(stride, 32).");
+      "half-warp phases, 16-byte in quarter-warp phases). The claimed conflict degree of "
+      "4-byte accesses is gcd(stride, 32) (" +
+      claims::cite("002 §Bank Conflict Degree by Stride") + ").");
   Table t;
   t.id = "model-bank-strides";
   t.title = "Wavefronts per warp instruction against stride";
   t.columns = {{"stride", "elements", "stride"},
-               {"seed degree gcd(s,32)", "", "seed_degree"},
+               {"claimed degree gcd(s,32)", "", "claimed_degree"},
                {"4 B degree", "", "degree_4b"},
                {"4 B wavefronts", "", "wavefronts_4b"},
                {"8 B wavefronts", "", "wavefronts_8b"},
@@ -55,7 +57,8 @@ Section predicted_bank_strides() {
   c.x_unit = "elements";
   c.y_label = "wavefronts";
   c.log_y = true;
-  Series s4{"4-byte (float)", {}, {}}, s8{"8-byte (double)", {}, {}}, s16{"16-byte (float4)", {}, {}};
+  Series s4{"4-byte (float)", {}, {}}, s8{"8-byte (double)", {}, {}},
+      s16{"16-byte (float4)", {}, {}};
   model::WarpContext ctx;
   std::vector<int> strides(33);
   std::iota(strides.begin(), strides.end(), 1);
@@ -87,8 +90,9 @@ Section predicted_transpose_tiles() {
   s.title = "Transpose tiles (predicted)";
   s.paragraphs.push_back(
       "A 32x32 block (warp w holds threads with ty = w) writes a tile row by row and reads "
-      "it back by column. Seed 001 measured on a V100: naive 120 GB/s, unpadded tile "
-      "580 GB/s (32-way conflicts), padded [32][33] 750 GB/s.");
+      "it back by column. Measured on a V100 (" +
+      claims::cite("001 §Matrix Transpose Performance (4096x4096, V100)") +
+      "): naive 120 GB/s, unpadded tile 580 GB/s (32-way conflicts), padded [32][33] 750 GB/s.");
   model::WarpContext ctx;
   ctx.block_x = 32;
   ctx.block_y = 32;
@@ -96,8 +100,8 @@ Section predicted_transpose_tiles() {
   Table t;
   t.id = "model-transpose-shared";
   t.title = "Shared-memory tile accesses (one warp, ty = 5)";
-  t.columns = {{"variant", "", "variant"},       {"declaration", "", "declaration"},
-               {"access", "", "access"},         {"wavefronts", "", "wavefronts"},
+  t.columns = {{"variant", "", "variant"},        {"declaration", "", "declaration"},
+               {"access", "", "access"},          {"wavefronts", "", "wavefronts"},
                {"ideal", "", "ideal_wavefronts"}, {"conflicts", "", "conflicts"},
                {"degree", "", "degree"}};
   struct Row {
@@ -123,9 +127,11 @@ Section predicted_transpose_tiles() {
   Table g;
   g.id = "model-transpose-global";
   g.title = "Global accesses of a 4096x4096 fp32 transpose (one warp)";
-  g.columns = {{"variant", "", "variant"},         {"access", "", "access"},
+  g.columns = {{"variant", "", "variant"},
+               {"access", "", "access"},
                {"sectors/request", "", "sectors_per_request"},
-               {"lines", "", "lines"},              {"non-caching utilization", "%", "noncaching_pct"}};
+               {"lines", "", "lines"},
+               {"non-caching utilization", "%", "noncaching_pct"}};
   const Row grows[] = {
       {"naive: read", "float in[4096][4096]", "in[ty][tx]"},
       {"naive: write", "float out[4096][4096]", "out[tx][ty]"},
@@ -144,19 +150,24 @@ Section predicted_transpose_tiles() {
 Section predicted_coalescing() {
   Section s;
   s.id = "model-coalescing";
-  s.title = "Global memory: the lecture's coalescing scenarios (predicted)";
+  s.title = "Global memory: coalescing scenarios (predicted)";
   s.paragraphs.push_back(
       "One warp reads 4-byte words. Caching loads move 128-byte lines, non-caching loads "
       "32-byte sectors; utilization is the bytes the warp needs over the bytes moved. "
-      "Claims from seed 004 (Access Patterns vs. Memory Throughput).");
+      "The claimed utilizations are from " +
+      claims::cite("004 §Access Patterns vs. Memory Throughput") + ".");
   Table t;
   t.id = "model-coalescing";
   t.title = "Sectors, lines and bus utilization per warp request";
-  t.columns = {{"scenario", "", "scenario"},        {"access", "", "access"},
-               {"requests", "", "requests"},        {"sectors", "", "sectors"},
-               {"lines", "", "lines"},              {"bytes needed", "B", "bytes_needed"},
-               {"caching", "%", "caching_pct"},     {"non-caching", "%", "noncaching_pct"},
-               {"lecture claim (caching / non-caching)", "", "claim"}};
+  t.columns = {{"scenario", "", "scenario"},
+               {"access", "", "access"},
+               {"requests", "", "requests"},
+               {"sectors", "", "sectors"},
+               {"lines", "", "lines"},
+               {"bytes needed", "B", "bytes_needed"},
+               {"caching", "%", "caching_pct"},
+               {"non-caching", "%", "noncaching_pct"},
+               {"claimed (caching / non-caching)", "", "claim"}};
   struct Row {
     const char *scenario, *expr, *claim;
     long long offset;
@@ -172,12 +183,11 @@ Section predicted_coalescing() {
     model::WarpContext ctx;
     ctx.offset_bytes = r.offset;
     const auto a = global("float a[]", r.expr, ctx);
-    t.rows.push_back({Value::str(r.scenario), Value::str(std::string(r.expr) +
-                                                          (r.offset ? " (+4 B)" : "")),
-                      Value::integer(a.requests), Value::integer(a.sectors),
-                      Value::integer(a.lines), Value::integer(a.bytes_needed),
-                      Value::num(100.0 * a.caching_utilization, 3),
-                      Value::num(100.0 * a.noncaching_utilization, 1), Value::str(r.claim)});
+    t.rows.push_back(
+        {Value::str(r.scenario), Value::str(std::string(r.expr) + (r.offset ? " (+4 B)" : "")),
+         Value::integer(a.requests), Value::integer(a.sectors), Value::integer(a.lines),
+         Value::integer(a.bytes_needed), Value::num(100.0 * a.caching_utilization, 3),
+         Value::num(100.0 * a.noncaching_utilization, 1), Value::str(r.claim)});
   }
   s.tables.push_back(std::move(t));
   return s;
