@@ -268,27 +268,25 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
                                                       {"verified", "", "verified"},
                                                       {"note", "", "note"}})
     t.columns.push_back(c);
-  auto num_or_none = [](double v, int p) {
-    return std::isfinite(v) ? Value::num(v, p) : Value::none();
-  };
   for (const BenchRecord& r : records) {
     std::vector<Value> row{Value::str(r.variant), r.rung ? Value::integer(r.rung) : Value::none(),
-                           Value::str(r.shape), num_or_none(r.ms, 4), num_or_none(r.gbps, 0)};
+                           Value::str(r.shape), Value::num_or_none(r.ms, 4),
+                           Value::num_or_none(r.gbps, 0)};
     if (flops) {
-      row.push_back(num_or_none(r.gflops, 0));
-      row.push_back(num_or_none(r.peak_pct, 1));
+      row.push_back(Value::num_or_none(r.gflops, 0));
+      row.push_back(Value::num_or_none(r.peak_pct, 1));
     }
     const bool kernel = r.rung > 0;
-    if (copy) row.push_back(num_or_none(r.frac_memcpy, 2));
-    row.push_back(num_or_none(r.x_vendor, 2));
-    row.push_back(num_or_none(r.x_prev, 2));
+    if (copy) row.push_back(Value::num_or_none(r.frac_memcpy, 2));
+    row.push_back(Value::num_or_none(r.x_vendor, 2));
+    row.push_back(Value::num_or_none(r.x_prev, 2));
     row.push_back(kernel && r.regs ? Value::integer(r.regs) : Value::none());
     row.push_back(kernel && r.regs ? Value::integer(r.local_bytes) : Value::none());
     row.push_back(kernel && r.regs ? Value::integer(r.static_smem + r.dynamic_smem)
                                    : Value::none());
     row.push_back(kernel && r.blocks_per_sm ? Value::integer(r.blocks_per_sm) : Value::none());
-    row.push_back(num_or_none(r.occupancy * 100.0, 0));
-    row.push_back(num_or_none(r.rel_error, 9));
+    row.push_back(Value::num_or_none(r.occupancy * 100.0, 0));
+    row.push_back(Value::num_or_none(r.rel_error, 9));
     row.push_back(Value::str(r.verified ? "yes" : "no"));
     row.push_back(Value::str(r.note));
     t.rows.push_back(std::move(row));

@@ -33,13 +33,6 @@ std::string checkers_text(const Claim& c) {
   return join(names, ", ");
 }
 
-// Column index by JSON key, or -1.
-int column(const report::Table& t, const std::string& key) {
-  for (std::size_t i = 0; i < t.columns.size(); ++i)
-    if (t.columns[i].key == key) return static_cast<int>(i);
-  return -1;
-}
-
 std::string text_at(const std::vector<Value>& row, int col) {
   return col >= 0 && static_cast<std::size_t>(col) < row.size()
              ? row[static_cast<std::size_t>(col)].display()
@@ -105,8 +98,8 @@ std::vector<Finding> findings(const std::vector<report::Section>& sections) {
   for (const report::Section& s : sections)
     for (const report::Table& t : s.tables) {
       if (!ends_with(t.id, kTableSuffix)) continue;
-      const int id = column(t, kIdKey), measured = column(t, "measured"),
-                verdict = column(t, "verdict");
+      const int id = t.column(kIdKey), measured = t.column("measured"),
+                verdict = t.column("verdict");
       if (id < 0 || verdict < 0) continue;  // an older claims table without ids
       const std::string owner = t.id.substr(0, t.id.size() - std::string(kTableSuffix).size());
       for (const std::vector<Value>& row : t.rows)

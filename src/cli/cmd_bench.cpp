@@ -24,12 +24,8 @@ std::vector<report::Section> measure_ladders(const std::vector<const registry::F
   for (const registry::Family* f : fams) {
     bench::BenchOptions opt = base;
     opt.progress = [&progress](const std::string& s) { progress.step(s); };
-    std::vector<registry::BenchRecord> records;
-    try {
-      records = bench::run_family(*f, opt);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
+    const std::vector<registry::BenchRecord> records =
+        as_bad_input([&] { return bench::run_family(*f, opt); });
     sections.push_back(bench::family_section(*f, records));
     if (all) all->insert(all->end(), records.begin(), records.end());
   }
@@ -45,7 +41,8 @@ std::vector<const registry::Family*> select_families(const std::string& name) {
   }
   if (const registry::Family* f = registry::find_family(name)) return {f};
   std::string known;
-  for (const registry::Family& f : registry::families()) known += (known.empty() ? "" : ", ") + f.name;
+  for (const registry::Family& f : registry::families())
+    known += (known.empty() ? "" : ", ") + f.name;
   throw UsageError("unknown family '" + name + "'; known: " + (known.empty() ? "none" : known) +
                    ", or all.");
 }
@@ -77,7 +74,7 @@ int run_bench(const BenchCliOptions& o) {
   // Bad variants and shapes are bad input (exit 2) even on a machine without a GPU; a case
   // parses its shape before it touches the device, so building one checks the shape.
   for (const registry::Family* f : fams) {
-    try {
+    as_bad_input([&] {
       registry::check_variants(*f, opt.variants);
       std::string why;
       if (!core::query_device(0, &why))
@@ -88,9 +85,7 @@ int run_bench(const BenchCliOptions& o) {
             // the shape parsed; the missing GPU is reported below
           }
         }
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
+    });
   }
   require_device();
   report::Document doc;

@@ -28,11 +28,7 @@ bench::ProbeRun measure_probes(const core::DeviceInfo& dev, bool quick,
   opt.quick = quick;
   opt.only = only;
   opt.progress = [&progress](const std::string& s) { progress.step(s); };
-  try {
-    return bench::run_probes(dev, opt);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  return as_bad_input([&] { return bench::run_probes(dev, opt); });
 }
 
 namespace {
@@ -44,11 +40,8 @@ struct ProbeOptions {
 };
 
 int run_probe_command(const ProbeOptions& o) {
-  try {
-    bench::check_probe_names(o.only);  // bad input is answered before looking for a GPU
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  // Bad input is answered before looking for a GPU.
+  as_bad_input([&] { bench::check_probe_names(o.only); });
   const core::DeviceInfo dev = require_device();
   const bench::ProbeRun run = measure_probes(dev, o.quick, o.only);
   report::Document doc;
@@ -75,7 +68,8 @@ int run_probe_command(const ProbeOptions& o) {
 void add_probe(CLI::App& app, int& rc) {
   auto o = std::make_shared<ProbeOptions>();
   CLI::App* sub = app.add_subcommand(
-      "probe", "Measure this card: latency and bandwidth per tier, conflicts, coalescing, L2, layouts");
+      "probe",
+      "Measure this card: latency and bandwidth per tier, conflicts, coalescing, L2, layouts");
   sub->add_flag("--json", o->json, "Print JSON");
   sub->add_flag("--quick", o->quick, "Fewer sizes and repetitions (about 15 s on an H100)");
   sub->add_option("--only", o->only, "Run only these probes or families (repeatable)");

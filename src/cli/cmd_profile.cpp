@@ -40,11 +40,8 @@ std::string target_program() {
 }
 
 int run_profile_command(const ProfileCliOptions& o) {
-  try {
-    bench::plan_profile(o.target, o.variants, o.size);  // bad input before anything else
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  // Bad input is answered before anything else.
+  as_bad_input([&] { bench::plan_profile(o.target, o.variants, o.size); });
   require_device();
   std::vector<bench::ProfileItem> items;
   try {

@@ -33,13 +33,9 @@ struct ReportOptions {
 std::vector<report::SummaryTier> summary_tiers(const report::Section& memory_spaces) {
   std::vector<report::SummaryTier> out;
   for (const report::Table& t : memory_spaces.tables) {
-    const auto col = [&t](const char* key) {
-      for (std::size_t i = 0; i < t.columns.size(); ++i)
-        if (t.columns[i].key == key) return static_cast<int>(i);
-      return -1;
-    };
-    const int tier = col("tier"), cycles = col("latency_cycles"), ns = col("latency_ns"),
-              gbps = col("bandwidth_gbps"), size = col("size");
+    const int tier = t.column("tier"), cycles = t.column("latency_cycles"),
+              ns = t.column("latency_ns"), gbps = t.column("bandwidth_gbps"),
+              size = t.column("size");
     const auto number = [](const std::vector<report::Value>& row, int c) {
       return c >= 0 && row[static_cast<std::size_t>(c)].kind == report::Value::Kind::number
                  ? row[static_cast<std::size_t>(c)].number
@@ -83,9 +79,9 @@ int run_report(const ReportOptions& o) {
     report::Section none;
     none.id = "no-gpu";
     none.title = "Measurements";
-    none.paragraphs.push_back(o.no_gpu ? "Measurements skipped (--no-gpu): only the models' predictions follow."
-                                       : "No measurements: " + why +
-                                             " The models' predictions below need no GPU.");
+    none.paragraphs.push_back(
+        o.no_gpu ? "Measurements skipped (--no-gpu): only the models' predictions follow."
+                 : "No measurements: " + why + " The models' predictions below need no GPU.");
     doc.sections.push_back(none);
   }
   doc.sections.push_back(bench::predicted_bank_strides());
@@ -104,7 +100,8 @@ int run_report(const ReportOptions& o) {
   if (!o.out.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.out, ec);
-    if (ec) throw UsageError("cannot create the output folder '" + o.out + "': " + ec.message() + ".");
+    if (ec)
+      throw UsageError("cannot create the output folder '" + o.out + "': " + ec.message() + ".");
     const std::filesystem::path dir(o.out);
     write_file(dir / "index.html", report::to_html(doc));
     write_file(dir / "report.md", report::to_markdown(doc));
@@ -116,7 +113,8 @@ int run_report(const ReportOptions& o) {
     std::cout << report::to_terminal(doc);
   }
   if (!o.out.empty() && !o.json)
-    std::cout << fmt::format("\nWrote {0}/index.html, {0}/report.md and {0}/results.json.\n", o.out);
+    std::cout << fmt::format("\nWrote {0}/index.html, {0}/report.md and {0}/results.json.\n",
+                             o.out);
   return kExitOk;
 }
 
@@ -126,8 +124,9 @@ CLI::App* add_report(CLI::App& app, int& rc) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* sub = app.add_subcommand(
       "report", "Run everything registered and write the report (the default command)");
-  sub->add_option("--out", o->out, "Folder for index.html, report.md, results.json "
-                                   "(default memhier-report; '' writes no files)");
+  sub->add_option("--out", o->out,
+                  "Folder for index.html, report.md, results.json "
+                  "(default memhier-report; '' writes no files)");
   sub->add_flag("--json", o->json, "Print the whole report as JSON on stdout");
   sub->add_flag("--quiet", o->quiet, "Print only where the files went");
   sub->add_flag("--quick", o->quick, "Fewer sizes and repetitions in the measurements");

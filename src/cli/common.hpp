@@ -1,14 +1,13 @@
 // Shared pieces of the memhier command: input parsing, errors, metadata, output.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "memhier/report/document.hpp"
 
@@ -29,6 +28,16 @@ struct UsageError : std::runtime_error {
 struct NoDevice : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+/// Runs `f`: a std::invalid_argument from it is the user's bad input (UsageError, exit 2).
+template <class F>
+decltype(auto) as_bad_input(F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
 
 /// "48K", "48KB", "48KiB", "1M", "49152" -> bytes. Throws UsageError.
 std::int64_t parse_size(const std::string& text, const std::string& what);

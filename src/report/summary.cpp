@@ -85,10 +85,6 @@ Table tier_table(const std::vector<SummaryTier>& tiers) {
   return t;
 }
 
-Value ratio(double v) {
-  return std::isfinite(v) ? Value::num(v, 2) : Value::none();
-}
-
 Table ladder_table(const std::vector<LadderBest>& bests) {
   Table t;
   t.id = "summary-ladders";
@@ -100,8 +96,9 @@ Table ladder_table(const std::vector<LadderBest>& bests) {
   t.columns = {{"ladder", "", "family"}, {"rung", "", "variant"},      {"x vendor", "", "x_vendor"},
                {"vendor", "", "vendor"}, {"x memcpy", "", "x_memcpy"}, {"shapes", "", "shapes"}};
   for (const LadderBest& b : bests)
-    t.rows.push_back({Value::str(b.family), Value::str(b.variant), ratio(b.x_vendor),
-                      Value::str(b.vendor), ratio(b.x_memcpy), Value::integer(b.shapes)});
+    t.rows.push_back({Value::str(b.family), Value::str(b.variant),
+                      Value::num_or_none(b.x_vendor, 2), Value::str(b.vendor),
+                      Value::num_or_none(b.x_memcpy, 2), Value::integer(b.shapes)});
   return t;
 }
 

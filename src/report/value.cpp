@@ -1,4 +1,4 @@
-// Value::display: how a cell reads in the text formats (terminal, Markdown, HTML).
+// Value and Table helpers: how a cell reads in the text formats (terminal, Markdown, HTML).
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
@@ -21,6 +21,16 @@ std::string Value::display() const {
       return detail::format_fixed(number, std::clamp(precision, 0, 17));
   }
   return {};
+}
+
+Value Value::num_or_none(double v, int precision) {
+  return std::isfinite(v) ? num(v, precision) : none();
+}
+
+int Table::column(const std::string& key) const {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].key == key) return static_cast<int>(i);
+  return -1;
 }
 
 std::string strf(const char* f, ...) {

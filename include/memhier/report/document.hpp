@@ -26,6 +26,8 @@ struct Value {
   static Value str(std::string s) { return {Kind::text, std::move(s), 0.0, 0}; }
   static Value num(double v, int precision = 0) { return {Kind::number, {}, v, precision}; }
   static Value integer(std::int64_t v) { return {Kind::number, {}, static_cast<double>(v), 0}; }
+  /// A number, or an empty cell where it is not finite (nothing was measured).
+  static Value num_or_none(double v, int precision = 0);
 
   /// As shown in text formats ("12.50", "n/a" for non-finite numbers, "" for empty).
   std::string display() const;
@@ -38,12 +40,15 @@ struct Column {
 };
 
 struct Table {
-  std::string id;     ///< stable, used for anchors and file names
+  std::string id;  ///< stable, used for anchors and file names
   std::string title;
   std::string caption;
   std::vector<Column> columns;
   std::vector<std::vector<Value>> rows;  ///< each row has columns.size() cells
   std::vector<std::string> notes;
+
+  /// The index of the column with this JSON key, or -1.
+  int column(const std::string& key) const;
 };
 
 struct Series {
@@ -81,12 +86,12 @@ struct Section {
 struct Meta {
   std::string tool = "memhier";
   std::string version;
-  std::string command;     ///< the command line that produced the document
-  std::string date_utc;    ///< ISO 8601
+  std::string command;   ///< the command line that produced the document
+  std::string date_utc;  ///< ISO 8601
   std::string host;
-  std::string toolkit;     ///< "CUDA 13.0"
-  std::string driver;      ///< empty without a GPU
-  std::string device;      ///< "NVIDIA H100 80GB HBM3 (cc 9.0)" or "none"
+  std::string toolkit;  ///< "CUDA 13.0"
+  std::string driver;   ///< empty without a GPU
+  std::string device;   ///< "NVIDIA H100 80GB HBM3 (cc 9.0)" or "none"
   std::string git_commit;
 };
 
