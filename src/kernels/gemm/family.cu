@@ -349,7 +349,7 @@ const std::vector<RungInfo>& rungs() {
   // The table's lines in order (a braced list evaluates its elements left to right): a
   // line's rung number is its place.
   static const std::vector<RungInfo> r{
-#define MEMHIER_RUNG(name, launcher, candidate, technique, source, claim) \
+#define MEMHIER_RUNG(name, launcher, candidate, prediction, technique, source, claim) \
   {Variant::name, ++rung_no, technique, source, claim},
 #define MEMHIER_BEST(name, technique, source, claim) \
   {Variant::name, ++rung_no, technique, source, claim},
