@@ -504,7 +504,7 @@ registry::Family elementwise_family() {
   // The table's lines in order (a braced list evaluates its elements left to right): a
   // line's rung number is its place.
   f.variants = {
-#define MEMHIER_RUNG(name, width, launch, symbol, technique, source, claim) \
+#define MEMHIER_RUNG(name, width, launch, symbol, prediction, technique, source, claim) \
   variant(#name, ++rung_no, technique, {source, claim}, d::symbol(Op::axpy)),
 #define MEMHIER_BENCH_RUNG(name, symbol, technique, source, claim) \
   variant(#name, ++rung_no, technique, {source, claim}, d::symbol),
@@ -512,11 +512,12 @@ registry::Family elementwise_family() {
 #include "memhier/kernels/elementwise_rungs.inc"
   };
   for (registry::Variant& v : f.variants)
-    v.predict = [name = v.name](const std::string& shape) {
-      const Shape s = parse_elementwise_shape(shape);
-      if (s.problem == Problem::particles) return d::predict_particles(name, s.n);
-      return d::predict_stream(name, s.problem == Problem::axpy ? Op::axpy : Op::copy, s.n);
-    };
+    if (d::has_prediction(v.name))
+      v.predict = [name = v.name](const std::string& shape) {
+        const Shape s = parse_elementwise_shape(shape);
+        if (s.problem == Problem::particles) return d::predict_particles(name, s.n);
+        return d::predict_stream(name, s.problem == Problem::axpy ? Op::axpy : Op::copy, s.n);
+      };
   f.bench_shapes = {"axpy:268435456", "copy:268435456", "particles:16777216"};
   f.quick_shapes = {"axpy:16777216", "copy:16777216", "particles:1048576"};
   // 1 and 7 (all head/tail, no full vector), 1025 (one past a 1024 tile), primes, and a
