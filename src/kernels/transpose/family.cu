@@ -174,7 +174,8 @@ registry::Variant variant(transpose::Variant v, int rung, std::string technique,
   registry::Variant out =
       registry::make_variant(transpose::to_string(v), rung, std::move(technique), std::move(claim),
                              symbol, transpose::detail::kBlockThreads);
-  out.predict = [v](const std::string& shape) { return transpose::detail::predict(v, shape); };
+  if (transpose::detail::has_prediction(v))
+    out.predict = [v](const std::string& shape) { return transpose::detail::predict(v, shape); };
   return out;
 }
 
@@ -200,9 +201,9 @@ registry::Family transpose_family() {
   // The table's lines in order (a braced list evaluates its elements left to right): a
   // line's rung number is its place.
   f.variants = {
-#define MEMHIER_RUNG(name, launch, symbol, technique, source, claim) \
+#define MEMHIER_RUNG(name, launch, symbol, prediction, technique, source, claim) \
   variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol()),
-#define MEMHIER_BEST(name, symbol, technique, source, claim) \
+#define MEMHIER_BEST(name, symbol, prediction, technique, source, claim) \
   variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol()),
 #include "memhier/kernels/transpose_rungs.inc"
   };
