@@ -53,6 +53,7 @@ void warp_op(Recorder& rec, int warp, int threads, int width, bool store, Rule r
   rec.global(warp_access(live, width, store,
                          [&](int lane, std::uint64_t* a) { return rule(first + lane, a); }));
 }
+/// One shared-memory instruction of warp `warp` (every lane live), likewise.
 template <class Rule>
 void warp_shared(Recorder& rec, int warp, int width, bool store, Rule rule) {
   rec.shared(warp_access(kAllLanes, width, store, [&](int lane, std::uint64_t* a) {
