@@ -84,8 +84,8 @@ void launch(VectorLaunch f, OpArgs op, const float* x, float* y, std::size_t, co
 void run(Variant v, OpArgs op, const float* x, float* y, std::size_t n, cudaStream_t s) {
   const detail::Dispatch d = detail::dispatch(v, addr(x), addr(y), n);
   switch (d.kernel) {
-#define MEMHIER_RUNG(name, rung, width, fn, ...) \
-  case detail::Kernel::name:                     \
+#define MEMHIER_RUNG(name, width, fn, ...) \
+  case detail::Kernel::name:               \
     return launch(detail::fn, op, x, y, n, d.split, s);
 #define MEMHIER_BENCH_RUNG(...)
 #define MEMHIER_BEST(...)
@@ -117,8 +117,8 @@ Dispatch dispatch(Variant v, std::uintptr_t x, std::uintptr_t y, std::size_t n) 
     return {Kernel::scalar, {}};
   }
   switch (v) {
-#define MEMHIER_RUNG(name, rung, width, ...) \
-  case Variant::name:                        \
+#define MEMHIER_RUNG(name, width, ...) \
+  case Variant::name:                  \
     return fits(Kernel::name, width);
 #define MEMHIER_BENCH_RUNG(...)
 #define MEMHIER_BEST(name, ...) \

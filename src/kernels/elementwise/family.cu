@@ -473,9 +473,9 @@ class ParticlesCase final : public registry::Case {
 
 /// A rung of the table (elementwise_rungs.inc) as the bench registers it.
 registry::Variant variant(std::string name, int rung, std::string technique, registry::Claim claim,
-                       const void* symbol) {
-  return registry::make_variant(std::move(name), rung, std::move(technique), std::move(claim), symbol,
-                             ew::detail::kBlock);
+                          const void* symbol) {
+  return registry::make_variant(std::move(name), rung, std::move(technique), std::move(claim),
+                                symbol, ew::detail::kBlock);
 }
 
 }  // namespace
@@ -500,20 +500,24 @@ registry::Family elementwise_family() {
       "scalar-head peel and the scalar fallback; particles shapes compare the two layouts "
       "with every field used (so the AoS cost is L1 wavefronts and whole-sector write-back, "
       "not unused bytes).";
+  int rung_no = 0;
+  // The table's lines in order (a braced list evaluates its elements left to right): a
+  // line's rung number is its place.
   f.variants = {
-#define MEMHIER_RUNG(name, rung, width, launch, symbol, technique, source, claim) \
-  variant(#name, rung, technique, {source, claim}, d::symbol(Op::axpy)),
-#define MEMHIER_BENCH_RUNG(name, rung, symbol, technique, source, claim) \
-  variant(#name, rung, technique, {source, claim}, d::symbol),
+#define MEMHIER_RUNG(name, width, launch, symbol, prediction, technique, source, claim) \
+  variant(#name, ++rung_no, technique, {source, claim}, d::symbol(Op::axpy)),
+#define MEMHIER_BENCH_RUNG(name, symbol, technique, source, claim) \
+  variant(#name, ++rung_no, technique, {source, claim}, d::symbol),
 #define MEMHIER_BEST MEMHIER_BENCH_RUNG
 #include "memhier/kernels/elementwise_rungs.inc"
   };
   for (registry::Variant& v : f.variants)
-    v.predict = [name = v.name](const std::string& shape) {
-      const Shape s = parse_elementwise_shape(shape);
-      if (s.problem == Problem::particles) return d::predict_particles(name, s.n);
-      return d::predict_stream(name, s.problem == Problem::axpy ? Op::axpy : Op::copy, s.n);
-    };
+    if (d::has_prediction(v.name))
+      v.predict = [name = v.name](const std::string& shape) {
+        const Shape s = parse_elementwise_shape(shape);
+        if (s.problem == Problem::particles) return d::predict_particles(name, s.n);
+        return d::predict_stream(name, s.problem == Problem::axpy ? Op::axpy : Op::copy, s.n);
+      };
   f.bench_shapes = {"axpy:268435456", "copy:268435456", "particles:16777216"};
   f.quick_shapes = {"axpy:16777216", "copy:16777216", "particles:1048576"};
   // 1 and 7 (all head/tail, no full vector), 1025 (one past a 1024 tile), primes, and a
@@ -523,7 +527,8 @@ registry::Family elementwise_family() {
   // A prime past a multiple of 4: a 3-element scalar tail, a partial last tile and warp
   // (lanes off), and on the misaligned rung a 3-element head as well.
   f.profile_shape = "axpy:100003";
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
+  f.make_case = [](const std::string& shape,
+                   std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const Shape s = parse_elementwise_shape(shape);  // before touching the GPU
     if (s.problem == Problem::particles) return std::make_unique<ParticlesCase>(s, seed);
     return std::make_unique<StreamCase>(s, seed);

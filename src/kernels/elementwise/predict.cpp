@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/elementwise/index.cuh"
 #include "kernels/predict.hpp"
@@ -62,31 +64,6 @@ void split_edges(Recorder& rec, const Arrays& a, const Split& sp, std::size_t t0
       [&](std::size_t t) { return sp.tail_begin + t; });
 }
 
-// scalar_kernel (scalar.cu): SASS @P0 EXIT; LDG.E.CONSTANT x; [LDG.E y]; STG.E y.
-void scalar(Recorder& rec, const Arrays& a, std::size_t n) {
-  const std::size_t threads = std::size_t{blocks_for(n)} * kBlock;
-  for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize)
-    scalar_elements(
-        rec, a, t0, [&](std::size_t t) { return t < n; }, [](std::size_t t) { return t; });
-}
-
-// float2_kernel / float4_kernel (float2.cu, float4.cu): one vector per thread t < nvec,
-// LDG.E.64 / LDG.E.128 of x (and y for axpy) and STG.E.64 / .128 of y, at x + head and
-// y + head; then split_edges.
-void one_vector(Recorder& rec, const Arrays& a, const Split& sp, int floats) {
-  const int width = 4 * floats;
-  const std::uint64_t xv = a.x + 4 * sp.head, yv = a.y + 4 * sp.head;
-  const std::size_t threads = std::size_t{blocks_for(sp.nvec)} * kBlock;
-  const auto on = [&](std::size_t t) { return t < sp.nvec; };
-  const auto element = [](std::size_t t) { return t; };
-  for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize) {
-    per_warp(rec, t0, xv, width, false, on, element);
-    if (a.axpy) per_warp(rec, t0, yv, width, false, on, element);
-    per_warp(rec, t0, yv, width, true, on, element);
-    split_edges(rec, a, sp, t0);
-  }
-}
-
 // tile_pass<Op, kUnroll, C> (ops.cuh) of the tile at vector `base`, for every warp of the
 // block: kUnroll LDG.E.128 of x, kUnroll of y (axpy), kUnroll STG.E.128 of y; the full
 // tile unchecked, the last partial tile with each access under i < nvec.
@@ -127,7 +104,74 @@ void tiled(Recorder& rec, const Arrays& a, const Split& sp, bool grid_stride) {
                              static_cast<unsigned>(w * model::kWarpSize)));
 }
 
+// The replays a table line (elementwise_rungs.inc) names for a copy/axpy kernel: each
+// records every warp's global loads and stores of that kernel on n elements of a (sp: the
+// split for the kernel's width, in floats).
+namespace replay {
+
+using Replay = void (*)(Recorder& rec, const Arrays& a, const Split& sp, std::size_t n, int width);
+constexpr Replay none = nullptr;  ///< a kernel with no prediction
+
+// scalar_kernel (scalar.cu): SASS @P0 EXIT; LDG.E.CONSTANT x; [LDG.E y]; STG.E y.
+void scalar(Recorder& rec, const Arrays& a, const Split&, std::size_t n, int) {
+  const std::size_t threads = std::size_t{blocks_for(n)} * kBlock;
+  for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize)
+    scalar_elements(
+        rec, a, t0, [&](std::size_t t) { return t < n; }, [](std::size_t t) { return t; });
+}
+
+// float2_kernel / float4_kernel (float2.cu, float4.cu): one vector per thread t < nvec,
+// LDG.E.64 / LDG.E.128 of x (and y for axpy) and STG.E.64 / .128 of y, at x + head and
+// y + head; then split_edges.
+void one_vector(Recorder& rec, const Arrays& a, const Split& sp, std::size_t, int floats) {
+  const int width = 4 * floats;
+  const std::uint64_t xv = a.x + 4 * sp.head, yv = a.y + 4 * sp.head;
+  const std::size_t threads = std::size_t{blocks_for(sp.nvec)} * kBlock;
+  const auto on = [&](std::size_t t) { return t < sp.nvec; };
+  const auto element = [](std::size_t t) { return t; };
+  for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize) {
+    per_warp(rec, t0, xv, width, false, on, element);
+    if (a.axpy) per_warp(rec, t0, yv, width, false, on, element);
+    per_warp(rec, t0, yv, width, true, on, element);
+    split_edges(rec, a, sp, t0);
+  }
+}
+
+// float4_unroll4_kernel: one block per tile.
+void block_tiles(Recorder& rec, const Arrays& a, const Split& sp, std::size_t, int) {
+  tiled(rec, a, sp, false);
+}
+
+// grid_stride_kernel and grid_stride_streaming_kernel: a grid looping over the tiles.
+void grid_stride_tiles(Recorder& rec, const Arrays& a, const Split& sp, std::size_t, int) {
+  tiled(rec, a, sp, true);
+}
+
+}  // namespace replay
+
+/// A copy/axpy kernel's replay and the floats per access it is replayed with.
+struct KernelModel {
+  replay::Replay replay;
+  int width;
+};
+
+/// Each kernel's model, in Kernel order (the table's MEMHIER_RUNG lines).
+constexpr KernelModel kModels[] = {
+#define MEMHIER_RUNG(name, width, launch, symbol, prediction, ...) {replay::prediction, width},
+#define MEMHIER_BENCH_RUNG(...)
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/elementwise_rungs.inc"
+};
+
 }  // namespace
+
+bool has_prediction(const std::string& variant) {
+  const std::optional<Variant> v = variant_from_string(variant);
+  // The bench-only lines and best run kernels chosen by name below (predict_stream,
+  // predict_particles). A rung's Variant and its Kernel share the table position.
+  if (!v || *v == Variant::best) return true;
+  return kModels[static_cast<int>(*v)].replay != replay::none;
+}
 
 model::AccessCounts predict_stream(const std::string& variant, Op op, std::size_t n) {
   Recorder rec;
@@ -147,24 +191,12 @@ model::AccessCounts predict_stream(const std::string& variant, Op op, std::size_
   a.y = buffer_base(1) + 4 * oy;
   a.axpy = op == Op::axpy;
   const Dispatch d = dispatch(v, a.x, a.y, n);
-  switch (d.kernel) {
-    case Kernel::scalar:
-      scalar(rec, a, n);
-      break;
-    case Kernel::float2:
-      one_vector(rec, a, d.split, 2);
-      break;
-    case Kernel::float4:
-      one_vector(rec, a, d.split, 4);
-      break;
-    case Kernel::float4_unroll4:
-      tiled(rec, a, d.split, false);
-      break;
-    case Kernel::grid_stride:
-    case Kernel::grid_stride_streaming:
-      tiled(rec, a, d.split, true);
-      break;
-  }
+  const KernelModel& m = kModels[static_cast<int>(d.kernel)];
+  if (m.replay == replay::none)
+    throw std::invalid_argument("elementwise variant " + variant +
+                                " runs a kernel with no "
+                                "prediction.");
+  m.replay(rec, a, d.split, n, m.width);
   return rec.counts();
 }
 

@@ -11,6 +11,10 @@
 
 namespace memhier::elementwise::detail {
 
+/// True when the model predicts `variant` (a registered name): its table line names a
+/// replay, or it is a bench-only line or best, which run modeled kernels.
+bool has_prediction(const std::string& variant);
+
 /// Counts of what `variant` (a registered name: scalar ... best, float4_misaligned_base,
 /// float4_mismatched_alignment) launches for copy or axpy of n elements on arrays as the
 /// family's case holds them (cudaMalloc'ed; the misaligned rungs run 4 bytes past them).

@@ -31,7 +31,7 @@ struct OpArgs {
 #define MEMHIER_EW_LAUNCH_2(launch) \
   void launch(OpArgs op, const float* x, float* y, const Split& sp, cudaStream_t s);
 #define MEMHIER_EW_LAUNCH_4 MEMHIER_EW_LAUNCH_2
-#define MEMHIER_RUNG(name, rung, width, launch, symbol, ...) \
+#define MEMHIER_RUNG(name, width, launch, symbol, ...) \
   MEMHIER_EW_LAUNCH_##width(launch) const void* symbol(Op op);
 #define MEMHIER_BENCH_RUNG(...)
 #define MEMHIER_BEST(...)

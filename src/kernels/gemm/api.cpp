@@ -84,8 +84,8 @@ namespace detail {
 
 Launcher launcher_for(Variant v) {
   switch (v) {
-#define MEMHIER_RUNG(name, rung, launcher, ...) \
-  case Variant::name:                           \
+#define MEMHIER_RUNG(name, launcher, ...) \
+  case Variant::name:                     \
     return launcher();
 #define MEMHIER_BEST(name, ...) \
   case Variant::name:           \
@@ -99,7 +99,7 @@ Launcher launcher_for(Variant v) {
 const std::vector<Variant>& best_candidates() {
   static const std::vector<Variant> c = [] {
     std::vector<Variant> v;
-#define MEMHIER_RUNG(name, rung, launcher, candidate, ...) \
+#define MEMHIER_RUNG(name, launcher, candidate, ...) \
   if (candidate) v.push_back(Variant::name);
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/gemm_rungs.inc"

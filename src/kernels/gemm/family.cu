@@ -345,11 +345,14 @@ struct RungInfo {
 
 /// The table (gemm_rungs.inc), in rung order.
 const std::vector<RungInfo>& rungs() {
+  int rung_no = 0;
+  // The table's lines in order (a braced list evaluates its elements left to right): a
+  // line's rung number is its place.
   static const std::vector<RungInfo> r{
-#define MEMHIER_RUNG(name, rung, launcher, candidate, technique, source, claim) \
-  {Variant::name, rung, technique, source, claim},
-#define MEMHIER_BEST(name, rung, technique, source, claim) \
-  {Variant::name, rung, technique, source, claim},
+#define MEMHIER_RUNG(name, launcher, candidate, prediction, technique, source, claim) \
+  {Variant::name, ++rung_no, technique, source, claim},
+#define MEMHIER_BEST(name, technique, source, claim) \
+  {Variant::name, ++rung_no, technique, source, claim},
 #include "memhier/kernels/gemm_rungs.inc"
   };
   return r;
@@ -363,7 +366,7 @@ registry::Variant make_variant(const RungInfo& r) {
       gemm::detail::launcher_for(r.v == Variant::best ? Variant::double_buffered : r.v);
   registry::Variant v =
       registry::make_variant(gemm::to_string(r.v), r.rung, r.technique, {r.source, r.claim},
-                          l.symbol(), l.block_threads, l.dynamic_smem);
+                             l.symbol(), l.block_threads, l.dynamic_smem);
   if (gemm::detail::has_prediction(r.v))
     v.predict = [rung = r.v](const std::string& shape) {
       const GemmShape s = parse_gemm_shape(shape);
@@ -419,7 +422,8 @@ registry::Family gemm_family() {
   // Odd in every extent: partial tiles of every size, lanes off at the edges of A, B and
   // C, and a partial k-tile; beta = 0, so the epilogue does not read C.
   f.profile_shape = "257x255x129";
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
+  f.make_case = [](const std::string& shape,
+                   std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const GemmShape s = parse_gemm_shape(shape);  // bad input answered before any CUDA call
     return std::make_unique<GemmCase>(s, seed);
   };

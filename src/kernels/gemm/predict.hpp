@@ -1,9 +1,8 @@
-// The model's prediction of what Nsight Compute counts for the GEMM rungs that have one
-// (every rung but best, which runs the tuner's choice: naive to vectorized, warp_tiled,
-// the block tiles double_buffered, cp_async_*stage, swizzled and the cfg_* candidates,
-// and the alpha == 0 path): every block, warp and memory instruction the kernel executes, from
-// the same index math (index.cuh) and launch geometry (ceil_div, grid_2d) as the kernels.
-// Host-only.
+// The model's prediction of what Nsight Compute counts for the GEMM rungs whose table line
+// (gemm_rungs.inc) names a replay (today every rung but best, which runs the tuner's
+// choice), and for the alpha == 0 path: every block, warp and memory instruction the kernel
+// executes, from the same index math (index.cuh) and launch geometry (ceil_div, grid_2d) as
+// the kernels. Host-only.
 #pragma once
 
 #include "memhier/kernels/gemm.hpp"
@@ -11,7 +10,7 @@
 
 namespace memhier::gemm::detail {
 
-/// True when predict() models `v` (every rung but best).
+/// True when predict() models `v`: its table line names a replay.
 bool has_prediction(Variant v);
 
 /// Counts of what sgemm(v, ...) launches for C = alpha A B + beta C with row-major

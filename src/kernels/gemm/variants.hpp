@@ -43,7 +43,7 @@ struct Launcher {
 };
 
 // The rungs (gemm_rungs.inc): one launcher per rung, in the rung's .cu.
-#define MEMHIER_RUNG(name, rung, launcher, ...) Launcher launcher();
+#define MEMHIER_RUNG(name, launcher, ...) Launcher launcher();
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/gemm_rungs.inc"
 

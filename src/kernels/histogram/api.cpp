@@ -30,8 +30,8 @@ void dispatch(Variant v, const T* in, std::size_t n, std::uint32_t* bins, cudaSt
   MEMHIER_CUDA(cudaMemsetAsync(bins, 0, 256 * sizeof(std::uint32_t), s));
   if (n == 0) return;
   switch (v) {
-#define MEMHIER_RUNG(name, rung, launch, ...) \
-  case Variant::name:                         \
+#define MEMHIER_RUNG(name, launch, ...) \
+  case Variant::name:                   \
     return detail::launch(in, n, bins, s);
 #define MEMHIER_BEST MEMHIER_RUNG
 #include "memhier/kernels/histogram_rungs.inc"

@@ -175,9 +175,9 @@ class HistogramCase final : public registry::Case {
 
 /// A rung of the table (histogram_rungs.inc) as the bench registers it.
 registry::Variant variant(hist::Variant v, int rung, std::string technique, registry::Claim claim,
-                       const void* symbol, int block_threads, int max_blocks_per_sm) {
+                          const void* symbol, int block_threads, int max_blocks_per_sm) {
   registry::Variant r = registry::make_variant(hist::to_string(v), rung, std::move(technique),
-                                         std::move(claim), symbol, block_threads);
+                                               std::move(claim), symbol, block_threads);
   r.max_blocks_per_sm = max_blocks_per_sm;  // the launch's own cap (0: as many as fit)
   return r;
 }
@@ -198,11 +198,15 @@ registry::Family histogram_family() {
       "a warp's 32 increments never collide, even when every value is the same "
       "(degenerate input, the case that serializes the other rungs). The input is uint8 or "
       "int32 (values outside [0, 256) are skipped), uniform random or all one value.";
+  int rung_no = 0;
+  // The table's lines in order (a braced list evaluates its elements left to right): a
+  // line's rung number is its place.
   f.variants = {
-#define MEMHIER_RUNG(name, rung, launch, symbol, threads, blocks_per_sm, technique, source, claim) \
-  variant(hist::Variant::name, rung, technique, {source, claim}, symbol(), threads, blocks_per_sm),
-#define MEMHIER_BEST(name, rung, launch, symbol, threads, technique, source, claim) \
-  variant(hist::Variant::name, rung, technique, {source, claim}, symbol(), threads, 0),
+#define MEMHIER_RUNG(name, launch, symbol, threads, blocks_per_sm, technique, source, claim) \
+  variant(hist::Variant::name, ++rung_no, technique, {source, claim}, symbol(), threads,     \
+          blocks_per_sm),
+#define MEMHIER_BEST(name, launch, symbol, threads, technique, source, claim) \
+  variant(hist::Variant::name, ++rung_no, technique, {source, claim}, symbol(), threads, 0),
 #include "memhier/kernels/histogram_rungs.inc"
   };
   f.bench_shapes = {"u8-uniform:268435456", "u8-degenerate:268435456", "i32-uniform:67108864",
@@ -212,7 +216,8 @@ registry::Family histogram_family() {
   f.test_shapes = {"u8-uniform:1",       "u8-uniform:7",          "u8-uniform:1025",
                    "u8-degenerate:4099", "u8-uniform:1000003",    "i32-uniform:7",
                    "i32-uniform:65537",  "i32-degenerate:1000003"};
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
+  f.make_case = [](const std::string& shape,
+                   std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     HistShape s = parse_hist_shape(shape);  // bad input is answered before touching the GPU
     return std::make_unique<HistogramCase>(std::move(s), seed);
   };

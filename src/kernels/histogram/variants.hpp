@@ -44,7 +44,7 @@ int grid_for(const void* kernel, int block_threads, bool prefer_shared, std::siz
 // The rungs (histogram_rungs.inc), each in its own .cu: a launch per input type, counting
 // into `bins`, which the caller has zeroed on `stream` (n >= 1), and the uint8 kernel for
 // cudaFuncGetAttributes (registers, spills, shared memory).
-#define MEMHIER_RUNG(name, rung, launch, symbol, ...)                                      \
+#define MEMHIER_RUNG(name, launch, symbol, ...)                                            \
   void launch(const std::uint8_t* in, std::size_t n, std::uint32_t* bins, cudaStream_t s); \
   void launch(const std::int32_t* in, std::size_t n, std::uint32_t* bins, cudaStream_t s); \
   const void* symbol();

@@ -24,8 +24,8 @@ namespace {
 /// Elements a block of a classic rung reduces per pass; 0 for the grid-stride rungs.
 std::size_t classic_elems_per_block(Variant v) {
   switch (v) {
-#define MEMHIER_CLASSIC_RUNG(name, rung, launch, symbol, elems_per_thread, ...) \
-  case Variant::name:                                                           \
+#define MEMHIER_CLASSIC_RUNG(name, launch, symbol, elems_per_thread, ...) \
+  case Variant::name:                                                     \
     return static_cast<std::size_t>(elems_per_thread) * kClassicBlock;
 #define MEMHIER_GRID_RUNG(...)
 #define MEMHIER_BEST(...)
@@ -38,8 +38,8 @@ std::size_t classic_elems_per_block(Variant v) {
 GridConfig grid_config(Variant v) {
   switch (v) {
 #define MEMHIER_CLASSIC_RUNG(...)
-#define MEMHIER_GRID_RUNG(name, rung, launch, config, ...) \
-  case Variant::name:                                      \
+#define MEMHIER_GRID_RUNG(name, launch, config, ...) \
+  case Variant::name:                                \
     return config();
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/reduction_rungs.inc"
@@ -182,8 +182,8 @@ void reduce(Variant v, Op op, const float* in, std::size_t n, float* out, void* 
   l.grid = p.grid;
   l.stream = s;
   switch (p.v) {
-#define MEMHIER_CLASSIC_RUNG(name, rung, launch, ...) \
-  case Variant::name:                                 \
+#define MEMHIER_CLASSIC_RUNG(name, launch, ...) \
+  case Variant::name:                           \
     return detail::launch(l);
 #define MEMHIER_GRID_RUNG MEMHIER_CLASSIC_RUNG
 #define MEMHIER_BEST(name, ...) \

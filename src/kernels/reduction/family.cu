@@ -93,9 +93,9 @@ class ReductionCase final : public registry::Case {
 
 /// A rung of the table (reduction_rungs.inc) as the bench registers it.
 registry::Variant variant(rd::Variant v, int rung, std::string technique, registry::Claim claim,
-                       const void* symbol, int block_threads) {
-  return registry::make_variant(rd::to_string(v), rung, std::move(technique), std::move(claim), symbol,
-                             block_threads);
+                          const void* symbol, int block_threads) {
+  return registry::make_variant(rd::to_string(v), rung, std::move(technique), std::move(claim),
+                                symbol, block_threads);
 }
 
 }  // namespace
@@ -117,14 +117,17 @@ registry::Family reduction_family() {
       "stream: the last rungs load float4 over a grid that fills every SM, and the single "
       "pass removes the second launch, which dominates at a few MB.";
 
+  int rung_no = 0;
+  // The table's lines in order (a braced list evaluates its elements left to right): a
+  // line's rung number is its place.
   f.variants = {
-#define MEMHIER_CLASSIC_RUNG(name, rung, launch, symbol, elems, technique, source, claim) \
-  variant(Variant::name, rung, technique, {source, claim}, d::symbol(), d::kClassicBlock),
-#define MEMHIER_GRID_RUNG(name, rung, launch, config, technique, source, claim)    \
-  variant(Variant::name, rung, technique, {source, claim}, d::config().sum_kernel, \
+#define MEMHIER_CLASSIC_RUNG(name, launch, symbol, elems, technique, source, claim) \
+  variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol(), d::kClassicBlock),
+#define MEMHIER_GRID_RUNG(name, launch, config, technique, source, claim)               \
+  variant(Variant::name, ++rung_no, technique, {source, claim}, d::config().sum_kernel, \
           d::config().block_threads),
-#define MEMHIER_BEST(name, rung, config, technique, source, claim)                 \
-  variant(Variant::name, rung, technique, {source, claim}, d::config().sum_kernel, \
+#define MEMHIER_BEST(name, config, technique, source, claim)                            \
+  variant(Variant::name, ++rung_no, technique, {source, claim}, d::config().sum_kernel, \
           d::config().block_threads),
 #include "memhier/kernels/reduction_rungs.inc"
   };
@@ -132,7 +135,8 @@ registry::Family reduction_family() {
   f.quick_shapes = {"16777216", "1048576"};
   f.test_shapes = {"1",    "7",    "31",    "32",      "33",      "1023",
                    "1025", "4099", "65537", "1000003", "16777217"};
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
+  f.make_case = [](const std::string& shape,
+                   std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     // Parse and validate before touching the GPU: bad input is answered without one.
     const std::vector<std::int64_t> dims = registry::parse_shape(shape, 1, "reduction");
     return std::make_unique<ReductionCase>(static_cast<std::size_t>(dims[0]), seed);

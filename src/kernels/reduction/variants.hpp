@@ -41,11 +41,11 @@ struct GridConfig {
 // The rungs (reduction_rungs.inc), each in its own .cu: classic rungs run the same kernel
 // in every pass until one block writes `out` (symbol(): that kernel); grid-stride rungs run
 // a grid of at most (resident blocks per SM) x SMs blocks, sized from config().
-#define MEMHIER_CLASSIC_RUNG(name, rung, launch, symbol, ...) \
-  void launch(const Launch& l);                               \
+#define MEMHIER_CLASSIC_RUNG(name, launch, symbol, ...) \
+  void launch(const Launch& l);                         \
   const void* symbol();
-#define MEMHIER_GRID_RUNG(name, rung, launch, config, ...) \
-  void launch(const Launch& l);                            \
+#define MEMHIER_GRID_RUNG(name, launch, config, ...) \
+  void launch(const Launch& l);                      \
   GridConfig config();
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/reduction_rungs.inc"

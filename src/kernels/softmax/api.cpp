@@ -180,8 +180,8 @@ void softmax(Variant v, const float* in, float* out, int rows, int cols, cudaStr
   p.stream = stream;
   if (v == Variant::best) v = best_for(rows, cols, p.vec4);
   switch (v) {
-#define MEMHIER_RUNG(name, rung, launch, ...) \
-  case Variant::name:                         \
+#define MEMHIER_RUNG(name, launch, ...) \
+  case Variant::name:                   \
     return detail::launch(p);
 #define MEMHIER_BEST(name, ...) \
   case Variant::name:           \

@@ -202,11 +202,11 @@ std::unique_ptr<registry::Case> make_softmax_case(const std::string& shape, std:
 }
 
 /// A rung of the table (softmax_rungs.inc) as the bench registers it.
-registry::Variant rung(softmax::Variant v, int rung_no, std::string technique, registry::Claim claim,
-                    const void* symbol, int block_threads) {
+registry::Variant rung(softmax::Variant v, int rung_no, std::string technique,
+                       registry::Claim claim, const void* symbol, int block_threads) {
   // The cached kernels size their dynamic shared memory per shape: 0 here.
-  return registry::make_variant(softmax::to_string(v), rung_no, std::move(technique), std::move(claim),
-                             symbol, block_threads);
+  return registry::make_variant(softmax::to_string(v), rung_no, std::move(technique),
+                                std::move(claim), symbol, block_threads);
 }
 
 }  // namespace
@@ -230,11 +230,14 @@ registry::Family softmax_family() {
       "through L2 for rows too long to cache. cuDNN's softmax would be the vendor baseline; it is "
       "optional in the toolkit and absent here, so the bar is the cudaMemcpy ceiling: one read and "
       "one write per element, the same bytes a copy moves.";
+  int rung_no = 0;
+  // The table's lines in order (a braced list evaluates its elements left to right): a
+  // line's rung number is its place.
   f.variants = {
-#define MEMHIER_RUNG(name, rung_no, launch, symbol, threads, technique, source, claim) \
-  rung(Variant::name, rung_no, technique, {source, claim}, d::symbol(), threads),
-#define MEMHIER_BEST(name, rung_no, technique, source, claim) \
-  rung(Variant::name, rung_no, technique, {source, claim}, nullptr, 0),
+#define MEMHIER_RUNG(name, launch, symbol, threads, technique, source, claim) \
+  rung(Variant::name, ++rung_no, technique, {source, claim}, d::symbol(), threads),
+#define MEMHIER_BEST(name, technique, source, claim) \
+  rung(Variant::name, ++rung_no, technique, {source, claim}, nullptr, 0),
 #include "memhier/kernels/softmax_rungs.inc"
   };
   f.variants.back().runs = [](const std::string& shape) {

@@ -51,8 +51,8 @@ int pow2_floor(int v);
 // launch_x(p) runs rung x; it throws std::invalid_argument when the rung cannot hold the
 // row (warp_per_row: cols > 1024; block_per_row, cluster_per_row: a row or a chunk larger
 // than shared memory). x_symbol() is its main kernel, for cudaFuncGetAttributes.
-#define MEMHIER_RUNG(name, rung, launch, symbol, ...) \
-  void launch(const Problem& p);                      \
+#define MEMHIER_RUNG(name, launch, symbol, ...) \
+  void launch(const Problem& p);                \
   const void* symbol();
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/softmax_rungs.inc"

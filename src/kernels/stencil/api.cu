@@ -78,8 +78,8 @@ void stencil2d(Variant v, const float* in, float* out, int rows, int cols, const
   const detail::Args a{in, out, rows, cols, filter, k, stream};
   if (v == Variant::best) v = best_variant_for(k);
   switch (v) {
-#define MEMHIER_RUNG(name, rung, launch, ...) \
-  case Variant::name:                         \
+#define MEMHIER_RUNG(name, launch, ...) \
+  case Variant::name:                   \
     return detail::launch(a);
 #define MEMHIER_BEST(name, ...) \
   case Variant::name:           \

@@ -173,10 +173,10 @@ class StencilCase final : public registry::Case {
 };
 
 /// A rung of the table (stencil_rungs.inc) as the bench registers it.
-registry::Variant make_variant(Variant v, int rung, const std::string& technique, registry::Claim claim,
-                            const void* symbol, int threads) {
+registry::Variant make_variant(Variant v, int rung, const std::string& technique,
+                               registry::Claim claim, const void* symbol, int threads) {
   return registry::make_variant(stencil::to_string(v), rung, technique, std::move(claim), symbol,
-                             threads);
+                                threads);
 }
 
 }  // namespace
@@ -199,11 +199,16 @@ registry::Family stencil_family() {
       "(cuDNN and NPP are not dependencies), and cudaMemcpy device-to-device moving the same "
       "bytes is the bar; the goal is best >= 0.85x memcpy at 8192x8192 with K = 5. "
       "Shapes are ROWSxCOLS:K.";
+  int rung_no = 0;
+  // The table's lines in order (a braced list evaluates its elements left to right): a
+  // line's rung number is its place; a MEMHIER_SAME_RUNG line shares the one above it.
   f.variants = {
-#define MEMHIER_RUNG(name, rung, launch, symbol, threads, technique, source, claim) \
-  make_variant(Variant::name, rung, technique, {source, claim}, d::symbol(kShown), d::threads),
-#define MEMHIER_BEST(name, rung, symbol, threads, technique, source, claim) \
-  make_variant(Variant::name, rung, technique, {source, claim}, d::symbol(kShown), d::threads),
+#define MEMHIER_RUNG(name, launch, symbol, threads, technique, source, claim) \
+  make_variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol(kShown), d::threads),
+#define MEMHIER_SAME_RUNG(name, launch, symbol, threads, technique, source, claim) \
+  make_variant(Variant::name, rung_no, technique, {source, claim}, d::symbol(kShown), d::threads),
+#define MEMHIER_BEST(name, symbol, threads, technique, source, claim) \
+  make_variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol(kShown), d::threads),
 #include "memhier/kernels/stencil_rungs.inc"
   };
   f.variants.back().runs = [](const std::string& shape) {
@@ -215,7 +220,8 @@ registry::Family stencil_family() {
   // cols % 4 == 0, so the best_* variants take their 16-byte paths with partial tiles.
   f.test_shapes = {"1x1:3",   "1x7:5",     "7x1:7",     "2x2:7",    "33x33:5", "4099x1031:3",
                    "31x97:7", "1031x65:5", "130x260:5", "67x132:7", "64x128:3"};
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
+  f.make_case = [](const std::string& shape,
+                   std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const StencilShape s = parse_stencil_shape(shape);  // bad input answered before any CUDA call
     return std::make_unique<StencilCase>(s, seed);
   };

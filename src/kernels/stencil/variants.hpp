@@ -55,8 +55,8 @@ constexpr int kBest128x32Threads = 128;              ///< vec4_async.cu, 128x32 
 
 // The rungs (stencil_rungs.inc): launch(a) runs the rung on validated arguments, symbol(k)
 // is its kernel for filter size k (nullptr for other k), for cudaFuncGetAttributes.
-#define MEMHIER_RUNG(name, rung, launch, symbol, ...) \
-  void launch(const Args& a);                         \
+#define MEMHIER_RUNG(name, launch, symbol, ...) \
+  void launch(const Args& a);                   \
   const void* symbol(int k);
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/stencil_rungs.inc"

@@ -78,9 +78,9 @@ void transpose(Variant v, const float* in, float* out, std::int64_t rows, std::i
     return;
   }
   switch (v) {
-#define MEMHIER_RUNG(name, rung, launch, ...) \
-  case Variant::name:                         \
-    detail::launch(in, out, r, c, stream);    \
+#define MEMHIER_RUNG(name, launch, ...)    \
+  case Variant::name:                      \
+    detail::launch(in, out, r, c, stream); \
     return;
 #define MEMHIER_BEST(name, ...) \
   case Variant::name:           \

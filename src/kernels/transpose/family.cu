@@ -65,7 +65,9 @@ class TransposeCase final : public registry::Case {
   std::string shape() const override { return std::to_string(rows_) + "x" + std::to_string(cols_); }
 
   // Each input element read once, each output element written once.
-  registry::Work work() const override { return {2.0 * static_cast<double>(n_) * sizeof(float), 0.0}; }
+  registry::Work work() const override {
+    return {2.0 * static_cast<double>(n_) * sizeof(float), 0.0};
+  }
 
   void run(const std::string& variant, cudaStream_t stream) override {
     const std::optional<transpose::Variant> v = transpose::from_string(variant);
@@ -167,12 +169,13 @@ class TransposeCase final : public registry::Case {
 };
 
 /// A rung of the table (transpose_rungs.inc) as the bench registers it, with its prediction.
-registry::Variant variant(transpose::Variant v, int rung, std::string technique, registry::Claim claim,
-                       const void* symbol) {
+registry::Variant variant(transpose::Variant v, int rung, std::string technique,
+                          registry::Claim claim, const void* symbol) {
   registry::Variant out =
       registry::make_variant(transpose::to_string(v), rung, std::move(technique), std::move(claim),
-                          symbol, transpose::detail::kBlockThreads);
-  out.predict = [v](const std::string& shape) { return transpose::detail::predict(v, shape); };
+                             symbol, transpose::detail::kBlockThreads);
+  if (transpose::detail::has_prediction(v))
+    out.predict = [v](const std::string& shape) { return transpose::detail::predict(v, shape); };
   return out;
 }
 
@@ -194,11 +197,14 @@ registry::Family transpose_family() {
       "that wastes no memory. Our best rungs add what Hopper needs to reach the copy "
       "ceiling: 16-byte loads and stores on both sides, 16 elements per thread, and a "
       "swizzled shared tile that keeps every 128-bit shared access conflict-free.";
+  int rung_no = 0;
+  // The table's lines in order (a braced list evaluates its elements left to right): a
+  // line's rung number is its place.
   f.variants = {
-#define MEMHIER_RUNG(name, rung, launch, symbol, technique, source, claim) \
-  variant(Variant::name, rung, technique, {source, claim}, d::symbol()),
-#define MEMHIER_BEST(name, rung, symbol, technique, source, claim) \
-  variant(Variant::name, rung, technique, {source, claim}, d::symbol()),
+#define MEMHIER_RUNG(name, launch, symbol, prediction, technique, source, claim) \
+  variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol()),
+#define MEMHIER_BEST(name, symbol, prediction, technique, source, claim) \
+  variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol()),
 #include "memhier/kernels/transpose_rungs.inc"
   };
   f.bench_shapes = {"8192x8192", "4096x4096"};
@@ -211,7 +217,8 @@ registry::Family transpose_family() {
   // = 6 x 128 + 4 columns: 4 of 32 lanes live in the last tile column), and both multiples
   // of 4, so the best_* rungs take their float4 path rather than the padded fallback.
   f.profile_shape = "1000x772";
-  f.make_case = [](const std::string& shape, std::uint32_t seed) -> std::unique_ptr<registry::Case> {
+  f.make_case = [](const std::string& shape,
+                   std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const std::vector<std::int64_t> dims = registry::parse_shape(shape, 2, "transpose");
     transpose::check_shape(dims[0], dims[1]);  // before touching the GPU
     return std::make_unique<TransposeCase>(dims[0], dims[1], seed);

@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "kernels/predict.hpp"
@@ -30,32 +31,6 @@ const std::uint64_t kIn = buffer_base(0);   // the input (rows x cols)
 const std::uint64_t kOut = buffer_base(1);  // the output (cols x rows)
 constexpr std::uint64_t kFloat = 4, kFloat4 = 16;
 constexpr std::uint32_t kAllLanes = 0xffffffffu;
-
-// naive_kernel (naive.cu), 32x8 threads: warp w is thread row ty = w, lanes run along tx.
-// SASS per tile and warp: the four k-steps unrolled, each LDG.E (4 bytes) then STG.E
-// under the bounds check; see the report for whether the check is a branch or a predicate.
-void naive(Recorder& rec, int rows, int cols) {
-  const TileGrid g = tile_grid(rows, cols, index::kTile, index::kTile);
-  for (unsigned t = 0; t < g.count; ++t) {
-    long long row0 = 0, col0 = 0;
-    index::tile_origin(t, g.tiles_x, index::kTile, index::kTile, &row0, &col0);
-    for (int ty = 0; ty < index::kBlockRows; ++ty)
-      for (int k = 0; k < index::kTile; k += index::kBlockRows) {
-        const long long r = row0 + ty + k;
-        auto in_bounds = [&](int tx) { return r < rows && col0 + tx < cols; };
-        const WarpAccess ld = warp_access(kAllLanes, 4, false, [&](int tx, std::uint64_t* a) {
-          *a = kIn + kFloat * index::in_offset(r, col0 + tx, cols);
-          return in_bounds(tx);
-        });
-        const WarpAccess st = warp_access(kAllLanes, 4, true, [&](int tx, std::uint64_t* a) {
-          *a = kOut + kFloat * index::out_offset(r, col0 + tx, rows);
-          return in_bounds(tx);
-        });
-        rec.global(ld);
-        rec.global(st);
-      }
-  }
-}
 
 // tiled_transpose<Layout> (tiled.cuh): tile, padded and swizzled differ only in `word`.
 // SASS per tile and warp: read phase 4 x (LDG.E, STS), write phase 4 x (LDS, STG.E),
@@ -164,48 +139,96 @@ void vectorized(Recorder& rec, int rows, int cols) {
   }
 }
 
+// The replays a table line (transpose_rungs.inc) names: each records what its kernel
+// executes for a rows x cols transpose. Buffers from cudaMalloc are 16-byte aligned, so the
+// float4 path of the vectorized kernels runs iff rows and cols are multiples of 4.
+namespace replay {
+
+using Replay = void (*)(Recorder& rec, int rows, int cols);
+constexpr Replay none = nullptr;  ///< a rung with no prediction
+
+// naive_kernel (naive.cu), 32x8 threads: warp w is thread row ty = w, lanes run along tx.
+// SASS per tile and warp: the four k-steps unrolled, each LDG.E (4 bytes) then STG.E
+// under the bounds check; see the report for whether the check is a branch or a predicate.
+void naive(Recorder& rec, int rows, int cols) {
+  const TileGrid g = tile_grid(rows, cols, index::kTile, index::kTile);
+  for (unsigned t = 0; t < g.count; ++t) {
+    long long row0 = 0, col0 = 0;
+    index::tile_origin(t, g.tiles_x, index::kTile, index::kTile, &row0, &col0);
+    for (int ty = 0; ty < index::kBlockRows; ++ty)
+      for (int k = 0; k < index::kTile; k += index::kBlockRows) {
+        const long long r = row0 + ty + k;
+        auto in_bounds = [&](int tx) { return r < rows && col0 + tx < cols; };
+        const WarpAccess ld = warp_access(kAllLanes, 4, false, [&](int tx, std::uint64_t* a) {
+          *a = kIn + kFloat * index::in_offset(r, col0 + tx, cols);
+          return in_bounds(tx);
+        });
+        const WarpAccess st = warp_access(kAllLanes, 4, true, [&](int tx, std::uint64_t* a) {
+          *a = kOut + kFloat * index::out_offset(r, col0 + tx, rows);
+          return in_bounds(tx);
+        });
+        rec.global(ld);
+        rec.global(st);
+      }
+  }
+}
+
+void tile(Recorder& rec, int rows, int cols) {
+  tiled(rec, rows, cols, [](int r, int c) { return index::tile_word(r, c); });
+}
+
+void padded(Recorder& rec, int rows, int cols) {
+  tiled(rec, rows, cols, [](int r, int c) { return index::padded_word(r, c); });
+}
+
+void swizzled(Recorder& rec, int rows, int cols) {
+  tiled(rec, rows, cols, [](int r, int c) { return index::swizzled_word(r, c); });
+}
+
+// vectorized_kernel<64, 64>, or the padded fallback on unaligned shapes; the bulk prefetch
+// of best_64x64_prefetch is no LSU access (it goes to L2).
+void vectorized_64x64(Recorder& rec, int rows, int cols) {
+  if (rows % 4 == 0 && cols % 4 == 0)
+    vectorized<64, 64>(rec, rows, cols);
+  else
+    padded(rec, rows, cols);
+}
+
+void vectorized_32x128(Recorder& rec, int rows, int cols) {
+  if (rows % 4 == 0 && cols % 4 == 0)
+    vectorized<32, 128>(rec, rows, cols);
+  else
+    padded(rec, rows, cols);
+}
+
+// best: cudaMemcpyAsync for 1xN and Nx1 (no kernel of ours runs), else best_64x64_prefetch.
+void best(Recorder& rec, int rows, int cols) {
+  if (rows == 1 || cols == 1) return;
+  vectorized_64x64(rec, rows, cols);
+}
+
+}  // namespace replay
+
+/// Each variant's replay, in enum order.
+constexpr replay::Replay kReplays[] = {
+#define MEMHIER_RUNG(name, launch, symbol, prediction, ...) replay::prediction,
+#define MEMHIER_BEST(name, symbol, prediction, ...) replay::prediction,
+#include "memhier/kernels/transpose_rungs.inc"
+};
+
 }  // namespace
+
+bool has_prediction(Variant v) {
+  return kReplays[static_cast<int>(v)] != replay::none;
+}
 
 model::AccessCounts predict(Variant v, int rows, int cols) {
   check_shape(rows, cols);
+  if (!has_prediction(v))
+    throw std::invalid_argument(std::string("transpose variant ") + to_string(v) +
+                                " has no prediction.");
   Recorder rec;
-  // Buffers from cudaMalloc are 16-byte aligned: the float4 path runs iff the shape allows.
-  const bool vec = rows % 4 == 0 && cols % 4 == 0;
-  switch (v) {
-    case Variant::naive:
-      naive(rec, rows, cols);
-      break;
-    case Variant::tile:
-      tiled(rec, rows, cols, [](int r, int c) { return index::tile_word(r, c); });
-      break;
-    case Variant::padded:
-      tiled(rec, rows, cols, [](int r, int c) { return index::padded_word(r, c); });
-      break;
-    case Variant::swizzled:
-      tiled(rec, rows, cols, [](int r, int c) { return index::swizzled_word(r, c); });
-      break;
-    case Variant::best_64x64:
-    case Variant::best_64x64_persistent:
-    case Variant::best_64x64_prefetch:  // the bulk prefetch is no LSU access: it goes to L2
-      if (vec)
-        vectorized<64, 64>(rec, rows, cols);
-      else
-        tiled(rec, rows, cols, [](int r, int c) { return index::padded_word(r, c); });
-      break;
-    case Variant::best_32x128:
-      if (vec)
-        vectorized<32, 128>(rec, rows, cols);
-      else
-        tiled(rec, rows, cols, [](int r, int c) { return index::padded_word(r, c); });
-      break;
-    case Variant::best:
-      if (rows == 1 || cols == 1) break;  // cudaMemcpyAsync: no kernel of ours runs
-      if (vec)
-        vectorized<64, 64>(rec, rows, cols);
-      else
-        tiled(rec, rows, cols, [](int r, int c) { return index::padded_word(r, c); });
-      break;
-  }
+  kReplays[static_cast<int>(v)](rec, rows, cols);
   return rec.counts();
 }
 

@@ -10,8 +10,12 @@
 
 namespace memhier::transpose::detail {
 
+/// True when predict() models `v`: its table line names a replay.
+bool has_prediction(Variant v);
+
 /// Counts of the kernel `v` launches for a rows x cols transpose of 256-byte aligned
-/// buffers (as cudaMalloc returns). Throws std::invalid_argument for a bad shape.
+/// buffers (as cudaMalloc returns). Throws std::invalid_argument for a bad shape or a
+/// variant without a prediction.
 model::AccessCounts predict(Variant v, int rows, int cols);
 
 /// The same from a shape "ROWSxCOLS" (as the family parses it).

@@ -33,7 +33,7 @@ bool vectorizable(const float* in, const float* out, int rows, int cols);
 // The rungs (transpose_rungs.inc), each launch in its own .cu. A launch runs its rung on a
 // validated shape; the float4 ones fall back to launch_padded when !vectorizable(...).
 // symbol() is the rung's main kernel, for cudaFuncGetAttributes.
-#define MEMHIER_RUNG(name, rung, launch, symbol, ...)                           \
+#define MEMHIER_RUNG(name, launch, symbol, ...)                                 \
   void launch(const float* in, float* out, int rows, int cols, cudaStream_t s); \
   const void* symbol();
 #define MEMHIER_BEST(...)
