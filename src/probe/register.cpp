@@ -9,11 +9,11 @@ void register_probes() {
   static bool done = false;
   if (done) return;
   done = true;
-  // Report order: the summary's tiers first, then the penalties, then the layouts.
-  for (auto family : {latency_probes, bandwidth_probes, shared_stride_probes, global_stride_probes,
-                      l2_probes, layout_probes, constant_probes, register_probes_family,
-                      smem_config_probes, caching_probes})
-    for (registry::Entry& e : family()) registry::add_entry(std::move(e));
+  // Report order is probes.inc's order.
+#define MEMHIER_PROBE(name) \
+  for (registry::Entry& e : name##_probes()) registry::add_entry(std::move(e));
+#include "probes.inc"
+#undef MEMHIER_PROBE
 }
 
 report::Section summary_section(const std::vector<TierFigure>& figures, const Context& ctx) {
