@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/judge.hpp"
 #include "memhier/registry/record.hpp"
 #include "memhier/report/document.hpp"
 
@@ -22,9 +23,9 @@ struct Band {
 /// and 2 by a factor 2 on the gain (1.25x -> 1.125x .. 1.5x).
 Band tolerance_band(double lo, double hi);
 
-/// Judges a measured ratio (or fraction, shown in percent) against a band:
-/// "reproduced (tolerance 1.41x..3.18x)" or "refuted: 5.86x, outside 1.41x..3.18x".
-std::string judge(double measured, Band band, bool percent);
+/// Judges a measured ratio (or a fraction, judged and shown in percent) against a band with
+/// the one judge: inside the band (at least its low end when hi is infinite) reproduces.
+Judgement judge_band(double measured, Band band, bool percent);
 
 /// The checks of the claims each ladder tests, one per claim, from that family's records;
 /// a check whose records are absent (another shape, --quick, a variant that did not run
