@@ -18,7 +18,7 @@ using report::Value;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The seeds' shapes for the tables they measured.
+// The sources' shapes for the tables they measured.
 constexpr const char* kGemmShape = "4096x4096x4096";
 constexpr const char* kTransposeShape = "4096x4096";
 constexpr const char* kSoftmaxShape = "1024x4096";
@@ -55,7 +55,8 @@ class Runs {
   void need(const std::string& shape) const {
     const std::vector<std::string> s = shapes();
     if (std::find(s.begin(), s.end(), shape) != s.end()) return;
-    throw Unmeasurable{"the seeds measured " + shape + ", which this run did not (it ran " +
+    throw Unmeasurable{"the claim's source measured " + shape +
+                       ", which this run did not (it ran " +
                        (s.empty() ? std::string("nothing") : join(s)) + ")"};
   }
 
@@ -132,7 +133,7 @@ Check fraction(Id id, const Runs& runs, const std::string& shape, const std::str
 
 std::vector<Check> gemm_from(const Runs& runs) {
   const std::string s = kGemmShape;
-  const double cublas = 18500;  // the seeds' cuBLAS, GFLOP/s: the rows' x cuBLAS divide by it
+  const double cublas = 18500;  // the source's cuBLAS, GFLOP/s: the rows' x cuBLAS divide by it
   auto of_cublas = [&](Id id, const char* variant, double gflops) {
     return fraction(id, runs, s, variant, &BenchRecord::x_vendor, 1.0, "of cuBLAS",
                     gflops / cublas);
@@ -165,8 +166,8 @@ std::vector<Check> gemm_from(const Runs& runs) {
     return speedup("cp-async-gemm-1-05x"_claim, runs, s, "double_buffered", best->variant,
                    295.0 / 280, 295.0 / 280);
   }));
-  // Tiling claims compare the seeds' own naive kernel (000's matmul_naive reads A and B
-  // coalesced) with the 32x32 tile, so coalescing does not count as tiling.
+  // Tiling claims compare the source's own naive kernel (matmul_naive in Global, Shared, and
+  // Register Memory reads A and B coalesced) with the 32x32 tile, so coalescing is not tiling.
   auto tiling = [&](Id id, double lo, double hi) {
     Check ch = speedup(id, runs, s, "coalesced", "smem_tile32", lo, hi);
     const BenchRecord* naive = runs.find("naive", s);
@@ -243,7 +244,7 @@ std::vector<Check> transpose_from(const Runs& runs) {
   const std::string s = kTransposeShape;
   auto of_memcpy = [&](Id id, const char* variant, double gbps) {
     return fraction(id, runs, s, variant, &BenchRecord::frac_memcpy, 1.0,
-                    "of cudaMemcpy D2D (the seeds: of the V100's 900 GB/s)", gbps / 900);
+                    "of cudaMemcpy D2D (the source: of the V100's 900 GB/s)", gbps / 900);
   };
   std::vector<Check> c;
   c.push_back(of_memcpy("transpose-naive-13pct"_claim, "naive", 120));
@@ -267,7 +268,7 @@ std::vector<Check> transpose_from(const Runs& runs) {
 
 std::vector<Check> softmax_from(const Runs& runs) {
   const std::string s = kSoftmaxShape;
-  // The seeds' times, us: naive 89, parallel max 42, warp shuffles 35, float4 28, bounds 25.
+  // The source's times, us: naive 89, parallel max 42, warp shuffles 35, float4 28, bounds 25.
   std::vector<Check> c;
   c.push_back(speedup("softmax-parallel-max-2-1x"_claim, runs, s, "naive", "parallel_max",
                       89.0 / 42, 89.0 / 42));
@@ -280,7 +281,7 @@ std::vector<Check> softmax_from(const Runs& runs) {
   c.push_back(speedup("softmax-ladder-3-6x"_claim, runs, s, "naive", "launch_bounds", 89.0 / 25,
                       89.0 / 25));
   c.push_back(fraction("softmax-66pct-of-peak"_claim, runs, s, "launch_bounds",
-                       &BenchRecord::frac_memcpy, 1.0, "of cudaMemcpy D2D (the seeds: of peak)",
+                       &BenchRecord::frac_memcpy, 1.0, "of cudaMemcpy D2D (the source: of peak)",
                        1340.0 / 2039));
   c.push_back(
       speedup("tune-registers-1-0-1-3x"_claim, runs, s, "vectorized", "launch_bounds", 1.0, 1.3));
@@ -288,7 +289,7 @@ std::vector<Check> softmax_from(const Runs& runs) {
 }
 
 std::vector<Check> elementwise_from(const Runs& runs) {
-  // The seeds name no size: the largest axpy shape, far beyond L2 at the bench sizes.
+  // The sources name no size: the largest axpy shape, far beyond L2 at the bench sizes.
   std::string shape = "axpy (any size)";
   long long best = -1;
   for (const std::string& sh : runs.shapes()) {
@@ -348,7 +349,7 @@ report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records)
     return std::string("not measurable here: no check");
   };
   const Runs runs(records);
-  // The seeds' shape when it ran; else the first shape, for reference only.
+  // The source's shape when it ran; else the first shape, for reference only.
   std::string shape = kGemmShape;
   const std::vector<std::string> shapes = runs.shapes();
   if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end() && !shapes.empty())
@@ -372,13 +373,14 @@ report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records)
 
   report::Table t;
   t.id = "bench-gemm-seed-table";
-  t.title = "The seeds' GEMM table on this card";
+  t.title = "The GEMM table of Shared Memory and Bank Conflicts, on this card";
   t.caption =
-      "Seed 002 (GEMM Performance Comparison: A100, M=N=K=4096, fp32) beside the rung of this "
+      "Shared Memory and Bank Conflicts, §GEMM Performance (A100, M=N=K=4096, FP32), beside the "
+      "rung of this "
       "ladder that does the same thing, from this run. The cards differ, so the rows are judged "
       "on their share of cuBLAS measured in the same run (the cuBLAS row: its share of the fp32 "
       "peak).";
-  t.columns = {{"seeds' row", "", "seed_row"},      {"A100", "GFLOP/s", "seed_gflops"},
+  t.columns = {{"source's row", "", "seed_row"},    {"A100", "GFLOP/s", "seed_gflops"},
                {"A100 peak", "%", "seed_peak_pct"}, {"A100 x cuBLAS", "", "seed_x_cublas"},
                {"rung here", "", "variant"},        {"shape", "", "shape"},
                {"here", "GFLOP/s", "gflops"},       {"fp32 peak here", "%", "peak_pct"},
@@ -393,17 +395,17 @@ report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records)
   }
   if (shape != kGemmShape)
     t.notes.push_back(
-        "This run did not measure the seeds' 4096x4096x4096 (--quick?): the figures "
+        "This run did not measure the source's 4096x4096x4096 (--quick?): the figures "
         "are at " +
         shape + " for reference, and the verdicts say so.");
   t.notes.push_back(
-      "Naive here puts threadIdx.x along the rows of C (uncoalesced), like the seeds' 310 "
-      "GFLOP/s; the seeds' own naive code (000) is the coalesced rung, which the tiling claims "
-      "compare against.");
+      "Naive here puts threadIdx.x along the rows of C (uncoalesced), like the source's 310 "
+      "GFLOP/s; the naive code of Global, Shared, and Register Memory is the coalesced rung, "
+      "which the tiling claims compare against.");
   t.notes.push_back(
-      "Register tiling here is reg_tile_2d (128x128x8 block, 8x8 outputs per thread; the seeds': "
+      "Register tiling here is reg_tile_2d (128x128x8 block, 8x8 outputs per thread; the source's: "
       "64x64x16, 4x4); cp.async is cp_async_2stage, the same block tile fed by cp.async with one "
-      "k-tile in flight. Tolerance: the seeds' share of cuBLAS x/1.5..1.5x.");
+      "k-tile in flight. Tolerance: the source's share of cuBLAS x/1.5..1.5x.");
   return t;
 }
 

@@ -97,19 +97,19 @@ void optin_claims(const SmemDynamicResult& m, std::vector<ClaimRow>& claims) {
     claims.push_back(r);
   }
   {
-    // The seed's table of the per-block maximum, KB, by compute capability.
-    struct SeedRow {
+    // The source's table of the per-block maximum, KB, by compute capability.
+    struct SourceRow {
       int major, minor, kb;
     };
-    const SeedRow seed_rows[] = {{7, 0, 96}, {7, 5, 64}, {8, 0, 163}, {8, 9, 99}, {9, 0, 227}};
+    const SourceRow source_rows[] = {{7, 0, 96}, {7, 5, 64}, {8, 0, 163}, {8, 9, 99}, {9, 0, 227}};
     ClaimRow r{"smem-per-block-by-arch"_claim,
                strf("%.1f KiB per block (opt-in)", m.device.smem_per_block_optin / 1024.0), ""};
-    int seed_kb = -1;
-    for (const SeedRow& sr : seed_rows)
-      if (sr.major == m.device.cc_major && sr.minor == m.device.cc_minor) seed_kb = sr.kb;
+    int source_kb = -1;
+    for (const SourceRow& sr : source_rows)
+      if (sr.major == m.device.cc_major && sr.minor == m.device.cc_minor) source_kb = sr.kb;
     r.verdict =
-        judged(seed_kb < 0 ? NAN : m.device.smem_per_block_optin / double(kKiB),
-               Claimed::value(seed_kb, "KiB"), Tolerance::inside_range(),
+        judged(source_kb < 0 ? NAN : m.device.smem_per_block_optin / double(kKiB),
+               Claimed::value(source_kb, "KiB"), Tolerance::inside_range(),
                "the source lists no figure for compute capability " +
                    std::to_string(m.device.cc_major) + "." + std::to_string(m.device.cc_minor));
     claims.push_back(r);
