@@ -140,8 +140,8 @@ Judgement judge_all(const std::vector<Figure>& figures, const std::string& unmea
   if (figures.empty()) return unmeasurable(unmeasured);
   for (const Figure& f : figures)
     if (!std::isfinite(f.measured)) return unmeasurable(unmeasured + " (" + f.label + ")");
-  // Many figures under one rule state it once; a few different ones state each.
-  bool shared = true;
+  // Many figures under one rule relative to each claim state it once; otherwise each figure's.
+  bool shared = figures.size() > 1;
   for (const Figure& f : figures)
     shared = shared && f.tolerance.rule == figures[0].tolerance.rule &&
              f.tolerance.amount == figures[0].tolerance.amount &&
@@ -149,7 +149,7 @@ Judgement judge_all(const std::vector<Figure>& figures, const std::string& unmea
               f.tolerance.rule != Tolerance::Rule::at_most &&
               f.tolerance.rule != Tolerance::Rule::above);
   std::string tol;
-  if (shared && figures.size() > 1) {
+  if (shared) {
     const Tolerance& t = figures[0].tolerance;
     tol = "each of " + std::to_string(figures.size()) + " figures " +
           (t.rule == Tolerance::Rule::factor ? "within x" + judge_number(t.amount) + " of its claim"

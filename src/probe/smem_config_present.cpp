@@ -92,7 +92,7 @@ void optin_claims(const SmemDynamicResult& m, std::vector<ClaimRow>& claims) {
       r.verdict = judged_all({{"the limit without the opt-in", double(m.no_optin_limit_bytes),
                                Claimed::value(max_smem, "B"), Tolerance::at_most(max_smem - 1)},
                               {"opted-in launches that ran", m.optin_ran ? 1.0 : 0.0,
-                               Claimed::value(1, ""), Tolerance::inside_range()}});
+                               Claimed::value(1, "of 1"), Tolerance::inside_range()}});
     }
     claims.push_back(r);
   }
