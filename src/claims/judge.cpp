@@ -59,6 +59,7 @@ std::string with_unit(double v, const Claimed& c) {
 
 std::string claimed_text(const Claimed& c) {
   if (c.lo == c.hi) return with_unit(c.lo, c);
+  if (std::isinf(c.hi)) return "at least " + with_unit(c.lo, c);
   return in_unit(c.lo, c) + ".." + with_unit(c.hi, c);
 }
 
@@ -133,6 +134,46 @@ Judgement judge_interval(double measured_lo, double measured_hi, const Claimed& 
       "between " + with_unit(measured_lo, claimed) + " and " + with_unit(measured_hi, claimed);
   if (meets) return {Verdict::reproduced, "reproduced " + tol};
   return {Verdict::refuted, "refuted: " + between + " " + tol};
+}
+
+Judgement judge_all(const std::vector<Figure>& figures, const std::string& unmeasured) {
+  if (figures.empty()) return unmeasurable(unmeasured);
+  for (const Figure& f : figures)
+    if (!std::isfinite(f.measured)) return unmeasurable(unmeasured + " (" + f.label + ")");
+  // Many figures under one rule relative to each claim state it once; otherwise each figure's.
+  bool shared = figures.size() > 1;
+  for (const Figure& f : figures)
+    shared = shared && f.tolerance.rule == figures[0].tolerance.rule &&
+             f.tolerance.amount == figures[0].tolerance.amount &&
+             (f.tolerance.rule != Tolerance::Rule::at_least &&
+              f.tolerance.rule != Tolerance::Rule::at_most &&
+              f.tolerance.rule != Tolerance::Rule::above);
+  std::string tol;
+  if (shared) {
+    const Tolerance& t = figures[0].tolerance;
+    tol = "each of " + std::to_string(figures.size()) + " figures " +
+          (t.rule == Tolerance::Rule::factor ? "within x" + judge_number(t.amount) + " of its claim"
+           : t.rule == Tolerance::Rule::percent
+               ? "within ±" + judge_number(t.amount) + "% of its claim"
+               : std::string("inside its claim"));
+  } else {
+    for (const Figure& f : figures)
+      tol += (tol.empty() ? "" : "; ") + f.label + " " + describe(f.claimed, f.tolerance);
+  }
+  std::string off;
+  int n_off = 0;
+  for (const Figure& f : figures) {
+    if (admits(accepted(f.claimed, f.tolerance), f.measured)) continue;
+    // At most six listed: a sweep of many strides would flood the table cell.
+    if (++n_off <= 6)
+      off += (off.empty() ? "" : ", ") + f.label + " " + with_unit(f.measured, f.claimed) +
+             (shared ? " against " + claimed_text(f.claimed) : std::string());
+  }
+  if (n_off == 0) return {Verdict::reproduced, "reproduced (tolerance: " + tol + ")"};
+  if (n_off > 6) off += ", ...";
+  return {Verdict::refuted, "refuted: " + std::to_string(n_off) + " of " +
+                                std::to_string(figures.size()) + " outside: " + off +
+                                " (tolerance: " + tol + ")"};
 }
 
 }  // namespace memhier::claims

@@ -442,7 +442,8 @@ std::vector<registry::Entry> bandwidth_probes() {
       "read/write/copy/triad "
       "against cudaMemcpy, constant broadcast";
   e.claim = {"001 §GPU memory hierarchy; 000 §The five memory spaces",
-             "H100: shared ~3+ (001) or ~19 (000) TB/s, L2 ~12 TB/s, HBM3 3,350 GB/s"};
+             "H100: shared ~3+ (GPU Memory Hierarchy) or ~19 (Global, Shared, and Register Memory) "
+             "TB/s, L2 ~12 TB/s, HBM3 3,350 GB/s"};
   e.run_probe = run_bandwidth;
   return {e};
 }

@@ -94,13 +94,13 @@ std::vector<ClaimRow> caching_claims(const CachingResult& m) {
   }
   {
     const double sp = m.ms_of("scatter", "ld.ca") / m.ms_of("scatter", "ld.cg");
-    claims.push_back(
-        {"noncaching-loads-win-on-scatter"_claim,
-         strf(
-             "scatter: ld.cg %.2fx the speed of ld.ca (model, 004's rules: %.1f%% utilization with "
-             "128-byte lines, %.1f%% with 32-byte sectors)",
-             sp, 100 * m.util_caching, 100 * m.util_noncaching),
-         verdict(sp, 1.5)});
+    claims.push_back({"noncaching-loads-win-on-scatter"_claim,
+                      strf("scatter: ld.cg %.2fx the speed of ld.ca (model, by the rules of CS 380 "
+                           "Lecture 15: CUDA "
+                           "Memories, Pt. 2: %.1f%% utilization with "
+                           "128-byte lines, %.1f%% with 32-byte sectors)",
+                           sp, 100 * m.util_caching, 100 * m.util_noncaching),
+                      verdict(sp, 1.5)});
   }
   {
     const double sp = m.ms_of("scatter", "ld.ca") / m.ms_of("scatter", "ld.nc");

@@ -61,6 +61,14 @@ inline std::string judged(double measured, const Claimed& claimed, const Toleran
   return claims::judge(measured, claimed, tolerance, unmeasured).text;
 }
 
+using claims::Figure;
+
+/// The judge's verdict text for a claim that every one of `figures` must meet.
+inline std::string judged_all(const std::vector<Figure>& figures,
+                              const std::string& unmeasured = "no figure was measured") {
+  return claims::judge_all(figures, unmeasured).text;
+}
+
 /// The standard table of claims against measurements (id "<probe>-claims").
 report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows);
 

@@ -192,13 +192,14 @@ std::vector<Access> copy_model(std::uint64_t offset, int width) {
        width, true}};
 }
 
-// (1) AoS against SoA: the x,y,z update and 001's x-only kernel.
+// (1) AoS against SoA: the x,y,z update and GPU Memory Hierarchy's x-only kernel.
 void aos_soa_variants(std::vector<Variant>& vs, float* pa, float* pb, std::size_t n) {
   const float dt = 1e-3f;
   const std::size_t particles = n / kParticleFloats;  // AoS in a; SoA's 7 arrays in b
   for (int fields : {3, 1}) {
     const std::string exp = fields == 3 ? "aos-soa-xyz" : "aos-soa-x";
-    const std::string what = fields == 3 ? "x,y,z += v*dt" : "x += vx*dt (001's kernel)";
+    const std::string what =
+        fields == 3 ? "x,y,z += v*dt" : "x += vx*dt (GPU Memory Hierarchy's kernel)";
     std::vector<Access> aos_model, soa_model;
     for (int f = 0; f < fields; ++f) {
       aos_model.push_back({[f](std::uint64_t i) { return aos_word(i, kVx + f) * 4; }, 4, false});

@@ -150,7 +150,8 @@ Result present_layout(const LayoutResult& m) {
   s.paragraphs.push_back(strf(
       "Each kernel runs over buffers of %.0f MiB (%.1fx the %.0f MiB L2), so DRAM serves every "
       "figure. "
-      "One item per thread, as the seeds write these kernels; time is the median of CUDA-event "
+      "One item per thread, as GPU Memory Hierarchy writes these kernels; time is the median of "
+      "CUDA-event "
       "repetitions. GB/s counts useful bytes only (the bytes the computation reads and writes, "
       "counted "
       "the same way for every variant of an experiment), so a layout that drags unused bytes "

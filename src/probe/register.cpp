@@ -4,16 +4,22 @@
 #include "families.hpp"
 
 namespace memhier::probe {
+namespace {
+
+void add_all(std::vector<registry::Entry> entries) {
+  for (registry::Entry& e : entries) registry::add_entry(std::move(e));
+}
+
+}  // namespace
 
 void register_probes() {
   static bool done = false;
   if (done) return;
   done = true;
-  // Report order: the summary's tiers first, then the penalties, then the layouts.
-  for (auto family : {latency_probes, bandwidth_probes, shared_stride_probes, global_stride_probes,
-                      l2_probes, layout_probes, constant_probes, register_probes_family,
-                      smem_config_probes, caching_probes})
-    for (registry::Entry& e : family()) registry::add_entry(std::move(e));
+  // Report order is probes.inc's order.
+#define MEMHIER_PROBE(name) add_all(name##_probes());
+#include "probes.inc"
+#undef MEMHIER_PROBE
 }
 
 report::Section summary_section(const std::vector<TierFigure>& figures, const Context& ctx) {
@@ -29,9 +35,10 @@ report::Section summary_section(const std::vector<TierFigure>& figures, const Co
   report::Section s;
   s.id = "memory-spaces";
   s.title = "Memory spaces, measured on this card";
-  s.paragraphs.push_back("Latency from dependent pointer chasing by one thread (cycles at the "
-                         "measured SM clock of " + std::to_string(static_cast<int>(ctx.sm_clock_mhz)) +
-                         " MHz); bandwidth with every SM busy.");
+  s.paragraphs.push_back(
+      "Latency from dependent pointer chasing by one thread (cycles at the "
+      "measured SM clock of " +
+      std::to_string(static_cast<int>(ctx.sm_clock_mhz)) + " MHz); bandwidth with every SM busy.");
   report::Table t;
   t.id = "memory-spaces";
   t.title = "Latency and bandwidth per tier";
@@ -42,9 +49,10 @@ report::Section summary_section(const std::vector<TierFigure>& figures, const Co
                {"size", "", "size"}};
   using report::Value;
   auto add = [&](const TierFigure& f) {
-    t.rows.push_back({Value::str(f.tier), Value::num(f.latency_cycles, 0),
-                      Value::num(std::isnan(f.latency_cycles) ? NAN : ctx.cycles_to_ns(f.latency_cycles), 1),
-                      Value::num(f.bandwidth_gbps, 0), Value::str(f.size)});
+    t.rows.push_back(
+        {Value::str(f.tier), Value::num(f.latency_cycles, 0),
+         Value::num(std::isnan(f.latency_cycles) ? NAN : ctx.cycles_to_ns(f.latency_cycles), 1),
+         Value::num(f.bandwidth_gbps, 0), Value::str(f.size)});
   };
   for (const char* tier : order)
     if (merged.count(tier)) add(merged[tier]);

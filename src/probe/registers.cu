@@ -211,7 +211,7 @@ RegistersResult measure_registers(Context& ctx) {
   return m;
 }
 
-std::vector<registry::Entry> register_probes_family() {
+std::vector<registry::Entry> registers_probes() {
   registry::Entry e;
   e.kind = "probe";
   e.family = "registers";

@@ -159,10 +159,12 @@ void spill_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
                     strf("%.1f%%", most_occupied->occupancy_pct) + " at " +
                     strf("%.3f ms", most_occupied->ms) + "; fastest: " + fastest->name + " " +
                     strf("%.1f%%", fastest->occupancy_pct) + " at " + strf("%.3f ms", fastest->ms);
-      // Tolerance: the most occupied build must be at least 5% slower than the fastest.
-      c2.verdict = (ratio > 1.05 && fastest->occupancy_pct < most_occupied->occupancy_pct)
-                       ? "reproduced"
-                       : "refuted: the highest-occupancy build was within 5% of the fastest";
+      // Tolerance: the most occupied build must be more than 5% slower than a less occupied one.
+      c2.verdict = judged_all({{"the most occupied build's time", ratio,
+                                Claimed::value(1, "x the fastest's"), Tolerance::above(1.05)},
+                               {"its occupancy over the fastest's",
+                                most_occupied->occupancy_pct - fastest->occupancy_pct,
+                                Claimed::value(0, "points"), Tolerance::above(0)}});
     }
     claims.push_back(c2);
   }
@@ -172,7 +174,8 @@ void spill_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
 void occupancy_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
   {  // 000: 65536 / regs threads per SM (64 regs -> 50%, 32 -> 100%).
     ClaimRow c3{"regs-per-thread-occupancy"_claim, "", ""};
-    std::vector<std::string> off;
+    std::vector<Figure> figures;
+    bool off = false;
     std::string text;
     std::vector<int> seen;  // several builds share a register count: list each count once
     for (const RegisterBuild& r : m.builds) {
@@ -182,45 +185,41 @@ void occupancy_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
       const int napkin_blocks = napkin_threads / m.block_threads;
       text += (text.empty() ? "" : "; ") + std::to_string(r.regs) +
               " regs: " + std::to_string(r.cuda_blocks * m.block_threads) + " threads";
-      if (napkin_blocks != r.cuda_blocks)
-        off.push_back(std::to_string(r.regs) + " regs: formula " +
-                      std::to_string(napkin_blocks * m.block_threads) + ", CUDA " +
-                      std::to_string(r.cuda_blocks * m.block_threads));
+      off = off || napkin_blocks != r.cuda_blocks;
+      figures.push_back({std::to_string(r.regs) + " regs", double(r.cuda_blocks * m.block_threads),
+                         Claimed::value(napkin_blocks * m.block_threads, "threads"),
+                         Tolerance::inside_range()});
     }
-    c3.measured = text;
-    if (off.empty()) {
-      c3.verdict = "reproduced (whole 256-thread blocks)";
-    } else {
-      std::string d = "differs: register allocation granularity: ";
-      for (std::size_t i = 0; i < off.size(); ++i) d += (i ? ", " : "") + off[i];
-      c3.verdict = d;
-    }
+    // The formula counted in whole blocks of the build; it ignores the allocation granularity.
+    c3.measured = text + strf(" (formula in whole %d-thread blocks", m.block_threads) +
+                  (off ? "; registers are allocated in granules the formula ignores)" : ")");
+    c3.verdict = judged_all(figures);
     claims.push_back(c3);
   }
   {  // 000/001: __launch_bounds__(256, m) makes m blocks fit.
     ClaimRow c4{"launch-bounds-min-blocks"_claim, "", ""};
     std::string text;
-    bool all = true, any = false;
+    std::vector<Figure> figures;
     for (const RegisterBuild& r : m.builds) {
       if (r.min_blocks <= 0) continue;
-      any = true;
       text += (text.empty() ? "" : "; ") + std::string("m=") + std::to_string(r.min_blocks) + ": " +
               std::to_string(r.regs) + " regs, " + std::to_string(r.cuda_blocks) + " blocks/SM";
-      all = all && r.cuda_blocks >= r.min_blocks;
+      figures.push_back({"m=" + std::to_string(r.min_blocks), double(r.cuda_blocks),
+                         Claimed::range(r.min_blocks, INFINITY, "blocks/SM"),
+                         Tolerance::inside_range()});
     }
     c4.measured = text;
-    c4.verdict = !any  ? "not measurable here: no launch-bounds build"
-                 : all ? "reproduced"
-                       : "refuted: a bound was not met";
+    c4.verdict = judged_all(figures, "no launch-bounds build");
     claims.push_back(c4);
   }
   {  // memhier's own model against the CUDA occupancy API.
     ClaimRow c5{"memhier-occupancy-model"_claim, "", ""};
     c5.measured = std::to_string(m.builds.size() - model_mismatches(m).size()) + " of " +
                   std::to_string(m.builds.size()) + " builds agree";
-    c5.verdict = !m.has_model ? "not measurable here: no model table for this compute capability"
-                 : model_mismatches(m).empty() ? "reproduced"
-                                               : "refuted: see the mismatch note under the table";
+    // Every build must agree; the mismatch note under the table names those that do not.
+    c5.verdict = judged(m.has_model ? double(model_mismatches(m).size()) : NAN,
+                        Claimed::value(0, "builds that disagree"), Tolerance::at_most(0),
+                        "no model table for this compute capability");
     claims.push_back(c5);
   }
 }

@@ -88,21 +88,20 @@ void word_claims(const SharedStrideResult& m, std::vector<ClaimRow>& claims) {
   const std::string tol_text = tolerance_text(m);
   {
     // Every 4-byte stride against gcd(s, 32) (the model's wavefronts for 4-byte words).
-    std::vector<std::string> off;
-    int n = 0;
+    std::vector<Figure> figures;
+    int n = 0, in = 0;
     for (const StridePoint& r : m.points) {
       if (r.width != 4) continue;
       ++n;
-      if (!within(r.slowdown, r.predicted_slowdown, m.tolerance))
-        off.push_back(std::to_string(r.stride) + " (" + fixed(r.slowdown, 1) + "x vs " +
-                      fixed(r.predicted_slowdown, 0) + "x)");
+      in += within(r.slowdown, r.predicted_slowdown, m.tolerance);
+      figures.push_back({"stride " + std::to_string(r.stride), r.slowdown,
+                         Claimed::value(r.predicted_slowdown, "x"),
+                         Tolerance::within_percent(100 * m.tolerance)});
     }
-    std::string list;
-    for (const std::string& s : off) list += (list.empty() ? "" : ", ") + s;
     claims.push_back({"bank-degree-gcd"_claim,
-                      std::to_string(n - static_cast<int>(off.size())) + " of " +
-                          std::to_string(n) + " strides within " + tol_text + " of gcd(s, 32)",
-                      off.empty() ? "reproduced" : "differs: strides " + list});
+                      std::to_string(in) + " of " + std::to_string(n) + " strides within " +
+                          tol_text + " of gcd(s, 32)",
+                      judged_all(figures)});
   }
 }
 
@@ -121,33 +120,31 @@ void stride_claims(const SharedStrideResult& m, std::vector<ClaimRow>& claims) {
   }
   {
     std::string measured;
-    bool all = true;
+    std::vector<Figure> figures;
     for (std::uint32_t s : {2u, 4u, 8u}) {
       const StridePoint* r = m.find(4, s);
       measured += (measured.empty() ? "" : "; ") + slow_text(r);
-      all = all && r && within(r->slowdown, s, m.tolerance);
+      figures.push_back({"stride " + std::to_string(s), r ? r->slowdown : NAN,
+                         Claimed::value(s, "x"), Tolerance::within_percent(100 * m.tolerance)});
     }
-    claims.push_back({"bank-stride-2-4-8"_claim, measured,
-                      all ? "reproduced" : "differs: outside " + tol_text + " of the stride"});
+    claims.push_back({"bank-stride-2-4-8"_claim, measured, judged_all(figures)});
   }
   {
     // The model's rules for wider accesses (half- and quarter-warp phases), checked here too.
-    std::vector<std::string> off;
-    int n = 0;
+    std::vector<Figure> figures;
+    int n = 0, in = 0;
     for (const StridePoint& r : m.points) {
       if (r.width == 4) continue;
       ++n;
-      if (!within(r.slowdown, r.predicted_slowdown, m.tolerance))
-        off.push_back(std::to_string(r.width) + " B stride " + std::to_string(r.stride) + " (" +
-                      fixed(r.slowdown, 1) + "x vs " + fixed(r.predicted_slowdown, 1) + "x)");
+      in += within(r.slowdown, r.predicted_slowdown, m.tolerance);
+      figures.push_back({std::to_string(r.width) + " B stride " + std::to_string(r.stride),
+                         r.slowdown, Claimed::value(r.predicted_slowdown, "x"),
+                         Tolerance::within_percent(100 * m.tolerance)});
     }
-    std::string list;
-    for (std::size_t i = 0; i < off.size() && i < 6; ++i) list += (i ? ", " : "") + off[i];
-    if (off.size() > 6) list += ", ...";
     claims.push_back({"memhier-wide-access-phases"_claim,
-                      std::to_string(n - static_cast<int>(off.size())) + " of " +
-                          std::to_string(n) + " (width, stride) pairs within " + tol_text,
-                      off.empty() ? "reproduced" : "differs: " + list});
+                      std::to_string(in) + " of " + std::to_string(n) +
+                          " (width, stride) pairs within " + tol_text,
+                      judged_all(figures)});
   }
 }
 

@@ -89,48 +89,49 @@ void optin_claims(const SmemDynamicResult& m, std::vector<ClaimRow>& claims) {
     } else {
       r.measured = std::to_string(max_smem) + " B without the opt-in: " + no_optin_result +
                    "; with it: " + (m.optin_ran ? "ran and verified" : "did not run");
-      r.verdict = no_optin_failed && m.optin_ran ? "reproduced"
-                  : !no_optin_failed ? "refuted: the limit allowed it without the opt-in"
-                                     : "differs: the opted-in launch did not run";
+      r.verdict = judged_all({{"the limit without the opt-in", double(m.no_optin_limit_bytes),
+                               Claimed::value(max_smem, "B"), Tolerance::at_most(max_smem - 1)},
+                              {"opted-in launches that ran", m.optin_ran ? 1.0 : 0.0,
+                               Claimed::value(1, "of 1"), Tolerance::inside_range()}});
     }
     claims.push_back(r);
   }
   {
-    // The seed's table of the per-block maximum, KB, by compute capability.
-    struct SeedRow {
+    // The source's table of the per-block maximum, KB, by compute capability.
+    struct SourceRow {
       int major, minor, kb;
     };
-    const SeedRow seed_rows[] = {{7, 0, 96}, {7, 5, 64}, {8, 0, 163}, {8, 9, 99}, {9, 0, 227}};
+    const SourceRow source_rows[] = {{7, 0, 96}, {7, 5, 64}, {8, 0, 163}, {8, 9, 99}, {9, 0, 227}};
     ClaimRow r{"smem-per-block-by-arch"_claim,
                strf("%.1f KiB per block (opt-in)", m.device.smem_per_block_optin / 1024.0), ""};
-    int seed_kb = -1;
-    for (const SeedRow& sr : seed_rows)
-      if (sr.major == m.device.cc_major && sr.minor == m.device.cc_minor) seed_kb = sr.kb;
-    r.verdict = seed_kb < 0
-                    ? "not measurable here: the seed lists no figure for compute capability " +
-                          std::to_string(m.device.cc_major) + "." +
-                          std::to_string(m.device.cc_minor)
-                : m.device.smem_per_block_optin == seed_kb * kKiB
-                    ? "reproduced"
-                    : "differs: the seed says " + std::to_string(seed_kb) + " KB";
+    int source_kb = -1;
+    for (const SourceRow& sr : source_rows)
+      if (sr.major == m.device.cc_major && sr.minor == m.device.cc_minor) source_kb = sr.kb;
+    r.verdict =
+        judged(source_kb < 0 ? NAN : m.device.smem_per_block_optin / double(kKiB),
+               Claimed::value(source_kb, "KiB"), Tolerance::inside_range(),
+               "the source lists no figure for compute capability " +
+                   std::to_string(m.device.cc_major) + "." + std::to_string(m.device.cc_minor));
     claims.push_back(r);
   }
   {
     ClaimRow r{"smem-more-per-block-fewer-blocks"_claim, "", ""};
     std::string text;
-    bool non_increasing = true;
+    std::vector<Figure> figures;  // each tile's change in blocks/SM, then largest against smallest
     for (std::size_t i = 0; i < m.tiles.size(); ++i) {
       text += (i ? "; " : "") + strf("%.1f KiB: ", m.tiles[i].smem_bytes / 1024.0) +
               std::to_string(m.tiles[i].blocks_per_sm) + " blocks/SM";
-      if (i && m.tiles[i].blocks_per_sm > m.tiles[i - 1].blocks_per_sm) non_increasing = false;
+      if (i)
+        figures.push_back({strf("%.1f KiB against the tile before", m.tiles[i].smem_bytes / 1024.0),
+                           double(m.tiles[i].blocks_per_sm - m.tiles[i - 1].blocks_per_sm),
+                           Claimed::value(0, "blocks/SM"), Tolerance::at_most(0)});
     }
+    if (m.tiles.size() > 1)
+      figures.push_back({"the largest tile against the smallest",
+                         double(m.tiles.back().blocks_per_sm - m.tiles.front().blocks_per_sm),
+                         Claimed::value(-1, "blocks/SM"), Tolerance::at_most(-1)});
     r.measured = text;
-    const bool dropped =
-        m.tiles.size() > 1 && m.tiles.back().blocks_per_sm < m.tiles.front().blocks_per_sm;
-    r.verdict = m.tiles.size() < 2          ? "not measurable here: only one tile size fits"
-                : non_increasing && dropped ? "reproduced"
-                : non_increasing            ? "differs: the blocks per SM did not drop"
-                                            : "refuted: a larger tile fitted more blocks";
+    r.verdict = judged_all(figures, "only one tile size fits");
     claims.push_back(r);
   }
 }
@@ -142,20 +143,21 @@ void occupancy_claims(const SmemDynamicResult& m, std::vector<ClaimRow>& claims)
     // 000: "228KB / 32KB = 7 blocks": per-SM shared memory divided by the per-block need.
     ClaimRow r{"smem-blocks-per-sm-formula"_claim, "", ""};
     const int warp_limit = dev.max_threads_per_sm / m.block_threads;
-    std::string text, off;
+    std::string text;
+    bool off = false;
+    std::vector<Figure> figures;
     for (const DynamicTile& v : m.tiles) {
       const int napkin =
           std::min(warp_limit, dev.smem_per_sm / (v.smem_bytes + m.static_smem_bytes));
       text += (text.empty() ? "" : "; ") + strf("%.1f KiB: ", v.smem_bytes / 1024.0) + "formula " +
               std::to_string(napkin) + ", CUDA " + std::to_string(v.blocks_per_sm);
-      if (napkin != v.blocks_per_sm)
-        off += (off.empty() ? "" : ", ") + strf("%.1f KiB", v.smem_bytes / 1024.0);
+      off = off || napkin != v.blocks_per_sm;
+      figures.push_back({strf("%.1f KiB", v.smem_bytes / 1024.0), double(v.blocks_per_sm),
+                         Claimed::value(napkin, "blocks/SM"), Tolerance::inside_range()});
     }
-    r.measured = text;
-    r.verdict = off.empty()
-                    ? "reproduced"
-                    : "differs at " + off +
-                          ": the driver reserves shared memory per block (1 KiB from cc 8.0)";
+    r.measured =
+        text + (off ? " (the driver reserves shared memory per block: 1 KiB from cc 8.0)" : "");
+    r.verdict = judged_all(figures, "no tile ran");
     claims.push_back(r);
   }
   {
@@ -273,9 +275,9 @@ std::vector<ClaimRow> carveout_claims(const SmemCarveoutResult& m) {
   {
     ClaimRow r{"smem-228kb-per-sm"_claim,
                std::to_string(m.device.smem_per_sm / kKiB) + " KiB per SM", ""};
-    r.verdict = (m.device.cc_major == 9 && m.device.cc_minor == 0)
-                    ? (m.device.smem_per_sm == 228 * kKiB ? "reproduced" : "differs")
-                    : "not measurable here: the figure is for H100 (cc 9.0)";
+    const bool h100 = m.device.cc_major == 9 && m.device.cc_minor == 0;
+    r.verdict = judged(h100 ? m.device.smem_per_sm / double(kKiB) : NAN, Claimed::value(228, "KiB"),
+                       Tolerance::inside_range(), "the figure is for H100 (cc 9.0)");
     claims.push_back(r);
   }
   return claims;

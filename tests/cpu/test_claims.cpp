@@ -252,14 +252,19 @@ TEST(ClaimsVerdict, ToleranceBandFollowsTheRule) {
   EXPECT_NEAR(b.hi, 0.9, 1e-12);
 }
 
-TEST(ClaimsVerdict, JudgeStatesTheTolerance) {
-  EXPECT_EQ(judge(3.1, {2, 4.5}, false), "reproduced (tolerance 2.00x..4.50x)");
-  EXPECT_EQ(judge(0.8, {2, 4.5}, false), "refuted: 0.800x, outside 2.00x..4.50x");
-  EXPECT_EQ(judge(1.2, {1.15, kInf}, false), "reproduced (tolerance at least 1.150x)");
-  // Three decimals under 2: 1.116x is visibly outside 1.125x.
-  EXPECT_EQ(judge(1.116, {1.125, 1.5}, false), "refuted: 1.116x, outside 1.125x..1.500x");
-  EXPECT_EQ(judge(0.17, {0.089, 0.2}, true), "reproduced (tolerance 8.90%..20.0%)");
-  EXPECT_EQ(judge(NAN, {1, 2}, false).rfind("not measurable here", 0), 0u);
+TEST(ClaimsVerdict, JudgeBandStatesTheTolerance) {
+  EXPECT_EQ(judge_band(3.1, {2, 4.5}, false).text, "reproduced (tolerance: inside 2.000..4.500x)");
+  EXPECT_EQ(judge_band(0.8, {2, 4.5}, false).text,
+            "refuted: 0.800x (tolerance: inside 2.000..4.500x)");
+  EXPECT_EQ(judge_band(1.2, {1.15, kInf}, false).text, "reproduced (tolerance: at least 1.150x)");
+  EXPECT_EQ(judge_band(1.1, {1.15, kInf}, false).verdict, Verdict::refuted);
+  // Three decimals: 1.116x is visibly outside 1.125x.
+  EXPECT_EQ(judge_band(1.116, {1.125, 1.5}, false).text,
+            "refuted: 1.116x (tolerance: inside 1.125..1.500x)");
+  EXPECT_EQ(judge_band(0.17, {0.089, 0.2}, true).text,
+            "reproduced (tolerance: inside 8.90..20.00%)");
+  EXPECT_EQ(judge_band(0.25, {0.089, 0.2}, true).verdict, Verdict::refuted);
+  EXPECT_EQ(judge_band(NAN, {1, 2}, false).verdict, Verdict::not_measurable);
 }
 
 // Records as run_family makes them: a timed, verified variant at a shape.

@@ -9,7 +9,9 @@
 namespace {
 
 using memhier::claims::Claimed;
+using memhier::claims::Figure;
 using memhier::claims::judge;
+using memhier::claims::judge_all;
 using memhier::claims::judge_interval;
 using memhier::claims::judge_number;
 using memhier::claims::Tolerance;
@@ -199,6 +201,89 @@ TEST(Judge, RecordedH100VerdictsKeepTheirClass) {
   };
   for (const Recorded& r : rows)
     EXPECT_EQ(judge(r.measured, r.claimed, r.tolerance).verdict, r.recorded) << r.id;
+}
+
+TEST(JudgeAll, EveryFigureMustBeAdmitted) {
+  const Tolerance pm35 = Tolerance::within_percent(35);
+  // Three decimals: 1/8 reads 0.125x, not 0.12x.
+  const Figure s4{"stride 4", 0.256, Claimed::value(0.25, "x").with_decimals(3), pm35};
+  Figure s8{"stride 8", 0.127, Claimed::value(0.125, "x").with_decimals(3), pm35};
+  EXPECT_EQ(judge_all({s4, s8}).text,
+            "reproduced (tolerance: each of 2 figures within ±35% of its claim)");
+  s8.measured = 0.125 * 1.36;  // just past the edge
+  const auto j = judge_all({s4, s8});
+  EXPECT_EQ(j.verdict, Verdict::refuted);
+  EXPECT_EQ(j.text,
+            "refuted: 1 of 2 outside: stride 8 0.170x against 0.125x (tolerance: each of 2 figures "
+            "within ±35% of its claim)");
+  s8.measured = 0.125 * 1.35;  // the edge itself
+  EXPECT_EQ(judge_all({s4, s8}).verdict, Verdict::reproduced);
+}
+
+TEST(JudgeAll, DifferentRulesAreEachStated) {
+  // An ordering: more than 5% slower, and more occupied.
+  const std::vector<Figure> f = {
+      {"the time", 1.2, Claimed::value(1, "x"), Tolerance::above(1.05)},
+      {"the occupancy", 0, Claimed::value(0, "points"), Tolerance::above(0)}};
+  const auto j = judge_all(f);
+  EXPECT_EQ(j.verdict, Verdict::refuted);  // equal occupancy is not "above"
+  EXPECT_EQ(j.text,
+            "refuted: 1 of 2 outside: the occupancy 0 points (tolerance: the time above 1.05x; "
+            "the occupancy above 0 points)");
+  // A floor per figure: a range open above.
+  EXPECT_EQ(
+      judge_all({{"m=2", 2, Claimed::range(2, INFINITY, "blocks/SM"), Tolerance::inside_range()}})
+          .text,
+      "reproduced (tolerance: m=2 inside at least 2 blocks/SM)");
+}
+
+TEST(JudgeAll, ListsAtMostSixAndNeedsEveryFigure) {
+  std::vector<Figure> f;
+  for (int s = 1; s <= 8; ++s)
+    f.push_back({"stride " + std::to_string(s), 2.0 * s, Claimed::value(s, "x"),
+                 Tolerance::within_percent(35)});
+  const auto j = judge_all(f);
+  EXPECT_EQ(j.verdict, Verdict::refuted);
+  EXPECT_EQ(j.text.rfind("refuted: 8 of 8 outside: stride 1 2x against 1x, ", 0), 0u) << j.text;
+  EXPECT_NE(j.text.find("stride 6 12x against 6x, ... (tolerance"), std::string::npos) << j.text;
+  EXPECT_EQ(j.text.find("stride 7 "), std::string::npos);
+  EXPECT_EQ(judge_all({}, "no launch-bounds build").text,
+            "not measurable here: no launch-bounds build");
+  f[3].measured = NAN;
+  EXPECT_EQ(judge_all(f).text, "not measurable here: no figure was measured (stride 4)");
+}
+
+// The recorded H100 figures of the claims several figures test together keep their class.
+TEST(JudgeAll, RecordedH100VerdictsKeepTheirClass) {
+  const Tolerance pm35 = Tolerance::within_percent(35);
+  // coalescing-stride-4-8: stride 4 at 1/3.9, stride 8 at 1/7.9 of stride 1.
+  EXPECT_EQ(judge_all({{"stride 4", 1 / 3.9, Claimed::value(0.25, "x"), pm35},
+                       {"stride 8", 1 / 7.9, Claimed::value(0.125, "x"), pm35}})
+                .verdict,
+            Verdict::reproduced);
+  // bank-stride-2-4-8: 2.0x, 4.0x, 8.0x.
+  EXPECT_EQ(judge_all({{"stride 2", 2.0, Claimed::value(2, "x"), pm35},
+                       {"stride 4", 4.0, Claimed::value(4, "x"), pm35},
+                       {"stride 8", 8.0, Claimed::value(8, "x"), pm35}})
+                .verdict,
+            Verdict::reproduced);
+  // l2-persisting-window: 68% of the penalty recovered, 1.28x.
+  EXPECT_EQ(judge_all({{"recovered", 68, Claimed::value(50, "%"), Tolerance::at_least(50)},
+                       {"speedup", 11.2 / 8.8, Claimed::value(1.1, "x"), Tolerance::at_least(1.1)}})
+                .verdict,
+            Verdict::reproduced);
+  // launch-bounds-occupancy-not-always-faster: 100% at 15.603 ms, the fastest 25% at 1.148 ms.
+  EXPECT_EQ(
+      judge_all({{"time", 15.603 / 1.148, Claimed::value(1, "x"), Tolerance::above(1.05)},
+                 {"occupancy", 100.0 - 25.0, Claimed::value(0, "points"), Tolerance::above(0)}})
+          .verdict,
+      Verdict::reproduced);
+  // smem-more-per-block-fewer-blocks: 4, 2, 1 blocks/SM.
+  EXPECT_EQ(judge_all({{"112 KiB", -2, Claimed::value(0, ""), Tolerance::at_most(0)},
+                       {"226 KiB", -1, Claimed::value(0, ""), Tolerance::at_most(0)},
+                       {"largest", -3, Claimed::value(-1, ""), Tolerance::at_most(-1)}})
+                .verdict,
+            Verdict::reproduced);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "memhier/claims/catalogue.hpp"
 
@@ -74,6 +75,21 @@ Judgement judge(double measured, const Claimed& claimed, const Tolerance& tolera
 Judgement judge_interval(double measured_lo, double measured_hi, const Claimed& claimed,
                          const Tolerance& tolerance,
                          const std::string& unmeasured = "no figure was measured");
+
+/// One figure of a claim that several figures test together: what it is ("stride 4"), the
+/// measured value, what the claim says of it and the tolerance that figure gets.
+struct Figure {
+  std::string label;
+  double measured = 0;
+  Claimed claimed;
+  Tolerance tolerance;
+};
+
+/// Judges a claim that holds only if every figure does (strides 4 and 8, each stride's bank
+/// degree, an ordering of two builds): reproduced when each is admitted by its tolerance,
+/// refuted naming those that are not; not measurable when there is no figure or one is NaN.
+Judgement judge_all(const std::vector<Figure>& figures,
+                    const std::string& unmeasured = "no figure was measured");
 
 /// The tolerance in words, as verdicts state it: "within ±50% of 20..30 cycles".
 std::string describe(const Claimed& claimed, const Tolerance& tolerance);

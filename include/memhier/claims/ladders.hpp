@@ -1,11 +1,13 @@
 // Claims the kernel ladders test: verdicts computed from the bench records of one run
-// (never from figures typed in), and the seeds' GEMM table beside this card's.
+// (never from figures typed in), and the GEMM table of Shared Memory and Bank Conflicts beside this
+// card's.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/judge.hpp"
 #include "memhier/registry/record.hpp"
 #include "memhier/report/document.hpp"
 
@@ -22,31 +24,31 @@ struct Band {
 /// and 2 by a factor 2 on the gain (1.25x -> 1.125x .. 1.5x).
 Band tolerance_band(double lo, double hi);
 
-/// Judges a measured ratio (or fraction, shown in percent) against a band:
-/// "reproduced (tolerance 1.41x..3.18x)" or "refuted: 5.86x, outside 1.41x..3.18x".
-std::string judge(double measured, Band band, bool percent);
+/// Judges a measured ratio (or a fraction, judged and shown in percent) against a band with
+/// the one judge: inside the band (at least its low end when hi is infinite) reproduces.
+Judgement judge_band(double measured, Band band, bool percent);
 
 /// The checks of the claims each ladder tests, one per claim, from that family's records;
 /// a check whose records are absent (another shape, --quick, a variant that did not run
 /// or verify) says "not measurable here" and why. A family names its own in its table
 /// (registry::Family::claims); these are the ones the built-in ladders name.
 std::vector<Check> gemm_checks(const std::vector<registry::BenchRecord>& records);
-/// The transpose ladder's checks (seed 001's table and the padding and swizzle claims).
+/// The transpose ladder's checks (GPU Memory Hierarchy's table and the padding and swizzle claims).
 std::vector<Check> transpose_checks(const std::vector<registry::BenchRecord>& records);
-/// The softmax ladder's checks (seed 004's ladder of times).
+/// The softmax ladder's checks (GPU Memory Hierarchy's ladder of times).
 std::vector<Check> softmax_checks(const std::vector<registry::BenchRecord>& records);
 /// The elementwise ladder's checks (float4 against scalar on the largest axpy shape).
 std::vector<Check> elementwise_checks(const std::vector<registry::BenchRecord>& records);
 
-/// Seed 002's GEMM table (naive, tiled, register-tiled, cp.async, cuBLAS on an A100 at
-/// 4096^3) beside this run's rungs for each row, with the rows' verdicts.
+/// Shared Memory and Bank Conflicts' GEMM table (naive, tiled, register-tiled, cp.async, cuBLAS on
+/// an A100 at 4096^3) beside this run's rungs for each row, with the rows' verdicts.
 report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records);
 
 /// gemm_seed_table as the list a family's claims hook returns.
 std::vector<report::Table> gemm_seed_tables(const std::vector<registry::BenchRecord>& records);
 
 /// What a family's section adds after its ladder: the tables of its claims hook (GEMM: the
-/// seeds' table), then its claims table ("bench-<family>-claims"); nothing for a family
+/// source's table), then its claims table ("bench-<family>-claims"); nothing for a family
 /// whose table names no claims.
 std::vector<report::Table> ladder_tables(const std::string& family,
                                          const registry::LadderClaims& claims,
