@@ -19,9 +19,9 @@ inline std::optional<core::DeviceInfo> gpu_or_reason(std::string* why) {
   return core::query_device(0, why);
 }
 
-#define MEMHIER_REQUIRE_GPU(dev_var)                                          \
-  std::string memhier_why_;                                                   \
-  auto dev_var = ::memhier::testing::gpu_or_reason(&memhier_why_);           \
+#define MEMHIER_REQUIRE_GPU(dev_var)                               \
+  std::string memhier_why_;                                        \
+  auto dev_var = ::memhier::testing::gpu_or_reason(&memhier_why_); \
   if (!dev_var) GTEST_SKIP() << "no GPU: " << memhier_why_
 
 /// A quick-mode context for `dev` (measures the SM clock once per process).
