@@ -231,7 +231,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
   report::Section s;
   s.id = "bench-" + family.name;
   s.title = family.title;
-  if (!family.seed_story.empty()) s.paragraphs.push_back(family.seed_story);
+  if (!family.story.empty()) s.paragraphs.push_back(family.story);
   s.paragraphs.push_back(
       "Each variant is verified against a float64 CPU reference on random inputs with "
       "NaN-poisoned outputs, then timed (median of repeated launches, L2 flushed before each). "

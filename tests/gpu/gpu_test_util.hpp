@@ -19,9 +19,9 @@ inline std::optional<core::DeviceInfo> gpu_or_reason(std::string* why) {
   return core::query_device(0, why);
 }
 
-#define MEMHIER_REQUIRE_GPU(dev_var)                                          \
-  std::string memhier_why_;                                                   \
-  auto dev_var = ::memhier::testing::gpu_or_reason(&memhier_why_);           \
+#define MEMHIER_REQUIRE_GPU(dev_var)                               \
+  std::string memhier_why_;                                        \
+  auto dev_var = ::memhier::testing::gpu_or_reason(&memhier_why_); \
   if (!dev_var) GTEST_SKIP() << "no GPU: " << memhier_why_
 
 /// A quick-mode context for `dev` (measures the SM clock once per process).
@@ -43,22 +43,17 @@ inline probe::Result run_probe(const std::string& name, probe::Context& ctx) {
   return {};
 }
 
+/// The table of `s` with this id, or nullptr.
 inline const report::Table* find_table(const report::Section& s, const std::string& id) {
   for (const report::Table& t : s.tables)
     if (t.id == id) return &t;
   return nullptr;
 }
 
-inline int column(const report::Table& t, const std::string& key) {
-  for (std::size_t i = 0; i < t.columns.size(); ++i)
-    if (t.columns[i].key == key) return static_cast<int>(i);
-  return -1;
-}
-
 /// The number in column `value_key` of the first row whose column `match_key` shows `match`.
 inline double lookup(const report::Table& t, const std::string& match_key, const std::string& match,
                      const std::string& value_key) {
-  const int m = column(t, match_key), v = column(t, value_key);
+  const int m = t.column(match_key), v = t.column(value_key);
   if (m < 0 || v < 0) return NAN;
   for (const auto& row : t.rows)
     if (row[m].display() == match) return row[v].number;

@@ -3,12 +3,14 @@
 // float64 reference.
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "gpu_test_util.hpp"
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/claims/catalogue.hpp"
 #include "memhier/kernels/elementwise.hpp"
 #include "memhier/kernels/gemm.hpp"
 #include "memhier/kernels/histogram.hpp"
@@ -89,6 +91,39 @@ TEST(LadderTables, RegistryFollowsEachTable) {
       if (next < e->second.size() && v.name == e->second[next]) ++next;
     }
     EXPECT_EQ(next, e->second.size()) << "the enum and the registered rungs differ";
+  }
+}
+
+// Needs no GPU. A reader sees each source text by its title: the story above a ladder
+// names at least one and no text by number, and every rung's source is a list of
+// "NNN §Section" parts that claims::cite spells out (one text and one section a part) or
+// states a goal of memhier's as one.
+TEST(LadderTables, StoriesAndSourcesNameTheTextsByTitle) {
+  kernels::register_families();
+  const std::regex number("(^|[^0-9,.])00[0-9]([^0-9]|$)");
+  const std::regex seed("seed", std::regex::icase);
+  const std::regex part("00[0-9] §[^§]+|memhier goal: [^§]+");
+  for (const registry::Family& f : registry::families()) {
+    SCOPED_TRACE(f.name);
+    EXPECT_FALSE(std::regex_search(f.story, number)) << f.story;
+    EXPECT_FALSE(std::regex_search(f.story, seed)) << f.story;
+    EXPECT_TRUE(std::any_of(claims::seeds().begin(), claims::seeds().end(),
+                            [&](const claims::Seed& t) {
+                              return f.story.find("'" + t.title + "'") != std::string::npos;
+                            }))
+        << f.story;
+    for (const registry::Variant& v : f.variants) {
+      const std::string& source = v.claim.source;
+      for (std::size_t at = 0; at < source.size();) {
+        const std::size_t end = std::min(source.find("; ", at), source.size());
+        const std::string p = source.substr(at, end - at);
+        EXPECT_TRUE(std::regex_match(p, part) && !std::regex_search(p.substr(3), number))
+            << v.name << ": '" << p << "' in " << source;
+        at = end + 2;
+      }
+      EXPECT_FALSE(std::regex_search(claims::cite(source), std::regex("[0-9]{3} §")))
+          << v.name << ": " << claims::cite(source);
+    }
   }
 }
 

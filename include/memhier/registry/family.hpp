@@ -34,7 +34,7 @@ struct Variant {
   std::string name;              ///< "padded_tile" (what --variant takes)
   int rung = 0;                  ///< 1 = the naive rung; "best" comes last
   std::string technique;         ///< one line: what it does and why it helps
-  Claim claim;                   ///< the seed's claim for this technique, if any
+  Claim claim;                   ///< the source text's claim for this technique, if any
   const void* symbol = nullptr;  ///< the main __global__ kernel (cudaFuncGetAttributes)
   int block_threads = 0;         ///< its launch block size (occupancy); 0 if it varies
   int dynamic_smem = 0;          ///< its dynamic shared memory per block, bytes
@@ -82,7 +82,7 @@ class Case {
 struct Family {
   std::string name;                       ///< "transpose"
   std::string title;                      ///< "Matrix transpose, fp32"
-  std::string seed_story;                 ///< a paragraph: what the seeds say about this ladder
+  std::string story;                      ///< what the source texts claim for this ladder
   std::vector<Variant> variants;          ///< rung order; include "best" last
   std::vector<std::string> bench_shapes;  ///< the benchmark sizes ("8192x8192")
   std::vector<std::string> quick_shapes;  ///< --quick sizes

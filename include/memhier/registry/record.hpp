@@ -43,7 +43,7 @@ struct BenchRecord {
 struct LadderClaims {
   /// One check per claim the ladder tests; null when no claim is about this ladder.
   std::vector<claims::Check> (*checks)(const std::vector<BenchRecord>& records) = nullptr;
-  /// Tables shown before the claims table (GEMM: the seeds' table beside this card's).
+  /// Tables shown before the claims table (GEMM: the source texts' table beside this card's).
   std::vector<report::Table> (*tables)(const std::vector<BenchRecord>& records) = nullptr;
 };
 

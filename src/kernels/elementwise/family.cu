@@ -486,20 +486,20 @@ registry::Family elementwise_family() {
   registry::Family f;
   f.name = "elementwise";
   f.title = "Elementwise fp32: axpy (y = a*x + y), copy, particle update";
-  f.seed_story =
+  f.story =
       "Elementwise kernels do about one flop per byte, so on any GPU they are bound by memory "
-      "bandwidth and the only question is how close they come to the copy ceiling. Seed 001 "
-      "ranks the fixes: coalescing first (convert AoS to SoA: on an A100, a 16-byte particle "
-      "record read one field at a time gives ~400 GB/s useful against ~1,600-1,700 for SoA, "
-      "4x), then 16-byte vector loads (float4: ~1,400 -> ~1,750 GB/s, 1.25x, with a scalar "
-      "tail for lengths not divisible by 4) and an aligned base address (a misaligned base "
-      "costs the same 1.25x). The ladder benchmarks axpy (12 bytes per element) from one "
-      "float per thread to 16-byte accesses with several loads in flight and a grid sized "
-      "to the SMs, against cublasSaxpy and cudaMemcpy moving the same bytes; copy shapes run "
-      "the same kernels with cudaMemcpy as their own ceiling; the misaligned rungs show the "
-      "scalar-head peel and the scalar fallback; particles shapes compare the two layouts "
-      "with every field used (so the AoS cost is L1 wavefronts and whole-sector write-back, "
-      "not unused bytes).";
+      "bandwidth and the only question is how close they come to the copy ceiling. 'GPU "
+      "Memory Hierarchy' ranks the fixes: coalescing first (convert AoS to SoA: on an A100, a "
+      "16-byte particle record read one field at a time gives ~400 GB/s useful against "
+      "~1,600-1,700 for SoA, 4x), then 16-byte vector loads (float4: ~1,400 -> ~1,750 GB/s, "
+      "1.25x, with a scalar tail for lengths not divisible by 4) and an aligned base address "
+      "(a misaligned base costs the same 1.25x). The ladder benchmarks axpy (12 bytes per "
+      "element) from one float per thread to 16-byte accesses with several loads in flight "
+      "and a grid sized to the SMs, against cublasSaxpy and cudaMemcpy moving the same bytes; "
+      "copy shapes run the same kernels with cudaMemcpy as their own ceiling; the misaligned "
+      "rungs show the scalar-head peel and the scalar fallback; particles shapes compare the "
+      "two layouts with every field used (so the AoS cost is L1 wavefronts and whole-sector "
+      "write-back, not unused bytes).";
   int rung_no = 0;
   // The table's lines in order (a braced list evaluates its elements left to right): a
   // line's rung number is its place.

@@ -1,4 +1,4 @@
-// The GEMM ladder's registration: variants in rung order with the seeds' claims, the
+// The GEMM ladder's registration: variants in rung order with the source texts' claims, the
 // shapes, and the Case (random inputs, float64 reference, cuBLAS SGEMM baseline).
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -34,7 +34,7 @@ using gemm::Variant;
 constexpr const char* kTf32Name = "cublas_tf32_reference";
 constexpr int kTf32Rung = 99;
 // The naive rungs decline shapes above this many flops (2mnk): at a few hundred GFLOP/s
-// 8192^3 would take seconds per run. 4096^3 (1.4e11) still runs, for the seeds' figure.
+// 8192^3 would take seconds per run. 4096^3 (1.4e11) still runs, for the source texts' figure.
 constexpr double kNaiveMaxFlops = 2.0e11;
 // Full float64 reference up to this many multiply-adds (well under a second on the CPU);
 // above it, a grid of sampled rows x columns, each a K-long dot product in double.
@@ -390,20 +390,20 @@ registry::Family gemm_family() {
   registry::Family f;
   f.name = "gemm";
   f.title = "SGEMM, fp32 on CUDA cores (C = alpha A B + beta C)";
-  f.seed_story =
-      "The seeds walk the GEMM ladder from a naive kernel that reads every operand from "
-      "global memory (310 GFLOP/s on an A100 at 4096^3) through shared-memory tiles "
-      "(2,800 GFLOP/s with 32x32 tiles, which they call nearly always optimal), padding "
-      "(a 3x claim), register tiling (6,200 GFLOP/s: 'as important as shared-memory "
-      "tiling') and a cp.async pipeline (7,100 GFLOP/s), against cuBLAS at 18,500 GFLOP/s "
-      "(94.9% of peak). They credit much of the remaining gap to tensor cores; that does "
-      "not apply to fp32 SGEMM: cuBLAS SGEMM runs on the CUDA cores (FFMA), as every rung "
-      "here does. The ladder reproduces each step on this card, adds vectorized loads, warp "
-      "tiling, double buffering, XOR swizzling and a per-device tuned choice, and times "
-      "each against cublasSgemm in pure fp32 (CUBLAS_DEFAULT_MATH, verified against the "
-      "fp32 tolerance). The cublas_tf32_reference line is cuBLAS with TF32 tensor cores: "
-      "inputs rounded to 10 mantissa bits, a reference for speed only, verified with its "
-      "own looser tolerance.";
+  f.story =
+      "'Shared Memory and Bank Conflicts' walks the GEMM ladder from a naive kernel that "
+      "reads every operand from global memory (310 GFLOP/s on an A100 at 4096^3) through "
+      "shared-memory tiles (2,800 GFLOP/s with 32x32 tiles, which 'Global, Shared, and "
+      "Register Memory' calls nearly always optimal), padding (a 3x claim), register tiling "
+      "(6,200 GFLOP/s: 'as important as shared-memory tiling') and a cp.async pipeline (7,100 "
+      "GFLOP/s), against cuBLAS at 18,500 GFLOP/s (94.9% of peak). It credits much of the "
+      "remaining gap to tensor cores; that does not apply to fp32 SGEMM: cuBLAS SGEMM runs on "
+      "the CUDA cores (FFMA), as every rung here does. The ladder reproduces each step on "
+      "this card, adds vectorized loads, warp tiling, double buffering, XOR swizzling and a "
+      "per-device tuned choice, and times each against cublasSgemm in pure fp32 "
+      "(CUBLAS_DEFAULT_MATH, verified against the fp32 tolerance). The cublas_tf32_reference "
+      "line is cuBLAS with TF32 tensor cores: inputs rounded to 10 mantissa bits, a reference "
+      "for speed only, verified with its own looser tolerance.";
   for (const RungInfo& r : rungs()) f.variants.push_back(make_variant(r));
   registry::Variant tf32;
   tf32.name = kTf32Name;
@@ -427,7 +427,7 @@ registry::Family gemm_family() {
     const GemmShape s = parse_gemm_shape(shape);  // bad input answered before any CUDA call
     return std::make_unique<GemmCase>(s, seed);
   };
-  f.claims = {claims::gemm_checks, claims::gemm_seed_tables};  // seed 002's table too
+  f.claims = {claims::gemm_checks, claims::gemm_seed_tables};  // the source text's GEMM table too
   return f;
 }
 

@@ -1,7 +1,7 @@
-// Rung 6, padded: the 32 x 32 tile with one column of padding ([32][33]), as the seeds
+// Rung 6, padded: the 32 x 32 tile with one column of padding ([32][33]), as the source texts
 // write it. Padding changes a column access from stride 32 (one bank) to stride 33 (all
 // banks); in this kernel every shared access is already a row or a broadcast, so the bank
-// model predicts no change: this rung measures the seeds' claim rather than assumes it.
+// model predicts no change: this rung measures the source texts' claim rather than assumes it.
 #include "smem_tile.cuh"
 
 namespace memhier::gemm::detail {

@@ -2,7 +2,7 @@
 // one of B in shared memory, every element loaded from global memory once per block and
 // then read TILE times from shared memory. Each thread owns ROWS outputs of one column
 // (ROWS = 1 but for TILE = 64, where 64 x 64 threads would exceed 1024 per block).
-// PAD adds columns to each shared row (the seeds' [32][33] trick).
+// PAD adds columns to each shared row (the source texts' [32][33] trick).
 #pragma once
 
 #include "common.cuh"

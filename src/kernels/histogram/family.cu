@@ -189,15 +189,16 @@ registry::Family histogram_family() {
   registry::Family f;
   f.name = "histogram";
   f.title = "Histogram, 256 bins, uint8 and int32";
-  f.seed_story =
-      "The seeds prescribe per-block shared-memory histograms to avoid atomic contention on "
-      "global memory (001, Common Shared Memory Patterns) and count a bank conflict as one "
-      "serialized cycle per extra thread on a bank (002, Banks and Bandwidth). A histogram "
-      "is all atomics: the ladder moves them from 256 global words to a shared copy per "
-      "block, per warp, then per lane, where lane l's copy of every bin sits in bank l so "
-      "a warp's 32 increments never collide, even when every value is the same "
-      "(degenerate input, the case that serializes the other rungs). The input is uint8 or "
-      "int32 (values outside [0, 256) are skipped), uniform random or all one value.";
+  f.story =
+      "'GPU Memory Hierarchy' prescribes per-block shared-memory histograms to avoid atomic "
+      "contention on global memory (§Common Shared Memory Patterns), and 'Shared Memory and "
+      "Bank Conflicts' counts a bank conflict as one serialized cycle per extra thread on a "
+      "bank (§Banks and Bandwidth). A histogram is all atomics: the ladder moves them from "
+      "256 global words to a shared copy per block, per warp, then per lane, where lane l's "
+      "copy of every bin sits in bank l so a warp's 32 increments never collide, even when "
+      "every value is the same (degenerate input, the case that serializes the other rungs). "
+      "The input is uint8 or int32 (values outside [0, 256) are skipped), uniform random or "
+      "all one value.";
   int rung_no = 0;
   // The table's lines in order (a braced list evaluates its elements left to right): a
   // line's rung number is its place.

@@ -1,5 +1,5 @@
 // The reduction ladder's registration: variants in rung order with their techniques
-// and the seeds' claims, the shapes, and the Case (random inputs in [0, 1), a float64
+// and the source texts' claims, the shapes, and the Case (random inputs in [0, 1), a float64
 // CPU sum, NaN-poisoned output, cub::DeviceReduce::Sum as the baseline).
 #include <algorithm>
 #include <cstdint>
@@ -106,16 +106,17 @@ registry::Family reduction_family() {
   registry::Family f;
   f.name = "reduction";
   f.title = "Reduction (sum) of an fp32 array";
-  f.seed_story =
-      "The seeds tell the classic ladder: a tree in shared memory whose interleaved, divergent "
-      "first form idles half of every warp (004), sequential addressing that keeps lanes on "
-      "consecutive words and retires whole warps (001, 003, 004), warp shuffles for the last "
-      "32 partials instead of shared memory (003; in 001's softmax ladder shuffles take 42 to "
-      "35 us and float4 35 to 28 us), and 16-byte loads worth 1.1-1.25x on a memory-bound "
-      "kernel (001). "
-      "A reduction does about one flop per 4 bytes, so past the first rungs it is an HBM "
-      "stream: the last rungs load float4 over a grid that fills every SM, and the single "
-      "pass removes the second launch, which dominates at a few MB.";
+  f.story =
+      "The source texts tell the classic ladder: a tree in shared memory whose interleaved, "
+      "divergent first form idles half of every warp ('CS 380 Lecture 15: CUDA Memories, Pt. "
+      "2'), sequential addressing that keeps lanes on consecutive words and retires whole "
+      "warps ('GPU Memory Hierarchy', 'Shared Memory Patterns' and the lecture), warp "
+      "shuffles for the last 32 partials instead of shared memory ('Shared Memory Patterns'; "
+      "in the softmax ladder of 'GPU Memory Hierarchy' shuffles take 42 to 35 us and float4 "
+      "35 to 28 us), and 16-byte loads worth 1.1-1.25x on a memory-bound kernel ('GPU Memory "
+      "Hierarchy'). A reduction does about one flop per 4 bytes, so past the first rungs it "
+      "is an HBM stream: the last rungs load float4 over a grid that fills every SM, and the "
+      "single pass removes the second launch, which dominates at a few MB.";
 
   int rung_no = 0;
   // The table's lines in order (a braced list evaluates its elements left to right): a

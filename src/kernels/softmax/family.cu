@@ -217,19 +217,19 @@ registry::Family softmax_family() {
   registry::Family f;
   f.name = "softmax";
   f.title = "Row softmax, fp32";
-  f.seed_story =
-      "Seed 001 takes a 1024x4096 softmax on an A100 from 380 GB/s (one thread finds the max, "
-      "atomics add the sum) through block-wide reductions, warp shuffles, float4 and "
-      "__launch_bounds__ to 1,340 GB/s, 66% of peak, and calls that close to the limit of a "
-      "three-pass algorithm that reads the rows twice and writes them twice. The rungs after it "
-      "remove passes: the online softmax finds the max and the sum in one read; then, as OneFlow "
-      "dispatches by shape, each element is read once and written once, held in a warp's "
-      "registers (rows up to 1024), a block's shared memory, or the registers of a Hopper "
-      "thread-block cluster whose blocks exchange partials through distributed shared memory "
-      "(few long rows, split to fill the SMs), with two passes "
-      "through L2 for rows too long to cache. cuDNN's softmax would be the vendor baseline; it is "
-      "optional in the toolkit and absent here, so the bar is the cudaMemcpy ceiling: one read and "
-      "one write per element, the same bytes a copy moves.";
+  f.story =
+      "'GPU Memory Hierarchy' takes a 1024x4096 softmax on an A100 from 380 GB/s (one thread "
+      "finds the max, atomics add the sum) through block-wide reductions, warp shuffles, "
+      "float4 and __launch_bounds__ to 1,340 GB/s, 66% of peak, and calls that close to the "
+      "limit of a three-pass algorithm that reads the rows twice and writes them twice. The "
+      "rungs after it remove passes: the online softmax finds the max and the sum in one "
+      "read; then, as OneFlow dispatches by shape, each element is read once and written "
+      "once, held in a warp's registers (rows up to 1024), a block's shared memory, or the "
+      "registers of a Hopper thread-block cluster whose blocks exchange partials through "
+      "distributed shared memory (few long rows, split to fill the SMs), with two passes "
+      "through L2 for rows too long to cache. cuDNN's softmax would be the vendor baseline; "
+      "it is optional in the toolkit and absent here, so the bar is the cudaMemcpy ceiling: "
+      "one read and one write per element, the same bytes a copy moves.";
   int rung_no = 0;
   // The table's lines in order (a braced list evaluates its elements left to right): a
   // line's rung number is its place.

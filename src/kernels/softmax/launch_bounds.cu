@@ -1,7 +1,8 @@
 // Rung 5, __launch_bounds__(256, 4): the compiler is told the block size and that four
 // blocks (1024 threads, half of an H100 SM's 2048) must fit per SM, a budget of 64
 // registers a thread, which it spends on unrolling each pass by 4 so four loads are in
-// flight per thread. Seed 001 found (256, 2) the sweet spot on the A100 (50% occupancy).
+// flight per thread. 'GPU Memory Hierarchy' found (256, 2) the sweet spot on the A100
+// (50% occupancy).
 #include <cuda_runtime.h>
 
 #include "memhier/core/check.hpp"

@@ -1,6 +1,7 @@
-// Rung 1, naive (seed 001's first version): one block per row; thread 0 finds the max in a
-// serial loop, every thread adds its exponentials into one shared sum with atomics, and
-// the output is written twice (exp, then divided in place): three passes, scalar loads.
+// Rung 1, naive (the first version in 'GPU Memory Hierarchy'): one block per row; thread 0
+// finds the max in a serial loop, every thread adds its exponentials into one shared sum with
+// atomics, and the output is written twice (exp, then divided in place): three passes, scalar
+// loads.
 #include <cuda_runtime.h>
 
 #include "common.cuh"

@@ -1,7 +1,7 @@
-// The body rungs 4 and 5 share (seed 001's optimized softmax): a block per row, PACK floats
-// per access, warp-shuffle reductions, three passes (max; exp stored with the sum; scale in
-// place). vectorized.cu runs it as is; launch_bounds.cu unrolls the read loops by 4 (four
-// loads in flight per thread) under a __launch_bounds__ register budget.
+// The body rungs 4 and 5 share (the optimized softmax of 'GPU Memory Hierarchy'): a block
+// per row, PACK floats per access, warp-shuffle reductions, three passes (max; exp stored with the
+// sum; scale in place). vectorized.cu runs it as is; launch_bounds.cu unrolls the read loops by 4
+// (four loads in flight per thread) under a __launch_bounds__ register budget.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -187,18 +187,20 @@ registry::Family stencil_family() {
   registry::Family f;
   f.name = "stencil";
   f.title = "2D stencil (KxK convolution, clamp-to-edge), fp32";
-  f.seed_story =
-      "The seeds place a stencil's filter in constant memory, where a warp that reads one "
-      "address gets it broadcast (000: ~40 cycles, 'essentially free' for filter taps; Q5: ~32x "
-      "fewer reads than global), and its input in a shared-memory tile with a halo so that "
-      "overlapping neighbourhoods are not re-read from global memory (001, common shared-memory "
-      "patterns). Register tiling, several outputs per thread, is the step beyond (002), and "
-      "float4 accesses and cp.async trim what remains (001). Each output needs K^2 taps but "
-      "the problem only has to read its input once and write its output once, so a good "
-      "stencil is bound by memory, not arithmetic: there is no vendor stencil to compare with "
-      "(cuDNN and NPP are not dependencies), and cudaMemcpy device-to-device moving the same "
-      "bytes is the bar; the goal is best >= 0.85x memcpy at 8192x8192 with K = 5. "
-      "Shapes are ROWSxCOLS:K.";
+  f.story =
+      "'Global, Shared, and Register Memory' places a stencil's filter in constant memory, "
+      "where a warp that reads one address gets it broadcast (~40 cycles, 'essentially free' "
+      "for filter taps; its Q5: ~32x fewer reads than global); 'GPU Memory Hierarchy' puts "
+      "its input in a shared-memory tile with a halo so that overlapping neighbourhoods are "
+      "not re-read from global memory (§Common Shared Memory Patterns). Register tiling, "
+      "several outputs per thread, is the step beyond ('Shared Memory and Bank Conflicts'), "
+      "and float4 accesses and cp.async trim what remains ('GPU Memory Hierarchy'). Each "
+      "output needs K^2 taps but the problem only has to read its input once and write its "
+      "output once, so a good stencil is bound by memory, not arithmetic: there is no vendor "
+      "stencil to compare with (cuDNN and NPP are not dependencies), and cudaMemcpy "
+      "device-to-device moving the same bytes is the bar; memhier's goal is best >= 0.85x memcpy "
+      "at "
+      "8192x8192 with K = 5. Shapes are ROWSxCOLS:K.";
   int rung_no = 0;
   // The table's lines in order (a braced list evaluates its elements left to right): a
   // line's rung number is its place; a MEMHIER_SAME_RUNG line shares the one above it.

@@ -187,16 +187,17 @@ registry::Family transpose_family() {
   registry::Family f;
   f.name = "transpose";
   f.title = "Matrix transpose, fp32";
-  f.seed_story =
+  f.story =
       "Transpose is the textbook memory-hierarchy problem: a naive kernel reads rows "
-      "(coalesced) and writes columns (one sector per element). Seed 001 measures on a "
-      "V100 at 4096x4096: naive 120 GB/s (13% of 900), a 32x32 shared-memory tile 580 GB/s "
-      "(coalesced both ways but a 32-way bank conflict on the column read), the same tile "
-      "padded to [32][33] 750 GB/s (83%). Seed 002 explains the padding (stride 33 is coprime "
-      "with 32 banks) and offers the XOR swizzle tile[r][c ^ r] as the conflict-free layout "
-      "that wastes no memory. Our best rungs add what Hopper needs to reach the copy "
-      "ceiling: 16-byte loads and stores on both sides, 16 elements per thread, and a "
-      "swizzled shared tile that keeps every 128-bit shared access conflict-free.";
+      "(coalesced) and writes columns (one sector per element). 'GPU Memory Hierarchy' "
+      "measures on a V100 at 4096x4096: naive 120 GB/s (13% of 900), a 32x32 shared-memory "
+      "tile 580 GB/s (coalesced both ways but a 32-way bank conflict on the column read), the "
+      "same tile padded to [32][33] 750 GB/s (83%). 'Shared Memory and Bank Conflicts' "
+      "explains the padding (stride 33 is coprime with 32 banks) and offers the XOR swizzle "
+      "tile[r][c ^ r] as the conflict-free layout that wastes no memory. Our best rungs add "
+      "what Hopper needs to reach the copy ceiling: 16-byte loads and stores on both sides, "
+      "16 elements per thread, and a swizzled shared tile that keeps every 128-bit shared "
+      "access conflict-free.";
   int rung_no = 0;
   // The table's lines in order (a braced list evaluates its elements left to right): a
   // line's rung number is its place.
@@ -209,8 +210,8 @@ registry::Family transpose_family() {
   };
   f.bench_shapes = {"8192x8192", "4096x4096"};
   f.quick_shapes = {"4096x4096"};
-  // The issue's odd shapes (1, primes, one past a tile, non-square; none takes the float4
-  // path) and shapes with rows and columns multiples of 4 that do, with partial tiles.
+  // Odd shapes (1, primes, one past a tile, non-square; none takes the float4 path) and
+  // shapes with rows and columns multiples of 4 that do, with partial tiles.
   f.test_shapes = {"1x1",   "1x7",       "7x1",   "1x1000", "1000x1", "33x33",  "4099x1031",
                    "31x97", "1031x4099", "64x65", "4x4",    "68x132", "132x68", "260x1028"};
   // Partial tiles on both edges (1000 = 31 x 32 + 8 = 15 x 64 + 40 rows, 772 = 24 x 32 + 4
