@@ -370,6 +370,23 @@ TEST(CliNumbers, GpuCommandOptions) {
   transpose.mentions = "transpose shape";
   check_all(transpose, values_for(1, kIntMax));
   check_all(transpose, {"65536x65536", "4000000000x", "1x1x1", "9223372036854775807x2"});
+  // Every family's own shape forms, with a newline or an overflow inside: still one line.
+  for (const auto& [family, shapes] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"softmax", {"8x65536\n", "010x5", "9223372036854775807x9223372036854775807"}},
+           {"elementwise", {"axpy:1\n2", "axpy:010", "copy:9223372036854775808"}},
+           {"histogram", {"u8-uniform:5\n", "u8-uniform:99999999999999999999"}},
+           {"stencil", {"5x5:5\n", "05x5:5", "5x5:05"}},
+           {"gemm", {"4x4x4:1:2\n", "4x4x04", "4x4x4:1e309:0"}}}) {
+    Option shape;
+    shape.label = "bench " + family + " --size";
+    shape.args = [family = family](const std::string& v) {
+      return Args{"bench", family, "--size", v};
+    };
+    shape.valid = [](const std::string&) { return false; };
+    shape.mentions = family + "[a-z ]* shape";
+    shape.gpu = true;
+    check_all(shape, shapes);
+  }
   // profile parses the same shapes before the GPU; large valid shapes would be predicted
   // in full, so only small ones are valid here.
   Option profile = transpose;
