@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/model/analyze.hpp"
+#include "numbers.hpp"
 
 namespace memhier::cli {
 namespace {
@@ -15,9 +16,10 @@ struct AnalyzeOptions {
   bool shared = true;
   std::string decl, expr;
   std::string block = "32";
-  int warp = 0;
+  std::string warp = "0";
   std::vector<std::string> sets;
   std::string sweep;
+  bool sweeping = false;  ///< --sweep was given (an empty value is an error, not "no sweep")
   std::string offset = "0";
   std::string active = "0xffffffff";
   bool store = false;
@@ -36,24 +38,20 @@ Prepared prepare(const AnalyzeOptions& o) {
   p.decl = model::parse_decl(o.decl);
   p.access = model::Access::parse(o.expr, p.decl);
   p.expr_text = o.expr;
-  const std::vector<int> b = parse_block(o.block);
+  const std::vector<int> b = parse_block(o.block, "--block");
   p.ctx.block_x = b[0];
   p.ctx.block_y = b[1];
   p.ctx.block_z = b[2];
   const int warps = (p.ctx.block_threads() + 31) / 32;
-  if (o.warp < 0 || o.warp >= warps)
-    throw UsageError(fmt::format("warp {} does not exist in a block of {} threads ({} warps).",
-                                 o.warp, p.ctx.block_threads(), warps));
-  p.ctx.warp = o.warp;
-  p.ctx.offset_bytes = parse_integer(o.offset, "--offset-bytes");
-  if (p.ctx.offset_bytes < 0) throw UsageError("--offset-bytes must not be negative.");
-  const std::int64_t mask = parse_integer(o.active, "--active");
-  if (mask < 0 || mask > 0xffffffffLL)
-    throw UsageError("--active must be a 32-bit lane mask such as 0xffff.");
-  p.ctx.active_mask = static_cast<std::uint32_t>(mask);
+  p.ctx.warp =
+      static_cast<int>(parse_int(o.warp, "--warp", 0, warps - 1,
+                                 fmt::format(" (a block of {} threads has {} warp{})",
+                                             p.ctx.block_threads(), warps, warps > 1 ? "s" : "")));
+  p.ctx.offset_bytes = parse_int(o.offset, "--offset-bytes", 0, kMaxOffsetBytes, " (1 TiB)");
+  p.ctx.active_mask = parse_mask(o.active, "--active");
   p.ctx.is_store = o.store;
   for (const std::string& s : o.sets) {
-    auto [name, value] = parse_assignment(s);
+    auto [name, value] = parse_assignment(s, "--set");
     p.ctx.vars[name] = value;
   }
   return p;
@@ -87,6 +85,23 @@ nlohmann::json global_json(const model::GlobalAnalysis& a) {
   j["caching_utilization"] = a.caching_utilization;
   j["noncaching_utilization"] = a.noncaching_utilization;
   return j;
+}
+
+// An analysis without its per-instruction detail (lane addresses): what a sweep row keeps.
+template <class Analysis>
+Analysis totals_only(Analysis a) {
+  decltype(a.per_instruction)().swap(a.per_instruction);  // frees it; clear() would not
+  return a;
+}
+
+// `text` with every line indented by two spaces: an array element as dump(2) nests it.
+std::string indented(const std::string& text) {
+  std::string out = "  ";
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
 }
 
 std::string instr_label(const model::Instruction& i) {
@@ -184,8 +199,8 @@ void print_global(const Prepared& p, const model::GlobalAnalysis& a) {
 int run_analyze(const AnalyzeOptions& o) {
   Prepared p = prepare(o);
   Sweep sweep;
-  const bool sweeping = !o.sweep.empty();
-  if (sweeping) sweep = parse_sweep(o.sweep);
+  const bool sweeping = o.sweeping;
+  if (sweeping) sweep = parse_sweep(o.sweep, "--sweep");
   check_variables(p, sweeping ? sweep.name : "");
 
   if (!sweeping) {
@@ -241,35 +256,45 @@ int run_analyze(const AnalyzeOptions& o) {
     return kExitOk;
   }
 
-  // Sweep: one row per value of the swept variable.
-  nlohmann::json rows = nlohmann::json::array();
+  // Sweep: one row per value of the swept variable. Every value is analyzed before anything
+  // is printed (an error midway leaves no partial table); rows keep only the totals, and
+  // JSON rows are printed one by one as print_json would print the array.
+  std::vector<model::SharedAnalysis> shared_rows;
+  std::vector<model::GlobalAnalysis> global_rows;
+  for (std::int64_t i = 0; i < sweep.count(); ++i) {
+    p.ctx.vars[sweep.name] = sweep.value(i);
+    if (o.shared)
+      shared_rows.push_back(totals_only(model::analyze_shared(p.access, p.ctx)));
+    else
+      global_rows.push_back(totals_only(model::analyze_global(p.access, p.ctx)));
+  }
   if (!o.json)
     std::cout << (o.shared ? fmt::format("{:>8}  {:>10}  {:>5}  {:>9}  {:>6}\n", sweep.name,
                                          "wavefronts", "ideal", "conflicts", "degree")
                            : fmt::format("{:>8}  {:>8}  {:>7}  {:>9}  {:>5}  {:>8}  {:>11}\n",
                                          sweep.name, "requests", "sectors", "sect/req",
                                          "lines", "caching", "non-caching"));
-  for (std::int64_t v : sweep.values()) {
-    p.ctx.vars[sweep.name] = v;
+  for (std::int64_t i = 0; i < sweep.count(); ++i) {
+    const std::int64_t v = sweep.value(i);
     nlohmann::json row;
     row[sweep.name] = v;
     if (o.shared) {
-      const auto a = model::analyze_shared(p.access, p.ctx);
+      const auto& a = shared_rows[static_cast<std::size_t>(i)];
       row.update(shared_json(a));
       if (!o.json)
         std::cout << fmt::format("{:>8}  {:>10}  {:>5}  {:>9}  {:>6}\n", v, a.wavefronts,
                                  a.ideal_wavefronts, a.conflicts, a.degree);
     } else {
-      const auto a = model::analyze_global(p.access, p.ctx);
+      const auto& a = global_rows[static_cast<std::size_t>(i)];
       row.update(global_json(a));
       if (!o.json)
         std::cout << fmt::format("{:>8}  {:>8}  {:>7}  {:>9.2f}  {:>5}  {:>7.1f}%  {:>10.1f}%\n", v,
                                  a.requests, a.sectors, a.sectors_per_request, a.lines,
                                  100.0 * a.caching_utilization, 100.0 * a.noncaching_utilization);
     }
-    rows.push_back(row);
+    if (o.json) std::cout << (i == 0 ? "[\n" : ",\n") << indented(row.dump(2));
   }
-  if (o.json) print_json(rows);
+  if (o.json) std::cout << "\n]\n";
   return kExitOk;
 }
 
@@ -288,12 +313,18 @@ void add_kind(CLI::App& analyze, const char* name, bool shared, int& rc) {
   sub->add_option("--block", o->block, "Block shape XxYxZ that defines tx, ty, tz (default 32)");
   sub->add_option("--warp", o->warp, "Warp index within the block (default 0)");
   sub->add_option("--set", o->sets, "Give a variable a value: --set k=3 (repeatable)");
-  sub->add_option("--sweep", o->sweep, "One row per value: --sweep s=1..33[:step]");
-  sub->add_option("--offset-bytes", o->offset, "Shift the array's base address by N bytes");
-  sub->add_option("--active", o->active, "Mask of active lanes (default 0xffffffff)");
+  const CLI::Option* sweep = sub->add_option(
+      "--sweep", o->sweep, "One row per value: --sweep s=1..33[:step] (at most 1000000 values)");
+  sub->add_option("--offset-bytes", o->offset,
+                  "Shift the array's base address by N bytes (0 to 1 TiB)");
+  sub->add_option("--active", o->active,
+                  "Mask of active lanes, hex or decimal (default 0xffffffff)");
   sub->add_flag("--store", o->store, "Analyze a store instead of a load");
   sub->add_flag("--json", o->json, "Print JSON");
-  sub->callback([o, &rc] { rc = run_analyze(*o); });
+  sub->callback([o, sweep, &rc] {
+    o->sweeping = sweep->count() > 0;
+    rc = run_analyze(*o);
+  });
 }
 
 }  // namespace

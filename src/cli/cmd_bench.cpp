@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 
@@ -12,6 +13,7 @@
 #include "memhier/core/device.hpp"
 #include "memhier/kernels/register.hpp"
 #include "memhier/report/writers.hpp"
+#include "numbers.hpp"
 #include "progress.hpp"
 
 namespace memhier::cli {
@@ -53,7 +55,8 @@ struct BenchCliOptions {
   std::string family;
   std::vector<std::string> variants;
   std::vector<std::string> sizes;
-  std::int64_t m = 0, n = 0, k = 0;
+  std::string m, n, k;  ///< GEMM extents
+  int gemm_given = 0;   ///< how many of --m, --n, --k were given
   bool quick = false;
   bool json = false;
 };
@@ -63,10 +66,15 @@ int run_bench(const BenchCliOptions& o) {
   bench::BenchOptions opt;
   opt.variants = o.variants;
   opt.shapes = o.sizes;
-  if (o.m || o.n || o.k) {
-    if (o.m <= 0 || o.n <= 0 || o.k <= 0)
-      throw UsageError("--m, --n and --k must all be given and positive.");
-    opt.shapes.push_back(fmt::format("{}x{}x{}", o.m, o.n, o.k));
+  if (o.gemm_given > 0) {
+    if (o.gemm_given < 3) throw UsageError("--m, --n and --k must all be given, or none.");
+    // Each extent fits a GEMM's int; the family checks the matrices' sizes.
+    const std::int64_t most = std::numeric_limits<int>::max();
+    const std::string why = " (a GEMM extent)";
+    const std::int64_t m = parse_int(o.m, "--m", 1, most, why);
+    const std::int64_t n = parse_int(o.n, "--n", 1, most, why);
+    const std::int64_t k = parse_int(o.k, "--k", 1, most, why);
+    opt.shapes.push_back(fmt::format("{}x{}x{}", m, n, k));
   }
   opt.quick = o.quick;
   if (fams.size() > 1 && (!opt.variants.empty() || !opt.shapes.empty()))
@@ -133,13 +141,16 @@ void add_bench(CLI::App& app, int& rc) {
   sub->add_option("FAMILY", o->family, family_help())->required();
   sub->add_option("--variant", o->variants, "Only these variants (repeatable; see below)");
   sub->add_option("--size", o->sizes, "Shapes such as 8192x8192 or 268435456 (repeatable)");
-  sub->add_option("--m", o->m, "GEMM: rows of A and C");
-  sub->add_option("--n", o->n, "GEMM: columns of B and C");
-  sub->add_option("--k", o->k, "GEMM: columns of A, rows of B");
+  const CLI::Option* m = sub->add_option("--m", o->m, "GEMM: rows of A and C");
+  const CLI::Option* n = sub->add_option("--n", o->n, "GEMM: columns of B and C");
+  const CLI::Option* k = sub->add_option("--k", o->k, "GEMM: columns of A, rows of B");
   sub->add_flag("--quick", o->quick, "Smaller shapes, fewer repetitions");
   sub->add_flag("--json", o->json, "Print JSON");
   sub->footer(variants_footer());
-  sub->callback([o, &rc] { rc = run_bench(*o); });
+  sub->callback([o, m, n, k, &rc] {
+    o->gemm_given = (m->count() > 0) + (n->count() > 0) + (k->count() > 0);
+    rc = run_bench(*o);
+  });
 }
 
 }  // namespace memhier::cli

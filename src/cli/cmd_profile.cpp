@@ -20,7 +20,8 @@ namespace {
 struct ProfileCliOptions {
   std::string target;
   std::vector<std::string> variants;
-  std::string size;
+  std::string size;  ///< empty: the family's profile shape
+  bool size_given = false;
   bool json = false;
 };
 
@@ -41,6 +42,8 @@ std::string target_program() {
 
 int run_profile_command(const ProfileCliOptions& o) {
   // Bad input is answered before anything else.
+  if (o.size_given && o.size.empty())
+    throw UsageError("--size '' is empty; give a shape such as 1000x772, or leave --size out.");
   as_bad_input([&] { bench::plan_profile(o.target, o.variants, o.size); });
   require_device();
   std::vector<bench::ProfileItem> items;
@@ -102,9 +105,13 @@ void add_profile(CLI::App& app, int& rc) {
                   "global-stride), or all")
       ->required();
   sub->add_option("--variant", o->variants, "Only these variants of a family (repeatable)");
-  sub->add_option("--size", o->size, "The family's shape (default: its profile shape)");
+  const CLI::Option* size =
+      sub->add_option("--size", o->size, "The family's shape (default: its profile shape)");
   sub->add_flag("--json", o->json, "Print JSON");
-  sub->callback([o, &rc] { rc = run_profile_command(*o); });
+  sub->callback([o, size, &rc] {
+    o->size_given = size->count() > 0;
+    rc = run_profile_command(*o);
+  });
 }
 
 }  // namespace memhier::cli

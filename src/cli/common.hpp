@@ -39,26 +39,6 @@ decltype(auto) as_bad_input(F&& f) {
   }
 }
 
-/// "48K", "48KB", "48KiB", "1M", "49152" -> bytes. Throws UsageError.
-std::int64_t parse_size(const std::string& text, const std::string& what);
-
-/// "32x8", "32x8x2", "256" -> {x, y, z}. Throws UsageError.
-std::vector<int> parse_block(const std::string& text);
-
-/// "k=3" -> {"k", 3}. Throws UsageError.
-std::pair<std::string, std::int64_t> parse_assignment(const std::string& text);
-
-/// A swept variable: "s=1..33" or "s=0..64:4".
-struct Sweep {
-  std::string name;
-  std::int64_t from = 0, to = 0, step = 1;
-  std::vector<std::int64_t> values() const;
-};
-Sweep parse_sweep(const std::string& text);
-
-/// Integer from decimal or 0x hex, throwing UsageError naming `what`.
-std::int64_t parse_integer(const std::string& text, const std::string& what);
-
 /// The command line, date, host, toolkit; with `with_device`, the driver and GPU too.
 report::Meta make_meta(bool with_device);
 

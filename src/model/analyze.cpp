@@ -26,7 +26,14 @@ WarpAccess build_warp(const Access& access, const Instruction& instr, const Warp
     const std::int64_t tid = static_cast<std::int64_t>(ctx.warp) * kWarpSize + lane;
     if (!((ctx.active_mask >> lane) & 1u) || tid >= ctx.block_threads()) continue;
     const std::int64_t off = access.element_offset(lane_env(ctx, lane));
-    const std::int64_t addr = ctx.offset_bytes + off + instr.offset_bytes;
+    // Checked: a huge base offset plus a huge element offset must not wrap into a small
+    // (or negative) address that the cost rules would price as if it were real.
+    std::int64_t addr = 0;
+    if (__builtin_add_overflow(ctx.offset_bytes, off, &addr) ||
+        __builtin_add_overflow(addr, std::int64_t{instr.offset_bytes}, &addr))
+      throw EvalError{"lane " + std::to_string(lane) + "'s address (base +" +
+                      std::to_string(ctx.offset_bytes) + " B, element at +" + std::to_string(off) +
+                      " B) overflows 64 bits"};
     if (addr < 0) throw EvalError{"lane " + std::to_string(lane) + " addresses byte " +
                                   std::to_string(addr) + ", before the start of memory."};
     w.address[lane] = static_cast<std::uint64_t>(addr);
@@ -135,8 +142,9 @@ std::vector<SharedFix> suggest_shared_fixes(const Decl& decl, const Access& acce
       std::vector<std::int64_t> dims = decl.dims;
       std::vector<std::string> nidx = idx;
       std::string note;
+      // A pad that would overflow an extent is no fix (the declaration is already huge).
       if (dims.size() >= 2) {
-        dims.back() += pad;
+        if (__builtin_add_overflow(dims.back(), std::int64_t{pad}, &dims.back())) continue;
         note = "pad the innermost dimension by " + std::to_string(pad) +
                (pad == 1 ? " element" : " elements") + "; indices stay the same";
       } else {
@@ -144,7 +152,14 @@ std::vector<SharedFix> suggest_shared_fixes(const Decl& decl, const Access& acce
         const std::string period = std::to_string(elems_per_bank_row);
         nidx[0] = "(" + idx[0] + ") + " + std::to_string(pad) + " * ((" + idx[0] + ") / " +
                   period + ")";
-        if (dims[0] > 0) dims[0] += pad * ((dims[0] + elems_per_bank_row - 1) / elems_per_bank_row);
+        if (dims[0] > 0) {
+          const std::int64_t rows =
+              dims[0] / elems_per_bank_row + (dims[0] % elems_per_bank_row != 0 ? 1 : 0);
+          std::int64_t grow = 0;
+          if (__builtin_mul_overflow(std::int64_t{pad}, rows, &grow) ||
+              __builtin_add_overflow(dims[0], grow, &dims[0]))
+            continue;
+        }
         note = "insert " + std::to_string(pad) + " padding element(s) after every " + period +
                "; every access of " + decl.name + " must use the same mapping";
       }

@@ -88,6 +88,22 @@ TEST(Cli, SweepGivesOneObjectPerValue) {
   EXPECT_EQ(nlohmann::json::parse(g.out)[3]["sectors"], 16);
 }
 
+// A sweep's JSON is printed row by row: the text must be exactly what dump(2) gives for
+// the whole array; an error midway prints nothing on stdout.
+TEST(Cli, SweepJsonIsTheWholeArrayAndAllOrNothing) {
+  const Result r =
+      run({"analyze", "global", "float a[]", "a[lane * s]", "--sweep", "s=0..6:3", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, nlohmann::json::parse(r.out).dump(2) + "\n");
+  for (const char* json : {"--json", "--store"}) {
+    const Result e =
+        run({"analyze", "shared", "float a[40]", "a[lane + s]", "--sweep", "s=0..20", json});
+    EXPECT_EQ(e.status, 2) << e.out << e.err;
+    EXPECT_TRUE(e.out.empty()) << e.out;  // s = 9 leaves the array: no partial table
+    EXPECT_NE(e.err.find("s = 9"), std::string::npos) << e.err;
+  }
+}
+
 TEST(Cli, SetGivesVariablesValues) {
   const Result r =
       run({"analyze", "shared", "float tile[32][33]", "tile[lane][k]", "--set", "k=3", "--json"});

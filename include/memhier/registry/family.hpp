@@ -98,8 +98,9 @@ struct Family {
 /// Throws std::invalid_argument (listing the known names) for a variant `family` lacks.
 void check_variants(const Family& family, const std::vector<std::string>& variants);
 
-/// Parses "4099x1031" or "268435456" into positive extents whose product is at most
-/// `max_product` (elements, by default); throws std::invalid_argument.
+/// Parses "4099x1031" or "268435456" into positive decimal extents (no sign, no leading
+/// zero, within int64) whose product, checked for overflow, is at most `max_product`
+/// (elements; infinity skips the product); throws std::invalid_argument with one sentence.
 std::vector<std::int64_t> parse_shape(const std::string& shape, std::size_t expected_dims,
                                       const std::string& what, double max_product = 4.0e9);
 
