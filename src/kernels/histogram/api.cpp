@@ -6,6 +6,7 @@
 #include "kernels/histogram/variants.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/histogram.hpp"
+#include "memhier/registry/names.hpp"
 
 namespace memhier::histogram {
 namespace {
@@ -40,23 +41,20 @@ void dispatch(Variant v, const T* in, std::size_t n, std::uint32_t* bins, cudaSt
                               std::to_string(static_cast<int>(v)) + ".");
 }
 
+constexpr registry::Named<Variant> kNames[] = {
+#define MEMHIER_RUNG(name, ...) {Variant::name, #name},
+#define MEMHIER_BEST MEMHIER_RUNG
+#include "memhier/kernels/histogram_rungs.inc"
+};
+
 }  // namespace
 
 const char* to_string(Variant v) {
-  switch (v) {
-#define MEMHIER_RUNG(name, ...) \
-  case Variant::name:           \
-    return #name;
-#define MEMHIER_BEST MEMHIER_RUNG
-#include "memhier/kernels/histogram_rungs.inc"
-  }
-  return "unknown";
+  return registry::name_of(kNames, v);
 }
 
 std::optional<Variant> variant_from_string(const std::string& name) {
-  for (Variant v : kAllVariants)
-    if (name == to_string(v)) return v;
-  return std::nullopt;
+  return registry::from_name(kNames, name);
 }
 
 void histogram256(Variant v, const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
