@@ -11,6 +11,12 @@
 namespace memhier::histogram {
 namespace {
 
+constexpr registry::Named<Variant> kNames[] = {
+#define MEMHIER_RUNG(name, ...) {Variant::name, #name},
+#define MEMHIER_BEST MEMHIER_RUNG
+#include "memhier/kernels/histogram_rungs.inc"
+};
+
 void validate(const void* in, std::size_t n, std::size_t elem_bytes, const std::uint32_t* bins) {
   if (!bins) throw std::invalid_argument("histogram256: the bins pointer is null.");
   if (reinterpret_cast<std::uintptr_t>(bins) % alignof(std::uint32_t) != 0)
@@ -40,12 +46,6 @@ void dispatch(Variant v, const T* in, std::size_t n, std::uint32_t* bins, cudaSt
   throw std::invalid_argument("histogram256: unknown variant " +
                               std::to_string(static_cast<int>(v)) + ".");
 }
-
-constexpr registry::Named<Variant> kNames[] = {
-#define MEMHIER_RUNG(name, ...) {Variant::name, #name},
-#define MEMHIER_BEST MEMHIER_RUNG
-#include "memhier/kernels/histogram_rungs.inc"
-};
 
 }  // namespace
 

@@ -102,16 +102,13 @@ bool overlap(const void* a, std::size_t an, const void* b, std::size_t bn) {
 }  // namespace
 }  // namespace detail
 
-namespace {
-
+// Each rung's name, in table order (a constexpr array: internal linkage already).
 constexpr registry::Named<Variant> kNames[] = {
 #define MEMHIER_CLASSIC_RUNG(name, ...) {Variant::name, #name},
 #define MEMHIER_GRID_RUNG MEMHIER_CLASSIC_RUNG
 #define MEMHIER_BEST MEMHIER_CLASSIC_RUNG
 #include "memhier/kernels/reduction_rungs.inc"
 };
-
-}  // namespace
 
 const char* to_string(Variant v) {
   return registry::name_of(kNames, v);

@@ -14,15 +14,12 @@
 
 namespace memhier::stencil {
 
-namespace {
-
+// Each rung's name, in table order (a constexpr array: internal linkage already).
 constexpr registry::Named<Variant> kNames[] = {
 #define MEMHIER_RUNG(name, ...) {Variant::name, #name},
 #define MEMHIER_BEST MEMHIER_RUNG
 #include "memhier/kernels/stencil_rungs.inc"
 };
-
-}  // namespace
 
 const char* to_string(Variant v) {
   return registry::name_of(kNames, v);
