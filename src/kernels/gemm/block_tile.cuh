@@ -233,7 +233,7 @@ __device__ __forceinline__ void zero(float (&acc)[T::TM][T::TN]) {
 /// Blocks of the 1-D grid for tile T.
 template <class T>
 dim3 block_tile_grid(const Params& p, const char* what) {
-  return grid_1d(ceil_div(p.m, T::BM) * ceil_div(p.n, T::BN), what);
+  return grid_1d(ceil_div<long long>(p.m, T::BM) * ceil_div<long long>(p.n, T::BN), what);
 }
 
 }  // namespace memhier::gemm::detail
