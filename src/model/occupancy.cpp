@@ -26,17 +26,16 @@
 #include <string>
 #include <vector>
 
+#include "memhier/core/math.hpp"
+
 namespace memhier::model {
 
 namespace {
 
 constexpr int kKiB = 1024;
 
-int div_up(int x, int y) {
-  return (x + y - 1) / y;
-}
 int round_up(int x, int unit) {
-  return div_up(x, unit) * unit;
+  return core::ceil_div(x, unit) * unit;
 }
 
 std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -80,7 +79,7 @@ int regs_per_warp(const ArchSpec& a, int regs) {
 // The registers the hardware checks against the per-block limit: it assumes the block's
 // warps are spread over all sub-partitions at once, so their count is rounded up to them.
 long long regs_checked_per_block(const ArchSpec& a, int block_threads, int regs) {
-  int warps = div_up(block_threads, a.warp_size);
+  int warps = core::ceil_div(block_threads, a.warp_size);
   return static_cast<long long>(regs_per_warp(a, regs)) * round_up(warps, a.sm_sub_partitions);
 }
 
@@ -133,7 +132,7 @@ std::string evaluate(const ArchSpec& a, const LaunchResources& r, OccupancyResul
   }
 
   OccupancyResult res;
-  const int warps_per_block = div_up(r.block_threads, a.warp_size);
+  const int warps_per_block = core::ceil_div(r.block_threads, a.warp_size);
   res.max_warps = a.max_warps_per_sm;
   res.blocks_by_warps = a.max_warps_per_sm / warps_per_block;
   res.blocks_by_blocks = a.max_blocks_per_sm;

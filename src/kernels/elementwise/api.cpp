@@ -7,6 +7,7 @@
 #include <string>
 
 #include "memhier/kernels/elementwise.hpp"
+#include "memhier/registry/names.hpp"
 #include "variants.hpp"
 
 namespace memhier::elementwise {
@@ -20,11 +21,11 @@ std::uintptr_t addr(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p);
 }
 
-// Each variant's name, in enum order.
-constexpr const char* kNames[] = {
-#define MEMHIER_RUNG(name, ...) #name,
+// Each variant's name (the bench-only rungs have no Variant).
+constexpr registry::Named<Variant> kNames[] = {
+#define MEMHIER_RUNG(name, ...) {Variant::name, #name},
 #define MEMHIER_BENCH_RUNG(...)
-#define MEMHIER_BEST(name, ...) #name,
+#define MEMHIER_BEST(name, ...) {Variant::name, #name},
 #include "memhier/kernels/elementwise_rungs.inc"
 };
 
@@ -133,15 +134,11 @@ Dispatch dispatch(Variant v, std::uintptr_t x, std::uintptr_t y, std::size_t n) 
 }  // namespace detail
 
 const char* to_string(Variant v) {
-  for (Variant e : kAllVariants)
-    if (e == v) return kNames[static_cast<int>(e)];
-  return "unknown";
+  return registry::name_of(kNames, v);
 }
 
 std::optional<Variant> variant_from_string(const std::string& name) {
-  for (Variant e : kAllVariants)
-    if (name == kNames[static_cast<int>(e)]) return e;
-  return std::nullopt;
+  return registry::from_name(kNames, name);
 }
 
 void copy(Variant v, const float* x, float* y, std::size_t n, cudaStream_t stream) {

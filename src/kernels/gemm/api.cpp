@@ -6,6 +6,7 @@
 #include <iterator>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -14,19 +15,17 @@
 
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/gemm.hpp"
+#include "memhier/registry/names.hpp"
 #include "variants.hpp"
 
 namespace memhier::gemm {
 namespace {
 
-const std::vector<std::pair<Variant, const char*>>& names() {
-  static const std::vector<std::pair<Variant, const char*>> n{
+constexpr registry::Named<Variant> kNames[] = {
 #define MEMHIER_RUNG(name, ...) {Variant::name, #name},
 #define MEMHIER_BEST(name, ...) {Variant::name, #name},
 #include "memhier/kernels/gemm_rungs.inc"
-  };
-  return n;
-}
+};
 
 bool aligned16(const void* ptr) {
   return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
@@ -61,9 +60,7 @@ void validate(int m, int n, int k, const float* A, int lda, const float* B, int 
 }  // namespace
 
 const char* to_string(Variant v) {
-  for (const auto& e : names())
-    if (e.first == v) return e.second;
-  return "unknown";
+  return registry::name_of(kNames, v);
 }
 
 const std::vector<Variant>& all_variants() {
@@ -72,12 +69,9 @@ const std::vector<Variant>& all_variants() {
 }
 
 bool parse_variant(const std::string& name, Variant* out) {
-  for (const auto& e : names())
-    if (name == e.second) {
-      if (out) *out = e.first;
-      return true;
-    }
-  return false;
+  const std::optional<Variant> v = registry::from_name(kNames, name);
+  if (v && out) *out = *v;
+  return v.has_value();
 }
 
 namespace detail {

@@ -50,6 +50,23 @@ __device__ __forceinline__ void block_origin(const Params& p, int* m0, int* n0) 
   *n0 = tn * T::BN;
 }
 
+/// What a block-tile kernel knows before its k loop: the thread's id, the block's origin
+/// in C, the thread's place in the warp grid and the number of k-tiles.
+struct TileStart {
+  int tid, m0, n0, ty, tx, nk;
+};
+
+/// The TileStart of the calling thread, for tile T.
+template <class T>
+__device__ __forceinline__ TileStart tile_start(const Params& p) {
+  TileStart s;
+  s.tid = static_cast<int>(threadIdx.x);
+  block_origin<T>(p, &s.m0, &s.n0);
+  warp_grid_coords(s.tid, T::TX, &s.ty, &s.tx);
+  s.nk = (p.k + T::BK - 1) / T::BK;
+  return s;
+}
+
 /// Where the i-th float4 of A this thread stages sits in the tile: row r, first k c.
 template <class T>
 __device__ __forceinline__ void a_slot(int tid, int i, int* r, int* c) {
@@ -216,7 +233,7 @@ __device__ __forceinline__ void zero(float (&acc)[T::TM][T::TN]) {
 /// Blocks of the 1-D grid for tile T.
 template <class T>
 dim3 block_tile_grid(const Params& p, const char* what) {
-  return grid_1d(ceil_div(p.m, T::BM) * ceil_div(p.n, T::BN), what);
+  return grid_1d(ceil_div<long long>(p.m, T::BM) * ceil_div<long long>(p.n, T::BN), what);
 }
 
 }  // namespace memhier::gemm::detail

@@ -19,13 +19,9 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS) cp_async_kernel(const 
   static_assert(STAGES >= 2 && STAGES <= 8, "2..8 stages");
   constexpr int kStage = T::A_FLOATS + T::B_FLOATS;
   MEMHIER_GEMM_DYNAMIC_SMEM(smem);
-  const int tid = static_cast<int>(threadIdx.x);
-  int m0, n0, ty, tx;
-  block_origin<T>(p, &m0, &n0);
-  warp_grid_coords(tid, T::TX, &ty, &tx);
+  const auto [tid, m0, n0, ty, tx, nk] = tile_start<T>(p);
   float acc[T::TM][T::TN];
   zero<T>(acc);
-  const int nk = (p.k + T::BK - 1) / T::BK;
 
   // Prologue: tiles 0 .. STAGES-2 in flight, one commit group each (empty groups keep
   // the count uniform when there are fewer tiles).
@@ -71,7 +67,10 @@ Launcher cp_async_launcher_for(void (*launch)(const Params&, cudaStream_t)) {
   const void* (*symbol)() = [] {
     return reinterpret_cast<const void*>(cp_async_kernel<T, STAGES, MIN_BLOCKS>);
   };
-  return {launch, symbol, T::THREADS, cp_async_smem_bytes<T, STAGES>(),
+  return {launch,
+          symbol,
+          T::THREADS,
+          cp_async_smem_bytes<T, STAGES>(),
           {T::BM, T::BN, T::BK, T::RM, T::RN, T::SWZ, true}};
 }
 

@@ -12,14 +12,10 @@ template <class T, int MIN_BLOCKS>
 __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS) double_buffered_kernel(const Params p) {
   __shared__ __align__(16) float As[2][T::A_FLOATS];
   __shared__ __align__(16) float Bs[2][T::B_FLOATS];
-  const int tid = static_cast<int>(threadIdx.x);
-  int m0, n0, ty, tx;
-  block_origin<T>(p, &m0, &n0);
-  warp_grid_coords(tid, T::TX, &ty, &tx);
+  const auto [tid, m0, n0, ty, tx, nk] = tile_start<T>(p);
   float acc[T::TM][T::TN];
   zero<T>(acc);
   float4 ra[T::A_VEC], rb[T::B_VEC];
-  const int nk = (p.k + T::BK - 1) / T::BK;
 
   load_tile_regs<T>(p, m0, n0, 0, tid, ra, rb);
   store_tile_smem<T>(As[0], Bs[0], tid, ra, rb);

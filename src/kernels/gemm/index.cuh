@@ -7,13 +7,11 @@
 #include <cstddef>
 
 #include "memhier/core/hd.hpp"
+#include "memhier/core/math.hpp"
 
 namespace memhier::gemm::detail {
 
-/// Blocks needed to cover `a` with tiles of `b` (host side, no overflow near INT_MAX).
-inline long long ceil_div(long long a, long long b) {
-  return (a + b - 1) / b;
-}
+using core::ceil_div;  // deduced from both operands: tile counts in int, overflow-free
 
 /// Offset in floats of element (row, col) of a row-major matrix with leading dimension ld,
 /// in 64 bits (m * ld can pass 2^31).

@@ -6,9 +6,16 @@
 #include "kernels/histogram/variants.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/histogram.hpp"
+#include "memhier/registry/names.hpp"
 
 namespace memhier::histogram {
 namespace {
+
+constexpr registry::Named<Variant> kNames[] = {
+#define MEMHIER_RUNG(name, ...) {Variant::name, #name},
+#define MEMHIER_BEST MEMHIER_RUNG
+#include "memhier/kernels/histogram_rungs.inc"
+};
 
 void validate(const void* in, std::size_t n, std::size_t elem_bytes, const std::uint32_t* bins) {
   if (!bins) throw std::invalid_argument("histogram256: the bins pointer is null.");
@@ -43,20 +50,11 @@ void dispatch(Variant v, const T* in, std::size_t n, std::uint32_t* bins, cudaSt
 }  // namespace
 
 const char* to_string(Variant v) {
-  switch (v) {
-#define MEMHIER_RUNG(name, ...) \
-  case Variant::name:           \
-    return #name;
-#define MEMHIER_BEST MEMHIER_RUNG
-#include "memhier/kernels/histogram_rungs.inc"
-  }
-  return "unknown";
+  return registry::name_of(kNames, v);
 }
 
 std::optional<Variant> variant_from_string(const std::string& name) {
-  for (Variant v : kAllVariants)
-    if (name == to_string(v)) return v;
-  return std::nullopt;
+  return registry::from_name(kNames, name);
 }
 
 void histogram256(Variant v, const std::uint8_t* in, std::size_t n, std::uint32_t* bins,

@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include "memhier/core/check.hpp"
 #include "memhier/core/launch.hpp"
 #include "memhier/kernels/reduction.hpp"
+#include "memhier/registry/names.hpp"
 #include "variants.hpp"
 
 namespace memhier::reduction {
@@ -100,16 +102,16 @@ bool overlap(const void* a, std::size_t an, const void* b, std::size_t bn) {
 }  // namespace
 }  // namespace detail
 
-const char* to_string(Variant v) {
-  switch (v) {
-#define MEMHIER_CLASSIC_RUNG(name, ...) \
-  case Variant::name:                   \
-    return #name;
+// Each rung's name, in table order (a constexpr array: internal linkage already).
+constexpr registry::Named<Variant> kNames[] = {
+#define MEMHIER_CLASSIC_RUNG(name, ...) {Variant::name, #name},
 #define MEMHIER_GRID_RUNG MEMHIER_CLASSIC_RUNG
 #define MEMHIER_BEST MEMHIER_CLASSIC_RUNG
 #include "memhier/kernels/reduction_rungs.inc"
-  }
-  return "unknown";
+};
+
+const char* to_string(Variant v) {
+  return registry::name_of(kNames, v);
 }
 
 const char* to_string(Op op) {
@@ -122,11 +124,10 @@ const std::vector<Variant>& all_variants() {
 }
 
 Variant variant_from_string(const std::string& name) {
+  if (const std::optional<Variant> v = registry::from_name(kNames, name)) return *v;
   std::string names;
-  for (Variant v : all_variants()) {
-    if (name == to_string(v)) return v;
-    names += (names.empty() ? "" : ", ") + std::string(to_string(v));
-  }
+  for (const registry::Named<Variant>& row : kNames)
+    names += (names.empty() ? "" : ", ") + std::string(row.name);
   throw std::invalid_argument("unknown reduction variant '" + name + "'; known: " + names + ".");
 }
 

@@ -13,16 +13,13 @@
 
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/softmax.hpp"
+#include "memhier/registry/names.hpp"
 #include "variants.hpp"
 
 namespace memhier::softmax {
 namespace {
 
-struct Name {
-  Variant v;
-  const char* name;
-};
-constexpr Name kNames[] = {
+constexpr registry::Named<Variant> kNames[] = {
 #define MEMHIER_RUNG(name, ...) {Variant::name, #name},
 #define MEMHIER_BEST(name, ...) {Variant::name, #name},
 #include "memhier/kernels/softmax_rungs.inc"
@@ -54,15 +51,11 @@ int current_device() {
 }  // namespace
 
 const char* to_string(Variant v) {
-  for (const Name& n : kNames)
-    if (n.v == v) return n.name;
-  return "unknown";
+  return registry::name_of(kNames, v);
 }
 
 std::optional<Variant> variant_from_string(const std::string& name) {
-  for (const Name& n : kNames)
-    if (name == n.name) return n.v;
-  return std::nullopt;
+  return registry::from_name(kNames, name);
 }
 
 namespace detail {

@@ -7,8 +7,11 @@
 #include <cstddef>
 
 #include "memhier/core/hd.hpp"
+#include "memhier/core/math.hpp"
 
 namespace memhier::softmax::index {
+
+using core::ceil_div;
 
 /// First element of row `row` in a row-major rows x cols matrix (64-bit: rows*cols may
 /// pass 2^31).
@@ -33,11 +36,6 @@ MEMHIER_HD inline long long chunk_begin(int rank, int chunk_units) {
 MEMHIER_HD inline int chunk_count(int rank, int chunk_units, int row_units) {
   const long long left = row_units - chunk_begin(rank, chunk_units);
   return left <= 0 ? 0 : (left < chunk_units ? static_cast<int>(left) : chunk_units);
-}
-
-/// ceil(a / b) for a >= 0, b > 0, without overflow.
-MEMHIER_HD inline int ceil_div(int a, int b) {
-  return a / b + (a % b != 0 ? 1 : 0);
 }
 
 }  // namespace memhier::softmax::index

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -9,27 +10,25 @@
 #include "kernels/stencil/variants.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/stencil.hpp"
+#include "memhier/registry/names.hpp"
 
 namespace memhier::stencil {
 
-const char* to_string(Variant v) {
-  switch (v) {
-#define MEMHIER_RUNG(name, ...) \
-  case Variant::name:           \
-    return #name;
+// Each rung's name, in table order (a constexpr array: internal linkage already).
+constexpr registry::Named<Variant> kNames[] = {
+#define MEMHIER_RUNG(name, ...) {Variant::name, #name},
 #define MEMHIER_BEST MEMHIER_RUNG
 #include "memhier/kernels/stencil_rungs.inc"
-  }
-  return "unknown";
+};
+
+const char* to_string(Variant v) {
+  return registry::name_of(kNames, v);
 }
 
 bool variant_from_string(const std::string& name, Variant* out) {
-  for (Variant v : kAllVariants)
-    if (name == to_string(v)) {
-      if (out) *out = v;
-      return true;
-    }
-  return false;
+  const std::optional<Variant> v = registry::from_name(kNames, name);
+  if (v && out) *out = *v;
+  return v.has_value();
 }
 
 Variant best_variant_for(int k) {

@@ -7,8 +7,11 @@
 #include <cstddef>
 
 #include "memhier/core/hd.hpp"
+#include "memhier/core/math.hpp"
 
 namespace memhier::stencil::detail {
+
+using core::ceil_div;
 
 /// Largest supported filter (7×7) and its radius.
 constexpr int kMaxK = 7;
@@ -22,11 +25,6 @@ MEMHIER_HD inline long long clamp_coord(long long x, long long n) {
 /// Linear element index of (r, c) in a dense row-major image `cols` wide (64-bit).
 MEMHIER_HD inline std::size_t element_index(long long r, long long c, int cols) {
   return static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c);
-}
-
-/// ceil(a / b) for positive operands.
-MEMHIER_HD inline long long ceil_div(long long a, long long b) {
-  return (a + b - 1) / b;
 }
 
 /// Tiles are numbered row-major (column tiles fastest), so blocks that run together cover a

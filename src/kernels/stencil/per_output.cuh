@@ -3,8 +3,8 @@
 #pragma once
 
 #include "kernels/stencil/index.cuh"
+#include "kernels/stencil/launch.cuh"
 #include "kernels/stencil/variants.hpp"
-#include "memhier/core/check.hpp"
 
 namespace memhier::stencil::detail {
 
@@ -36,13 +36,8 @@ __global__ void __launch_bounds__(kPerOutputThreads)
 /// Uploads the filter to `symbol` (Filter's storage) and launches the K instantiation.
 template <int K, typename Filter, typename Symbol>
 void launch_per_output(const Args& a, const Symbol& symbol) {
-  MEMHIER_CUDA(cudaMemcpyToSymbolAsync(symbol, a.filter, sizeof(float) * K * K, 0,
-                                       cudaMemcpyHostToDevice, a.stream));
-  const long long col_tiles = ceil_div(a.cols, kPerOutputBX);
-  const long long tiles = col_tiles * ceil_div(a.rows, kPerOutputBY);
-  per_output_kernel<K, Filter><<<grid_for_tiles(tiles), kPerOutputThreads, 0, a.stream>>>(
-      a.in, a.out, a.rows, a.cols, col_tiles, tiles);
-  MEMHIER_CHECK_LAUNCH();
+  launch_tiles<K>(a, symbol, per_output_kernel<K, Filter>, kPerOutputBX, kPerOutputBY,
+                  kPerOutputThreads);
 }
 
 }  // namespace memhier::stencil::detail

@@ -6,8 +6,8 @@
 
 #include "kernels/stencil/fill.cuh"
 #include "kernels/stencil/index.cuh"
+#include "kernels/stencil/launch.cuh"
 #include "kernels/stencil/variants.hpp"
-#include "memhier/core/check.hpp"
 
 namespace memhier::stencil::detail {
 namespace {
@@ -43,13 +43,7 @@ __global__ void __launch_bounds__(kSharedTileThreads)
 
 template <int K>
 void launch(const Args& a) {
-  MEMHIER_CUDA(cudaMemcpyToSymbolAsync(c_filter, a.filter, sizeof(float) * K * K, 0,
-                                       cudaMemcpyHostToDevice, a.stream));
-  const long long col_tiles = ceil_div(a.cols, kBX);
-  const long long tiles = col_tiles * ceil_div(a.rows, kBY);
-  shared_tile_kernel<K><<<grid_for_tiles(tiles), kSharedTileThreads, 0, a.stream>>>(
-      a.in, a.out, a.rows, a.cols, col_tiles, tiles);
-  MEMHIER_CHECK_LAUNCH();
+  launch_tiles<K>(a, c_filter, shared_tile_kernel<K>, kBX, kBY, kSharedTileThreads);
 }
 
 }  // namespace

@@ -16,8 +16,8 @@
 #include <stdexcept>
 
 #include "kernels/stencil/index.cuh"
+#include "kernels/stencil/launch.cuh"
 #include "kernels/stencil/variants.hpp"
-#include "memhier/core/check.hpp"
 
 namespace memhier::stencil::detail {
 namespace {
@@ -119,17 +119,11 @@ bool aligned16(const void* p) {
 
 template <int K, int BY, int MIN_BLOCKS>
 void launch(const Args& a) {
-  MEMHIER_CUDA(cudaMemcpyToSymbolAsync(c_filter, a.filter, sizeof(float) * K * K, 0,
-                                       cudaMemcpyHostToDevice, a.stream));
-  constexpr int TH = BY * kRowsPerThread;
-  const long long col_tiles = ceil_div(a.cols, kTileW);
-  const long long tiles = col_tiles * ceil_div(a.rows, TH);
   // 16-byte paths need every row start 16-byte aligned: cols % 4 == 0 and an aligned base.
   const int vec_in = (a.cols % 4 == 0 && aligned16(a.in)) ? 1 : 0;
   const int vec_out = (a.cols % 4 == 0 && aligned16(a.out)) ? 1 : 0;
-  vec4_async_kernel<K, BY, MIN_BLOCKS><<<grid_for_tiles(tiles), 32 * BY, 0, a.stream>>>(
-      a.in, a.out, a.rows, a.cols, col_tiles, tiles, vec_in, vec_out);
-  MEMHIER_CHECK_LAUNCH();
+  launch_tiles<K>(a, c_filter, vec4_async_kernel<K, BY, MIN_BLOCKS>, kTileW, BY * kRowsPerThread,
+                  32 * BY, vec_in, vec_out);
 }
 
 // 128×64: 8 warps, 4 blocks per SM (≤ 64 registers, 37 KB shared each).

@@ -11,18 +11,19 @@
 #include "kernels/transpose/variants.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/transpose.hpp"
+#include "memhier/registry/names.hpp"
 
 namespace memhier::transpose {
 
-const char* to_string(Variant v) {
-  switch (v) {
-#define MEMHIER_RUNG(name, ...) \
-  case Variant::name:           \
-    return #name;
+// Each rung's name, in table order (a constexpr array: internal linkage already).
+constexpr registry::Named<Variant> kNames[] = {
+#define MEMHIER_RUNG(name, ...) {Variant::name, #name},
 #define MEMHIER_BEST MEMHIER_RUNG
 #include "memhier/kernels/transpose_rungs.inc"
-  }
-  return "unknown";
+};
+
+const char* to_string(Variant v) {
+  return registry::name_of(kNames, v);
 }
 
 std::vector<Variant> all_variants() {
@@ -30,9 +31,7 @@ std::vector<Variant> all_variants() {
 }
 
 std::optional<Variant> from_string(const std::string& name) {
-  for (Variant v : all_variants())
-    if (name == to_string(v)) return v;
-  return std::nullopt;
+  return registry::from_name(kNames, name);
 }
 
 void check_shape(std::int64_t rows, std::int64_t cols) {
