@@ -1,39 +1,34 @@
 // `best`: each candidate configuration is tried once per device, shape class and
 // alignment, on the caller's A and B into a scratch C, and the fastest is kept in memory
 // and on disk ($XDG_CACHE_HOME/memhier/gemm-tuning.json or ~/.cache/memhier/...; off with
-// MEMHIER_NO_TUNE_CACHE=1). A missing, unreadable or unwritable cache never fails a run.
+// MEMHIER_NO_TUNE_CACHE=1). An entry's key names the device, driver, toolkit, runtime,
+// memhier version and candidate list, so a change to any of them re-tunes by itself. A
+// missing, corrupt or unwritable cache never fails a run (tuning_cache.cpp).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/gemm.hpp"
+#include "tuning_cache.hpp"
 #include "variants.hpp"
 
-#if defined(_WIN32)
-#include <process.h>
-#define MEMHIER_GETPID _getpid
-#else
-#include <unistd.h>
-#define MEMHIER_GETPID getpid
+#ifndef MEMHIER_VERSION
+#define MEMHIER_VERSION "0.0.0"
 #endif
 
 namespace memhier::gemm {
 namespace detail {
 namespace {
-
-constexpr const char* kFormat = "memhier-gemm-tuning/1";  // bump when the candidates change
 
 enum class ShapeClass { tiny, small, medium, large };
 
@@ -115,22 +110,46 @@ class Tuner {
   std::string key_for(const Params& p, ShapeClass cls) {
     int dev = 0;
     MEMHIER_CUDA(cudaGetDevice(&dev));
-    std::string device;
+    std::string prefix;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = devices_.find(dev);
-      if (it == devices_.end()) {
-        cudaDeviceProp prop{};
-        MEMHIER_CUDA(cudaGetDeviceProperties(&prop, dev));
-        it = devices_
-                 .emplace(dev, std::string(prop.name) + "|sm_" + std::to_string(prop.major) +
-                                   std::to_string(prop.minor))
-                 .first;
-      }
-      device = it->second;
+      auto it = prefixes_.find(dev);
+      if (it == prefixes_.end()) it = prefixes_.emplace(dev, key_prefix_for(dev)).first;
+      prefix = it->second;
     }
     const bool aligned = p.vec_a && p.vec_b && p.vec_c;
-    return device + "|" + class_name(cls) + "|" + (aligned ? "aligned" : "unaligned");
+    return prefix + "|" + class_name(cls) + "|" + (aligned ? "aligned" : "unaligned");
+  }
+
+  /// The facts a choice on device `dev` depends on, and the candidates in table order.
+  static std::string key_prefix_for(int dev) {
+    cudaDeviceProp prop{};
+    MEMHIER_CUDA(cudaGetDeviceProperties(&prop, dev));
+    int driver = 0, runtime = 0;
+    MEMHIER_CUDA(cudaDriverGetVersion(&driver));
+    MEMHIER_CUDA(cudaRuntimeGetVersion(&runtime));
+    tuning::DeviceFacts facts;
+    facts.device =
+        std::string(prop.name) + "|sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+    facts.driver = driver_release() + " (CUDA " + std::to_string(driver) + ")";
+    facts.toolkit = std::to_string(CUDART_VERSION);
+    facts.runtime = std::to_string(runtime);
+    facts.memhier_version = MEMHIER_VERSION;
+    std::vector<std::string> names;
+    for (Variant v : best_candidates()) names.emplace_back(to_string(v));
+    return tuning::key_prefix(facts, names);
+  }
+
+  /// The kernel driver's release ("550.54.15") where Linux states it, else "?": the CUDA
+  /// version the driver supports stays the same across most driver updates.
+  static std::string driver_release() {
+    std::ifstream in("/proc/driver/nvidia/version");
+    std::string word;
+    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 ...": the
+    // first word that starts with a digit.
+    while (in >> word)
+      if (!word.empty() && word[0] >= '0' && word[0] <= '9') return word;
+    return "?";
   }
 
   /// Times every candidate (1 warm-up, then 3+ runs, the minimum) on the caller's A and B
@@ -203,28 +222,14 @@ class Tuner {
   void load_disk_once() {
     if (disk_loaded_) return;
     disk_loaded_ = true;
-    const nlohmann::json j = read_file();
-    if (!j.is_object() || !j.contains("entries") || !j["entries"].is_object()) return;
-    for (const auto& [key, entry] : j["entries"].items()) {
-      if (!entry.is_object() || !entry.contains("choice") || !entry["choice"].is_string()) continue;
+    const std::string path = tuning_cache_path();
+    if (path.empty()) return;
+    // Entries under other keys (another card, driver or toolkit) load but never match.
+    const nlohmann::json entries = tuning::read_entries(path, tuning::process_warnings());
+    for (const auto& [key, entry] : entries.items()) {
       Variant v;
       if (parse_variant(entry["choice"].get<std::string>(), &v) && is_candidate(v))
         choices_.emplace(key, v);  // a choice made in this process wins
-    }
-  }
-
-  static nlohmann::json read_file() {
-    const std::string path = tuning_cache_path();
-    if (path.empty()) return {};
-    try {
-      std::ifstream in(path);
-      if (!in) return {};
-      nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded() || !j.is_object() || !j.contains("format") || j["format"] != kFormat)
-        return {};
-      return j;
-    } catch (...) {
-      return {};
     }
   }
 
@@ -232,44 +237,17 @@ class Tuner {
                         const std::map<std::string, double>& times) {
     const std::string path = tuning_cache_path();
     if (path.empty()) return;
-    try {
-      nlohmann::json j = read_file();  // merge with what other processes wrote
-      if (!j.is_object()) j = nlohmann::json::object();
-      j["format"] = kFormat;
-      if (!j.contains("entries") || !j["entries"].is_object())
-        j["entries"] = nlohmann::json::object();
-      nlohmann::json entry;
-      entry["choice"] = to_string(v);
-      entry["tuned_on"] =
-          std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
-      entry["min_ms"] = times;
-      j["entries"][key] = entry;
-      namespace fs = std::filesystem;
-      std::error_code ec;
-      const fs::path target(path);
-      fs::create_directories(target.parent_path(), ec);
-      if (ec) return;
-      const fs::path tmp = target.string() + ".tmp." + std::to_string(MEMHIER_GETPID());
-      {
-        std::ofstream out(tmp, std::ios::trunc);
-        if (!out) return;
-        out << j.dump(2) << "\n";
-        if (!out) {
-          out.close();
-          fs::remove(tmp, ec);
-          return;
-        }
-      }
-      fs::rename(tmp, target, ec);  // atomic replace: readers see the old or the new file
-      if (ec) fs::remove(tmp, ec);
-    } catch (...) {
-      // An unwritable cache only costs a re-tune in the next process.
-    }
+    nlohmann::json entry;
+    entry["choice"] = to_string(v);
+    entry["tuned_on"] = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+    entry["min_ms"] = times;
+    // An unwritable cache only costs a re-tune in the next process.
+    tuning::write_entry(path, key, entry, tuning::process_warnings());
   }
 
   std::mutex mu_;
   std::map<std::string, Variant> choices_;
-  std::map<int, std::string> devices_;
+  std::map<int, std::string> prefixes_;  // device -> key prefix
   bool disk_loaded_ = false;
 };
 

@@ -1,0 +1,190 @@
+// The GEMM tuning cache's host logic: the derived key, tolerant reading, atomic merged
+// writes. The device facts are plain data here; no GPU needed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../../src/kernels/gemm/tuning_cache.hpp"
+
+namespace tuning = memhier::gemm::tuning;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+tuning::DeviceFacts h100() {
+  return {"NVIDIA H100 80GB HBM3|sm_90", "550.54.15 (CUDA 12040)", "12040", "12040", "0.1.0"};
+}
+
+const std::vector<std::string> kCandidates = {"double_buffered", "cfg_64x64x16_4x4",
+                                              "cfg_128x64x8_8x4"};
+
+std::size_t count_lines(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+class TuningCacheFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           (std::string("memhier-tuning-") + info->name() + "-" +
+            std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    path_ = (dir_ / "gemm-tuning.json").string();
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  void put(const std::string& text) const { std::ofstream(path_, std::ios::trunc) << text; }
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_))
+      names.push_back(e.path().filename().string());
+    return names;
+  }
+
+  fs::path dir_;
+  std::string path_;
+};
+
+json entry(const std::string& choice) {
+  return json{{"choice", choice}, {"tuned_on", "1024x1024x1024"}, {"min_ms", {{choice, 1.5}}}};
+}
+
+}  // namespace
+
+TEST(TuningCacheKey, ChangesWithEveryFactAndTheCandidateList) {
+  const std::string base = tuning::key_prefix(h100(), kCandidates);
+  EXPECT_EQ(base, tuning::key_prefix(h100(), kCandidates));  // deterministic
+  const std::vector<std::string tuning::DeviceFacts::*> fields = {
+      &tuning::DeviceFacts::device, &tuning::DeviceFacts::driver, &tuning::DeviceFacts::toolkit,
+      &tuning::DeviceFacts::runtime, &tuning::DeviceFacts::memhier_version};
+  for (auto field : fields) {
+    tuning::DeviceFacts f = h100();
+    f.*field += "x";
+    EXPECT_NE(base, tuning::key_prefix(f, kCandidates)) << f.*field;
+  }
+  std::vector<std::string> added = kCandidates, removed = kCandidates, reordered = kCandidates;
+  added.push_back("cfg_new");
+  removed.pop_back();
+  std::swap(reordered[0], reordered[1]);
+  for (const auto& c : {added, removed, reordered}) EXPECT_NE(base, tuning::key_prefix(h100(), c));
+}
+
+TEST(TuningCacheKey, FingerprintSeparatesNames) {
+  EXPECT_NE(tuning::candidates_fingerprint({"ab", "c"}),
+            tuning::candidates_fingerprint({"a", "bc"}));
+  EXPECT_EQ(tuning::candidates_fingerprint({"a"}).size(), 16u);
+}
+
+TEST_F(TuningCacheFile, MissingFileIsEmptyWithoutWarning) {
+  std::ostringstream err;
+  tuning::Warnings w(err);
+  EXPECT_EQ(tuning::read_entries(path_, w), json::object());
+  EXPECT_EQ(err.str(), "");
+}
+
+TEST_F(TuningCacheFile, CorruptOrForeignFilesWarnOnceAndReadEmpty) {
+  const std::vector<std::string> bad = {
+      "{\"format\": \"memhier-gemm-tuning/1\", \"entries\": {",  // cut short
+      "",
+      "[1, 2]",
+      "{\"format\": \"memhier-gemm-tuning/1\", \"entries\": []}",
+      "{\"format\": \"memhier-gemm-tuning/1\"}",
+      "{\"format\": \"memhier-gemm-tuning/1\", \"entries\": {\"k\": {\"choice\": 3}}}",
+      "{\"format\": \"memhier-gemm-tuning/1\", \"entries\": {\"k\": \"naive\"}}",
+      "{\"format\": \"someone-else/2\", \"entries\": {}}",  // foreign
+      "{\"format\": 1}",
+      "{\"settings\": {}}",
+  };
+  for (const std::string& text : bad) {
+    put(text);
+    std::ostringstream err;
+    tuning::Warnings w(err);
+    EXPECT_EQ(tuning::read_entries(path_, w), json::object()) << text;
+    EXPECT_EQ(tuning::read_entries(path_, w), json::object()) << text;
+    EXPECT_EQ(count_lines(err.str()), 1u) << text << "\n" << err.str();
+    EXPECT_EQ(err.str().rfind("memhier: ignoring the GEMM tuning cache at " + path_ + ": ", 0), 0u)
+        << err.str();
+  }
+}
+
+TEST_F(TuningCacheFile, WrittenFileRoundTripsAndKeepsOtherKeys) {
+  std::ostringstream err;
+  tuning::Warnings w(err);
+  const std::string ours = tuning::key_prefix(h100(), kCandidates) + "|large|aligned";
+  tuning::DeviceFacts other = h100();
+  other.device = "NVIDIA A100-SXM4-80GB|sm_80";
+  const std::string theirs = tuning::key_prefix(other, kCandidates) + "|large|aligned";
+  ASSERT_TRUE(tuning::write_entry(path_, theirs, entry("cfg_64x64x16_4x4"), w));
+  ASSERT_TRUE(tuning::write_entry(path_, ours, entry("double_buffered"), w));
+  const json got = tuning::read_entries(path_, w);
+  EXPECT_EQ(got.size(), 2u);
+  EXPECT_EQ(got.at(ours), entry("double_buffered"));
+  EXPECT_EQ(got.at(theirs), entry("cfg_64x64x16_4x4"));
+  std::ifstream in(path_);
+  EXPECT_EQ(json::parse(in).at("format"), tuning::kFormat);
+  EXPECT_EQ(err.str(), "");
+}
+
+TEST_F(TuningCacheFile, WriteReplacesACorruptFile) {
+  put("{ not json");
+  std::ostringstream err;
+  tuning::Warnings w(err);
+  ASSERT_TRUE(tuning::write_entry(path_, "k", entry("naive"), w));
+  EXPECT_EQ(count_lines(err.str()), 1u);
+  EXPECT_EQ(tuning::read_entries(path_, w), json({{"k", entry("naive")}}));
+}
+
+TEST_F(TuningCacheFile, WritingLeavesNoTemporaryFiles) {
+  tuning::Warnings w(std::cerr);
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(tuning::write_entry(path_, "k" + std::to_string(i), entry("naive"), w));
+  EXPECT_EQ(files(), std::vector<std::string>{"gemm-tuning.json"});
+}
+
+TEST_F(TuningCacheFile, UnwritablePlaceFailsQuietly) {
+  put("{}");  // a regular file where the directory should be
+  std::ostringstream err;
+  tuning::Warnings w(err);
+  EXPECT_FALSE(tuning::write_entry(path_ + "/sub/gemm-tuning.json", "k", entry("naive"), w));
+  EXPECT_EQ(err.str(), "");
+}
+
+TEST_F(TuningCacheFile, ConcurrentWritersLeaveAValidFile) {
+  std::ostringstream err;
+  tuning::Warnings w(err);  // any torn file a reader or writer saw would warn here
+  constexpr int kWrites = 40;
+  auto writer = [&](const std::string& who) {
+    for (int i = 0; i < kWrites; ++i)
+      tuning::write_entry(path_, who + std::to_string(i), entry("naive"), w);
+  };
+  auto reader = [&] {
+    for (int i = 0; i < 2 * kWrites; ++i) tuning::read_entries(path_, w);
+  };
+  std::thread a(writer, "a"), b(writer, "b"), c(reader);
+  a.join();
+  b.join();
+  c.join();
+  EXPECT_EQ(err.str(), "");
+  std::string reason;
+  std::ifstream in(path_);
+  std::stringstream text;
+  text << in.rdbuf();
+  const json entries = tuning::parse_entries(text.str(), &reason);
+  ASSERT_TRUE(entries.is_object()) << reason;
+  // The last rename of all was one writer's last write: its entry is in the file.
+  EXPECT_TRUE(entries.contains("a" + std::to_string(kWrites - 1)) ||
+              entries.contains("b" + std::to_string(kWrites - 1)));
+  EXPECT_EQ(files(), std::vector<std::string>{"gemm-tuning.json"});
+}
