@@ -11,6 +11,11 @@
 
 #include "../../src/kernels/gemm/tuning_cache.hpp"
 
+#if !defined(_WIN32)
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
+
 namespace tuning = memhier::gemm::tuning;
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -188,3 +193,37 @@ TEST_F(TuningCacheFile, ConcurrentWritersLeaveAValidFile) {
               entries.contains("b" + std::to_string(kWrites - 1)));
   EXPECT_EQ(files(), std::vector<std::string>{"gemm-tuning.json"});
 }
+
+#if !defined(_WIN32)
+TEST_F(TuningCacheFile, ConcurrentProcessesLeaveAValidFile) {
+  constexpr int kWrites = 40;
+  std::vector<pid_t> children;
+  for (const char* who : {"p", "q"}) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {  // the child: only async-safe exits, no gtest assertions
+      std::ostringstream err;
+      tuning::Warnings w(err);
+      bool ok = true;
+      for (int i = 0; i < kWrites; ++i)
+        ok = tuning::write_entry(path_, who + std::to_string(i), entry("naive"), w) && ok;
+      _exit(ok && err.str().empty() ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  std::ostringstream err;
+  tuning::Warnings w(err);
+  for (int i = 0; i < 2 * kWrites; ++i) tuning::read_entries(path_, w);  // never a torn file
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  }
+  EXPECT_EQ(err.str(), "");
+  const json entries = tuning::read_entries(path_, w);
+  EXPECT_EQ(err.str(), "");
+  EXPECT_TRUE(entries.contains("p" + std::to_string(kWrites - 1)) ||
+              entries.contains("q" + std::to_string(kWrites - 1)));
+  EXPECT_EQ(files(), std::vector<std::string>{"gemm-tuning.json"});
+}
+#endif
