@@ -51,7 +51,8 @@ ProbeRun run_probes(const core::DeviceInfo& device, const ProbeRunOptions& opt) 
     run.sections.push_back(std::move(r.section));
     run.names.push_back(e.name);
   }
-  run.summary = probe::summary_section(tiers, run.context);
+  run.tiers = probe::merge_tiers(tiers);
+  run.summary = probe::summary_section(run.tiers, run.context);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;
 }

@@ -28,24 +28,14 @@ struct ReportOptions {
   bool no_profile = false;
 };
 
-// The measured tiers as the summary takes them: the memory-spaces table's numbers, which
-// already merge every probe's figures for a tier.
-std::vector<report::SummaryTier> summary_tiers(const report::Section& memory_spaces) {
+// The merged tier figures as the summary takes them (the same numbers as the memory-spaces
+// table, handed over as numbers rather than read back from its cells).
+std::vector<report::SummaryTier> summary_tiers(const bench::ProbeRun& run) {
   std::vector<report::SummaryTier> out;
-  for (const report::Table& t : memory_spaces.tables) {
-    const int tier = t.column("tier"), cycles = t.column("latency_cycles"),
-              ns = t.column("latency_ns"), gbps = t.column("bandwidth_gbps"),
-              size = t.column("size");
-    const auto number = [](const std::vector<report::Value>& row, int c) {
-      return c >= 0 && row[static_cast<std::size_t>(c)].kind == report::Value::Kind::number
-                 ? row[static_cast<std::size_t>(c)].number
-                 : NAN;
-    };
-    if (tier < 0) continue;
-    for (const auto& row : t.rows)
-      out.push_back({row[static_cast<std::size_t>(tier)].text, number(row, cycles), number(row, ns),
-                     number(row, gbps), size >= 0 ? row[static_cast<std::size_t>(size)].text : ""});
-  }
+  for (const probe::TierFigure& f : run.tiers)
+    out.push_back({f.tier, f.latency_cycles,
+                   std::isnan(f.latency_cycles) ? NAN : run.context.cycles_to_ns(f.latency_cycles),
+                   f.bandwidth_gbps, f.size});
   return out;
 }
 
@@ -67,7 +57,7 @@ int run_report(const ReportOptions& o) {
   if (dev) {
     const bench::ProbeRun run = measure_probes(*dev, o.quick, {});
     doc.sections.push_back(run.summary);
-    summary.tiers = summary_tiers(run.summary);
+    summary.tiers = summary_tiers(run);
     for (const auto& s : run.sections) doc.sections.push_back(s);
     bench::BenchOptions bopt;
     bopt.quick = o.quick;

@@ -22,7 +22,7 @@ void register_probes() {
 #undef MEMHIER_PROBE
 }
 
-report::Section summary_section(const std::vector<TierFigure>& figures, const Context& ctx) {
+std::vector<TierFigure> merge_tiers(const std::vector<TierFigure>& figures) {
   static const char* order[] = {"registers", "shared", "L1", "L2", "HBM", "constant", "local"};
   std::map<std::string, TierFigure> merged;
   for (const TierFigure& f : figures) {
@@ -32,6 +32,18 @@ report::Section summary_section(const std::vector<TierFigure>& figures, const Co
     if (std::isnan(m.bandwidth_gbps)) m.bandwidth_gbps = f.bandwidth_gbps;
     if (m.size.empty()) m.size = f.size;
   }
+  std::vector<TierFigure> out;
+  for (const char* tier : order)
+    if (merged.count(tier)) out.push_back(merged[tier]);
+  for (const auto& [name, f] : merged) {
+    bool known = false;
+    for (const char* tier : order) known = known || name == tier;
+    if (!known) out.push_back(f);
+  }
+  return out;
+}
+
+report::Section summary_section(const std::vector<TierFigure>& merged, const Context& ctx) {
   report::Section s;
   s.id = "memory-spaces";
   s.title = "Memory spaces, measured on this card";
@@ -48,19 +60,11 @@ report::Section summary_section(const std::vector<TierFigure>& figures, const Co
                {"bandwidth", "GB/s", "bandwidth_gbps"},
                {"size", "", "size"}};
   using report::Value;
-  auto add = [&](const TierFigure& f) {
+  for (const TierFigure& f : merged)
     t.rows.push_back(
         {Value::str(f.tier), Value::num(f.latency_cycles, 0),
          Value::num(std::isnan(f.latency_cycles) ? NAN : ctx.cycles_to_ns(f.latency_cycles), 1),
          Value::num(f.bandwidth_gbps, 0), Value::str(f.size)});
-  };
-  for (const char* tier : order)
-    if (merged.count(tier)) add(merged[tier]);
-  for (const auto& [name, f] : merged) {
-    bool known = false;
-    for (const char* tier : order) known = known || name == tier;
-    if (!known) add(f);
-  }
   s.tables.push_back(std::move(t));
   return s;
 }

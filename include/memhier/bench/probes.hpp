@@ -18,6 +18,7 @@ struct ProbeRunOptions {
 
 struct ProbeRun {
   probe::Context context;
+  std::vector<probe::TierFigure> tiers;  ///< every probe's tier figures, merged per tier
   report::Section summary;               ///< the measured memory-spaces table
   std::vector<report::Section> sections;  ///< one per probe, in registry order
   std::vector<std::string> names;         ///< the probes that ran

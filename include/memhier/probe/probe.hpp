@@ -41,8 +41,11 @@ struct Result {
 /// Registers every built-in probe into the registry (once; later calls do nothing).
 void register_probes();
 
-/// The "memory spaces" table measured on this card, from all probes' tier figures
-/// (several figures for one tier are merged: the first non-NaN value wins).
-report::Section summary_section(const std::vector<TierFigure>& figures, const Context& ctx);
+/// Every probe's tier figures merged per tier (the first non-NaN value wins), in the
+/// hierarchy's order (registers, shared, L1, L2, HBM, constant, local, then any other).
+std::vector<TierFigure> merge_tiers(const std::vector<TierFigure>& figures);
+
+/// The "memory spaces" table measured on this card, from the merged tier figures.
+report::Section summary_section(const std::vector<TierFigure>& merged, const Context& ctx);
 
 }  // namespace memhier::probe
