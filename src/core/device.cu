@@ -1,5 +1,7 @@
 #include <cuda_runtime.h>
 
+#include <fstream>
+
 #include "memhier/core/device.hpp"
 
 namespace memhier::core {
@@ -19,6 +21,16 @@ int attribute(cudaDeviceAttr attr, int dev) {
   return v;
 }
 
+std::string driver_release() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string word;
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 ...": the first
+  // word that starts with a digit.
+  while (in >> word)
+    if (!word.empty() && word[0] >= '0' && word[0] <= '9') return word;
+  return "?";
+}
+
 }  // namespace
 
 double DeviceInfo::peak_dram_gbps() const {
@@ -30,6 +42,7 @@ Versions cuda_versions() {
   int rt = 0, drv = 0;
   if (cudaRuntimeGetVersion(&rt) == cudaSuccess) v.runtime = version_string(rt);
   if (cudaDriverGetVersion(&drv) == cudaSuccess && drv > 0) v.driver = version_string(drv);
+  v.driver_release = driver_release();
   return v;
 }
 

@@ -34,6 +34,9 @@ struct DeviceInfo {
 struct Versions {
   std::string runtime;
   std::string driver;
+  /// The kernel module's release ("580.159.04") where Linux states it, else "?": the CUDA
+  /// version a driver supports stays the same across most driver updates.
+  std::string driver_release;
 };
 
 Versions cuda_versions();

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "memhier/core/check.hpp"
+#include "memhier/core/device.hpp"
 #include "memhier/kernels/gemm.hpp"
 #include "tuning_cache.hpp"
 #include "variants.hpp"
@@ -125,31 +125,17 @@ class Tuner {
   static std::string key_prefix_for(int dev) {
     cudaDeviceProp prop{};
     MEMHIER_CUDA(cudaGetDeviceProperties(&prop, dev));
-    int driver = 0, runtime = 0;
-    MEMHIER_CUDA(cudaDriverGetVersion(&driver));
-    MEMHIER_CUDA(cudaRuntimeGetVersion(&runtime));
+    const core::Versions versions = core::cuda_versions();
     tuning::DeviceFacts facts;
     facts.device =
         std::string(prop.name) + "|sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-    facts.driver = driver_release() + " (CUDA " + std::to_string(driver) + ")";
+    facts.driver = versions.driver_release + " (CUDA " + versions.driver + ")";
     facts.toolkit = std::to_string(CUDART_VERSION);
-    facts.runtime = std::to_string(runtime);
+    facts.runtime = versions.runtime;
     facts.memhier_version = MEMHIER_VERSION;
     std::vector<std::string> names;
     for (Variant v : best_candidates()) names.emplace_back(to_string(v));
     return tuning::key_prefix(facts, names);
-  }
-
-  /// The kernel driver's release ("550.54.15") where Linux states it, else "?": the CUDA
-  /// version the driver supports stays the same across most driver updates.
-  static std::string driver_release() {
-    std::ifstream in("/proc/driver/nvidia/version");
-    std::string word;
-    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 ...": the
-    // first word that starts with a digit.
-    while (in >> word)
-      if (!word.empty() && word[0] >= '0' && word[0] <= '9') return word;
-    return "?";
   }
 
   /// Times every candidate (1 warm-up, then 3+ runs, the minimum) on the caller's A and B
