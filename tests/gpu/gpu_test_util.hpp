@@ -34,30 +34,11 @@ inline probe::Context quick_context(const core::DeviceInfo& dev) {
   return c;
 }
 
-/// Runs the registered probe `name` (after register_probes()).
-inline probe::Result run_probe(const std::string& name, probe::Context& ctx) {
-  probe::register_probes();
-  for (const registry::Entry& e : registry::entries())
-    if (e.kind == "probe" && e.name == name) return e.run_probe(ctx);
-  ADD_FAILURE() << "probe " << name << " is not registered";
-  return {};
-}
-
 /// The table of `s` with this id, or nullptr.
 inline const report::Table* find_table(const report::Section& s, const std::string& id) {
   for (const report::Table& t : s.tables)
     if (t.id == id) return &t;
   return nullptr;
-}
-
-/// The number in column `value_key` of the first row whose column `match_key` shows `match`.
-inline double lookup(const report::Table& t, const std::string& match_key, const std::string& match,
-                     const std::string& value_key) {
-  const int m = t.column(match_key), v = t.column(value_key);
-  if (m < 0 || v < 0) return NAN;
-  for (const auto& row : t.rows)
-    if (row[m].display() == match) return row[v].number;
-  return NAN;
 }
 
 /// A physical ceiling for anything served by L1 or shared memory: 128 bytes per clock
