@@ -1,7 +1,9 @@
 // The strict decimal reader shared by the CLI's options and the registry's shapes.
 #include "memhier/registry/decimal.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace memhier::registry {
@@ -42,6 +44,59 @@ Decimal read_decimal(std::string_view text) {
   }
   d.value = v;
   return d;
+}
+
+namespace {
+
+// The length of the run of decimal digits at the start of `s`.
+std::size_t digit_run(std::string_view s) {
+  std::size_t n = 0;
+  while (n < s.size() && s[n] >= '0' && s[n] <= '9') ++n;
+  return n;
+}
+
+}  // namespace
+
+DecimalReal read_decimal_real(std::string_view text) {
+  DecimalReal r;
+  std::string_view rest = text;
+  if (!rest.empty() && rest[0] == '-') rest.remove_prefix(1);
+  const std::size_t whole = digit_run(rest);
+  if (text.empty()) {
+    r.problem = "is empty";
+    return r;
+  }
+  if (whole > 1 && rest[0] == '0') {
+    r.problem = "has a leading zero";
+    return r;
+  }
+  bool form = whole > 0;
+  rest.remove_prefix(whole);
+  if (form && !rest.empty() && rest[0] == '.') {
+    const std::size_t fraction = digit_run(rest.substr(1));
+    form = fraction > 0;
+    rest.remove_prefix(1 + fraction);
+  }
+  if (form && !rest.empty() && (rest[0] == 'e' || rest[0] == 'E')) {
+    rest.remove_prefix(1);
+    if (!rest.empty() && (rest[0] == '-' || rest[0] == '+')) rest.remove_prefix(1);
+    const std::size_t exponent = digit_run(rest);
+    form = exponent > 0;
+    rest.remove_prefix(exponent);
+  }
+  if (!form || !rest.empty()) {
+    r.problem = "is not a decimal number";
+    return r;
+  }
+  // The form is checked, so strtod reads all of it (the C locale's '.' is the point).
+  const std::string copy(text);
+  const double v = std::strtod(copy.c_str(), nullptr);
+  if (!std::isfinite(v)) {
+    r.problem = "is outside the finite doubles";
+    return r;
+  }
+  r.value = v;
+  return r;
 }
 
 std::string quote_for_message(std::string_view text) {

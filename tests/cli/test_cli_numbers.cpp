@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -396,4 +398,90 @@ TEST(CliNumbers, GpuCommandOptions) {
   profile.valid = [](const std::string& s) { return s == "33x65" || s == "1x1"; };
   check_all(profile, {"33x65", "1x1", "0x5", "-1x5", "033x65", "33x65x1", "", "x", "33x",
                       "9223372036854775807x9223372036854775807", "1e309x1", "33 x65"});
+}
+
+namespace {
+
+// The oracle's reading of a real (alpha, beta): a canonical decimal integer part, an
+// optional fraction and exponent, finite as a float. Written independently of the CLI.
+bool real_in_float(const std::string& s) {
+  static const std::regex form("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
+  if (!std::regex_match(s, form)) return false;
+  const long double v = std::strtold(s.c_str(), nullptr);
+  return std::fabs(v) <= std::numeric_limits<float>::max();
+}
+
+// One number slot of a family's shape: the shape around it and the values it takes.
+struct Slot {
+  std::string family, before, after;
+  std::int64_t lo, hi;
+};
+
+}  // namespace
+
+// Every number inside every family's shape, for bench and profile alike: the extremes,
+// malformed texts and random values in each slot. bench needs a GPU for a valid shape (exit
+// 3 without one); profile is only given bad shapes (a large valid one is predicted in full).
+TEST(CliNumbers, EveryFamilyShapeSlot) {
+  const std::int64_t k4e9 = 4'000'000'000;
+  const std::vector<Slot> slots = {
+      {"reduction", "", "", 1, k4e9},
+      {"transpose", "", "x3", 1, k4e9 / 3},  // the product's bound, below 2^31-1
+      {"softmax", "", "x3", 1, k4e9 / 3},
+      {"elementwise", "axpy:", "", 1, k4e9},
+      {"histogram", "u8-uniform:", "", 1, 0xFFFFFFFFLL},
+      {"stencil", "", "x5:5", 1, 800'000'000},  // 5 columns: at most 4e9 elements
+      {"stencil", "5x", ":3", 1, 800'000'000},
+      {"gemm", "1x1x", "", 1, kIntMax}};
+  for (const Slot& slot : slots) {
+    Option bench;
+    bench.label = "bench " + slot.family + " --size " + slot.before + "N" + slot.after;
+    bench.args = [slot](const std::string& v) {
+      return Args{"bench", slot.family, "--size", slot.before + v + slot.after};
+    };
+    bench.valid = in_range(slot.lo, slot.hi);
+    bench.gpu = true;
+    bench.mentions = slot.family + "[a-z ]* shape";
+    const std::vector<std::string> values = values_for(slot.lo, slot.hi);
+    check_all(bench, values);
+    Option profile = bench;
+    profile.label = "profile " + slot.family + " --size " + slot.before + "N" + slot.after;
+    profile.args = [slot](const std::string& v) {
+      return Args{"profile", slot.family, "--size", slot.before + v + slot.after};
+    };
+    profile.mentions += "|--size";
+    std::vector<std::string> bad;
+    for (const std::string& v : values)
+      if (!bench.valid(v)) bad.push_back(v);
+    check_all(profile, bad);
+  }
+}
+
+// GEMM's alpha and beta ("MxNxK:alpha:beta"): finite decimal reals, no spaces, hex or
+// "inf"; each slot driven with reals, integers, malformed texts and the float's edges.
+TEST(CliNumbers, GemmScalars) {
+  std::vector<std::string> reals = {"1",         "-1",    "0",    "0.5",    "-2.25",
+                                    "1e3",       "1E-3",  "2e+2", "3.4e38", "3.5e38",
+                                    "-3.5e38",   "1e309", " 1",   "1 ",     "\t1",
+                                    "+1",        "0x1p3", "inf",  "-inf",   "nan",
+                                    "1.",        ".5",    "01",   "00.5",   "1e",
+                                    "1e+",       "1.5.2", "1,5",  "--1",    "1e99999999999",
+                                    "0.0000001", "-0",    "5\n"};
+  reals.insert(reals.end(), kMalformed.begin(), kMalformed.end());
+  for (int i = 0; i < 6; ++i) {
+    const double x = std::uniform_real_distribution<double>(-1e6, 1e6)(rng());
+    reals.push_back(std::to_string(x));                                   // "-123.456789"
+    reals.push_back(std::to_string(static_cast<std::int64_t>(rng()())));  // any int64
+  }
+  for (const bool alpha : {true, false}) {
+    Option o;
+    o.label = std::string("bench gemm --size 4x4x4:") + (alpha ? "ALPHA:0" : "1:BETA");
+    o.args = [alpha](const std::string& v) {
+      return Args{"bench", "gemm", "--size", alpha ? "4x4x4:" + v + ":0" : "4x4x4:1:" + v};
+    };
+    o.valid = real_in_float;
+    o.gpu = true;
+    o.mentions = "gemm shape";
+    check_all(o, reals);
+  }
 }

@@ -23,6 +23,7 @@
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/kernels/gemm.hpp"
+#include "memhier/registry/decimal.hpp"
 #include "predict.hpp"
 #include "variants.hpp"
 
@@ -105,18 +106,12 @@ GemmShape parse_gemm_shape(const std::string& text) {
     const std::size_t c2 = rest.find(':');
     if (c2 == std::string::npos || rest.find(':', c2 + 1) != std::string::npos)
       throw std::invalid_argument(form + " (alpha and beta after one colon each).");
+    // The strict reader: std::stod would take " 1", "0x1p3" and "inf".
     auto number = [&](const std::string& part) {
-      std::size_t used = 0;
-      double v = NAN;
-      try {
-        v = std::stod(part, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (part.empty() || used != part.size() || !std::isfinite(v) ||
-          std::fabs(v) > std::numeric_limits<float>::max())
-        throw std::invalid_argument(form + " (alpha and beta must be finite numbers).");
-      return static_cast<float>(v);
+      const registry::DecimalReal v = registry::read_decimal_real(part);
+      if (!v.ok() || std::fabs(v.value) > std::numeric_limits<float>::max())
+        throw std::invalid_argument(form + " (alpha and beta must be finite decimal numbers).");
+      return static_cast<float>(v.value);
     };
     s.alpha = number(rest.substr(0, c2));
     s.beta = number(rest.substr(c2 + 1));

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -19,6 +20,7 @@
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/kernels/histogram.hpp"
+#include "memhier/registry/decimal.hpp"
 
 namespace memhier::kernels {
 namespace {
@@ -47,13 +49,13 @@ HistShape parse_hist_shape(const std::string& shape) {
     throw std::invalid_argument("histogram shape '" + shape + "'" + form);
   s.u8 = kind.rfind("u8-", 0) == 0;
   s.degenerate = kind.find("-degenerate") != std::string::npos;
-  // The count: decimal digits only, 1 .. kMaxElements (a 32-bit bin must not wrap).
-  const std::string count = shape.substr(colon + 1);
-  if (count.empty() || count.size() > 19 ||
-      count.find_first_not_of("0123456789") != std::string::npos)
-    throw std::invalid_argument("histogram shape '" + shape + "'" + form);
-  const unsigned long long v = std::stoull(count);
-  if (v < 1 || v > hist::kMaxElements)
+  // The count: strict decimal (no leading zero), 1 .. kMaxElements (a 32-bit bin must not wrap).
+  const registry::Decimal count = registry::read_decimal(shape.substr(colon + 1));
+  if (!count.ok())
+    throw std::invalid_argument("histogram shape '" + shape + "': the count " + count.problem +
+                                "; give a decimal integer (for example u8-uniform:268435456).");
+  const std::int64_t v = count.value;
+  if (v < 1 || static_cast<std::uint64_t>(v) > hist::kMaxElements)
     throw std::invalid_argument("histogram shape '" + shape + "' needs 1 to " +
                                 std::to_string(hist::kMaxElements) +
                                 " elements (a 32-bit bin must not overflow).");
