@@ -5,7 +5,9 @@
 # card's state (name, driver, clocks) read from nvidia-smi just before the run, and
 # NOTES.md (scripts/record-notes.py: command, commit, card, driver, clocks, what differs
 # from the previous record). Where tests/fixtures/<card>-profile-counters.json exists, it
-# is refreshed from the new record (scripts/counters-fixture.py).
+# is refreshed from the new record (scripts/counters-fixture.py). Where `ctest -L sanitizer`
+# has run in the binary's build tree, sanitizer.txt gathers its one-line summaries (tool,
+# target, result, seconds, the sanitizer's error summary); the full logs stay in the build.
 # Usage: scripts/record-results.sh [--card SLUG] [--into DIR] [memhier binary]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +16,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --card) card=${2:?--card needs a name}; shift 2 ;;
     --into) dest=${2:?--into needs a folder}; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "record-results.sh: unknown option $1" >&2; exit 2 ;;
     *) bin=$1; shift ;;
   esac
@@ -43,7 +45,7 @@ trap 'rm -f "$previous"' EXIT
 have_previous=0
 if [ -f "$dest/results.json" ]; then cp "$dest/results.json" "$previous" && have_previous=1; fi
 mkdir -p "$dest"
-rm -f "$dest/results.json" "$dest/report.md" "$dest/index.html" "$dest/NOTES.md"
+rm -f "$dest/results.json" "$dest/report.md" "$dest/index.html" "$dest/NOTES.md" "$dest/sanitizer.txt"
 
 start=$(date -u +%s.%N)
 "$bin" report --out "$dest" --quiet >/dev/null
@@ -63,6 +65,21 @@ else
   python3 "$root/scripts/record-notes.py" "$dest" >"$dest/NOTES.md"
 fi
 
+# The sanitizer tests' summaries (tests/sanitizer/run.sh writes one per tool and target).
+sanitizer_dir=$(cd "$(dirname "$bin")/.." && pwd)/sanitizer
+if ls "$sanitizer_dir"/*.summary >/dev/null 2>&1; then
+  {
+    echo "# compute-sanitizer over every registered variant and probe (ctest -L sanitizer)"
+    echo "# commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown), card: $state"
+    echo "# tool     target     result   time   summary"
+    for tool in memcheck racecheck synccheck initcheck; do
+      cat "$sanitizer_dir/$tool"-*.summary 2>/dev/null || true
+    done
+  } >"$dest/sanitizer.txt"
+else
+  echo "note: no sanitizer summaries in $sanitizer_dir (run 'ctest -L sanitizer' first)"
+fi
+
 fixture="$root/tests/fixtures/$card-profile-counters.json"
 if [ -n "$card" ] && [ -f "$fixture" ]; then
   if python3 "$root/scripts/counters-fixture.py" "$dest/results.json" >"$fixture.tmp"; then
@@ -71,6 +88,6 @@ if [ -n "$card" ] && [ -f "$fixture" ]; then
     rm -f "$fixture.tmp"; echo "kept $fixture: this record has no counters to refresh it"
   fi
 fi
-extra=$(ls -A "$dest" | grep -vxE 'results.json|report.md|index.html|NOTES.md' || true)
+extra=$(ls -A "$dest" | grep -vxE 'results.json|report.md|index.html|NOTES.md|sanitizer.txt' || true)
 [ -z "$extra" ] || echo "note: $dest also holds files no record writes: $extra"
 echo "recorded in $dest"

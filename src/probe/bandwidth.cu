@@ -219,7 +219,7 @@ core::TimingOptions timing(const std::string& name, const Context& ctx) {
   o.min_reps = 5;
   o.max_reps = 200;
   o.min_total_ms = ctx.quick ? 3.0 : 10.0;
-  return o;
+  return fewest_if_smallest(ctx, o);
 }
 
 // What every tier's timing shares: the context, the launch length and the output words.

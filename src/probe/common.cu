@@ -54,6 +54,15 @@ core::TimingOptions probe_timing(const Context& ctx, const std::string& name) {
   o.min_reps = ctx.quick ? 3 : 5;
   o.max_reps = ctx.quick ? 30 : 100;
   o.min_total_ms = ctx.quick ? 2.0 : 8.0;
+  return fewest_if_smallest(ctx, o);
+}
+
+core::TimingOptions fewest_if_smallest(const Context& ctx, core::TimingOptions o) {
+  if (!ctx.smallest) return o;
+  o.warmup = std::min(o.warmup, 1);  // a warm-up may fill what the timed run reads
+  o.min_reps = 1;
+  o.max_reps = 1;
+  o.min_total_ms = 0;
   return o;
 }
 

@@ -45,6 +45,9 @@ int calibrate_passes(const std::string& name, const std::function<void(cudaStrea
 /// The repetitions every probe's timings use (fewer with --quick).
 core::TimingOptions probe_timing(const Context& ctx, const std::string& name);
 
+/// `o` cut to at most one warm-up and one timed repetition when `ctx.smallest`, else `o`.
+core::TimingOptions fewest_if_smallest(const Context& ctx, core::TimingOptions o);
+
 /// A shared-memory load of W bytes (4, 8, 16) that ptxas may neither merge nor hoist
 /// (ld.volatile), folded to one word so the compiler keeps it.
 template <int W>

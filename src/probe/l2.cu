@@ -217,9 +217,9 @@ void time_hot_buffer(L2PersistingResult& m, Context& ctx) {
   auto time_hot = [&](const char* name, bool evict) {
     // With evict, the harness overwrites a buffer of twice the L2 size before every
     // timed read: the streaming traffic that pushes normal lines out.
-    return core::time_it(
-               [&](cudaStream_t s) { launch_read(p, hotbuf.data(), out.data(), s); },
-               core::TimingOptions{name, 2, ctx.quick ? 15 : 30, 200, 0.0, evict, stream.s})
+    return core::time_it([&](cudaStream_t s) { launch_read(p, hotbuf.data(), out.data(), s); },
+                         fewest_if_smallest(ctx, core::TimingOptions{name, 2, ctx.quick ? 15 : 30,
+                                                                     200, 0.0, evict, stream.s}))
         .median_ms;
   };
   ctx.progress("l2-persisting: in-L2 reference");
@@ -265,10 +265,10 @@ L2WorkingSetResult measure_l2_working_set(Context& ctx) {
     ctx.progress("l2-working-set: " + fmt_mib(static_cast<double>(w)));
     const ReadPlan p = plan_read(ctx, w, m.launch_bytes);
     // No L2 flush: the warm-up launches leave a set that fits resident in L2.
-    const core::Timing t =
-        core::time_it([&](cudaStream_t s) { launch_read(p, buf.data(), out.data(), s); },
-                      core::TimingOptions{"l2-working-set", 2, quick ? 3 : 5, 100,
-                                          quick ? 1.0 : 3.0, false, nullptr});
+    const core::Timing t = core::time_it(
+        [&](cudaStream_t s) { launch_read(p, buf.data(), out.data(), s); },
+        fewest_if_smallest(ctx, core::TimingOptions{"l2-working-set", 2, quick ? 3 : 5, 100,
+                                                    quick ? 1.0 : 3.0, false, nullptr}));
     m.points.push_back({w, gbps(p.bytes, t.median_ms)});
   }
   m.plateaus = find_l2_plateaus(m.points, m.l2_bytes);

@@ -424,7 +424,7 @@ Result run_latency_working_set(Context& ctx) {
 LatencyResult measure_latency(Context& ctx) {
   LatencyResult m;
   m.steps = ctx.quick ? 1024 : 4096;
-  m.reps = ctx.quick ? 3 : 5;
+  m.reps = ctx.smallest ? 1 : ctx.quick ? 3 : 5;
   m.sm_clock_mhz = ctx.sm_clock_mhz;
   TierRun run;
   run.steps = m.steps;
@@ -457,7 +457,7 @@ WorkingSetResult measure_latency_working_set(Context& ctx) {
   const int pass_cap = ctx.quick ? 1024 : 4096;
   WorkingSetResult m;
   m.steps = ctx.quick ? 512 : 2048;
-  m.reps = ctx.quick ? 2 : 3;
+  m.reps = ctx.smallest ? 1 : ctx.quick ? 2 : 3;
   m.sm_clock_mhz = ctx.sm_clock_mhz;
   m.l2_bytes = static_cast<std::uint64_t>(std::max(ctx.device.l2_bytes, 1 << 20));
   m.sweep_top_bytes = ctx.quick ? 256 * MiB : 4 * GiB;

@@ -199,6 +199,7 @@ RegistersResult measure_registers(Context& ctx) {
     opt.min_reps = 5;
     opt.max_reps = 200;
     opt.min_total_ms = ctx.quick ? 3.0 : 10.0;
+    opt = fewest_if_smallest(ctx, opt);
     const core::Timing t = core::time_it(
         [&](cudaStream_t s) {
           v.kernel<<<grid, kBlock, 0, s>>>(in.data(), kInWords - 1, out.data(), iters);

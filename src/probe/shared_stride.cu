@@ -113,6 +113,7 @@ void sweep_width(SharedStrideResult& m, Kernel kernel, int grid, int width,
     o.min_reps = ctx.quick ? 3 : 5;
     o.max_reps = 50;
     o.min_total_ms = ctx.quick ? 0.3 : 1.5;
+    o = fewest_if_smallest(ctx, o);
     const core::Timing t = core::time_it([&](cudaStream_t s) { launch(s, stride, passes); }, o);
     r.ms_per_pass = t.median_ms / passes;
     const double bytes = static_cast<double>(grid) * kStrideBlock * passes * kStrideUnroll * width;

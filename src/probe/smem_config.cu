@@ -215,7 +215,7 @@ void run_tile(DynamicTile& v, const SmemDynamicResult& m, const model::ArchSpec*
   opt.min_reps = 5;
   opt.max_reps = 200;
   opt.min_total_ms = ctx.quick ? 3.0 : 10.0;
-  v.ms = core::time_it(launch, opt).median_ms;
+  v.ms = core::time_it(launch, fewest_if_smallest(ctx, opt)).median_ms;
   const double bytes = static_cast<double>(n + 2 * kRadius) * 4 + static_cast<double>(n) * 4;
   v.gbps = gbps(bytes, v.ms);
 }
@@ -409,6 +409,7 @@ SmemCarveoutResult measure_smem_carveout(Context& ctx) {
     opt.min_reps = 5;
     opt.max_reps = 100;
     opt.min_total_ms = ctx.quick ? 3.0 : 8.0;
+    opt = fewest_if_smallest(ctx, opt);
     r.ms = core::time_it(
                [&](cudaStream_t s) {
                  l1_window_reuse<<<grid, kReuseBlock, m.dyn_smem_bytes, s>>>(

@@ -19,6 +19,9 @@ struct Context {
   core::DeviceInfo device;
   double sm_clock_mhz = 0;  ///< measured while busy; converts cycles to ns
   bool quick = false;       ///< --quick: fewer sizes and repetitions
+  /// --quick's sizes with each timing cut to one repetition: every kernel still runs, the
+  /// figures mean nothing. For compute-sanitizer, which slows kernels 10-100x.
+  bool smallest = false;
   /// Reports progress ("latency: L2 ..."); the CLI shows it as one updating line.
   std::function<void(const std::string&)> progress = [](const std::string&) {};
 
@@ -34,7 +37,7 @@ struct TierFigure {
 };
 
 struct Result {
-  report::Section section;       ///< the probe's tables (claim beside measurement) and charts
+  report::Section section;        ///< the probe's tables (claim beside measurement) and charts
   std::vector<TierFigure> tiers;  ///< contributions to the summary
 };
 

@@ -1,0 +1,146 @@
+// The process compute-sanitizer watches (tests/sanitizer/run.sh): every registered variant
+// of every ladder on its family's small test shapes, the vendor baselines apart, or every
+// probe at --quick sizes with one repetition per timing. Usage:
+//   memhier_sanitize_target kernels|baselines|probes|gpu-check
+// Exit 0: all ran and verified; 1: a variant or baseline gave a wrong answer, or a CUDA
+// error; 77: no GPU (the test is skipped, the reason on stdout); 2: bad usage.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "memhier/core/check.hpp"
+#include "memhier/core/device.hpp"
+#include "memhier/core/timing.hpp"
+#include "memhier/kernels/register.hpp"
+#include "memhier/probe/probe.hpp"
+#include "memhier/registry/registry.hpp"
+
+namespace {
+
+using memhier::registry::Case;
+using memhier::registry::Family;
+using memhier::registry::Variant;
+
+constexpr int kSkip = 77;
+
+// At most this many elements by the shape's own numbers (the product of the digit runs in
+// its text): the family's edge cases (1, primes, one past a tile) without its large shapes,
+// judged before a case is built (building one allocates and computes its reference).
+constexpr double kMaxShapeElements = 1 << 23;
+
+double shape_elements(const std::string& shape) {
+  double product = 1;
+  double run = -1;
+  for (char c : shape + ' ') {
+    if (c >= '0' && c <= '9') {
+      run = (run < 0 ? 0 : run) * 10 + (c - '0');
+    } else if (run >= 0) {
+      product *= std::max(run, 1.0);
+      run = -1;
+    }
+  }
+  return product;
+}
+
+// Variants registered after "best" are vendor reference lines (gemm's TF32 cuBLAS call):
+// they run with the baselines, not with our kernels.
+bool is_reference_line(const Family& f, const Variant& v) {
+  bool past_best = false;
+  for (const Variant& w : f.variants) {
+    if (&w == &v) return past_best;
+    past_best = past_best || w.name == "best";
+  }
+  return false;
+}
+
+// Runs `what` ("kernels" or "baselines") of every family on its small test shapes; each
+// output is verified, so a sanitizer finding and a wrong answer both fail.
+int run_ladders(bool baselines) {
+  memhier::kernels::register_families();
+  int failures = 0, runs = 0;
+  for (const Family& f : memhier::registry::families()) {
+    std::uint32_t seed = 1;
+    for (const std::string& shape : f.test_shapes) {
+      if (shape_elements(shape) > kMaxShapeElements) continue;
+      std::unique_ptr<Case> c = f.make_case(shape, seed++);
+      auto verify = [&](const std::string& name) {
+        ++runs;
+        MEMHIER_CUDA(cudaDeviceSynchronize());
+        const double e = c->error();
+        if (!(std::isfinite(e) && e <= c->tolerance())) {
+          std::printf("FAIL %s %s at %s: relative error %g > %g\n", f.name.c_str(), name.c_str(),
+                      shape.c_str(), e, c->tolerance());
+          ++failures;
+        }
+      };
+      if (baselines) {
+        if (!c->baseline_name().empty()) {
+          c->poison(nullptr);
+          c->run_baseline(nullptr);
+          verify(c->baseline_name());
+        }
+      }
+      for (const Variant& v : f.variants) {
+        if (is_reference_line(f, v) != baselines) continue;
+        try {
+          c->poison(nullptr);
+          c->run(v.name, nullptr);
+        } catch (const std::invalid_argument&) {
+          continue;  // the variant declines this shape, with a reason: not a failure
+        }
+        verify(v.name);
+      }
+    }
+  }
+  std::printf("%d runs, %d wrong\n", runs, failures);
+  return failures == 0 ? 0 : 1;
+}
+
+// Every registered probe once, in registry order, at its smallest.
+int run_probes(const memhier::core::DeviceInfo& dev) {
+  memhier::probe::register_probes();
+  memhier::probe::Context ctx;
+  ctx.device = dev;
+  ctx.quick = true;
+  ctx.smallest = true;
+  ctx.sm_clock_mhz = memhier::core::measure_sm_clock_mhz();
+  int n = 0;
+  for (const memhier::registry::Entry& e : memhier::registry::entries()) {
+    if (e.kind != "probe" || !e.run_probe) continue;
+    std::printf("probe %s\n", e.name.c_str());
+    std::fflush(stdout);
+    e.run_probe(ctx);
+    ++n;
+  }
+  std::printf("%d probes ran\n", n);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string what = argc == 2 ? argv[1] : "";
+  if (what != "kernels" && what != "baselines" && what != "probes" && what != "gpu-check") {
+    std::fprintf(stderr, "usage: memhier_sanitize_target kernels|baselines|probes|gpu-check\n");
+    return 2;
+  }
+  std::string why;
+  const auto dev = memhier::core::query_device(0, &why);
+  if (!dev) {
+    std::printf("skipped: no GPU: %s\n", why.c_str());
+    return kSkip;
+  }
+  if (what == "gpu-check") return 0;
+  try {
+    return what == "probes" ? run_probes(*dev) : run_ladders(what == "baselines");
+  } catch (const std::exception& e) {
+    std::printf("FAIL: %s\n", e.what());
+    return 1;
+  }
+}
