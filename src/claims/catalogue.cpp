@@ -5,21 +5,56 @@
 #include "memhier/claims/catalogue.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 namespace memhier::claims {
 namespace {
 
-// A claim some probe or ladder checks.
+// A claim's band as the catalogue states it: the rule and why that rule.
+struct Stated {
+  Tolerance band;
+  std::string reason;
+};
+
+// A claim some probe or ladder checks, with the band every check of it uses.
 Claim checked(std::string id, std::string source, std::string text,
-              std::vector<std::string> checkers) {
-  return {std::move(id), std::move(source), std::move(text), std::move(checkers), {}};
+              std::vector<std::string> checkers, Stated b) {
+  return {std::move(id), std::move(source),  std::move(text), std::move(checkers), {},
+          b.band,        std::move(b.reason)};
 }
 
 // A claim nothing here measures, with the reason.
 Claim unmeasured(std::string id, std::string source, std::string text, std::string why) {
-  return {std::move(id), std::move(source), std::move(text), {}, std::move(why)};
+  return {std::move(id), std::move(source), std::move(text), {}, std::move(why), {}, {}};
 }
+
+// Bands many claims share: ratios and fractions ±25 % by default; a wider band says why.
+const Stated kRatio{Tolerance::within_percent(25),
+                    "the default for a ratio: noise and another card's balance, short of the "
+                    "neighbouring claim"};
+const Stated kFraction{Tolerance::within_percent(25),
+                       "the default for a fraction (of cuBLAS, cudaMemcpy, peak): another card's "
+                       "balance moves it"};
+const Stated kGain{Tolerance::within_gain_factor(2),
+                   "a gain under 2x: ±25 % would admit a slowdown, so the gain itself is halved "
+                   "or doubled (1.25x: 1.125..1.5x)"};
+const Stated kLatency{Tolerance::within_percent(50),
+                      "a latency rounded or from another card: wider than the default, yet a "
+                      "figure a tier off is refuted"};
+const Stated kKnee{Tolerance::within_percent(50),
+                   "a knee between two sizes of a power-of-two sweep: wider than the default, "
+                   "the sweep's own resolution"};
+const Stated kTierBandwidth{Tolerance::within_factor(1.5),
+                            "a bandwidth from another card or rounded: wider than the default, "
+                            "a card generation apart; a tier off is refuted"};
+const Stated kL2Curve{Tolerance::within_percent(50),
+                      "an A100 (40 MB L2) figure at a fraction of its L2: another L2's size and "
+                      "hit rate make it wider than the default"};
+const Stated kModelBand{Tolerance::within_percent(35),
+                        "the probe's model tolerance (in its section), wider than the default: a "
+                        "slowdown within it matches the model"};
+const Stated kExact{Tolerance::inside_range(), "a count or a hardware limit: exact"};
 
 const std::string k000tiers = "000 §The Five Memory Spaces: Real Numbers";
 const std::string k001tiers = "001 §GPU Memory Hierarchy Comparison (H100 SXM)";
@@ -38,33 +73,40 @@ std::vector<Claim> build() {
   return {
       // ---- Latency per tier (probe latency; HBM also latency-working-set).
       checked("latency-shared-20-30-cycles", k001tiers, "shared memory latency ~20-30 cycles",
-              {"latency"}),
+              {"latency"}, kLatency),
       checked("latency-shared-32-cycles", k000tiers, "shared memory latency ~32 cycles (H100 SXM5)",
-              {"latency"}),
+              {"latency"}, kLatency),
       checked("latency-l1-30-40-cycles", "001 §L1 Cache; " + k001tiers,
-              "L1 hit latency ~30-40 cycles", {"latency"}),
-      checked("latency-l1-40-cycles", k000tiers, "L1 + texture latency ~40 cycles", {"latency"}),
+              "L1 hit latency ~30-40 cycles", {"latency"}, kLatency),
+      checked("latency-l1-40-cycles", k000tiers, "L1 + texture latency ~40 cycles", {"latency"},
+              kLatency),
       checked("latency-l1-33-cycles-published", kPublished, "L1 hit about 33 cycles on an H100",
-              {"latency"}),
+              {"latency"}, kLatency),
       checked("latency-l2-200-cycles", "001 §L2 Cache; " + k001tiers + "; " + k000tiers,
-              "L2 latency ~200 cycles", {"latency"}),
+              "L2 latency ~200 cycles", {"latency"}, kLatency),
       checked("latency-l2-265-530-cycles-published", kPublished,
-              "L2 about 265-280 cycles (near partition) to 475-530 (far) on an H100", {"latency"}),
+              "L2 about 265-280 cycles (near partition) to 475-530 (far) on an H100", {"latency"},
+              kLatency),
       checked("latency-hbm-400-600-cycles", "001 §HBM Basics; " + k001tiers,
-              "global memory (HBM) latency 400-600 cycles", {"latency", "latency-working-set"}),
+              "global memory (HBM) latency 400-600 cycles", {"latency", "latency-working-set"},
+              kLatency),
       checked("latency-hbm-400-cycles", k000tiers + "; 000 §The 8% Problem",
-              "global memory (HBM) latency ~400 cycles", {"latency"}),
+              "global memory (HBM) latency ~400 cycles", {"latency"}, kLatency),
       checked("latency-hbm-650-690-cycles-published", kPublished,
-              "HBM about 650-690 cycles on an H100", {"latency"}),
+              "HBM about 650-690 cycles on an H100", {"latency"}, kLatency),
       checked("latency-constant-40-cycles", k000tiers,
-              "constant memory ~40 cycles (cached broadcast), 64 KB", {"latency", "constant"}),
+              "constant memory ~40 cycles (cached broadcast), 64 KB", {"latency", "constant"},
+              kLatency),
       checked("latency-local-400-cycles", k000tiers, "local memory ~400 cycles: it lives in HBM",
-              {"latency"}),
+              {"latency"}, kLatency),
       checked("latency-spill-400-600-cycles", "001 §Register Spilling: The Silent Catastrophe",
               "a spilled register is a 400-600 cycle access when it misses both caches",
-              {"latency"}),
+              {"latency"}, kLatency),
       checked("shared-12x-faster-than-global", "000 §Summary; 000 §The 8% Problem",
-              "shared memory at 32 cycles is 12x faster than global memory at 400", {"latency"}),
+              "shared memory at 32 cycles is 12x faster than global memory at 400", {"latency"},
+              {Tolerance::within_percent(50),
+               "a ratio of two rounded latencies (32 and 400 cycles), each good to about ±25 %: "
+               "wider than the default ±25 %"}),
       unmeasured("registers-1-cycle", k000tiers + "; " + k001tiers,
                  "registers: ~1 cycle, the same as an arithmetic instruction",
                  "a register operand needs no load, so there is no access to time apart from "
@@ -78,10 +120,10 @@ std::vector<Claim> build() {
       // ---- Sizes and device figures.
       checked("l1-size-128-256kb", "001 §L1 Cache",
               "L1 holds up to 128-256 KB per SM, depending on the shared-memory split",
-              {"latency-working-set"}),
+              {"latency-working-set"}, kKnee),
       checked("l2-size-50mb", "001 §L2 Cache; 001 §Memory Subsystem Evolution: V100, A100, H100",
               "L2 is 50 MB on an H100 (6 MB V100, 40 MB A100): latency steps up beyond it",
-              {"latency-working-set"}),
+              {"latency-working-set"}, kKnee),
       unmeasured("h100-device-figures",
                  "001 §Memory Subsystem Evolution: V100, A100, H100; 000 §Why This Exists: The "
                  "Memory Wall; 000 §Python Wrapper: Measuring the Speedup",
@@ -95,49 +137,65 @@ std::vector<Claim> build() {
                  "cuBLAS line is a speed reference)"),
 
       // ---- Bandwidth per tier (probe bandwidth; L2 and HBM also l2-working-set).
-      checked("shared-bandwidth-3tbs", k001tiers, "shared memory ~3+ TB/s aggregate",
-              {"bandwidth"}),
-      checked("shared-bandwidth-19tbs", k000tiers, "shared memory ~19 TB/s", {"bandwidth"}),
-      checked("l1-bandwidth-2tbs", k001tiers, "L1 cache ~1.5-2 TB/s", {"bandwidth"}),
-      checked("l1-bandwidth-19tbs", k000tiers, "L1 + texture ~19 TB/s", {"bandwidth"}),
+      checked("shared-bandwidth-3tbs", k001tiers, "shared memory ~3+ TB/s aggregate", {"bandwidth"},
+              kTierBandwidth),
+      checked("shared-bandwidth-19tbs", k000tiers, "shared memory ~19 TB/s", {"bandwidth"},
+              kTierBandwidth),
+      checked("l1-bandwidth-2tbs", k001tiers, "L1 cache ~1.5-2 TB/s", {"bandwidth"},
+              kTierBandwidth),
+      checked("l1-bandwidth-19tbs", k000tiers, "L1 + texture ~19 TB/s", {"bandwidth"},
+              kTierBandwidth),
       checked("l2-bandwidth-12tbs", "001 §L2 Cache; " + k001tiers + "; " + k000tiers,
-              "L2 ~12 TB/s on an H100", {"bandwidth", "l2-working-set"}),
+              "L2 ~12 TB/s on an H100", {"bandwidth", "l2-working-set"}, kTierBandwidth),
       checked("hbm-bandwidth-3350", "001 §HBM Basics; " + k001tiers + "; " + k000tiers,
               "HBM3 peak 3,350 GB/s on an H100 (900 GB/s V100, 2,039 A100)",
-              {"bandwidth", "l2-working-set"}),
+              {"bandwidth", "l2-working-set"},
+              {Tolerance::within_factor(1.25),
+               "the H100 datasheet figure: a streaming kernel reaches 80-95 % of it, so x/÷1.25"}),
       unmeasured("local-bandwidth-3350", k000tiers, "local memory 3.35 TB/s: it is HBM",
                  "no probe streams local memory; the latency probe times a local load that "
                  "hits (its local row)"),
       checked("constant-broadcast-one-cycle",
               "000 §Constant Memory: Read-Only Broadcast; 001 §Constant Memory",
               "a warp-uniform constant read is broadcast in a single cycle: essentially free",
-              {"bandwidth", "constant"}),
+              {"bandwidth", "constant"},
+              {Tolerance::per_figure(),
+               "two figures: at least 0.8 warp reads per SM clock (probe bandwidth) and at most "
+               "1.5x the time of a loop with no load (probe constant)"}),
       checked("memhier-copy-vs-memcpy", "memhier goal: copy kernel >= 0.90 x cudaMemcpy",
               "a hand-written copy kernel reaches at least 90% of cudaMemcpy in the same run",
-              {"bandwidth"}),
+              {"bandwidth"},
+              {Tolerance::at_least(0.9), "the goal itself: 90 % of cudaMemcpy in the same run"}),
 
       // ---- Coalescing (probe global-stride; the 10x claims on the GEMM ladder).
       checked("coalesced-88pct-of-peak", k001coalescing,
               "coalesced 4-byte loads reach ~88% of the peak DRAM bandwidth (~1,800 GB/s on an "
               "A100)",
-              {"bandwidth", "global-stride"}),
+              {"bandwidth", "global-stride"},
+              {Tolerance::inside_range(),
+               "~88 % taken as 73..103 % of the datasheet: copy kernels reach 75-95 % of it across "
+               "cards"}),
       checked("coalescing-stride-2-half", k001coalescing,
               "stride 2 halves the useful bandwidth (~900 vs ~1,800 GB/s, 44% of peak)",
-              {"global-stride"}),
+              {"global-stride"}, kModelBand),
       checked("coalescing-stride-4-8", k001coalescing,
-              "stride 4: ~1/4 (~450 GB/s); stride 8: ~1/8 (~230 GB/s)", {"global-stride"}),
+              "stride 4: ~1/4 (~450 GB/s); stride 8: ~1/8 (~230 GB/s)", {"global-stride"},
+              kModelBand),
       checked("coalescing-stride-32",
               k001coalescing + "; 004 §Access Patterns vs. Memory Throughput",
               "stride 32: a transaction per thread, ~60 GB/s, 3% of peak (1/32 counted in "
               "128-byte lines, 1/8 in 32-byte sectors)",
-              {"global-stride"}),
+              {"global-stride"}, kModelBand),
       checked("coalescing-random-25x", k001coalescing,
               "a random gather reaches ~70 GB/s (3.5% of peak): ~25x below coalesced",
-              {"global-stride"}),
+              {"global-stride"},
+              {Tolerance::within_factor(2),
+               "an A100 gather whose cost rides on DRAM page hits and the sector size: wider than "
+               "the default, x/÷2"}),
       checked("coalescing-10-20x", "001 §Memory Coalescing: THE Most Important Optimization",
-              "coalescing makes 10-20x performance differences", {"bench-gemm"}),
+              "coalescing makes 10-20x performance differences", {"bench-gemm"}, kRatio),
       checked("coalescing-first-7-10x", k001priority + "; 001 §Summary",
-              "fix coalescing first: ~7-10x, from ~10% to 75%+ of peak", {"bench-gemm"}),
+              "fix coalescing first: ~7-10x, from ~10% to 75%+ of peak", {"bench-gemm"}, kRatio),
       unmeasured("coalescing-scenarios-utilization",
                  "004 §Access Patterns vs. Memory Throughput; 004 §Caching Load; 004 §Non-caching "
                  "Load",
@@ -151,24 +209,33 @@ std::vector<Claim> build() {
       // ---- Data layout (probe layout; float4 also on the elementwise ladder).
       checked("aos-soa-4x",
               "001 §AoS vs SoA Performance (Particle update, 10M particles, A100); " + k001anti,
-              "AoS (stride 4) to SoA: ~4x the useful bandwidth (~400 to ~1,700 GB/s)", {"layout"}),
-      checked("aos-wastes-50-75pct", "001 §AoS vs SoA: The Data Layout That Determines Performance",
-              "AoS causes strided access that wastes 50-75% or more of the memory bandwidth",
-              {"layout"}),
+              "AoS (stride 4) to SoA: ~4x the useful bandwidth (~400 to ~1,700 GB/s)", {"layout"},
+              kRatio),
+      checked(
+          "aos-wastes-50-75pct", "001 §AoS vs SoA: The Data Layout That Determines Performance",
+          "AoS causes strided access that wastes 50-75% or more of the memory bandwidth",
+          {"layout"},
+          {Tolerance::inside_range(), "\"50-75 % or more\" taken as 40..85 % of the bytes moved"}),
       checked("struct12-3x-bytes", "004 §Structures of Non-Native Size",
               "a 12-byte struct read per thread is three 4-byte loads moving 3x the bytes "
               "requested; SoA fixes it",
-              {"layout"}),
-      checked(
-          "float4-1-25x", k001anti + "; 001 §Bandwidth by Load Width (A100, elementwise kernel)",
-          "scalar loads to float4: ~1,400 to ~1,750 GB/s, 1.25x", {"layout", "bench-elementwise"}),
+              {"layout"},
+              {Tolerance::inside_range(),
+               "3x the bytes taken as 2..4.5x the time: the three loads partly overlap"}),
+      checked("float4-1-25x",
+              k001anti + "; 001 §Bandwidth by Load Width (A100, elementwise kernel)",
+              "scalar loads to float4: ~1,400 to ~1,750 GB/s, 1.25x",
+              {"layout", "bench-elementwise"}, kGain),
       checked("vectorize-1-1-1-25x", k001priority + "; 001 §Vectorized Loads: float4",
               "vectorize loads with float4: ~1.1-1.25x, 4x fewer load instructions",
-              {"bench-elementwise"}),
-      checked("alignment-1-25x", k001anti,
-              "a misaligned base address: aligning to 128 bytes gives ~1.25x (~1,400 to ~1,750 "
-              "GB/s)",
-              {"layout"}),
+              {"bench-elementwise"}, kGain),
+      checked(
+          "alignment-1-25x", k001anti,
+          "a misaligned base address: aligning to 128 bytes gives ~1.25x (~1,400 to ~1,750 "
+          "GB/s)",
+          {"layout"},
+          {Tolerance::inside_range(),
+           "~1.25x taken as 1.10..1.45x: the misaligned copy loses one sector in four at most"}),
       unmeasured("gather-sort-8x", k001anti,
                  "small irregular gathers: sorting the indices into coalesced runs gives 8x (~100 "
                  "to ~800 GB/s)",
@@ -181,88 +248,90 @@ std::vector<Claim> build() {
               "Addressing",
               "a stride of s 4-byte words is a gcd(s, 32)-way conflict, gcd(s, 32)x slower; odd "
               "strides are free",
-              {"shared-stride"}),
+              {"shared-stride"}, kModelBand),
       checked("bank-stride-2-4-8", "001 §Bank Conflict Impact on Shared Memory Bandwidth (V100)",
               "stride 2, 4, 8: 2x, 4x, 8x slower (1.4, 0.7, 0.35 of 2.8 TB/s on a V100)",
-              {"shared-stride"}),
+              {"shared-stride"}, kModelBand),
       checked("bank-stride-32-serializes",
               "002 §32-Way Bank Conflict: The Worst Case; 001 §Bank Conflict Impact on Shared "
               "Memory Bandwidth (V100); " +
                   k001anti + "; 004 §Shared Memory: Avoiding Bank Conflicts",
               "stride 32 (a column of a 32x32 tile): every lane in one bank, 32x slower (0.09 "
               "against 2.8 TB/s; padding fixes it, 31x)",
-              {"shared-stride"}),
+              {"shared-stride"}, kModelBand),
       checked("bank-stride-33-free",
               "002 §Why Stride-33 Has No Conflicts; 004 §Shared Memory: Avoiding Bank Conflicts",
-              "stride 33 (the [32][33] padding) is conflict-free", {"shared-stride"}),
+              "stride 33 (the [32][33] padding) is conflict-free", {"shared-stride"}, kModelBand),
       checked("memhier-wide-access-phases",
               "memhier goal: the shared-memory model predicts wide accesses",
               "8-byte accesses are served per half-warp, 16-byte per quarter-warp: the slowdown "
               "is the model's wavefronts over the ideal",
-              {"shared-stride"}),
+              {"shared-stride"}, kModelBand),
       checked("padding-3x-matmul", "002 §(introduction)",
               "one column of padding takes a tiled matmul from 4 to 12 TFLOP/s on an A100: 3x",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kRatio),
       checked("padding-memory-3pct", "002 §(introduction); 002 §After Padding",
               "padding a 32x32 float tile costs 128 bytes on 4,096: 3.1% more shared memory",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kRatio),
       unmeasured("padding-stalls-67pct", "002 §(introduction)",
                  "padding eliminates 67% of the memory stalls of the tiled matmul",
                  "stall reasons come from Nsight Compute's warp-state sampling; the report times "
                  "kernels"),
       checked("padding-30pct", "001 §The Padding Trick",
-              "the padding trick ([N][N+1]): a 30%+ speedup", {"bench-transpose"}),
+              "the padding trick ([N][N+1]): a 30%+ speedup", {"bench-transpose"}, kGain),
       checked("bank-fix-1-1-1-5x", k001priority,
               "fixing bank conflicts: ~1.1-1.5x in shared-memory-heavy kernels",
-              {"bench-transpose"}),
-      checked("swizzle-matches-padding",
-              "002 §Swizzled Shared Memory Access; 002 §When to Swizzle vs Pad",
-              "an XOR swizzle is as conflict-free as padding and saves its 3% of shared memory",
-              {"bench-transpose"}),
+              {"bench-transpose"}, kGain),
+      checked(
+          "swizzle-matches-padding",
+          "002 §Swizzled Shared Memory Access; 002 §When to Swizzle vs Pad",
+          "an XOR swizzle is as conflict-free as padding and saves its 3% of shared memory",
+          {"bench-transpose"},
+          {Tolerance::within_percent(10), "equal: ±10 % for timing noise and the XOR's own cost"}),
 
       // ---- Transpose (the transpose ladder at the texts' 4096x4096).
       checked("transpose-naive-13pct", k001transpose,
               "naive transpose (non-coalesced writes): 120 GB/s, 13% of the V100's 900 GB/s",
-              {"bench-transpose"}),
+              {"bench-transpose"}, kFraction),
       checked("transpose-tiled-64pct", k001transpose,
               "shared-memory tile without padding: 580 GB/s, 64%: coalesced, but 32-way bank "
               "conflicts",
-              {"bench-transpose"}),
+              {"bench-transpose"}, kFraction),
       checked("transpose-padded-83pct", k001transpose, "the tile padded to [32][33]: 750 GB/s, 83%",
-              {"bench-transpose"}),
+              {"bench-transpose"}, kFraction),
       checked("column-major-7-5x", k001anti,
               "column-major access of row-major data: tiling through shared memory gives 7.5x "
               "(~200 to ~1,500 GB/s)",
-              {"bench-transpose"}),
+              {"bench-transpose"}, kRatio),
 
       // ---- GEMM (the GEMM ladder at the texts' 4096^3).
       checked("gemm-naive-310", k002gemm,
               "naive (no tiling): 310 GFLOP/s, 1.6% of the 19.5 TFLOP/s peak, 1.7% of cuBLAS",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kFraction),
       checked("gemm-tiled-2800", k002gemm,
               "tiled 32x32 (TILE_K = 32): 2,800 GFLOP/s, 14.4% of peak, 15% of cuBLAS",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kFraction),
       checked("gemm-register-tiled-6200", k002gemm,
               "register tiling (64x64, 4x4 per thread): 6,200 GFLOP/s, 31.8% of peak, 34% of "
               "cuBLAS",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kFraction),
       checked("gemm-cp-async-7100", k002gemm,
               "register tiling + a cp.async pipeline: 7,100 GFLOP/s, 36.4% of peak, 38% of "
               "cuBLAS",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kFraction),
       checked("gemm-cublas-18500", k002gemm, "cuBLAS: 18,500 GFLOP/s, 94.9% of the fp32 peak",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kFraction),
       checked("gemm-register-tiling-2-2x", k002gemm + "; 002 §Summary",
               "register tiling is as important as shared-memory tiling: 6,200 against 2,800 "
               "GFLOP/s, 2.2x",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kRatio),
       checked("gemm-cp-async-1-15x", k002gemm,
               "a cp.async pipeline on the register-tiled kernel: 7,100 against 6,200 GFLOP/s, "
               "1.15x",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kGain),
       checked("cp-async-gemm-1-05x", k001async,
               "cp.async in an already pipelined GEMM (CUTLASS): 280 to 295 TFLOP/s, 1.05x",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kGain),
       unmeasured("cp-async-flashattention-1-07x", k001async,
                  "cp.async in FlashAttention-2: 145 to 156 TFLOP/s, 1.07x",
                  "no attention kernel is registered"),
@@ -273,22 +342,24 @@ std::vector<Claim> build() {
       checked("tiling-5-30x", "000 §Summary",
               "tiling through shared memory: typically 5-30x over reading global memory in the "
               "inner loop",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kRatio),
       checked("tiling-10-30x", "000 §Q3: Walk through the tiled matrix multiply",
               "the tiled matmul: roughly 10-30x, with 32x fewer global transactions at T = 32",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kRatio),
       checked("tiling-15x-v100",
               "001 §Kernel Performance: With vs Without Shared Memory Tiling (V100); 001 §Why "
               "Shared Memory Matters: Data Reuse",
-              "GEMM: shared-memory tiling gives a 15x speedup (V100)", {"bench-gemm"}),
+              "GEMM: shared-memory tiling gives a 15x speedup (V100)", {"bench-gemm"}, kRatio),
       checked("tiling-2-15x", k001priority,
-              "shared-memory tiling: ~2-15x for kernels with data reuse", {"bench-gemm"}),
+              "shared-memory tiling: ~2-15x for kernels with data reuse", {"bench-gemm"}, kRatio),
       checked("tile-32-optimal",
               "000 §Tile Size Choices; 000 §Q6: How do you choose tile size for tiled matrix "
               "multiply?",
               "TILE_SIZE = 32 is nearly always optimal for fp32 matmul on A100/H100 (over 16 and "
               "64)",
-              {"bench-gemm"}),
+              {"bench-gemm"},
+              {Tolerance::at_most(1.05),
+               "within 5 % of the fastest other tile (timing noise) counts as a tie"}),
       unmeasured("tile-traffic-reduction",
                  "000 §Tile Size Choices; 000 §The Tiling Insight; 002 §Why Shared Memory Matters "
                  "for GEMM",
@@ -298,7 +369,7 @@ std::vector<Claim> build() {
                  "kernels and counts only the problem's minimum bytes"),
       checked("smem-64kb-1-2-blocks", "000 §Production Engineering Notes",
               "a kernel using 64 KB of shared memory per block runs 1-2 blocks per SM",
-              {"bench-gemm"}),
+              {"bench-gemm"}, kExact),
       unmeasured("gemm-8pct-bandwidth", "000 §The 8% Problem; 000 §Summary",
                  "a naive matmul uses 8.3% of the HBM bandwidth (278 of 3,350 GB/s); shared-memory "
                  "tiles raise it to 70-85%",
@@ -307,87 +378,112 @@ std::vector<Claim> build() {
 
       // ---- Softmax (the softmax ladder at the texts' 1024x4096).
       checked("softmax-parallel-max-2-1x", k001softmax,
-              "+ parallel max: 89 to 42 us (380 to 800 GB/s), 2.1x", {"bench-softmax"}),
+              "+ parallel max: 89 to 42 us (380 to 800 GB/s), 2.1x", {"bench-softmax"}, kRatio),
       checked("softmax-warp-shuffle-1-2x", k001softmax,
-              "+ warp shuffles: 42 to 35 us (960 GB/s), 1.2x", {"bench-softmax"}),
+              "+ warp shuffles: 42 to 35 us (960 GB/s), 1.2x", {"bench-softmax"}, kGain),
       checked("softmax-float4-1-25x", k001softmax,
-              "+ float4 loads: 35 to 28 us (1,200 GB/s), 1.25x", {"bench-softmax"}),
+              "+ float4 loads: 35 to 28 us (1,200 GB/s), 1.25x", {"bench-softmax"}, kGain),
       checked("softmax-launch-bounds-1-12x", k001softmax,
-              "+ __launch_bounds__: 28 to 25 us (1,340 GB/s), 1.12x", {"bench-softmax"}),
+              "+ __launch_bounds__: 28 to 25 us (1,340 GB/s), 1.12x", {"bench-softmax"}, kGain),
       checked("softmax-ladder-3-6x", k001softmax, "naive to __launch_bounds__: 89 to 25 us, 3.6x",
-              {"bench-softmax"}),
+              {"bench-softmax"}, kRatio),
       checked("softmax-66pct-of-peak", k001softmax,
               "the optimized 3-pass softmax reaches 1,340 of 2,039 GB/s: 66% of peak, close to "
               "the limit of 3 passes",
-              {"bench-softmax"}),
+              {"bench-softmax"}, kFraction),
       unmeasured("softmax-pytorch-1240", k001softmax, "PyTorch's softmax: 27 us, 1,240 GB/s",
                  "no PyTorch or cuDNN softmax in this build; the ladder's ceiling is cudaMemcpy"),
       checked("tune-registers-1-0-1-3x", k001priority,
-              "tuning register usage (__launch_bounds__): ~1.0-1.3x", {"bench-softmax"}),
+              "tuning register usage (__launch_bounds__): ~1.0-1.3x", {"bench-softmax"}, kGain),
 
       // ---- Registers and spills (probe registers).
-      checked("spill-few-bytes-halve", "000 §Register Spilling: The Silent Killer",
-              "even a few bytes of spill can halve kernel performance", {"registers"}),
+      checked(
+          "spill-few-bytes-halve", "000 §Register Spilling: The Silent Killer",
+          "even a few bytes of spill can halve kernel performance", {"registers"},
+          {Tolerance::at_least(1.8), "\"halve\" read as at least 1.8x the time (10 % for noise)"}),
       checked("spill-3-5x", "001 §Register Spilling: The Silent Catastrophe; " + k001anti,
               "register spilling: 3-5x slowdowns in production kernels (removing it: 1.5-5x)",
-              {"registers"}),
+              {"registers"}, kRatio),
       checked("launch-bounds-occupancy-not-always-faster",
               "001 §Impact of __launch_bounds__ on a Real Kernel (Softmax, A100)",
               "__launch_bounds__(256, 2) at 50% occupancy (1,550 GB/s) beat the unbounded build "
               "(1,200) and (256, 4) at 100% with 128 B of spills (1,100): more occupancy is not "
               "always faster",
-              {"registers"}),
+              {"registers"},
+              {Tolerance::per_figure(),
+               "two figures: the 100 % occupancy build more than 1.05x the fastest's time, and a "
+               "lower occupancy the fastest"}),
       checked("regs-per-thread-occupancy",
               "000 §Register File Size and Occupancy; 001 §Register Pressure and the Occupancy "
               "Tradeoff",
               "65,536 / registers-per-thread threads fit per SM: 32 registers 2,048 threads "
               "(100%), 64 registers 1,024 (50%)",
-              {"registers"}),
+              {"registers"}, kExact),
       checked("launch-bounds-min-blocks",
               "000 §Register File Size and Occupancy; 001 §Controlling Register Allocation with "
               "__launch_bounds__",
               "__launch_bounds__(256, m) keeps registers at or below 65,536 / (256 m), so m "
               "blocks fit per SM (m = 4: 64 registers, m = 2: 128)",
-              {"registers"}),
+              {"registers"}, kExact),
       checked("memhier-occupancy-model",
               "memhier goal: occupancy model = cudaOccupancyMaxActiveBlocksPerMultiprocessor",
               "the CPU occupancy model gives the same blocks per SM as "
               "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-              {"registers"}),
+              {"registers"},
+              {Tolerance::at_most(0),
+               "a model of a hardware rule must agree exactly: no build may disagree"}),
 
       // ---- Constant memory (probe constant).
       checked("constant-divergent-serializes",
               "001 §Constant Memory; 000 §Q5: When would you use constant memory",
               "lanes reading different constant addresses are serialized: up to 32x for 32 "
               "addresses",
-              {"constant"}),
+              {"constant"},
+              {Tolerance::inside_range(),
+               "\"up to 32x\" taken as 8..48x: the loop around the load hides part of the "
+               "serialization"}),
       checked("constant-divergent-slower-than-global",
               "001 §Constant Memory; 000 §Q5: When would you use constant memory",
               "for divergent addresses constant memory is slower than (no faster than) cached "
               "global memory",
-              {"constant"}),
+              {"constant"},
+              {Tolerance::above(1.1),
+               "\"slower\": more than 1.1x the time of __ldg, 10 % above timing noise"}),
       checked("constant-broadcast-32x-global", "000 §Q5: When would you use constant memory",
-              "a constant-memory broadcast is a 32x speedup over global memory", {"constant"}),
+              "a constant-memory broadcast is a 32x speedup over global memory", {"constant"},
+              {Tolerance::inside_range(),
+               "32x taken as 16..48x: the global load it is compared with may hit in L1"}),
 
       // ---- Caching and load paths (probe caching).
       checked("caching-loads-win-on-hits", "004 §Caching vs Non-caching Loads",
-              "caching loads (.ca) are better when you count on hits", {"caching"}),
+              "caching loads (.ca) are better when you count on hits", {"caching"},
+              {Tolerance::at_least(1.2),
+               "\"better\" read as at least 1.2x the speed of ld.cg on the reuse window"}),
       checked("noncaching-loads-win-on-scatter",
               "004 §Caching vs Non-caching Loads; 004 §Non-caching Load",
               "non-caching loads are better for scattered warp addresses: 4x the bus "
               "utilization of caching loads",
-              {"caching"}),
+              {"caching"},
+              {Tolerance::at_least(1.5),
+               "4x the bus utilization read as at least 1.5x the speed: the scatter is "
+               "latency-bound too"}),
       checked("readonly-cache-scatter", "004 §Read-Only Cache",
               "the read-only cache (32-byte granularity) is generally better for scattered reads "
               "than L1 (128-byte lines)",
-              {"caching"}),
+              {"caching"},
+              {Tolerance::at_least(1.1),
+               "\"generally better\": at least 1.1x the speed of ld.ca, 10 % above noise"}),
       checked("ld-cs-streaming", "004 §Table 27 Cache Operators for Memory Load Instructions",
               "ld.cs streams once-read data evict-first: it limits cache pollution without "
               "slowing the stream",
-              {"caching"}),
+              {"caching"},
+              {Tolerance::at_least(1 / 1.1),
+               "\"without slowing the stream\": no more than 10 % slower than ld.ca"}),
       checked("texture-2d-locality", "001 §Texture Memory; 004 §Read-Only Cache",
               "the texture cache is optimized for 2D spatial locality (image processing)",
-              {"caching"}),
+              {"caching"},
+              {Tolerance::at_least(0.9),
+               "on Hopper texture and global loads share L1: within 10 % of global counts"}),
       unmeasured("readonly-cache-48kb-kepler", "004 §Read-Only Cache",
                  "the read-only cache: 48 KB per SM as four 12 KB caches, one per scheduler",
                  "a Kepler figure: from Maxwell on the read-only path is the unified L1, whose "
@@ -396,13 +492,13 @@ std::vector<Claim> build() {
       // ---- L2 working sets and persistence (probes l2-working-set, l2-persisting).
       checked("l2-working-set-4mb", k001l2table,
               "4 MB of a 40 MB L2 (~98% hits): ~5,000 GB/s, 2.8x the 200 MB set",
-              {"l2-working-set"}),
+              {"l2-working-set"}, kL2Curve),
       checked("l2-working-set-20mb", k001l2table,
               "20 MB of a 40 MB L2 (~90% hits): ~4,000 GB/s, 2.2x the 200 MB set",
-              {"l2-working-set"}),
+              {"l2-working-set"}, kL2Curve),
       checked("l2-working-set-40mb", k001l2table,
               "40 MB of a 40 MB L2 (barely fits, ~70% hits): ~2,500 GB/s, 1.4x the 200 MB set",
-              {"l2-working-set"}),
+              {"l2-working-set"}, kL2Curve),
       unmeasured("l2-working-set-random-2gb", k001l2table,
                  "2 GB read at random (~1% hits): ~300 GB/s, 0.17x the 200 MB set",
                  "the working-set sweep reads sequentially; random access is the global-stride "
@@ -410,11 +506,14 @@ std::vector<Claim> build() {
       checked("l2-fits-working-set", "001 §L2 Cache; 001 §Summary",
               "size the working set to fit the L2 (50 MB on an H100): it stays resident up to "
               "the L2 size",
-              {"l2-working-set"}),
+              {"l2-working-set"}, kL2Curve),
       checked("l2-persisting-window", "001 §L2 Residency Control (Ampere and Hopper)",
               "an access-policy window (hitRatio 1.0, persisting) keeps hot data in L2 against "
               "streaming loads",
-              {"l2-persisting"}),
+              {"l2-persisting"},
+              {Tolerance::per_figure(),
+               "two figures: at least 50 % of the hot set still in L2, and at least a 1.1x speedup "
+               "over no window"}),
 
       // ---- Shared-memory capacity and carveout (probes smem-dynamic, smem-carveout).
       checked("smem-optin-above-48kb",
@@ -422,58 +521,54 @@ std::vector<Claim> build() {
               "004 §20.8.3. Shared Memory",
               "more than 48 KB of shared memory per block needs the opt-in "
               "(cudaFuncAttributeMaxDynamicSharedMemorySize)",
-              {"smem-dynamic"}),
+              {"smem-dynamic"},
+              {Tolerance::per_figure(),
+               "two figures: a launch above 48 KB fails without the opt-in, and succeeds with it"}),
       checked("smem-per-block-by-arch",
               "002 §Shared Memory Capacity by Architecture; 004 §20.8.3. Shared Memory",
               "max shared memory per block: Volta 96 KB, Turing 64, A100 163, Ada 99, Hopper "
               "227 (1 KB of the SM's is reserved)",
-              {"smem-dynamic"}),
+              {"smem-dynamic"}, kExact),
       checked("smem-more-per-block-fewer-blocks",
               "003 §The Occupancy vs. Performance Trade-off; 000 §Shared Memory per SM",
-              "more shared memory per block means fewer blocks per SM", {"smem-dynamic"}),
+              "more shared memory per block means fewer blocks per SM", {"smem-dynamic"},
+              {Tolerance::per_figure(),
+               "blocks per SM never rise as shared memory per block grows (a step of at most 0, "
+               "with at least one fall)"}),
       checked("smem-blocks-per-sm-formula", "000 §Over-Allocating Shared Memory",
               "blocks per SM = shared memory per SM / shared memory per block: 228 KB / 32 KB = "
               "7, / 8 KB = 28",
-              {"smem-dynamic"}),
-      checked("smem-larger-tiles-lower-occupancy", "003 §The Occupancy vs. Performance Trade-off",
-              "larger tiles can help a block but hurt the kernel by lowering occupancy",
-              {"smem-dynamic"}),
+              {"smem-dynamic"}, kExact),
+      checked(
+          "smem-larger-tiles-lower-occupancy", "003 §The Occupancy vs. Performance Trade-off",
+          "larger tiles can help a block but hurt the kernel by lowering occupancy",
+          {"smem-dynamic"},
+          {Tolerance::above(1.05),
+           "\"hurt\": the larger tile more than 1.05x the smaller tile's time, 5 % above noise"}),
       checked("carveout-trades-l1-for-shared",
               "001 §Shared Memory / L1 Cache Configurations (A100); 000 §Shared Memory per SM",
               "the L1/shared split is set per kernel: Max SMEM (164 KB on an A100) leaves 28 KB "
               "of L1",
-              {"smem-carveout"}),
-      checked("carveout-default-large-l1", "001 §Shared Memory / L1 Cache Configurations (A100)",
-              "by default a kernel with little shared memory keeps a large L1 (A100: 48 KB "
-              "shared, 144 KB L1)",
-              {"smem-carveout"}),
+              {"smem-carveout"},
+              {Tolerance::above(1.2),
+               "a cache-bound kernel more than 1.2x faster with the large L1, well above noise"}),
+      checked(
+          "carveout-default-large-l1", "001 §Shared Memory / L1 Cache Configurations (A100)",
+          "by default a kernel with little shared memory keeps a large L1 (A100: 48 KB "
+          "shared, 144 KB L1)",
+          {"smem-carveout"},
+          {Tolerance::at_least(0.9), "the default within 10 % of the large-L1 carveout's speed"}),
       checked("smem-228kb-per-sm",
               "000 §Shared Memory per SM; 001 §Architecture and Sizing; 002 §Shared Memory "
               "Capacity by Architecture",
               "H100: up to 228 KB of shared memory per SM (V100 96 KB, A100 164)",
-              {"smem-carveout"}),
+              {"smem-carveout"}, kExact),
       unmeasured("carveout-older-architectures",
                  "003 §Architecture-Specific Capacity and Configuration; 004 §L1 Sizing",
                  "Volta: 128 KB unified, shared 0-96 KB; Turing: 96 KB, 32 or 64 KB shared; "
                  "Fermi and Kepler: 64 KB split 16:48, 48:16 (or 32:32)",
                  "figures for Fermi to Turing; the carveout probe measures this card's split"),
   };
-}
-
-// The source text whose number starts s at `at` ("001 §..."), or nullptr.
-const Seed* cited_at(const std::string& s, std::size_t at) {
-  for (const Seed& t : seeds())
-    if (s.compare(at, t.number.size() + 3, t.number + " §") == 0) return &t;  // "§": 2 bytes
-  return nullptr;
-}
-
-// Each "001 §" inside a part ("000 §A / 002 §B") becomes "GPU Memory Hierarchy, §".
-std::string spell_numbers(std::string part) {
-  for (std::size_t i = 0; i < part.size(); ++i) {
-    if (i > 0 && part[i - 1] != ' ') continue;
-    if (const Seed* t = cited_at(part, i)) part.replace(i, t->number.size(), t->title + ",");
-  }
-  return part;
 }
 
 std::vector<Claim> with_titles(std::vector<Claim> claims) {
@@ -494,92 +589,12 @@ const Claim* find(std::string_view id) {
   return nullptr;
 }
 
-std::string cite(const std::string& source) {
-  std::vector<std::string> parts;
-  std::size_t last_cited = std::string::npos;  // the part a bare "§..." continues
-  std::size_t start = 0;
-  while (start < source.size()) {
-    const std::size_t end = std::min(source.find("; ", start), source.size());
-    const std::string part = source.substr(start, end - start);
-    start = end + 2;
-    const Seed* text = cited_at(part, 0);
-    if (!text) {
-      if (part.compare(0, 2, "§") == 0 && last_cited != std::string::npos)
-        parts[last_cited] += ", " + part;
-      else
-        parts.push_back(spell_numbers(part));
-      continue;
-    }
-    const std::string section = spell_numbers(part.substr(text->number.size() + 1));  // "§..."
-    auto same = std::find_if(parts.begin(), parts.end(), [text](const std::string& p) {
-      return p.compare(0, text->title.size() + 2, text->title + ", ") == 0;
-    });
-    if (same == parts.end()) {
-      parts.push_back(text->title + ", " + section);
-      same = parts.end() - 1;
-    } else {
-      *same += ", " + section;
-    }
-    last_cited = static_cast<std::size_t>(same - parts.begin());
-  }
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
-  return out;
-}
-
-const std::vector<Seed>& seeds() {
-  static const std::vector<Seed> texts{
-      {"000", "Global, Shared, and Register Memory",
-       "the tiers and their costs, tiled matmul and tile sizes, padding, constant memory, "
-       "spills, launch bounds",
-       "000-global-shared-register-memory.txt"},
-      {"001", "GPU Memory Hierarchy",
-       "the whole hierarchy with measured tables: latency, bandwidth, banks, coalescing, "
-       "layouts, L2 working sets and persistence, transpose, softmax, anti-patterns",
-       "001-gpu-memory-hierarchy.txt"},
-      {"002", "Shared Memory and Bank Conflicts",
-       "bank rules, padding and swizzling, cp.async pipelines, the GEMM ladder",
-       "002-shared-memory-bank-conflicts.txt"},
-      {"003", "Shared Memory Patterns",
-       "scopes, static and dynamic shared memory, tiling, occupancy against resources",
-       "003-shared-memory-patterns.txt"},
-      {"004", "CS 380 Lecture 15: CUDA Memories, Pt. 2",
-       "banks and broadcast, structs in shared memory, global transactions, caching and "
-       "non-caching loads, the read-only cache, PTX cache operators",
-       "004-lecture-cuda-memories.txt"},
-  };
-  return texts;
-}
-
-std::vector<SourceRef> parse_sources(const std::string& source) {
-  static const std::string kGoal = "memhier goal: ";
-  static const std::string kPublished = "published figures: ";
-  std::vector<SourceRef> refs;
-  std::size_t start = 0;
-  while (start <= source.size()) {
-    const std::size_t end = std::min(source.find("; ", start), source.size());
-    const std::string part = source.substr(start, end - start);
-    start = end + 2;
-    if (part.compare(0, kGoal.size(), kGoal) == 0) {
-      refs.push_back({"memhier goal", part.substr(kGoal.size())});
-    } else if (part.compare(0, kPublished.size(), kPublished) == 0) {
-      refs.push_back({"published figures", part.substr(kPublished.size())});
-    } else {
-      // "Title, §A, §B": the title, then each section after ", §" ("§" is two bytes in UTF-8).
-      static const std::string kMark = ", §";
-      std::size_t at = part.find(kMark);
-      if (at == std::string::npos || at == 0) return {};
-      const std::string title = part.substr(0, at);
-      while (at != std::string::npos) {
-        const std::size_t next = part.find(kMark, at + kMark.size());
-        refs.push_back({title, part.substr(at + kMark.size(), next - at - kMark.size())});
-        if (refs.back().section.empty()) return {};
-        at = next;
-      }
-    }
-    if (refs.back().section.empty()) return {};
-  }
-  return refs;
+const Tolerance& band(Id id) {
+  const Claim* c = find(id.c_str());
+  if (!c || c->checked_by.empty() || c->band.rule == Tolerance::Rule::per_figure)
+    throw std::logic_error(std::string("claims: '") + id.c_str() +
+                           "' has no single band in the catalogue, src/claims/catalogue.cpp.");
+  return c->band;
 }
 
 }  // namespace memhier::claims

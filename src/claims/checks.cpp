@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/judge.hpp"
 
 namespace memhier::claims {
 namespace {
@@ -69,6 +70,15 @@ const char* to_string(Verdict v) {
   return "refuted";
 }
 
+namespace {
+
+// The band column's text for a claim: the catalogue's band, or "n/a" when unmeasured.
+std::string band_text(const Claim& c) {
+  return c.checked_by.empty() ? "n/a" : describe_band(c.band);
+}
+
+}  // namespace
+
 std::string describe_checker(const std::string& checker) {
   return starts_with(checker, "bench-") ? "bench " + checker.substr(6) : "probe " + checker;
 }
@@ -77,18 +87,17 @@ report::Table checks_table(const std::string& owner, const std::vector<Check>& c
   report::Table t;
   t.id = owner + kTableSuffix;
   t.title = "Claims against this card";
-  t.columns = {{"claim", "", kIdKey},
-               {"source", "", "source"},
-               {"claimed", "", "claim"},
-               {"measured here", "", "measured"},
-               {"verdict", "", "verdict"}};
+  t.columns = {{"claim", "", kIdKey},      {"source", "", "source"},
+               {"claimed", "", "claim"},   {"measured here", "", "measured"},
+               {"verdict", "", "verdict"}, {"band", "", "band"}};
   for (const Check& c : checks) {
     const Claim* claim = find(c.id.c_str());
     if (!claim)  // a wiring error: the CPU tests catch it before any run
       throw std::logic_error(std::string("claims: '") + c.id.c_str() + "' (checked by " + owner +
                              ") is not in the catalogue, src/claims/catalogue.cpp.");
     t.rows.push_back({Value::str(claim->id), Value::str(claim->source), Value::str(claim->text),
-                      Value::str(c.measured), Value::str(c.verdict)});
+                      Value::str(c.measured), Value::str(c.verdict),
+                      Value::str(band_text(*claim))});
   }
   return t;
 }
@@ -162,13 +171,15 @@ report::Section claims_section(const std::vector<report::Section>& sections,
                {"checked by", "", "checked_by"},
                {"measured on this card", "", "measured"},
                {"verdict", "", "verdict"},
+               {"band", "", "band"},
                {"detail", "", "detail"}};
   int counts[3] = {0, 0, 0};
   for (const Row& r : gather(sections, run_note)) {
     ++counts[static_cast<int>(r.verdict)];
     t.rows.push_back({Value::str(r.claim->id), Value::str(r.claim->source),
                       Value::str(r.claim->text), Value::str(r.checker), Value::str(r.measured),
-                      Value::str(to_string(r.verdict)), Value::str(r.detail)});
+                      Value::str(to_string(r.verdict)), Value::str(band_text(*r.claim)),
+                      Value::str(r.detail)});
   }
 
   report::Section s;
@@ -181,10 +192,11 @@ report::Section claims_section(const std::vector<report::Section>& sections,
       "--markdown); each probe and ladder section below keeps its own table of the claims it "
       "checks.");
   s.paragraphs.push_back(
-      "Reproduced: the measurement lies within the check's tolerance. Ladder checks widen a "
-      "claimed ratio x to x/1.5..1.5x and a claimed gain under 2x to half to twice the gain, and "
-      "state the band in the detail; probes use their own bands, stated in the detail or in the "
-      "probe's section. Refuted: outside it (a probe's 'differs' counts as refuted). Not "
+      "Reproduced: the measurement lies within the claim's band (the band column; the catalogue "
+      "states each with its reason): ratios and fractions ±25 % by default, a gain under 2x "
+      "within a factor 2 on the gain, a wider band only with a stated reason; the detail gives "
+      "the band in the claim's units. Refuted: outside it (a probe's 'differs' counts as "
+      "refuted). Not "
       "measurable here: the run lacks what the check needs, or nothing here can measure the "
       "claim; the detail says why.");
   s.paragraphs.push_back(std::to_string(catalogue().size()) + " claims, " +
@@ -209,14 +221,14 @@ report::Table catalogue_table() {
   report::Table t;
   t.id = "claims-catalogue";
   t.title = "Claims catalogue";
-  t.columns = {{"claim", "", kIdKey},
-               {"source", "", "source"},
-               {"claim text", "", "claim"},
-               {"checked by", "", "checked_by"}};
+  t.columns = {{"claim", "", kIdKey},       {"source", "", "source"},
+               {"claim text", "", "claim"}, {"checked by", "", "checked_by"},
+               {"band", "", "band"},        {"why this band", "", "band_reason"}};
   for (const Claim& c : catalogue())
     t.rows.push_back({Value::str(c.id), Value::str(c.source), Value::str(c.text),
                       Value::str(c.checked_by.empty() ? "not measurable here: " + c.unmeasured
-                                                      : checkers_text(c))});
+                                                      : checkers_text(c)),
+                      Value::str(band_text(c)), Value::str(c.band_reason)});
   return t;
 }
 
@@ -247,11 +259,10 @@ std::string catalogue_markdown() {
          std::to_string(none) + " not measurable here.\n\n";
   out += "## Verdicts\n\n";
   out +=
-      "- **reproduced**: the measurement lies within the tolerance the check states. The ladder "
-      "checks use one rule: a claimed ratio or fraction x (a range: each end) is widened to "
-      "x/1.5..1.5x; a claimed gain under 2x (1.25x) to half..twice the gain (1.125x..1.5x), "
-      "since a gain that small would otherwise admit no gain at all. Probes keep their own "
-      "bands, stated in their verdicts or their sections.\n";
+      "- **reproduced**: the measurement lies within the claim's band, stated below beside the "
+      "claim with its reason, and used by every check of it. A ratio or fraction is ±25 % by "
+      "default; a claimed gain under 2x (1.25x) is judged on the gain, half to twice it "
+      "(1.125x..1.5x), since ±25 % would admit a slowdown; a wider band says why.\n";
   out += "- **refuted**: outside the tolerance (a probe's \"differs\" counts as refuted).\n";
   out +=
       "- **not measurable here**: the run lacks what the check needs (no GPU, `--quick` shapes "
@@ -263,7 +274,9 @@ std::string catalogue_markdown() {
       "| memhier goal | what memhier promises of itself (its copy kernel, its models), stated "
       "as the goal |\n"
       "| published figures | figures published elsewhere that a probe compares as well |\n\n";
-  out += "## Claims\n\n| id | source | claim | checked by |\n| :--- | :--- | :--- | :--- |\n";
+  out +=
+      "## Claims\n\n| id | source | claim | checked by | band | why this band |\n"
+      "| :--- | :--- | :--- | :--- | :--- | :--- |\n";
   for (const Claim& c : catalogue()) {
     std::vector<std::string> checkers;
     for (const std::string& ch : c.checked_by) {
@@ -274,7 +287,7 @@ std::string catalogue_markdown() {
     out += "| `" + c.id + "` | " + md_cell(c.source) + " | " + md_cell(c.text) + " | " +
            (checkers.empty() ? "not measurable here: " + md_cell(c.unmeasured)
                              : join(checkers, ", ")) +
-           " |\n";
+           " | " + md_cell(band_text(c)) + " | " + md_cell(c.band_reason) + " |\n";
   }
   return out;
 }

@@ -30,6 +30,10 @@ Accepted accepted(const Claimed& c, const Tolerance& t) {
       return {-kInf, t.amount};
     case Tolerance::Rule::above:
       return {t.amount, kInf, true};
+    case Tolerance::Rule::gain:
+      return {1 + (c.lo - 1) / t.amount, 1 + (c.hi - 1) * t.amount};
+    case Tolerance::Rule::per_figure:
+      break;  // a band of the figures, not of the claim: never judged as one
   }
   return {c.lo, c.hi};
 }
@@ -65,7 +69,9 @@ std::string claimed_text(const Claimed& c) {
 
 // How far outside a measurement is, for the relative rules: "1.70x the claim's high end".
 std::string distance(double measured, const Claimed& c, const Tolerance& t) {
-  if (t.rule != Tolerance::Rule::factor && t.rule != Tolerance::Rule::percent) return "";
+  if (t.rule != Tolerance::Rule::factor && t.rule != Tolerance::Rule::percent &&
+      t.rule != Tolerance::Rule::gain)
+    return "";
   const bool low = measured < c.lo;
   const double end = low ? c.lo : c.hi;
   if (end == 0) return "";
@@ -95,6 +101,34 @@ std::string judge_number(double v) {
   return s == "-0" ? "0" : s;
 }
 
+std::string describe_band(const Tolerance& t) {
+  const std::string a = judge_number(t.amount);
+  switch (t.rule) {
+    case Tolerance::Rule::factor:
+      return "×/÷" + a;
+    case Tolerance::Rule::percent:
+      return "±" + a + " %";
+    case Tolerance::Rule::inside:
+      return "inside the claim";
+    case Tolerance::Rule::at_least:
+      return "≥ " + a;
+    case Tolerance::Rule::at_most:
+      return "≤ " + a;
+    case Tolerance::Rule::above:
+      return "> " + a;
+    case Tolerance::Rule::gain:
+      return "gain ×/÷" + a;
+    case Tolerance::Rule::per_figure:
+      return "per figure";
+  }
+  return "";
+}
+
+std::pair<double, double> admitted(double lo, double hi, const Tolerance& tolerance) {
+  const Accepted a = accepted(Claimed::range(lo, hi, ""), tolerance);
+  return {a.lo, std::isinf(hi) && a.hi < kInf ? kInf : a.hi};
+}
+
 std::string describe(const Claimed& c, const Tolerance& t) {
   switch (t.rule) {
     case Tolerance::Rule::factor:
@@ -109,6 +143,10 @@ std::string describe(const Claimed& c, const Tolerance& t) {
       return "at most " + with_unit(t.amount, c);
     case Tolerance::Rule::above:
       return "above " + with_unit(t.amount, c);
+    case Tolerance::Rule::gain:
+      return "within x" + judge_number(t.amount) + " of the gain over 1x of " + claimed_text(c);
+    case Tolerance::Rule::per_figure:
+      return "each figure within its own band";
   }
   return "";
 }
@@ -143,11 +181,12 @@ Judgement judge_all(const std::vector<Figure>& figures, const std::string& unmea
   // Many figures under one rule relative to each claim state it once; otherwise each figure's.
   bool shared = figures.size() > 1;
   for (const Figure& f : figures)
-    shared = shared && f.tolerance.rule == figures[0].tolerance.rule &&
-             f.tolerance.amount == figures[0].tolerance.amount &&
-             (f.tolerance.rule != Tolerance::Rule::at_least &&
-              f.tolerance.rule != Tolerance::Rule::at_most &&
-              f.tolerance.rule != Tolerance::Rule::above);
+    shared =
+        shared && f.tolerance.rule == figures[0].tolerance.rule &&
+        f.tolerance.amount == figures[0].tolerance.amount &&
+        (f.tolerance.rule != Tolerance::Rule::at_least &&
+         f.tolerance.rule != Tolerance::Rule::at_most &&
+         f.tolerance.rule != Tolerance::Rule::above && f.tolerance.rule != Tolerance::Rule::gain);
   std::string tol;
   if (shared) {
     const Tolerance& t = figures[0].tolerance;

@@ -110,7 +110,7 @@ Check speedup(Id id, const Runs& runs, const std::string& shape, const std::stri
     return Check{id,
                  strf("%s %.4g ms against %s %.4g ms at %s: %s", fast.c_str(), f.ms, slow.c_str(),
                       s.ms, shape.c_str(), ratio(x).c_str()),
-                 judge_band(x, tolerance_band(lo, hi), false).text};
+                 judge_band(x, tolerance_band(id, lo, hi), false).text};
   });
 }
 
@@ -127,7 +127,7 @@ Check fraction(Id id, const Runs& runs, const std::string& shape, const std::str
       m += strf(" (%.0f GFLOP/s)", r.gflops);
     else if (std::isfinite(r.gbps))
       m += strf(" (%.0f GB/s)", r.gbps);
-    return Check{id, m, judge_band(v, tolerance_band(claimed, claimed), true).text};
+    return Check{id, m, judge_band(v, tolerance_band(id, claimed, claimed), true).text};
   });
 }
 
@@ -195,12 +195,11 @@ std::vector<Check> gemm_from(const Runs& runs) {
     const std::string m =
         strf("smem_tile16 %.4g ms, smem_tile32 %.4g ms, smem_tile64 %.4g ms at %s", t16.ms, t32.ms,
              t64.ms, s.c_str());
-    // Tolerance: 5% (timing noise) counts as a tie for the fastest.
     return Check{
         "tile-32-optimal"_claim,
         m + strf(" (smem_tile32 %s %s's time)", ratio(x).c_str(), best.variant.c_str()),
         claims::judge(x, Claimed::value(1, "x the fastest other tile's time").with_decimals(3),
-                      Tolerance::at_most(1.05))
+                      claims::band("tile-32-optimal"_claim))
             .text};
   }));
   c.push_back(speedup("padding-3x-matmul"_claim, runs, s, "smem_tile32", "padded", 3, 3));
@@ -211,10 +210,11 @@ std::vector<Check> gemm_from(const Runs& runs) {
     const int pb = p->static_smem + p->dynamic_smem, tb = t->static_smem + t->dynamic_smem;
     if (pb <= 0 || tb <= 0) throw Unmeasurable{"no shared-memory size was recorded"};
     const double extra = static_cast<double>(pb) / tb - 1;
-    return Check{"padding-memory-3pct"_claim,
-                 strf("padded %d B, smem_tile32 %d B of shared memory per block: +%.2f%%", pb, tb,
-                      100 * extra),
-                 judge_band(extra, tolerance_band(0.031, 0.031), true).text};
+    return Check{
+        "padding-memory-3pct"_claim,
+        strf("padded %d B, smem_tile32 %d B of shared memory per block: +%.2f%%", pb, tb,
+             100 * extra),
+        judge_band(extra, tolerance_band("padding-memory-3pct"_claim, 0.031, 0.031), true).text};
   }));
   c.push_back(guarded("smem-64kb-1-2-blocks"_claim, [&] {
     std::vector<std::string> seen, parts;
@@ -232,10 +232,10 @@ std::vector<Check> gemm_from(const Runs& runs) {
       throw Unmeasurable{
           "no variant in this run uses about 64 KB (60-68 KiB) of shared memory "
           "per block"};
-    // A count of blocks: no tolerance beyond the claim's own range (every variant has >= 1).
-    return Check{
-        "smem-64kb-1-2-blocks"_claim, join(parts),
-        claims::judge(most, Claimed::range(1, 2, "blocks per SM"), Tolerance::inside_range()).text};
+    return Check{"smem-64kb-1-2-blocks"_claim, join(parts),
+                 claims::judge(most, Claimed::range(1, 2, "blocks per SM"),
+                               claims::band("smem-64kb-1-2-blocks"_claim))
+                     .text};
   }));
   return c;
 }
@@ -257,11 +257,10 @@ std::vector<Check> transpose_from(const Runs& runs) {
     const BenchRecord& p = runs.timed("padded", s);
     const BenchRecord& w = runs.timed("swizzled", s);
     const double x = p.ms / w.ms;
-    // Tolerance: 10% either way (timing noise and the XOR's own cost) counts as equal.
     return Check{"swizzle-matches-padding"_claim,
                  strf("swizzled %.4g ms against padded %.4g ms at %s: %s", w.ms, p.ms, s.c_str(),
                       ratio(x).c_str()),
-                 judge_band(x, Band{1 / 1.1, 1.1}, false).text};
+                 judge_band(x, tolerance_band("swizzle-matches-padding"_claim, 1, 1), false).text};
   }));
   return c;
 }
@@ -308,11 +307,9 @@ std::vector<Check> elementwise_from(const Runs& runs) {
 
 }  // namespace
 
-Band tolerance_band(double lo, double hi) {
-  // A ratio under 2 is a gain (x - 1) and widens by a factor 2 on the gain; the rest by 1.5.
-  auto down = [](double x) { return x >= 1 && x < 2 ? 1 + (x - 1) / 2 : x / 1.5; };
-  auto up = [](double x) { return x >= 1 && x < 2 ? 1 + 2 * (x - 1) : x * 1.5; };
-  return {down(lo), std::isinf(hi) ? kInf : up(hi)};
+Band tolerance_band(Id id, double lo, double hi) {
+  const auto [a, b] = admitted(lo, hi, claims::band(id));
+  return {a, b};
 }
 
 Judgement judge_band(double measured, Band band, bool percent) {

@@ -91,23 +91,22 @@ std::vector<ClaimRow> curve_claims(const L2WorkingSetResult& m, const std::vecto
       continue;
     }
     const double ratio = bw[i] / bw[base];
-    claims.push_back(
-        {r.id,
-         fmt(bw[i]) + " GB/s at " + fmt_mib(xs[i]) + " = " + fmt(ratio, 2) + "x the " +
-             fmt_mib(xs[base]) + " set (" + fmt(bw[base]) + " GB/s)",
-         judged(ratio, Claimed::value(r.ratio, "x"), Tolerance::within_percent(50), kNoFigure)});
+    claims.push_back({r.id,
+                      fmt(bw[i]) + " GB/s at " + fmt_mib(xs[i]) + " = " + fmt(ratio, 2) + "x the " +
+                          fmt_mib(xs[base]) + " set (" + fmt(bw[base]) + " GB/s)",
+                      judged(ratio, Claimed::value(r.ratio, "x"), claims::band(r.id), kNoFigure)});
   }
   claims.push_back({"l2-bandwidth-12tbs"_claim, fmt(pl.in_l2_gbps) + " GB/s (in-L2 plateau)",
                     judged(pl.in_l2_gbps, Claimed::value(12000, "GB/s"),
-                           Tolerance::within_percent(50), kNoFigure)});
+                           claims::band("l2-bandwidth-12tbs"_claim), kNoFigure)});
   claims.push_back({"hbm-bandwidth-3350"_claim, fmt(pl.hbm_gbps) + " GB/s (plateau beyond 4x L2)",
-                    judged(pl.hbm_gbps, Claimed::value(3350, "GB/s"), Tolerance::within_percent(50),
-                           kNoFigure)});
+                    judged(pl.hbm_gbps, Claimed::value(3350, "GB/s"),
+                           claims::band("hbm-bandwidth-3350"_claim), kNoFigure)});
   claims.push_back({"l2-fits-working-set"_claim,
                     "effective capacity " + fmt_mib(pl.capacity_bytes) + " against " +
                         fmt_mib(l2d) + " in the properties",
                     judged(pl.capacity_bytes / l2d, Claimed::value(1.0, "x"),
-                           Tolerance::within_percent(50), kNoFigure)});
+                           claims::band("l2-fits-working-set"_claim), kNoFigure)});
   return claims;
 }
 

@@ -62,11 +62,11 @@ std::vector<ClaimRow> tier_claims(const LatencyResult& m) {
   std::vector<ClaimRow> claims;
   for (const LatencyClaim& c : kClaims) {
     const double cycles = m.cycles_of(c.tier);
-    claims.push_back({c.id,
-                      std::string(c.tier) + ": " + fmt(cycles, 1) + " cycles (" +
-                          fmt(cycles_to_ns(cycles, m.sm_clock_mhz), 1) + " ns)",
-                      judged(cycles, Claimed::range(c.lo, c.hi, "cycles"),
-                             Tolerance::within_percent(50), kNoFigure)});
+    claims.push_back(
+        {c.id,
+         std::string(c.tier) + ": " + fmt(cycles, 1) + " cycles (" +
+             fmt(cycles_to_ns(cycles, m.sm_clock_mhz), 1) + " ns)",
+         judged(cycles, Claimed::range(c.lo, c.hi, "cycles"), claims::band(c.id), kNoFigure)});
   }
   // 000: 32 against 400 cycles, "12x faster"; judged as the ratio of this card's two.
   const double hbm = m.cycles_of("HBM"), shared = m.cycles_of("shared");
@@ -74,7 +74,8 @@ std::vector<ClaimRow> tier_claims(const LatencyResult& m) {
   claims.push_back(
       {"shared-12x-faster-than-global"_claim,
        "HBM " + fmt(hbm, 1) + " cycles / shared " + fmt(shared, 1) + " cycles = " + fmt(x, 1) + "x",
-       judged(x, Claimed::value(12, "x"), Tolerance::within_percent(50), kNoFigure)});
+       judged(x, Claimed::value(12, "x"), claims::band("shared-12x-faster-than-global"_claim),
+              kNoFigure)});
   return claims;
 }
 
@@ -177,23 +178,23 @@ report::Chart sweep_chart(const WorkingSetResult& m) {
 }
 
 // A knee lies between two ring sizes; it reproduces a size claim when that step meets the
-// claimed size ±50% (sizes in `unit_bytes`, the claim's own unit).
+// claimed size within the claim's band (sizes in `unit_bytes`, the claim's own unit).
 ClaimRow capacity_row(claims::Id id, const std::string& prefix, const LatencyKnee* f,
                       const Claimed& claimed, double unit_bytes) {
   if (!f)
-    return ClaimRow{id, prefix + "no knee found",
-                    claims::judge_interval(NAN, NAN, claimed, Tolerance::within_percent(50),
-                                           "the curve shows no step there")
-                        .text};
+    return ClaimRow{
+        id, prefix + "no knee found",
+        claims::judge_interval(NAN, NAN, claimed, claims::band(id), "the curve shows no step there")
+            .text};
   const std::string measured = prefix + "latency rises between " +
                                fmt_bytes(static_cast<double>(f->prev_bytes)) + " and " +
                                fmt_bytes(static_cast<double>(f->bytes)) + " (" +
                                fmt(f->before_cycles) + " -> " + fmt(f->after_cycles) + " cycles)";
-  return ClaimRow{id, measured,
-                  claims::judge_interval(static_cast<double>(f->prev_bytes) / unit_bytes,
-                                         static_cast<double>(f->bytes) / unit_bytes, claimed,
-                                         Tolerance::within_percent(50))
-                      .text};
+  return ClaimRow{
+      id, measured,
+      claims::judge_interval(static_cast<double>(f->prev_bytes) / unit_bytes,
+                             static_cast<double>(f->bytes) / unit_bytes, claimed, claims::band(id))
+          .text};
 }
 
 // Capacities from the knee brackets (the cache ends between the last point below the
@@ -216,7 +217,7 @@ std::vector<ClaimRow> sweep_claims(const WorkingSetResult& m) {
                     "ld.cg, largest ring: " + fmt(far.cg_cycles, 1) + " cycles at " +
                         fmt_bytes(static_cast<double>(far.bytes)),
                     judged(far.cg_cycles, Claimed::range(400, 600, "cycles"),
-                           Tolerance::within_percent(50), kNoFigure)});
+                           claims::band("latency-hbm-400-600-cycles"_claim), kNoFigure)});
   return claims;
 }
 

@@ -76,11 +76,11 @@ double model_rel(const LayoutResult& m, const std::string& exp, const std::strin
 void aos_claims(const LayoutResult& m, std::vector<ClaimRow>& claims) {
   {
     const double sx = speed(m, "aos-soa-x", "soa");
-    claims.push_back(
-        {"aos-soa-4x"_claim,
-         strf("SoA/AoS speed %.2fx for x += vx*dt (model %.2fx for a 32-byte struct)", sx,
-              model_rel(m, "aos-soa-x", "soa")),
-         judged(sx, Claimed::value(4, "x"), Tolerance::within_factor(1.5), "the timing failed")});
+    claims.push_back({"aos-soa-4x"_claim,
+                      strf("SoA/AoS speed %.2fx for x += vx*dt (model %.2fx for a 32-byte struct)",
+                           sx, model_rel(m, "aos-soa-x", "soa")),
+                      judged(sx, Claimed::value(4, "x"), claims::band("aos-soa-4x"_claim),
+                             "the timing failed")});
   }
   const LayoutRow* aos = m.find("aos-soa-xyz", "aos");
   const LayoutRow* soa = m.find("aos-soa-xyz", "soa");
@@ -92,8 +92,8 @@ void aos_claims(const LayoutResult& m, std::vector<ClaimRow>& claims) {
             aos ? aos->gbps : NAN, soa ? soa->gbps : NAN, 100 * waste,
             100 * (1 - 1 / model_rel(m, "aos-soa-xyz", "soa"))),
        // 50-75% wasted, taken as 40-85%.
-       judged(100 * waste, Claimed::range(40, 85, "% wasted"), Tolerance::inside_range(),
-              "the timing failed")});
+       judged(100 * waste, Claimed::range(40, 85, "% wasted"),
+              claims::band("aos-wastes-50-75pct"_claim), "the timing failed")});
 }
 
 // The 12-byte struct, the load width and the alignment speedups.
@@ -106,7 +106,7 @@ void width_claims(const LayoutResult& m, std::vector<ClaimRow>& claims) {
               "against %.1f for SoA; %.2fx once the L1 keeps the lines between the loads)",
               s3, m.find("struct12", "struct12")->sectors_per_request,
               m.find("struct12", "soa3")->sectors_per_request, model_rel(m, "struct12", "soa3")),
-         judged(s3, Claimed::range(2.0, 4.5, "x"), Tolerance::inside_range(),
+         judged(s3, Claimed::range(2.0, 4.5, "x"), claims::band("struct12-3x-bytes"_claim),
                 "the timing failed")});
   }
   {
@@ -114,7 +114,7 @@ void width_claims(const LayoutResult& m, std::vector<ClaimRow>& claims) {
     claims.push_back({"float4-1-25x"_claim,
                       strf("float4/float copy speed %.2fx (float2 %.2fx; model %.2fx)", s4,
                            speed(m, "copy-width", "float2"), model_rel(m, "copy-width", "float4")),
-                      judged(s4, Claimed::range(1.05, 1.45, "x"), Tolerance::inside_range(),
+                      judged(s4, Claimed::value(1.25, "x"), claims::band("float4-1-25x"_claim),
                              "the timing failed")});
   }
   {
@@ -126,7 +126,7 @@ void width_claims(const LayoutResult& m, std::vector<ClaimRow>& claims) {
               "per request)",
               sa, mis ? 1.0 / mis->predicted : NAN, mis ? mis->sectors_per_request : NAN,
               m.find("alignment", "aligned")->sectors_per_request),
-         judged(sa, Claimed::range(1.10, 1.45, "x"), Tolerance::inside_range(),
+         judged(sa, Claimed::range(1.10, 1.45, "x"), claims::band("alignment-1-25x"_claim),
                 "the timing failed")});
   }
 }

@@ -129,7 +129,8 @@ void spill_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
                     " B local/thread, " + strf("%.2fx", ratio) + " the time of " +
                     fastest_clean->name + " (no local memory)";
       // Tolerance: at least 1.8x the time counts as "halved".
-      c0.verdict = judged(ratio, Claimed::value(2, "x the time"), Tolerance::at_least(1.8));
+      c0.verdict = judged(ratio, Claimed::value(2, "x the time"),
+                          claims::band("spill-few-bytes-halve"_claim));
     }
     claims.push_back(c0);
   }
@@ -144,7 +145,8 @@ void spill_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
                     " B local/thread): " + strf("%.2fx", ratio) + " the time of " +
                     fastest_clean->name;
       // Tolerance: 3-5x widened by 20% either side.
-      c1.verdict = judged(ratio, Claimed::range(3, 5, "x the time"), Tolerance::within_percent(20));
+      c1.verdict =
+          judged(ratio, Claimed::range(3, 5, "x the time"), claims::band("spill-3-5x"_claim));
     }
     claims.push_back(c1);
   }
@@ -218,7 +220,8 @@ void occupancy_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
                   std::to_string(m.builds.size()) + " builds agree";
     // Every build must agree; the mismatch note under the table names those that do not.
     c5.verdict = judged(m.has_model ? double(model_mismatches(m).size()) : NAN,
-                        Claimed::value(0, "builds that disagree"), Tolerance::at_most(0),
+                        Claimed::value(0, "builds that disagree"),
+                        claims::band("memhier-occupancy-model"_claim),
                         "no model table for this compute capability");
     claims.push_back(c5);
   }

@@ -173,8 +173,8 @@ void occupancy_claims(const SmemDynamicResult& m, std::vector<ClaimRow>& claims)
                    strf("%.2fx", ratio) + " the time of " + small.name + " (" +
                    std::to_string(small.blocks_per_sm) + " blocks/SM)";
       // Tolerance: within 5% counts as no difference, so the larger tile must be slower.
-      r.verdict =
-          judged(ratio, Claimed::value(1, "x the smaller tile's time"), Tolerance::above(1.05));
+      r.verdict = judged(ratio, Claimed::value(1, "x the smaller tile's time"),
+                         claims::band("smem-larger-tiles-lower-occupancy"_claim));
     }
     claims.push_back(r);
   }
@@ -258,8 +258,8 @@ std::vector<ClaimRow> carveout_claims(const SmemCarveoutResult& m) {
     r.measured = "0%: " + strf("%.0f GB/s", max_l1.gbps) +
                  ", 100%: " + strf("%.0f GB/s", max_smem.gbps) + "; " + step;
     // Tolerance: the largest L1 must re-read the window more than 20% faster.
-    r.verdict =
-        judged(ratio, Claimed::value(1, "x the 100% carveout's speed"), Tolerance::above(1.2));
+    r.verdict = judged(ratio, Claimed::value(1, "x the 100% carveout's speed"),
+                       claims::band("carveout-trades-l1-for-shared"_claim));
     claims.push_back(r);
   }
   {
@@ -268,8 +268,8 @@ std::vector<ClaimRow> carveout_claims(const SmemCarveoutResult& m) {
     r.measured = "default: " + strf("%.0f GB/s", def.gbps) + " (" + strf("%.2fx", ratio) +
                  " of the 0% carveout)";
     // Tolerance: within 10% of the largest-L1 setting counts as "a large L1".
-    r.verdict =
-        judged(ratio, Claimed::value(1, "x the 0% carveout's speed"), Tolerance::at_least(0.9));
+    r.verdict = judged(ratio, Claimed::value(1, "x the 0% carveout's speed"),
+                       claims::band("carveout-default-large-l1"_claim));
     claims.push_back(r);
   }
   {

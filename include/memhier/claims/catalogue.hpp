@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "memhier/claims/tolerance.hpp"
 #include "memhier/report/document.hpp"
 #include "memhier/report/summary.hpp"
 
@@ -26,6 +27,11 @@ struct Claim {
   /// "bench-<family>"; empty when nothing here can measure it.
   std::vector<std::string> checked_by;
   std::string unmeasured;  ///< why nothing measures it (set exactly when checked_by is empty)
+  /// The band its checks judge with: a measurement inside it reproduces the claim. Every
+  /// check of a claim uses this one band (claims::band); Rule::per_figure when it is judged
+  /// from several figures, each with its own band, which the reason names.
+  Tolerance band;
+  std::string band_reason;  ///< why this band, one line (empty exactly when unmeasured)
 };
 
 /// Every claim, in report order (grouped by subject).
@@ -79,6 +85,10 @@ class Id {
 constexpr Id operator""_claim(const char* text, std::size_t /*length*/) {
   return Id(text);
 }
+
+/// The band every check of the claim `id` judges with (the catalogue's); throws
+/// std::logic_error for an id the catalogue lacks or a claim judged per figure.
+const Tolerance& band(Id id);
 
 /// What one checker measured for one claim on this card.
 struct Check {

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/tolerance.hpp"
 
 namespace memhier::claims {
 
@@ -30,33 +32,6 @@ struct Claimed {
     c.decimals = d;
     return c;
   }
-};
-
-/// The stated tolerance: which measurements still reproduce the claim.
-struct Tolerance {
-  enum class Rule {
-    factor,    ///< [lo / amount, hi * amount]
-    percent,   ///< [lo * (1 - amount/100), hi * (1 + amount/100)]
-    inside,    ///< [lo, hi]: the claim's own range is the tolerance
-    at_least,  ///< measured >= amount
-    at_most,   ///< measured <= amount
-    above,     ///< measured > amount (strict: an ordering "a slower than b by more than ...")
-  };
-  Rule rule = Rule::inside;
-  double amount = 0;
-
-  /// Within a factor `f` (> 1) of the claim, either way.
-  static Tolerance within_factor(double f) { return {Rule::factor, f}; }
-  /// Within ±`p` percent of the claim.
-  static Tolerance within_percent(double p) { return {Rule::percent, p}; }
-  /// Inside the claimed range itself.
-  static Tolerance inside_range() { return {Rule::inside, 0}; }
-  /// At least `floor`, whatever the claimed value.
-  static Tolerance at_least(double floor) { return {Rule::at_least, floor}; }
-  /// At most `ceiling`.
-  static Tolerance at_most(double ceiling) { return {Rule::at_most, ceiling}; }
-  /// Strictly above `floor`.
-  static Tolerance above(double floor) { return {Rule::above, floor}; }
 };
 
 /// A verdict: its class and the text a claims table shows ("reproduced (tolerance: ...)",
@@ -93,6 +68,14 @@ Judgement judge_all(const std::vector<Figure>& figures,
 
 /// The tolerance in words, as verdicts state it: "within ±50% of 20..30 cycles".
 std::string describe(const Claimed& claimed, const Tolerance& tolerance);
+
+/// The band alone, as the claims tables' "band" column shows it: "±25 %", "×/÷1.5",
+/// "≥ 0.9", "> 1.05", "≤ 0", "inside the claim", "gain ×/÷2", "per figure".
+std::string describe_band(const Tolerance& tolerance);
+
+/// The interval of measurements `tolerance` admits around a claimed [lo, hi] (hi may be
+/// infinite: "x or more"); the low end is exclusive for Rule::above.
+std::pair<double, double> admitted(double lo, double hi, const Tolerance& tolerance);
 
 /// A number as verdicts write it: no decimals from 100 up, one from 10, two below,
 /// trailing zeros dropped ("3000", "29.5", "0.8").

@@ -18,11 +18,10 @@ struct Band {
   double lo = 0, hi = 0;  ///< inclusive; hi may be infinity ("30%+")
 };
 
-/// The tolerance rule of every ladder check, applied to each end of a claimed range
-/// [lo, hi] (lo == hi for "about x"; hi infinite for "x or more"): a ratio of 2 or more,
-/// or a fraction under 1, is widened by a factor 1.5 (x/1.5 .. 1.5x); a gain between 1
-/// and 2 by a factor 2 on the gain (1.25x -> 1.125x .. 1.5x).
-Band tolerance_band(double lo, double hi);
+/// The band the catalogue states for claim `id` (claims::band) applied to a claimed range
+/// [lo, hi] (lo == hi for "about x"; hi infinite for "x or more"): ratios and fractions
+/// ±25 % by default, a gain under 2x within a factor 2 on the gain (1.25x -> 1.125..1.5x).
+Band tolerance_band(Id id, double lo, double hi);
 
 /// Judges a measured ratio (or a fraction, judged and shown in percent) against a band with
 /// the one judge: inside the band (at least its low end when hi is infinite) reproduces.
