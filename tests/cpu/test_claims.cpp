@@ -406,7 +406,7 @@ TEST(ClaimsLadder, TransposeSoftmaxAndElementwise) {
   const auto tm = by_id(transpose_checks(t));
   // 17% against 13.3% ±25 % (10..16.7%); 5.5x against 7.5x ±25 % (5.6..9.4x).
   EXPECT_EQ(classify(tm.at("transpose-naive-13pct").verdict), Verdict::refuted);
-  EXPECT_EQ(classify(tm.at("padding-30pct").verdict), Verdict::reproduced);          // 1.63x
+  EXPECT_EQ(classify(tm.at("padding-30pct").verdict), Verdict::reproduced);  // 1.63x
   EXPECT_EQ(classify(tm.at("swizzle-matches-padding").verdict), Verdict::reproduced);
   EXPECT_EQ(classify(tm.at("column-major-7-5x").verdict), Verdict::refuted);
 
