@@ -10,6 +10,7 @@
 
 #include "common.cuh"
 #include "families.hpp"
+#include "memhier/claims/catalogue.hpp"
 #include "memhier/core/hash.cuh"
 #include "memhier/model/access.hpp"
 #include "memhier/probe/global_stride.hpp"
@@ -87,7 +88,8 @@ GlobalStrideResult measure_global_stride(Context& ctx) {
   GlobalStrideResult m;
   m.model_warps = kModelWarps;
   m.random_share = static_cast<int>(kRandomShare);
-  m.tolerance = 0.35;
+  m.tolerance =
+      claims::band("coalescing-stride-2-half"_claim).amount / 100;  // the catalogue's ±35 %
   m.peak_dram_gbps = dev.peak_dram_gbps();
 
   // Footprint: a power of two of floats, >> L2, capped by free memory.
