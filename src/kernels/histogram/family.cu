@@ -93,8 +93,8 @@ class HistogramCase final : public registry::Case {
     if (s_.u8) {
       const std::size_t words = (s_.n + 3) / 4;  // fill_random_bits writes whole words
       u8_ = core::DeviceBuffer<std::uint8_t>(words * 4);
-      if (s_.degenerate)
-        MEMHIER_CUDA(cudaMemset(u8_.data(), static_cast<int>(value), s_.n));
+      if (s_.degenerate)  // the padding too: the whole buffer is downloaded (initcheck)
+        MEMHIER_CUDA(cudaMemset(u8_.data(), static_cast<int>(value), words * 4));
       else
         core::fill_random_bits(reinterpret_cast<std::uint32_t*>(u8_.data()), words, seed);
       MEMHIER_CUDA(cudaDeviceSynchronize());
