@@ -40,45 +40,44 @@ core::TimingOptions timing(const std::string& name, bool quick, std::size_t call
 
 using Launch = std::function<void(cudaStream_t)>;
 
-// The ceilings at one shape, over buffers of the problem's bytes: cudaMemcpy D2D (half
-// read, half written), a kernel that reads them all, and writing them all with a store
-// kernel or with cudaMemsetAsync. Held while the shape's rungs run, to pair with each.
+// The ceilings at one shape, over one buffer of the problem's bytes: cudaMemcpy D2D from
+// its first half to its second, a kernel that reads all of it, and writing all of it with a
+// store kernel or with cudaMemsetAsync. Held while the shape's rungs run, to pair with each.
 class Ceilings {
  public:
   explicit Ceilings(double bytes)
       : half_(std::max<std::size_t>(static_cast<std::size_t>(bytes / 2), 4)),
-        // 16-byte accesses: at most 15 bytes more than the problem's
-        whole_((std::max<std::size_t>(static_cast<std::size_t>(bytes), 1) + 15) / 16 * 16),
-        a_(half_),
-        b_(half_),
-        rw_(whole_),
+        // Each half 256-byte aligned, as cudaMalloc aligns a buffer of its own (and a whole
+        // number of the kernels' 16-byte accesses): at most 511 bytes more than the problem's.
+        whole_(2 * ((half_ + 255) / 256 * 256)),
+        buf_(whole_),
         sum_(1),
         blocks_(core::ceiling_blocks()) {
-    MEMHIER_CUDA(cudaMemset(a_.data(), 1, half_));
-    MEMHIER_CUDA(cudaMemset(rw_.data(), 1, whole_));
+    MEMHIER_CUDA(cudaMemset(buf_.data(), 1, whole_));
   }
   Launch copy() {
     return [this](cudaStream_t s) {
-      MEMHIER_CUDA(cudaMemcpyAsync(b_.data(), a_.data(), half_, cudaMemcpyDeviceToDevice, s));
+      MEMHIER_CUDA(cudaMemcpyAsync(buf_.data() + whole_ / 2, buf_.data(), half_,
+                                   cudaMemcpyDeviceToDevice, s));
     };
   }
   Launch read() {
     return [this](cudaStream_t s) {
-      core::launch_read_only(rw_.data(), whole_, sum_.data(), blocks_, s);
+      core::launch_read_only(buf_.data(), whole_, sum_.data(), blocks_, s);
     };
   }
   Launch store() {
     return [this](cudaStream_t s) {
-      core::launch_write_only(rw_.data(), whole_, 0x01010101u, blocks_, s);
+      core::launch_write_only(buf_.data(), whole_, 0x01010101u, blocks_, s);
     };
   }
   Launch fill() {
-    return [this](cudaStream_t s) { MEMHIER_CUDA(cudaMemsetAsync(rw_.data(), 1, whole_, s)); };
+    return [this](cudaStream_t s) { MEMHIER_CUDA(cudaMemsetAsync(buf_.data(), 1, whole_, s)); };
   }
 
  private:
   std::size_t half_, whole_;
-  core::DeviceBuffer<char> a_, b_, rw_;
+  core::DeviceBuffer<char> buf_;
   core::DeviceBuffer<unsigned> sum_;
   int blocks_;
 };

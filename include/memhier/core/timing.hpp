@@ -16,11 +16,12 @@ namespace memhier::core {
 struct TimingOptions {
   std::string name;  ///< NVTX range name
   int warmup = 3;
-  int min_reps = 10;    ///< paired: rounds (one repetition of every callable each)
-  int max_reps = 1000;  ///< paired: rounds
-  double min_total_ms =
-      30.0;               ///< repeat until both min_reps and this much GPU time (all callables)
-  bool flush_l2 = false;  ///< overwrite a buffer larger than L2 before each repetition
+  // Paired, the repetitions counted are rounds (one repetition of every callable each), and
+  // the GPU time is summed over all callables.
+  int min_reps = 10;
+  int max_reps = 1000;
+  double min_total_ms = 30.0;  ///< repeat until both min_reps and this much GPU time
+  bool flush_l2 = false;       ///< overwrite a buffer larger than L2 before each repetition
   cudaStream_t stream = nullptr;
 };
 
