@@ -96,6 +96,21 @@ def now_before(now, before, digits):
     return f"{num(now, digits)} ({num(before, digits)})"
 
 
+def paired(row, key):
+    """A paired ratio with its p10-p90 in brackets where the record has them."""
+    lo, hi = row.get(key + "_p10"), row.get(key + "_p90")
+    if row.get(key) is None or lo is None or hi is None:
+        return num(row.get(key), 3)
+    return f"{num(row.get(key), 3)} [{num(lo, 3)}–{num(hi, 3)}]"
+
+
+def paired_now_before(now, before, key):
+    """The paired ratio now with its spread, then the previous record's median."""
+    if before.get(key) is None:
+        return paired(now, key)
+    return f"{paired(now, key)} ({num(before.get(key), 3)})"
+
+
 def header(report, record_dir):
     """The title and the table of card, driver, clocks, command, commit and date."""
     meta = report["meta"]
@@ -184,15 +199,16 @@ def ladders_diff(now, before):
     bn, bb = ladder_bests(now), ladder_bests(before)
     if not bn:
         return []
-    lines = ["### Every ladder's best: now (before)", "",
-             "| family | shape | × memcpy | × vendor |", "| --- | --- | ---: | ---: |"]
+    lines = ["### Every ladder's best: now [p10–p90 of the paired ratios] (before)", "",
+             "| family | shape | × memcpy | × read-only | × vendor |",
+             "| --- | --- | ---: | ---: | ---: |"]
     for (family, shape), r in bn.items():
         b = bb.get((family, shape), {})
-        copy = now_before(r.get("x_memcpy"), b.get("x_memcpy"), 3)
+        copy = paired_now_before(r, b, "x_memcpy")
         if family in NO_COPY_CEILING:
             copy = "–"
-        lines.append(f"| {family} | {shape} | {copy} | "
-                     f"{now_before(r.get('x_vendor'), b.get('x_vendor'), 3)} |")
+        lines.append(f"| {family} | {shape} | {copy} | {paired_now_before(r, b, 'x_read_only')} | "
+                     f"{paired_now_before(r, b, 'x_vendor')} |")
     return lines
 
 

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
+#include "memhier/core/ceilings.hpp"
 #include "memhier/core/timing.hpp"
 #include "memhier/model/arch.hpp"
 #include "memhier/report/summary.hpp"
@@ -20,15 +22,98 @@ using registry::Case;
 using registry::Family;
 using registry::Variant;
 
-core::TimingOptions timing(const std::string& name, bool quick) {
+// One group of paired callables keeps the budget one callable had alone: 25 ms of GPU time
+// summed over the group (5 with --quick) and at most 200 repetitions in all, but at least 7
+// rounds (3). So pairing a rung with its references splits the time its own measurement
+// had instead of multiplying it (the report stays within its wall-time budget), a
+// launch-bound shape still gets 50 pairs or more, and a slow rung (naive GEMM) its 7.
+core::TimingOptions timing(const std::string& name, bool quick, std::size_t callables) {
   core::TimingOptions t;
   t.name = name;
   t.warmup = 2;
   t.min_reps = quick ? 3 : 7;
-  t.max_reps = 200;
+  t.max_reps = std::max(t.min_reps, 200 / static_cast<int>(callables));
   t.min_total_ms = quick ? 5.0 : 25.0;
   t.flush_l2 = true;  // cold L2 for every repetition: what a kernel meets in a pipeline
   return t;
+}
+
+using Launch = std::function<void(cudaStream_t)>;
+
+// The ceilings at one shape, over one buffer of the problem's bytes: cudaMemcpy D2D from
+// its first half to its second, a kernel that reads all of it, and writing all of it with a
+// store kernel or with cudaMemsetAsync. Held while the shape's rungs run, to pair with each.
+class Ceilings {
+ public:
+  explicit Ceilings(double bytes)
+      : half_(std::max<std::size_t>(static_cast<std::size_t>(bytes / 2), 4)),
+        // Each half 256-byte aligned, as cudaMalloc aligns a buffer of its own (and a whole
+        // number of the kernels' 16-byte accesses): at most 511 bytes more than the problem's.
+        whole_(2 * ((half_ + 255) / 256 * 256)),
+        buf_(whole_),
+        sum_(1),
+        blocks_(core::ceiling_blocks()) {
+    MEMHIER_CUDA(cudaMemset(buf_.data(), 1, whole_));
+  }
+  Launch copy() {
+    return [this](cudaStream_t s) {
+      MEMHIER_CUDA(cudaMemcpyAsync(buf_.data() + whole_ / 2, buf_.data(), half_,
+                                   cudaMemcpyDeviceToDevice, s));
+    };
+  }
+  Launch read() {
+    return [this](cudaStream_t s) {
+      core::launch_read_only(buf_.data(), whole_, sum_.data(), blocks_, s);
+    };
+  }
+  Launch store() {
+    return [this](cudaStream_t s) {
+      core::launch_write_only(buf_.data(), whole_, 0x01010101u, blocks_, s);
+    };
+  }
+  Launch fill() {
+    return [this](cudaStream_t s) { MEMHIER_CUDA(cudaMemsetAsync(buf_.data(), 1, whole_, s)); };
+  }
+
+ private:
+  std::size_t half_, whole_;
+  core::DeviceBuffer<char> buf_;
+  core::DeviceBuffer<unsigned> sum_;
+  int blocks_;
+};
+
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+// Where the references sit in a paired group (kNone: not in it).
+struct Refs {
+  std::size_t memcpy = kNone, vendor = kNone, read = kNone;
+};
+
+// A record's paired ratios: each reference's time over the record's own, per round.
+void set_ratios(BenchRecord* r, const core::PairedTiming& p, std::size_t self, const Refs& refs) {
+  auto put = [&](std::size_t ref, double* median, registry::Spread* spread) {
+    if (ref == kNone) return;
+    if (ref == self) {  // the reference itself: 1 by definition, no spread to show
+      *median = 1.0;
+      return;
+    }
+    const core::RatioStats s = p.ratio(ref, self);
+    *median = s.median;
+    *spread = {s.p10, s.p90};
+  };
+  put(refs.memcpy, &r->frac_memcpy, &r->frac_memcpy_spread);
+  put(refs.vendor, &r->x_vendor, &r->x_vendor_spread);
+  put(refs.read, &r->x_read_only, &r->x_read_only_spread);
+}
+
+// A record's time and the figures derived from it.
+void set_time(BenchRecord* r, const core::Timing& t, const registry::Work& w, double peak) {
+  r->ms = t.median_ms;
+  r->spread = t.spread();
+  r->gbps = w.bytes / (r->ms * 1e6);
+  if (r->ceiling) return;
+  r->gflops = w.flops > 0 ? w.flops / (r->ms * 1e6) : NAN;
+  r->peak_pct = 100.0 * r->gflops / peak;
 }
 
 /// The rung whose kernel `v` runs at `shape`: v itself unless v dispatches on shape;
@@ -104,50 +189,65 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
   for (auto& c : cases) {
     const registry::Work w = c->work();
     const std::string tag = family.name + " " + c->shape();
-
-    // The ceiling: cudaMemcpy device-to-device moving the same bytes (half read, half written).
-    opt.progress(tag + ": cudaMemcpy ceiling");
-    BenchRecord mc;
-    mc.family = family.name;
-    mc.variant = "cudaMemcpy D2D";
-    mc.shape = c->shape();
-    {
-      const std::size_t half = std::max<std::size_t>(static_cast<std::size_t>(w.bytes / 2), 4);
-      core::DeviceBuffer<char> a(half), b(half);
-      MEMHIER_CUDA(cudaMemset(a.data(), 1, half));
-      const core::Timing t = core::time_it(
-          [&](cudaStream_t s) {
-            MEMHIER_CUDA(cudaMemcpyAsync(b.data(), a.data(), half, cudaMemcpyDeviceToDevice, s));
-          },
-          timing(tag + " memcpy", opt.quick));
-      mc.ms = t.median_ms;
-      mc.spread = t.spread();
-    }
-    mc.verified = true;
-    mc.gbps = w.bytes / (mc.ms * 1e6);
-    mc.frac_memcpy = 1.0;
-    const double memcpy_ms = mc.ms;
-
-    double vendor_ms = NAN;
-    std::vector<BenchRecord> rows;
-    if (!c->baseline_name().empty()) {
-      opt.progress(tag + ": " + c->baseline_name());
+    const bool vendor = !c->baseline_name().empty();
+    auto record = [&](const std::string& variant) {
       BenchRecord r;
       r.family = family.name;
-      r.variant = c->baseline_name();
+      r.variant = variant;
       r.shape = c->shape();
+      return r;
+    };
+    Ceilings ceilings(w.bytes);
+    const Launch baseline = [&](cudaStream_t s) { c->run_baseline(s); };
+
+    // The ceilings and the vendor, paired with one another: their rows of the ladder.
+    opt.progress(tag + ": ceilings" + (vendor ? " and " + c->baseline_name() : ""));
+    BenchRecord vr = record(c->baseline_name());
+    if (vendor) {
       c->poison(nullptr);
       c->run_baseline(nullptr);
-      r.rel_error = c->error();
-      r.tolerance = c->tolerance();
-      r.verified = std::isfinite(r.rel_error) && r.rel_error <= r.tolerance;
-      const core::Timing t = core::time_it([&](cudaStream_t s) { c->run_baseline(s); },
-                                           timing(tag + " vendor", opt.quick));
-      r.ms = t.median_ms;
-      r.spread = t.spread();
-      vendor_ms = r.ms;
-      if (!r.verified) r.note = "the vendor baseline failed verification";
-      rows.push_back(r);
+      vr.rel_error = c->error();
+      vr.tolerance = c->tolerance();
+      vr.verified = std::isfinite(vr.rel_error) && vr.rel_error <= vr.tolerance;
+      if (!vr.verified) vr.note = "the vendor baseline failed verification";
+    }
+    std::vector<Launch> group{ceilings.copy(), ceilings.read(), ceilings.store(), ceilings.fill()};
+    if (vendor) group.push_back(baseline);
+    const core::PairedTiming ref =
+        core::time_paired(group, timing(tag + " ceilings", opt.quick, group.size()));
+    const Refs at{0, vendor ? std::size_t{4} : kNone,
+                  family.read_dominated ? std::size_t{1} : kNone};
+    // The write-only ceiling is the faster of the store kernel and cudaMemsetAsync.
+    const bool store_faster = ref.each[2].median_ms < ref.each[3].median_ms;
+    const std::size_t write = store_faster ? 2 : 3;
+    const std::string store_ms = report::strf("%.4f ms", ref.each[2].median_ms);
+    const std::string memset_ms = report::strf("%.4f ms", ref.each[3].median_ms);
+    struct CeilingRow {
+      const char* name;
+      std::size_t index;
+      std::string note;
+    };
+    for (const CeilingRow& cr : std::vector<CeilingRow>{
+             {"cudaMemcpy D2D", 0, ""},
+             {"read-only ceiling", 1,
+              "a kernel reading the same bytes with 16-byte loads, summed into one word"},
+             {"write-only ceiling", write,
+              store_faster ? "a kernel writing the same bytes with 16-byte stores (" + store_ms +
+                                 "; cudaMemsetAsync " + memset_ms + ")"
+                           : "cudaMemsetAsync of the same bytes (" + memset_ms +
+                                 "; a 16-byte store kernel " + store_ms + ")"}}) {
+      BenchRecord r = record(cr.name);
+      r.ceiling = true;
+      r.verified = true;
+      r.note = cr.note;
+      set_time(&r, ref.each[cr.index], w, peak);
+      set_ratios(&r, ref, cr.index, {at.memcpy, kNone, at.read});
+      out.push_back(r);
+    }
+    if (vendor) {
+      set_time(&vr, ref.each[at.vendor], w, peak);
+      set_ratios(&vr, ref, at.vendor, at);
+      out.push_back(vr);
     }
 
     double prev_ms = NAN;
@@ -156,19 +256,16 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
           std::find(opt.variants.begin(), opt.variants.end(), v.name) == opt.variants.end())
         continue;
       opt.progress(tag + ": " + v.name);
-      BenchRecord r;
-      r.family = family.name;
-      r.variant = v.name;
+      BenchRecord r = record(v.name);
       r.rung = v.rung;
-      r.shape = c->shape();
       try {
         c->poison(nullptr);
         c->run(v.name, nullptr);
         MEMHIER_CUDA(cudaDeviceSynchronize());
       } catch (const std::invalid_argument& e) {
         fill_resources(dispatched(family, v, r.shape), &r);
-        r.note = e.what();
-        rows.push_back(r);
+        r.declined = e.what();
+        out.push_back(r);
         continue;
       }
       // After the first run: a tuned variant knows only now which kernel it runs.
@@ -179,26 +276,29 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       if (!r.verified) {
         r.note = "wrong result: relative error " + std::to_string(r.rel_error) + " (tolerance " +
                  std::to_string(r.tolerance) + "); not timed";
-        rows.push_back(r);
+        out.push_back(r);
         continue;
       }
-      const core::Timing t = core::time_it([&](cudaStream_t s) { c->run(v.name, s); },
-                                           timing(tag + " " + v.name, opt.quick));
-      r.ms = t.median_ms;
-      r.spread = t.spread();
+      // Paired with its references, the rung last in each round: the outputs hold its
+      // last timed repetition afterwards.
+      std::vector<Launch> paired{ceilings.copy()};
+      Refs refs{0, kNone, kNone};
+      if (vendor) {
+        refs.vendor = paired.size();
+        paired.push_back(baseline);
+      }
+      if (family.read_dominated) {
+        refs.read = paired.size();
+        paired.push_back(ceilings.read());
+      }
+      const std::size_t self = paired.size();
+      paired.push_back([&](cudaStream_t s) { c->run(v.name, s); });
+      const core::PairedTiming t =
+          core::time_paired(paired, timing(tag + " " + v.name, opt.quick, paired.size()));
+      set_time(&r, t.each[self], w, peak);
+      set_ratios(&r, t, self, refs);
       r.x_prev = prev_ms / r.ms;
       prev_ms = r.ms;
-      rows.push_back(r);
-    }
-    out.push_back(mc);
-    for (BenchRecord& r : rows) {
-      if (std::isfinite(r.ms)) {
-        r.gbps = w.bytes / (r.ms * 1e6);
-        r.gflops = w.flops > 0 ? w.flops / (r.ms * 1e6) : NAN;
-        r.peak_pct = 100.0 * r.gflops / peak;
-        r.frac_memcpy = memcpy_ms / r.ms;
-        r.x_vendor = vendor_ms / r.ms;
-      }
       out.push_back(r);
     }
   }
@@ -235,11 +335,22 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
   s.paragraphs.push_back(
       "Each variant is verified against a float64 CPU reference on random inputs with "
       "NaN-poisoned outputs, then timed (median of repeated launches, L2 flushed before each). "
-      "GB/s counts the fewest bytes the problem must move; x memcpy is cudaMemcpy "
-      "device-to-device moving the same bytes, timed in the same run, over the variant's time; "
-      "x vendor and x prev compare with the vendor library and the previous rung the same way. "
-      "Where the problem has flops, fp32 peak is GFLOP/s over SMs x fp32 lanes per SM x 2 x "
-      "the maximum SM clock (tensor-core reference lines can exceed it).");
+      "GB/s counts the fewest bytes the problem must move. The ceilings move the same bytes: "
+      "cudaMemcpy device-to-device (half read, half written), a kernel that only reads them "
+      "and one that only writes them (a store kernel or cudaMemsetAsync, the faster). x memcpy "
+      "and x vendor are paired: the reference's repetitions alternate with the variant's, each "
+      "after the same L2 flush, and the figure is the median of the per-pair ratios (the "
+      "reference's time over the variant's; above 1: faster) with their 10th-90th percentiles "
+      "in brackets, so a drift of the card between measurements cancels instead of entering "
+      "the ratio. " +
+      std::string(family.read_dominated
+                      ? "The problem reads nearly all its bytes: x read-only is paired the same "
+                        "way with the read-only ceiling. "
+                      : "") +
+      "x prev is the previous rung's median time over this one's. Where the problem has flops, "
+      "fp32 peak is GFLOP/s over SMs x fp32 lanes per SM x 2 x the maximum SM clock "
+      "(tensor-core reference lines can exceed it). A variant that cannot run at a shape is "
+      "shown as declined, with its reason.");
   const bool flops = std::any_of(records.begin(), records.end(),
                                  [](const BenchRecord& r) { return std::isfinite(r.gflops); });
   report::Table t;
@@ -257,6 +368,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
   // A problem bound by arithmetic (GEMM): the copy ceiling says nothing about it.
   const bool copy = report::copy_ceiling_applies(records);
   if (copy) t.columns.push_back({"x memcpy", "", "x_memcpy"});
+  if (family.read_dominated) t.columns.push_back({"x read-only", "", "x_read_only"});
   for (report::Column c : std::vector<report::Column>{{"x vendor", "", "x_vendor"},
                                                       {"x prev", "", "x_prev"},
                                                       {"registers", "", "regs"},
@@ -277,8 +389,14 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
       row.push_back(Value::num_or_none(r.peak_pct, 1));
     }
     const bool kernel = r.rung > 0;
-    if (copy) row.push_back(Value::num_or_none(r.frac_memcpy, 2));
-    row.push_back(Value::num_or_none(r.x_vendor, 2));
+    if (copy)
+      row.push_back(Value::median_or_none(r.frac_memcpy, r.frac_memcpy_spread.p10,
+                                          r.frac_memcpy_spread.p90, 2));
+    if (family.read_dominated)
+      row.push_back(Value::median_or_none(r.x_read_only, r.x_read_only_spread.p10,
+                                          r.x_read_only_spread.p90, 2));
+    row.push_back(
+        Value::median_or_none(r.x_vendor, r.x_vendor_spread.p10, r.x_vendor_spread.p90, 2));
     row.push_back(Value::num_or_none(r.x_prev, 2));
     row.push_back(kernel && r.regs ? Value::integer(r.regs) : Value::none());
     row.push_back(kernel && r.regs ? Value::integer(r.local_bytes) : Value::none());
@@ -287,7 +405,9 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
     row.push_back(kernel && r.blocks_per_sm ? Value::integer(r.blocks_per_sm) : Value::none());
     row.push_back(Value::num_or_none(r.occupancy * 100.0, 0));
     row.push_back(Value::num_or_none(r.rel_error, 9));
-    row.push_back(Value::str(r.verified ? "yes" : "no"));
+    row.push_back(Value::str(!r.declined.empty() ? "declined: " + r.declined
+                             : r.verified        ? "yes"
+                                                 : "no"));
     row.push_back(Value::str(r.note));
     t.rows.push_back(std::move(row));
   }
@@ -316,7 +436,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
     for (const std::string& v : c.categories) {
       double y = NAN;
       for (const BenchRecord& r : records)
-        if (r.shape == shape && r.variant == v) y = flops ? r.gflops : r.gbps;
+        if (r.shape == shape && r.variant == v && r.declined.empty()) y = flops ? r.gflops : r.gbps;
       ser.y.push_back(y);
     }
     c.series.push_back(ser);

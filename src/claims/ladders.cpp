@@ -78,6 +78,8 @@ class Runs {
     need(shape);
     const BenchRecord* r = find(variant, shape);
     if (!r) throw Unmeasurable{variant + " did not run at " + shape};
+    if (!r->declined.empty())
+      throw Unmeasurable{variant + " declined " + shape + ": " + r->declined};
     if (!r->verified)
       throw Unmeasurable{variant + " did not verify at " + shape +
                          (r->note.empty() ? std::string() : ": " + r->note)};
@@ -115,14 +117,20 @@ Check speedup(Id id, const Runs& runs, const std::string& shape, const std::stri
 }
 
 // One figure of a record as a fraction (x_vendor, frac_memcpy, peak_pct / 100) against a
-// claimed fraction.
+// claimed fraction; a paired ratio (`spread` not null) is judged on its median and quoted
+// with its 10th and 90th percentiles.
 Check fraction(Id id, const Runs& runs, const std::string& shape, const std::string& variant,
-               double BenchRecord::*field, double scale, const std::string& of, double claimed) {
+               double BenchRecord::*field, registry::Spread BenchRecord::*spread, double scale,
+               const std::string& of, double claimed) {
   return guarded(id, [&] {
     const BenchRecord& r = runs.timed(variant, shape);
     const double v = r.*field * scale;
     if (!std::isfinite(v)) throw Unmeasurable{variant + " at " + shape + " has no figure " + of};
-    std::string m = variant + ": " + strf("%.3g%%", 100 * v) + " " + of + " at " + shape;
+    std::string m = variant + ": " + strf("%.3g%%", 100 * v);
+    if (spread && std::isfinite((r.*spread).p10) && std::isfinite((r.*spread).p90))
+      m += strf(" (paired median; p10 %.3g%%, p90 %.3g%%)", 100 * scale * (r.*spread).p10,
+                100 * scale * (r.*spread).p90);
+    m += " " + of + " at " + shape;
     if (std::isfinite(r.gflops))
       m += strf(" (%.0f GFLOP/s)", r.gflops);
     else if (std::isfinite(r.gbps))
@@ -135,8 +143,8 @@ std::vector<Check> gemm_from(const Runs& runs) {
   const std::string s = kGemmShape;
   const double cublas = 18500;  // the source's cuBLAS, GFLOP/s: the rows' x cuBLAS divide by it
   auto of_cublas = [&](Id id, const char* variant, double gflops) {
-    return fraction(id, runs, s, variant, &BenchRecord::x_vendor, 1.0, "of cuBLAS",
-                    gflops / cublas);
+    return fraction(id, runs, s, variant, &BenchRecord::x_vendor, &BenchRecord::x_vendor_spread,
+                    1.0, "of cuBLAS", gflops / cublas);
   };
   std::vector<Check> c;
   c.push_back(of_cublas("gemm-naive-310"_claim, "naive", 310));
@@ -144,7 +152,7 @@ std::vector<Check> gemm_from(const Runs& runs) {
   c.push_back(of_cublas("gemm-register-tiled-6200"_claim, "reg_tile_2d", 6200));
   c.push_back(of_cublas("gemm-cp-async-7100"_claim, "cp_async_2stage", 7100));
   c.push_back(fraction("gemm-cublas-18500"_claim, runs, s, "cublasSgemm", &BenchRecord::peak_pct,
-                       0.01, "of the fp32 peak", 0.949));
+                       nullptr, 0.01, "of the fp32 peak", 0.949));
   c.push_back(speedup("gemm-register-tiling-2-2x"_claim, runs, s, "smem_tile32", "reg_tile_2d",
                       6200.0 / 2800, 6200.0 / 2800));
   c.push_back(speedup("gemm-cp-async-1-15x"_claim, runs, s, "reg_tile_2d", "cp_async_2stage",
@@ -243,7 +251,8 @@ std::vector<Check> gemm_from(const Runs& runs) {
 std::vector<Check> transpose_from(const Runs& runs) {
   const std::string s = kTransposeShape;
   auto of_memcpy = [&](Id id, const char* variant, double gbps) {
-    return fraction(id, runs, s, variant, &BenchRecord::frac_memcpy, 1.0,
+    return fraction(id, runs, s, variant, &BenchRecord::frac_memcpy,
+                    &BenchRecord::frac_memcpy_spread, 1.0,
                     "of cudaMemcpy D2D (the source: of the V100's 900 GB/s)", gbps / 900);
   };
   std::vector<Check> c;
@@ -280,8 +289,8 @@ std::vector<Check> softmax_from(const Runs& runs) {
   c.push_back(speedup("softmax-ladder-3-6x"_claim, runs, s, "naive", "launch_bounds", 89.0 / 25,
                       89.0 / 25));
   c.push_back(fraction("softmax-66pct-of-peak"_claim, runs, s, "launch_bounds",
-                       &BenchRecord::frac_memcpy, 1.0, "of cudaMemcpy D2D (the source: of peak)",
-                       1340.0 / 2039));
+                       &BenchRecord::frac_memcpy, &BenchRecord::frac_memcpy_spread, 1.0,
+                       "of cudaMemcpy D2D (the source: of peak)", 1340.0 / 2039));
   c.push_back(
       speedup("tune-registers-1-0-1-3x"_claim, runs, s, "vectorized", "launch_bounds", 1.0, 1.3));
   return c;
@@ -385,10 +394,13 @@ report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records)
   for (const Row& r : rows) {
     const BenchRecord* b = runs.find(r.variant, shape);
     const bool ok = b && b->verified;
-    t.rows.push_back({Value::str(r.seed_row), Value::num(r.gflops, 0), Value::num(r.peak_pct, 1),
-                      Value::num(r.gflops / 18500, 3), Value::str(r.variant), Value::str(shape),
-                      num(ok ? b->gflops : NAN, 0), num(ok ? b->peak_pct : NAN, 1),
-                      num(ok ? b->x_vendor : NAN, 3), Value::str(verdict_of(r.id))});
+    t.rows.push_back(
+        {Value::str(r.seed_row), Value::num(r.gflops, 0), Value::num(r.peak_pct, 1),
+         Value::num(r.gflops / 18500, 3), Value::str(r.variant), Value::str(shape),
+         num(ok ? b->gflops : NAN, 0), num(ok ? b->peak_pct : NAN, 1),
+         ok ? Value::median_or_none(b->x_vendor, b->x_vendor_spread.p10, b->x_vendor_spread.p90, 3)
+            : Value::none(),
+         Value::str(verdict_of(r.id))});
   }
   if (shape != kGemmShape)
     t.notes.push_back(

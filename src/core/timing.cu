@@ -1,6 +1,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "memhier/core/buffer.hpp"
@@ -9,7 +10,7 @@
 namespace memhier::core {
 namespace {
 
-// Events created once per call of time_it and destroyed on every path.
+// Events created once per call of time_paired and destroyed on every path.
 struct EventPair {
   cudaEvent_t start{}, stop{};
   EventPair() {
@@ -29,45 +30,8 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
-__global__ void spin_kernel(long long cycles, long long* out) {
-  const long long start = clock64();
-  long long now = start;
-  while (now - start < cycles) now = clock64();
-  if (threadIdx.x == 0) *out = now - start;
-}
-
-}  // namespace
-
-NvtxRange::NvtxRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
-NvtxRange::~NvtxRange() { nvtxRangePop(); }
-
-Timing time_it(const std::function<void(cudaStream_t)>& launch, const TimingOptions& opt) {
-  NvtxRange range(opt.name.empty() ? std::string("memhier") : opt.name);
-  DeviceBuffer<char> flush;
-  if (opt.flush_l2) {
-    int dev = 0, l2 = 0;
-    MEMHIER_CUDA(cudaGetDevice(&dev));
-    MEMHIER_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-    flush = DeviceBuffer<char>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
-  }
-  for (int i = 0; i < opt.warmup; ++i) launch(opt.stream);
-  MEMHIER_CUDA(cudaStreamSynchronize(opt.stream));
-
-  EventPair ev;
-  std::vector<double> ms;
-  double total = 0;
-  while (static_cast<int>(ms.size()) < opt.max_reps &&
-         (static_cast<int>(ms.size()) < opt.min_reps || total < opt.min_total_ms)) {
-    if (opt.flush_l2) MEMHIER_CUDA(cudaMemsetAsync(flush.data(), ms.size() & 0xff, flush.bytes(), opt.stream));
-    MEMHIER_CUDA(cudaEventRecord(ev.start, opt.stream));
-    launch(opt.stream);
-    MEMHIER_CUDA(cudaEventRecord(ev.stop, opt.stream));
-    MEMHIER_CUDA(cudaEventSynchronize(ev.stop));
-    float t = 0;
-    MEMHIER_CUDA(cudaEventElapsedTime(&t, ev.start, ev.stop));
-    ms.push_back(t);
-    total += t;
-  }
+// The median, extremes and percentiles of one callable's repetitions.
+Timing summarize(std::vector<double> ms) {
   std::sort(ms.begin(), ms.end());
   Timing r;
   r.reps = static_cast<int>(ms.size());
@@ -77,6 +41,75 @@ Timing time_it(const std::function<void(cudaStream_t)>& launch, const TimingOpti
   r.p10_ms = quantile(ms, 0.1);
   r.p90_ms = quantile(ms, 0.9);
   return r;
+}
+
+__global__ void spin_kernel(long long cycles, long long* out) {
+  const long long start = clock64();
+  long long now = start;
+  while (now - start < cycles) now = clock64();
+  if (threadIdx.x == 0) *out = now - start;
+}
+
+}  // namespace
+
+NvtxRange::NvtxRange(const std::string& name) {
+  nvtxRangePushA(name.c_str());
+}
+NvtxRange::~NvtxRange() {
+  nvtxRangePop();
+}
+
+RatioStats PairedTiming::ratio(std::size_t num, std::size_t den) const {
+  std::vector<double> r;
+  for (std::size_t j = 0; j < rounds.at(num).size() && j < rounds.at(den).size(); ++j)
+    r.push_back(rounds[num][j] / rounds[den][j]);
+  if (r.empty()) return {};
+  std::sort(r.begin(), r.end());
+  return {quantile(r, 0.5), quantile(r, 0.1), quantile(r, 0.9)};
+}
+
+PairedTiming time_paired(const std::vector<std::function<void(cudaStream_t)>>& launches,
+                         const TimingOptions& opt) {
+  if (launches.empty()) throw std::invalid_argument("time_paired: nothing to time");
+  NvtxRange range(opt.name.empty() ? std::string("memhier") : opt.name);
+  DeviceBuffer<char> flush;
+  if (opt.flush_l2) {
+    int dev = 0, l2 = 0;
+    MEMHIER_CUDA(cudaGetDevice(&dev));
+    MEMHIER_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    flush = DeviceBuffer<char>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
+  }
+  for (const auto& launch : launches)
+    for (int i = 0; i < opt.warmup; ++i) launch(opt.stream);
+  MEMHIER_CUDA(cudaStreamSynchronize(opt.stream));
+
+  EventPair ev;
+  PairedTiming out;
+  out.rounds.resize(launches.size());
+  std::size_t n = 0;  // repetitions so far, all callables: varies the flush's fill byte
+  int done = 0;
+  double total = 0;
+  while (done == 0 || (done < opt.max_reps && (done < opt.min_reps || total < opt.min_total_ms))) {
+    for (std::size_t i = 0; i < launches.size(); ++i, ++n) {
+      if (opt.flush_l2)
+        MEMHIER_CUDA(cudaMemsetAsync(flush.data(), n & 0xff, flush.bytes(), opt.stream));
+      MEMHIER_CUDA(cudaEventRecord(ev.start, opt.stream));
+      launches[i](opt.stream);
+      MEMHIER_CUDA(cudaEventRecord(ev.stop, opt.stream));
+      MEMHIER_CUDA(cudaEventSynchronize(ev.stop));
+      float t = 0;
+      MEMHIER_CUDA(cudaEventElapsedTime(&t, ev.start, ev.stop));
+      out.rounds[i].push_back(t);
+      total += t;
+    }
+    ++done;
+  }
+  for (const std::vector<double>& ms : out.rounds) out.each.push_back(summarize(ms));
+  return out;
+}
+
+Timing time_it(const std::function<void(cudaStream_t)>& launch, const TimingOptions& opt) {
+  return time_paired({launch}, opt).each.front();
 }
 
 double measure_sm_clock_mhz() {
@@ -91,6 +124,8 @@ double measure_sm_clock_mhz() {
   return static_cast<double>(cycles) / (t.median_ms * 1e3);
 }
 
-void reset_persisting_l2() { MEMHIER_CUDA(cudaCtxResetPersistingL2Cache()); }
+void reset_persisting_l2() {
+  MEMHIER_CUDA(cudaCtxResetPersistingL2Cache());
+}
 
 }  // namespace memhier::core

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <set>
 
 namespace memhier::report::detail {
@@ -55,6 +56,35 @@ std::vector<std::string> column_keys(const Table& t) {
     keys.push_back(make_unique(base, used, '_'));
   }
   return keys;
+}
+
+Table split_spreads(const Table& t) {
+  const std::vector<std::string> keys = column_keys(t);
+  Table out = t;
+  out.columns.clear();
+  for (auto& row : out.rows) row.clear();
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    bool spread = false;
+    for (std::size_t r = 0; r < t.rows.size(); ++r) spread = spread || cell(t, r, c).has_spread();
+    out.columns.push_back({t.columns[c].name, t.columns[c].unit, keys[c]});
+    if (spread) {
+      out.columns.push_back({t.columns[c].name + " p10", t.columns[c].unit, keys[c] + "_p10"});
+      out.columns.push_back({t.columns[c].name + " p90", t.columns[c].unit, keys[c] + "_p90"});
+    }
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      Value v = cell(t, r, c);
+      if (!spread) {
+        out.rows[r].push_back(v);
+        continue;
+      }
+      const bool has = v.has_spread();
+      const Value lo = has ? Value::num(v.p10, v.precision) : Value::none();
+      const Value hi = has ? Value::num(v.p90, v.precision) : Value::none();
+      v.p10 = v.p90 = std::numeric_limits<double>::quiet_NaN();  // now in their own columns
+      out.rows[r].insert(out.rows[r].end(), {v, lo, hi});
+    }
+  }
+  return out;
 }
 
 std::string header_label(const Column& c) {

@@ -18,6 +18,11 @@ std::string slug(std::string_view s, char sep, std::string_view keep = {});
 /// JSON/CSV keys of a table's columns: given key or slug of the name, made unique.
 std::vector<std::string> column_keys(const Table& t);
 
+/// The table as the data formats (JSON, CSV) write it: each column where some cell has a
+/// spread is followed by "<name> p10" and "<name> p90" columns (keys "<key>_p10", "<key>_p90")
+/// holding the percentiles as plain numbers, so the data keep every figure.
+Table split_spreads(const Table& t);
+
 /// "name (unit)", or just "name" when the unit is empty.
 std::string header_label(const Column& c);
 

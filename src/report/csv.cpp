@@ -32,7 +32,8 @@ std::string csv_value(const Value& v) {
 
 }  // namespace
 
-std::string to_csv(const Table& t) {
+std::string to_csv(const Table& table) {
+  const Table t = detail::split_spreads(table);
   std::string out;
   for (std::size_t c = 0; c < t.columns.size(); ++c) {
     if (c != 0) out.push_back(',');

@@ -75,7 +75,8 @@ json chart_json(const Chart& c) {
 
 }  // namespace
 
-json to_json(const Table& t) {
+json to_json(const Table& table) {
+  const Table t = detail::split_spreads(table);
   const std::vector<std::string> keys = detail::column_keys(t);
   json columns = json::array();
   for (std::size_t c = 0; c < t.columns.size(); ++c) {

@@ -9,8 +9,6 @@ namespace memhier::report {
 
 namespace {
 
-constexpr const char* kMemcpy = "cudaMemcpy D2D";
-
 // The bands top to bottom: the SM's own storage, then the chip's L2, then device memory
 // (local memory lives there too). Tiers not named here follow in the order given.
 const std::vector<std::string>& tier_order() {
@@ -90,15 +88,23 @@ Table ladder_table(const std::vector<LadderBest>& bests) {
   t.id = "summary-ladders";
   t.title = "Each ladder's best against its ceilings";
   t.caption =
-      "The lowest ratio over the shapes each ladder measured (above 1: faster than the "
-      "ceiling). x memcpy is left out where the problem is bound by arithmetic: its rungs come "
-      "nearer the fp32 peak than the copy's time (GEMM).";
-  t.columns = {{"ladder", "", "family"}, {"rung", "", "variant"},      {"x vendor", "", "x_vendor"},
-               {"vendor", "", "vendor"}, {"x memcpy", "", "x_memcpy"}, {"shapes", "", "shapes"}};
+      "The lowest paired ratio over the shapes each ladder measured (above 1: faster than the "
+      "ceiling): the median of the per-pair ratios, the ceiling timed alternately with the "
+      "rung, with their 10th-90th percentiles in brackets. x memcpy is left out where the "
+      "problem is bound by arithmetic: its rungs come nearer the fp32 peak than the copy's "
+      "time (GEMM); x read-only is given where the problem only reads its bytes.";
+  t.columns = {{"ladder", "", "family"},     {"rung", "", "variant"},
+               {"x vendor", "", "x_vendor"}, {"vendor", "", "vendor"},
+               {"x memcpy", "", "x_memcpy"}, {"x read-only", "", "x_read_only"},
+               {"shapes", "", "shapes"}};
+  const auto ratio = [](double median, const registry::Spread& s) {
+    return Value::median_or_none(median, s.p10, s.p90, 2);
+  };
   for (const LadderBest& b : bests)
     t.rows.push_back({Value::str(b.family), Value::str(b.variant),
-                      Value::num_or_none(b.x_vendor, 2), Value::str(b.vendor),
-                      Value::num_or_none(b.x_memcpy, 2), Value::integer(b.shapes)});
+                      ratio(b.x_vendor, b.x_vendor_spread), Value::str(b.vendor),
+                      ratio(b.x_memcpy, b.x_memcpy_spread),
+                      ratio(b.x_read_only, b.x_read_only_spread), Value::integer(b.shapes)});
   return t;
 }
 
@@ -108,15 +114,20 @@ Chart ladder_chart(const std::vector<LadderBest>& bests) {
   c.title = "Each ladder's best, as a fraction of its ceilings (lowest over its shapes)";
   c.kind = Chart::Kind::bar;
   c.x_label = "ladder";
-  c.y_label = "ceiling's time / best's time";
+  c.y_label = "ceiling's time / best's time (paired median)";
   Series vendor{"x vendor library", {}, {}};
   Series memcpy{"x cudaMemcpy", {}, {}};
+  Series read{"x read-only ceiling", {}, {}};
+  bool any_read = false;
   for (const LadderBest& b : bests) {
     c.categories.push_back(b.family);
     vendor.y.push_back(b.x_vendor);
     memcpy.y.push_back(b.x_memcpy);
+    read.y.push_back(b.x_read_only);
+    any_read = any_read || std::isfinite(b.x_read_only);
   }
   c.series = {vendor, memcpy};
+  if (any_read) c.series.push_back(read);
   return c;
 }
 
@@ -145,6 +156,18 @@ std::vector<LadderBest> ladder_bests(const std::vector<registry::BenchRecord>& r
   for (const registry::BenchRecord& r : records)
     if (std::find(families.begin(), families.end(), r.family) == families.end())
       families.push_back(r.family);
+  // A rung that ran, verified and was timed at its shape.
+  const auto timed = [](const registry::BenchRecord& r) {
+    return r.rung > 0 && r.verified && r.declined.empty() && std::isfinite(r.ms);
+  };
+  // Keeps the lowest paired median over the shapes, with its spread and shape.
+  const auto lowest = [](double median, const registry::Spread& spread, const std::string& shape,
+                         double* best, registry::Spread* best_spread, std::string* best_shape) {
+    if (!std::isfinite(median) || median >= *best) return;  // NaN *best: not yet set
+    *best = median;
+    *best_spread = spread;
+    *best_shape = shape;
+  };
   std::vector<LadderBest> out;
   for (const std::string& family : families) {
     LadderBest b;
@@ -155,25 +178,23 @@ std::vector<LadderBest> ladder_bests(const std::vector<registry::BenchRecord>& r
     const bool copy = copy_ceiling_applies(own);
     int top_rung = 0;
     for (const registry::BenchRecord& r : own) {
-      if (r.rung == 0 && r.variant != kMemcpy && b.vendor.empty()) b.vendor = r.variant;
-      const bool timed = r.rung > 0 && r.verified && std::isfinite(r.ms);
-      if (timed && b.variant != "best" && (r.variant == "best" || r.rung > top_rung)) {
+      if (r.rung == 0 && !r.ceiling && b.vendor.empty()) b.vendor = r.variant;
+      if (timed(r) && b.variant != "best" && (r.variant == "best" || r.rung > top_rung)) {
         b.variant = r.variant;
         top_rung = r.rung;
       }
     }
     if (b.variant.empty()) continue;  // nothing verified: no best to show
     for (const registry::BenchRecord& r : own) {
-      if (r.variant != b.variant || !r.verified || !std::isfinite(r.ms)) continue;
+      if (r.variant != b.variant || !timed(r)) continue;
       ++b.shapes;
-      if (std::isfinite(r.x_vendor) && !(r.x_vendor >= b.x_vendor)) {
-        b.x_vendor = r.x_vendor;
-        b.vendor_shape = r.shape;
-      }
-      if (copy && std::isfinite(r.frac_memcpy) && !(r.frac_memcpy >= b.x_memcpy)) {
-        b.x_memcpy = r.frac_memcpy;
-        b.memcpy_shape = r.shape;
-      }
+      lowest(r.x_vendor, r.x_vendor_spread, r.shape, &b.x_vendor, &b.x_vendor_spread,
+             &b.vendor_shape);
+      if (copy)
+        lowest(r.frac_memcpy, r.frac_memcpy_spread, r.shape, &b.x_memcpy, &b.x_memcpy_spread,
+               &b.memcpy_shape);
+      lowest(r.x_read_only, r.x_read_only_spread, r.shape, &b.x_read_only, &b.x_read_only_spread,
+             &b.read_only_shape);
     }
     out.push_back(std::move(b));
   }

@@ -434,6 +434,38 @@ TEST(ClaimsLadder, TransposeSoftmaxAndElementwise) {
             Verdict::not_measurable);
 }
 
+TEST(ClaimsLadder, AFractionIsJudgedOnThePairedMedianAndQuotedWithItsSpread) {
+  std::vector<BenchRecord> t;
+  for (const auto& [v, ms] : std::vector<std::pair<const char*, double>>{
+           {"naive", 0.2853}, {"tile", 0.0845}, {"padded", 0.0517}}) {
+    BenchRecord r = rec("transpose", v, "4096x4096", ms);
+    r.frac_memcpy = 0.0490 / ms;  // what the separate medians would say
+    t.push_back(r);
+  }
+  // The paired median of naive's per-pair ratios (12%) is what counts, not 0.049 / 0.2853.
+  t[0].frac_memcpy = 0.12;
+  t[0].frac_memcpy_spread = {0.115, 0.125};
+  const auto m = by_id(transpose_checks(t));
+  const Check& naive = m.at("transpose-naive-13pct");
+  EXPECT_EQ(naive.measured,
+            "naive: 12% (paired median; p10 11.5%, p90 12.5%) of cudaMemcpy D2D (the source: of "
+            "the V100's 900 GB/s) at 4096x4096");
+  EXPECT_EQ(classify(naive.verdict), Verdict::reproduced) << naive.verdict;
+  // Without a spread (a figure that is not paired) only the median is quoted.
+  EXPECT_EQ(m.at("transpose-tiled-64pct").measured.find("paired"), std::string::npos);
+}
+
+TEST(ClaimsLadder, ADeclinedVariantIsNotMeasurableWithItsReason) {
+  std::vector<BenchRecord> s{rec("softmax", "naive", "1024x4096", 0.1290)};
+  BenchRecord declined = rec("softmax", "parallel_max", "1024x4096", NAN);
+  declined.verified = false;
+  declined.declined = "needs 4096 columns or fewer";
+  s.push_back(declined);
+  const auto m = by_id(softmax_checks(s));
+  EXPECT_EQ(m.at("softmax-parallel-max-2-1x").verdict,
+            "not measurable here: parallel_max declined 1024x4096: needs 4096 columns or fewer");
+}
+
 TEST(ClaimsLadder, GemmSeedTableHasTheSeedsRowsAndThisRun) {
   const std::vector<BenchRecord> run = gemm_run();
   const report::Table t = gemm_seed_table(run);

@@ -22,6 +22,8 @@ namespace {
 
 using registry::BenchRecord;
 
+const std::string kEnDash = "\xE2\x80\x93";  // between a paired ratio's percentiles
+
 BenchRecord record(const std::string& family, const std::string& variant, int rung,
                    const std::string& shape, double ms, double frac_memcpy, double x_vendor,
                    double gflops = NAN, double peak_pct = NAN) {
@@ -39,27 +41,57 @@ BenchRecord record(const std::string& family, const std::string& variant, int ru
   return r;
 }
 
-// Two ladders as run_family makes them: memcpy and the vendor first at each shape.
+// A ceiling row (cudaMemcpy, read-only, write-only), as run_family makes it.
+BenchRecord ceiling(const std::string& family, const std::string& variant, const std::string& shape,
+                    double frac_memcpy) {
+  BenchRecord r = record(family, variant, 0, shape, 1.0, frac_memcpy, NAN);
+  r.ceiling = true;
+  return r;
+}
+
+// Paired ratios carry the 10th and 90th percentiles of their per-pair ratios.
+BenchRecord& spread(BenchRecord& r, double memcpy_p10, double memcpy_p90) {
+  r.frac_memcpy_spread = {memcpy_p10, memcpy_p90};
+  r.x_vendor_spread = {r.x_vendor - 0.01, r.x_vendor + 0.02};
+  return r;
+}
+
+// Three ladders as run_family makes them: the ceilings and the vendor first at each shape.
 std::vector<BenchRecord> sample_records() {
   std::vector<BenchRecord> v;
   for (const auto& [shape, best_memcpy, best_vendor] :
        {std::tuple{"8192x8192", 0.98, 1.03}, std::tuple{"4096x4096", 0.99, 1.04}}) {
-    v.push_back(record("transpose", "cudaMemcpy D2D", 0, shape, 1.0, 1.0, NAN));
+    v.push_back(ceiling("transpose", "cudaMemcpy D2D", shape, 1.0));
+    v.push_back(ceiling("transpose", "read-only ceiling", shape, 1.1));
+    v.push_back(ceiling("transpose", "write-only ceiling", shape, 1.05));
     v.push_back(record("transpose", "cublasSgeam", 0, shape, 1.05, 0.95, 1.0));
     v.push_back(record("transpose", "naive", 1, shape, 4.0, 0.25, 0.26));
-    v.push_back(record("transpose", "best", 2, shape, 1.0, best_memcpy, best_vendor));
+    BenchRecord best = record("transpose", "best", 2, shape, 1.0, best_memcpy, best_vendor);
+    v.push_back(spread(best, best_memcpy - 0.02, best_memcpy + 0.01));
   }
   BenchRecord wrong = record("transpose", "best", 2, "1x1", 1.0, 0.01, 0.01);
   wrong.verified = false;  // a failed rung never counts as the best's figure
   v.push_back(wrong);
-  v.push_back(record("gemm", "cudaMemcpy D2D", 0, "4096x4096x4096", 1.0, 1.0, NAN));
+  BenchRecord declined = record("transpose", "best", 2, "3x3", NAN, NAN, NAN);
+  declined.verified = false;
+  declined.declined = "not at this shape";  // nor does one that declined the shape
+  v.push_back(declined);
+  v.push_back(ceiling("gemm", "cudaMemcpy D2D", "4096x4096x4096", 1.0));
   v.push_back(record("gemm", "cublasSgemm", 0, "4096x4096x4096", 37, 0.027, 1.0, 18500, 27.7));
   v.push_back(record("gemm", "naive", 1, "4096x4096x4096", 900, 0.001, 0.04, 760, 1.1));
-  v.push_back(record("gemm", "best", 9, "4096x4096x4096", 40, 0.024, 0.91, 17000, 25.4));
+  BenchRecord gemm = record("gemm", "best", 9, "4096x4096x4096", 40, 0.024, 0.91, 17000, 25.4);
+  v.push_back(spread(gemm, 0.023, 0.025));
   // A stencil counts flops too, but its rungs stay nearer the copy's time than the peak's.
-  v.push_back(record("stencil", "cudaMemcpy D2D", 0, "8192x8192:5", 1.0, 1.0, NAN));
+  v.push_back(ceiling("stencil", "cudaMemcpy D2D", "8192x8192:5", 1.0));
   v.push_back(record("stencil", "smem_tile", 2, "8192x8192:5", 1.13, 0.885, NAN, 16358, 24.4));
   v.push_back(record("stencil", "naive", 1, "8192x8192:5", 2.0, 0.5, NAN, 3400, 5.1));
+  // A read-dominated problem is quoted against the read-only ceiling as well.
+  v.push_back(ceiling("reduction", "cudaMemcpy D2D", "268435456", 1.0));
+  v.push_back(record("reduction", "cub::DeviceReduce::Sum", 0, "268435456", 0.4, 1.2, 1.0));
+  BenchRecord red = record("reduction", "best", 9, "268435456", 0.39, 1.21, 1.02);
+  red.x_read_only = 0.96;
+  red.x_read_only_spread = {0.95, 0.97};
+  v.push_back(spread(red, 1.19, 1.23));
   return v;
 }
 
@@ -81,21 +113,45 @@ const Table& table(const Section& s, const char* id) {  // char*: no temporary t
 
 TEST(ReportSummary, EachLaddersBestAgainstTheCeilingsThatMeanSomething) {
   const std::vector<LadderBest> b = ladder_bests(sample_records());
-  ASSERT_EQ(b.size(), 3u);
+  ASSERT_EQ(b.size(), 4u);
   EXPECT_EQ(b[0].family, "transpose");
   EXPECT_EQ(b[0].variant, "best");
-  EXPECT_EQ(b[0].vendor, "cublasSgeam");
+  EXPECT_EQ(b[0].vendor, "cublasSgeam");  // the ceilings' rows are no vendor
   EXPECT_DOUBLE_EQ(b[0].x_vendor, 1.03);  // the lowest over the shapes
   EXPECT_EQ(b[0].vendor_shape, "8192x8192");
   EXPECT_DOUBLE_EQ(b[0].x_memcpy, 0.98);
-  EXPECT_EQ(b[0].shapes, 2);  // the unverified 1x1 is not one of them
+  // The spread of the shape where the lowest median was measured.
+  EXPECT_DOUBLE_EQ(b[0].x_memcpy_spread.p10, 0.96);
+  EXPECT_DOUBLE_EQ(b[0].x_memcpy_spread.p90, 0.99);
+  EXPECT_DOUBLE_EQ(b[0].x_vendor_spread.p10, 1.02);
+  EXPECT_EQ(b[0].shapes, 2);  // the unverified 1x1 and the declined 3x3 are not among them
+  EXPECT_TRUE(std::isnan(b[0].x_read_only));
   EXPECT_EQ(b[1].family, "gemm");
   EXPECT_DOUBLE_EQ(b[1].x_vendor, 0.91);
   EXPECT_TRUE(std::isnan(b[1].x_memcpy));  // bound by arithmetic: no copy ceiling
-  EXPECT_EQ(b[2].variant, "smem_tile");    // no "best": the highest rung that verified
+  EXPECT_TRUE(std::isnan(b[1].x_memcpy_spread.p10));
+  EXPECT_EQ(b[2].variant, "smem_tile");  // no "best": the highest rung that verified
   EXPECT_EQ(b[2].vendor, "");
   EXPECT_TRUE(std::isnan(b[2].x_vendor));
   EXPECT_DOUBLE_EQ(b[2].x_memcpy, 0.885);
+  EXPECT_TRUE(std::isnan(b[2].x_memcpy_spread.p10));  // no spread recorded: none shown
+  EXPECT_EQ(b[3].family, "reduction");
+  EXPECT_EQ(b[3].vendor, "cub::DeviceReduce::Sum");
+  EXPECT_DOUBLE_EQ(b[3].x_read_only, 0.96);
+  EXPECT_DOUBLE_EQ(b[3].x_read_only_spread.p90, 0.97);
+  EXPECT_EQ(b[3].read_only_shape, "268435456");
+}
+
+TEST(ReportSummary, ADeclinedRungIsNeverTheBest) {
+  std::vector<BenchRecord> v{ceiling("softmax", "cudaMemcpy D2D", "8x65536", 1.0),
+                             record("softmax", "online", 6, "8x65536", 0.0244, 0.24, NAN)};
+  BenchRecord declined = record("softmax", "warp_per_row", 7, "8x65536", NAN, NAN, NAN);
+  declined.declined = "at most 1024 columns, not 65536";
+  v.push_back(declined);
+  const std::vector<LadderBest> b = ladder_bests(v);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].variant, "online");
+  EXPECT_DOUBLE_EQ(b[0].x_memcpy, 0.24);
 }
 
 TEST(ReportSummary, TheCopyCeilingAppliesWhereTheRooflineSaysMemoryBinds) {
@@ -122,10 +178,15 @@ TEST(ReportSummary, TablesCarryTheFiguresAndTheTally) {
   EXPECT_EQ(order, (std::vector<std::string>{"shared", "L1", "constant", "L2", "HBM", "local"}));
   EXPECT_DOUBLE_EQ(tiers.rows[3][3].number, 10800);  // L2 bandwidth, GB/s
   const Table& ladders = table(s, "summary-ladders");
-  ASSERT_EQ(ladders.rows.size(), 3u);
+  ASSERT_EQ(ladders.rows.size(), 4u);
   EXPECT_EQ(ladders.rows[1][0].text, "gemm");
   EXPECT_EQ(ladders.rows[1][4].kind, Value::Kind::empty);  // x memcpy: not shown for GEMM
   EXPECT_DOUBLE_EQ(ladders.rows[1][2].number, 0.91);
+  EXPECT_DOUBLE_EQ(ladders.rows[1][2].p10, 0.90);
+  EXPECT_EQ(ladders.rows[0][4].display(),
+            "0.98 (0.96" + kEnDash + "0.99)");  // paired, with its spread
+  EXPECT_EQ(ladders.rows[3][5].display(), "0.96 (0.95" + kEnDash + "0.97)");  // x read-only
+  EXPECT_EQ(ladders.rows[2][4].display(), "0.89");  // no spread recorded: the median alone
   const Table& tally = table(s, "summary-claims");
   EXPECT_DOUBLE_EQ(tally.rows[0][1].number, 58);
   EXPECT_DOUBLE_EQ(tally.rows[1][1].number, 21);
@@ -137,8 +198,11 @@ TEST(ReportSummary, TablesCarryTheFiguresAndTheTally) {
   EXPECT_EQ(s.charts[0].categories.size(), 6u);
   EXPECT_EQ(s.charts[0].category_notes[3],
             "262 cycles (149.7 ns)  \xC2\xB7  10.8 TB/s  \xC2\xB7  50 MiB");
-  EXPECT_EQ(s.charts[1].categories, (std::vector<std::string>{"transpose", "gemm", "stencil"}));
+  EXPECT_EQ(s.charts[1].categories,
+            (std::vector<std::string>{"transpose", "gemm", "stencil", "reduction"}));
   EXPECT_TRUE(std::isnan(s.charts[1].series[1].y[1]));  // no GEMM bar against memcpy
+  ASSERT_EQ(s.charts[1].series.size(), 3u);             // a read-only series: the reduction has one
+  EXPECT_DOUBLE_EQ(s.charts[1].series[2].y[3], 0.96);
 }
 
 TEST(ReportSummary, WithoutMeasurementsItSaysWhatIsMissingAndWhy) {
@@ -173,6 +237,31 @@ TEST(ReportSummary, WritersLeaveOutColumnsEmptyInEveryRow) {
   EXPECT_NE(to_json(t).dump().find("x_vendor"), std::string::npos);
   EXPECT_NE(to_csv(t).find("x vendor"), std::string::npos);
   EXPECT_NE(to_html(d).find("<div class=\"table-wrap\">"), std::string::npos);
+}
+
+TEST(ReportSummary, APairedRatioReadsWithItsSpreadAndTheDataKeepTheNumbers) {
+  Table t;
+  t.id = "t";
+  t.columns = {{"variant", "", ""}, {"x memcpy", "", "x_memcpy"}, {"x prev", "", ""}};
+  t.rows = {
+      {Value::str("best"), Value::median_or_none(0.853, 0.8312, 0.8689, 2), Value::num(1.5, 2)},
+      {Value::str("declined"), Value::median_or_none(NAN, 0.1, 0.2, 2), Value::none()},
+      {Value::str("unpaired"), Value::median_or_none(0.5, NAN, NAN, 2), Value::none()}};
+  EXPECT_EQ(t.rows[0][1].display(), "0.85 (0.83" + kEnDash + "0.87)");
+  EXPECT_EQ(t.rows[1][1].kind, Value::Kind::empty);  // no median: nothing, spread or not
+  EXPECT_EQ(t.rows[2][1].display(), "0.50");
+  EXPECT_NE(to_terminal(t).find("0.85 (0.83" + kEnDash + "0.87)"), std::string::npos);
+  const nlohmann::json j = to_json(t);
+  EXPECT_DOUBLE_EQ(j["rows"][0]["x_memcpy"].get<double>(), 0.853);
+  EXPECT_DOUBLE_EQ(j["rows"][0]["x_memcpy_p10"].get<double>(), 0.8312);
+  EXPECT_DOUBLE_EQ(j["rows"][0]["x_memcpy_p90"].get<double>(), 0.8689);
+  EXPECT_TRUE(j["rows"][2]["x_memcpy_p10"].is_null());
+  EXPECT_FALSE(j["rows"][0].contains("x_prev_p10"));  // only columns with a spread split
+  ASSERT_EQ(j["columns"].size(), 5u);
+  EXPECT_EQ(j["columns"][2]["key"], "x_memcpy_p10");
+  const std::string csv = to_csv(t);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "variant,x memcpy,x memcpy p10,x memcpy p90,x prev");
+  EXPECT_NE(csv.find("best,0.853,0.8312,0.8689,1.5"), std::string::npos) << csv;
 }
 
 TEST(ReportSummary, HierarchyPictureIsOneBandPerTier) {

@@ -1,5 +1,6 @@
-// The bench's walk over the registry's ladders: verify every variant, time it against the
-// memcpy ceiling and the vendor baseline measured in the same run, and lay out the records.
+// The bench's walk over the registry's ladders: verify every variant, time it paired with
+// the memcpy ceiling and the vendor baseline (their repetitions alternating), and lay out
+// the records.
 #pragma once
 
 #include <cstdint>
@@ -21,10 +22,13 @@ struct BenchOptions {
   std::function<void(const std::string&)> progress = [](const std::string&) {};
 };
 
-/// Verifies and times the variants of `family` at each shape, with the memcpy
-/// ceiling and the vendor baseline measured in the same run (records with variant
-/// "cudaMemcpy D2D" and the baseline's name come first at each shape).
-/// Throws std::invalid_argument for an unknown variant or a bad shape.
+/// Verifies and times the variants of `family` at each shape. The ceilings (cudaMemcpy D2D,
+/// read-only, write-only) and the vendor baseline come first at each shape, timed paired
+/// with one another; each variant is then timed paired with memcpy, the vendor and (for a
+/// read-dominated family) the read-only ceiling, running last in each round so that its
+/// outputs are those of its last timed repetition. A variant that declines a shape keeps
+/// its reason in `declined`. Throws std::invalid_argument for an unknown variant or a bad
+/// shape.
 std::vector<registry::BenchRecord> run_family(const registry::Family& family,
                                               const BenchOptions& opt);
 

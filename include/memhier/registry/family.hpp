@@ -93,6 +93,9 @@ struct Family {
   std::function<std::unique_ptr<Case>(const std::string& shape, std::uint32_t seed)> make_case;
   /// The claims this ladder tests and how its records judge them (none by default).
   LadderClaims claims;
+  /// The problem reads nearly all of its bytes and writes next to nothing (a reduction, a
+  /// histogram): its rungs are quoted against the read-only ceiling too.
+  bool read_dominated = false;
 };
 
 /// Throws std::invalid_argument (listing the known names) for a variant `family` lacks.

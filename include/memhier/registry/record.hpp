@@ -17,24 +17,37 @@ struct Table;
 
 namespace memhier::registry {
 
-/// One measured variant at one shape.
+/// The spread of a paired ratio: the 10th and 90th percentiles of its per-pair ratios.
+struct Spread {
+  double p10 = NAN, p90 = NAN;
+};
+
+/// One measured variant (or a ceiling, or the vendor baseline) at one shape. The ratios
+/// against a reference are paired: the reference's repetitions alternate with this row's,
+/// each pair under the same L2 flush, and the figure is the median of the per-pair ratios.
 struct BenchRecord {
   std::string family, variant, shape;
-  int rung = 0;
+  int rung = 0;          ///< 0: a ceiling or the vendor baseline
+  bool ceiling = false;  ///< cudaMemcpy D2D, the read-only or the write-only ceiling
   bool verified = false;
+  std::string declined;  ///< why the variant does not run at this shape; "" when it ran
   double rel_error = NAN, tolerance = NAN;
   double ms = NAN;           ///< median, L2 flushed before each repetition
   double spread = NAN;       ///< (p90 - p10) / median
   double gbps = NAN;         ///< work.bytes / time
   double gflops = NAN;       ///< work.flops / time
   double peak_pct = NAN;     ///< gflops over the fp32 FMA peak (SMs x lanes x 2 x max clock), %
-  double frac_memcpy = NAN;  ///< cudaMemcpy D2D time for the same bytes / this time
-  double x_vendor = NAN;     ///< vendor time / this time (above 1: faster than the vendor)
-  double x_prev = NAN;       ///< previous rung's time / this time
+  double frac_memcpy = NAN;  ///< paired: cudaMemcpy D2D time for the same bytes / this time
+  Spread frac_memcpy_spread;
+  double x_vendor = NAN;  ///< paired: vendor time / this time (above 1: faster than the vendor)
+  Spread x_vendor_spread;
+  double x_read_only = NAN;  ///< paired: read-only ceiling's time / this time (read-dominated)
+  Spread x_read_only_spread;
+  double x_prev = NAN;  ///< previous rung's median time / this median time
   int regs = 0, local_bytes = 0, static_smem = 0, dynamic_smem = 0;
   int blocks_per_sm = 0;
   double occupancy = NAN;  ///< active warps / max warps, 0..1
-  std::string note;        ///< why a variant did not run or failed verification
+  std::string note;        ///< why a variant failed verification; how a ceiling was measured
 };
 
 /// How a ladder's claims are judged from the records of one run. Plain function pointers

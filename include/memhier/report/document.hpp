@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,13 +15,16 @@ __attribute__((format(printf, 1, 2))) std::string strf(const char* f, ...);
 inline constexpr int kSchemaVersion = 1;
 inline constexpr const char* kSchemaName = "memhier.report";
 
-/// One table cell: empty, text, or a number shown with a fixed precision.
+/// One table cell: empty, text, or a number shown with a fixed precision (a median may
+/// carry its spread: the 10th and 90th percentiles it was taken over).
 struct Value {
   enum class Kind { empty, text, number };
   Kind kind = Kind::empty;
   std::string text;
   double number = 0.0;
-  int precision = 0;  ///< digits after the point when shown
+  int precision = 0;                                      ///< digits after the point when shown
+  double p10 = std::numeric_limits<double>::quiet_NaN();  ///< the spread, where both are finite
+  double p90 = std::numeric_limits<double>::quiet_NaN();
 
   static Value none() { return {}; }
   static Value str(std::string s) { return {Kind::text, std::move(s), 0.0, 0}; }
@@ -28,8 +32,15 @@ struct Value {
   static Value integer(std::int64_t v) { return {Kind::number, {}, static_cast<double>(v), 0}; }
   /// A number, or an empty cell where it is not finite (nothing was measured).
   static Value num_or_none(double v, int precision = 0);
+  /// A median with its 10th and 90th percentiles ("0.85 (0.83-0.87)" in the text formats,
+  /// with an en dash;
+  /// JSON and CSV give the three numbers), or an empty cell where the median is not finite.
+  static Value median_or_none(double median, double p10, double p90, int precision);
 
-  /// As shown in text formats ("12.50", "n/a" for non-finite numbers, "" for empty).
+  /// Whether the cell is a number with a spread.
+  bool has_spread() const;
+  /// As shown in text formats ("12.50", "0.85 (0.83-0.87)" with a spread, "n/a" for
+  /// non-finite numbers, "" for empty).
   std::string display() const;
 };
 

@@ -28,16 +28,22 @@ struct ClaimsTally {
   int not_measurable = 0;
 };
 
-/// One ladder's best rung against its ceilings: the lowest ratio over the shapes measured,
-/// NaN where the ceiling was not measured or means nothing for the problem.
+/// One ladder's best rung against its ceilings: the lowest paired ratio over the shapes
+/// measured (with its spread there), NaN where the ceiling was not measured or means
+/// nothing for the problem.
 struct LadderBest {
   std::string family;
-  std::string variant;       ///< "best", or the highest verified rung when there is no "best"
-  std::string vendor;        ///< the vendor baseline's name; "" when the family has none
-  double x_vendor = NAN;     ///< vendor time / best's time, lowest over the shapes
+  std::string variant;    ///< "best", or the highest verified rung when there is no "best"
+  std::string vendor;     ///< the vendor baseline's name; "" when the family has none
+  double x_vendor = NAN;  ///< vendor time / best's time, lowest over the shapes
+  registry::Spread x_vendor_spread;
   std::string vendor_shape;  ///< the shape where that lowest ratio was measured
   double x_memcpy = NAN;     ///< cudaMemcpy time / best's time; NaN where the copy is no ceiling
+  registry::Spread x_memcpy_spread;
   std::string memcpy_shape;
+  double x_read_only = NAN;  ///< read-only ceiling's time / best's time (read-dominated ladders)
+  registry::Spread x_read_only_spread;
+  std::string read_only_shape;
   int shapes = 0;  ///< shapes where the best rung verified and was timed
 };
 
@@ -55,8 +61,9 @@ struct SummaryInput {
 /// arithmetic (GEMM) the copy ceiling says nothing and its ratio is not shown.
 bool copy_ceiling_applies(const std::vector<registry::BenchRecord>& family_records);
 
-/// Each ladder's best against its vendor and against cudaMemcpy (where the copy ceiling
-/// applies), in the records' order.
+/// Each ladder's best against its vendor, against cudaMemcpy (where the copy ceiling
+/// applies) and against the read-only ceiling (where measured), in the records' order;
+/// declined and unverified rows never count.
 std::vector<LadderBest> ladder_bests(const std::vector<registry::BenchRecord>& records);
 
 /// The summary section (id "summary"): the hierarchy picture, the ladders chart and the

@@ -212,6 +212,7 @@ registry::Family histogram_family() {
   variant(hist::Variant::name, ++rung_no, technique, {source, claim}, symbol(), threads, 0),
 #include "memhier/kernels/histogram_rungs.inc"
   };
+  f.read_dominated = true;  // every input read once, one word (or 256 bins) written
   f.bench_shapes = {"u8-uniform:268435456", "u8-degenerate:268435456", "i32-uniform:67108864",
                     "i32-degenerate:67108864"};
   f.quick_shapes = {"u8-uniform:16777216", "u8-degenerate:16777216", "i32-uniform:16777216",

@@ -132,6 +132,7 @@ registry::Family reduction_family() {
           d::config().block_threads),
 #include "memhier/kernels/reduction_rungs.inc"
   };
+  f.read_dominated = true;  // every input read once, one word (or 256 bins) written
   f.bench_shapes = {"268435456", "1048576"};
   f.quick_shapes = {"16777216", "1048576"};
   f.test_shapes = {"1",    "7",    "31",    "32",      "33",      "1023",
