@@ -12,7 +12,7 @@ int main() {
   constexpr int rows = 3, cols = 5;
   std::vector<float> host(rows * cols);
   for (int i = 0; i < rows * cols; ++i) host[i] = static_cast<float>(i % cols);
-  float *in = nullptr, *out = nullptr;
+  void *in = nullptr, *out = nullptr;
   const std::size_t bytes = host.size() * sizeof(float);
   if (cudaMalloc(&in, bytes) != cudaSuccess || cudaMalloc(&out, bytes) != cudaSuccess) {
     std::fprintf(stderr, "no usable GPU\n");
@@ -20,7 +20,8 @@ int main() {
   }
   cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice);
   try {
-    memhier::softmax::softmax(memhier::softmax::Variant::best, in, out, rows, cols);
+    memhier::softmax::softmax(memhier::softmax::Variant::best, static_cast<const float*>(in),
+                              static_cast<float*>(out), rows, cols);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
