@@ -92,18 +92,25 @@ def stream_handle(stream: Any) -> int:
     raise TypeError(f"stream must be an int or a stream object, not {type(stream).__name__}.")
 
 
+_torch_raw_stream = None  # torch._C._cuda_getCurrentRawStream, found on first use
+
+
+def _torch_stream(device_index: int) -> int:
+    """PyTorch's current stream on a device, through its cheapest accessor."""
+    global _torch_raw_stream
+    if _torch_raw_stream is None:
+        torch = sys.modules["torch"]
+        _torch_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+            lambda i: torch.cuda.current_stream(i).cuda_stream)
+    return int(_torch_raw_stream(device_index))
+
+
 def caller_stream(x: Any) -> int:
     """The stream the caller of a kernel on ``x`` works on (0: the default stream)."""
     root = _root(x)
     if root == "torch" and hasattr(x, "data_ptr") and "torch" in sys.modules:
-        device = x.device
-        if device.type != "cuda":
-            return 0
-        torch = sys.modules["torch"]
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        if raw is not None:
-            return int(raw(device.index))
-        return int(torch.cuda.current_stream(device).cuda_stream)
+        index = x.get_device()  # -1 outside CUDA memory
+        return _torch_stream(index) if index >= 0 else 0
     if root == "cupy" and "cupy" in sys.modules:
         return int(sys.modules["cupy"].cuda.get_current_stream().ptr)
     cai = getattr(x, "__cuda_array_interface__", None) if root != "jax" else None
@@ -112,12 +119,17 @@ def caller_stream(x: Any) -> int:
     return 0
 
 
+_torch_dtype_names: dict = {}  # torch.dtype -> "float32", filled as dtypes are met
+
+
 def _from_torch(x: Any, name: str) -> Array:
-    device = x.device
-    dtype = str(x.dtype).replace("torch.", "")
-    where = "cuda" if device.type == "cuda" else f"{device} memory"
-    return Array(x, x.data_ptr(), tuple(x.shape), tuple(x.stride()), dtype,
-                 device.index if device.type == "cuda" else None, where, None)
+    dtype = _torch_dtype_names.get(x.dtype)
+    if dtype is None:
+        dtype = _torch_dtype_names.setdefault(x.dtype, str(x.dtype).replace("torch.", ""))
+    index = x.get_device()
+    where = "cuda" if index >= 0 and x.is_cuda else f"{x.device} memory"
+    return Array(x, x.data_ptr(), tuple(x.shape), x.stride(), dtype,
+                 index if where == "cuda" else None, where, None)
 
 
 def _from_cai(x: Any, cai: dict, name: str) -> Array:
