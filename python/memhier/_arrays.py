@@ -68,8 +68,22 @@ def _root(x: Any) -> str:
     return type(x).__module__.split(".", 1)[0]
 
 
+_torch_types: set = set()  # the PyTorch tensor types met so far (a set lookup per call)
+
+
 def _is_torch(x: Any) -> bool:
-    return _root(x) == "torch" and hasattr(x, "data_ptr")
+    t = type(x)
+    if t in _torch_types:
+        return True
+    if _root(x) == "torch" and hasattr(x, "data_ptr") and "torch" in sys.modules:
+        _torch_types.add(t)
+        return True
+    return False
+
+
+# Array(...) through tuple.__new__: a NamedTuple's own constructor is a Python function
+# and costs as much as the rest of a kernel call's checks.
+_new_array = tuple.__new__
 
 
 def stream_handle(stream: Any) -> int:
@@ -107,10 +121,10 @@ def _torch_stream(device_index: int) -> int:
 
 def caller_stream(x: Any) -> int:
     """The stream the caller of a kernel on ``x`` works on (0: the default stream)."""
-    root = _root(x)
-    if root == "torch" and hasattr(x, "data_ptr") and "torch" in sys.modules:
+    if _is_torch(x):
         index = x.get_device()  # -1 outside CUDA memory
         return _torch_stream(index) if index >= 0 else 0
+    root = _root(x)
     if root == "cupy" and "cupy" in sys.modules:
         return int(sys.modules["cupy"].cuda.get_current_stream().ptr)
     cai = getattr(x, "__cuda_array_interface__", None) if root != "jax" else None
@@ -127,9 +141,11 @@ def _from_torch(x: Any, name: str) -> Array:
     if dtype is None:
         dtype = _torch_dtype_names.setdefault(x.dtype, str(x.dtype).replace("torch.", ""))
     index = x.get_device()
-    where = "cuda" if index >= 0 and x.is_cuda else f"{x.device} memory"
-    return Array(x, x.data_ptr(), tuple(x.shape), x.stride(), dtype,
-                 index if where == "cuda" else None, where, None)
+    cuda = index >= 0 and x.is_cuda
+    # Strides only where they matter: None says C-contiguous without a loop in Python.
+    strides = None if x.is_contiguous() else x.stride()
+    return _new_array(Array, (x, x.data_ptr(), x.shape, strides, dtype, index if cuda else None,
+                              "cuda" if cuda else f"{x.device} memory", None))
 
 
 def _from_cai(x: Any, cai: dict, name: str) -> Array:
@@ -199,18 +215,17 @@ def check(a: Array, name: str, dtypes: Sequence[str], ndim: Optional[int] = None
         raise ValueError(f"{name} is in {a.where}; memhier's kernels need CUDA device memory.")
 
 
-def device_of(arrays: Sequence[Tuple[Array, str]]) -> Tuple[int, Sequence[Array]]:
-    """The one CUDA device every array lives on; ValueError when they differ."""
-    out = []
-    for a, name in arrays:
-        if a.device == -1:  # __cuda_array_interface__ names no device: ask the driver
-            a = a._replace(device=_ext.pointer_device(a.ptr) if a.ptr else 0)
-        out.append(a)
-    devices = {a.device for a in out}
-    if len(devices) > 1:
-        names = ", ".join(f"{n} on cuda:{a.device}" for a, (_, n) in zip(out, arrays))
-        raise ValueError(f"the arrays are on different devices ({names}).")
-    return out[0].device, out
+def device_of(*named: Tuple[Array, str]) -> int:
+    """The one CUDA device the (array, name) pairs live on; ValueError when they differ."""
+    # -1: a __cuda_array_interface__ names no device; the driver knows the pointer's.
+    devices = [a.device if a.device != -1 else _ext.pointer_device(a.ptr) if a.ptr else 0
+               for a, _ in named]
+    first = devices[0]
+    for d in devices:
+        if d != first:
+            names = ", ".join(f"{n} on cuda:{d}" for (_, n), d in zip(named, devices))
+            raise ValueError(f"the arrays are on different devices ({names}).")
+    return first
 
 
 def empty_like(x: Any, shape: Tuple[int, ...], dtype: str, device: int) -> Any:

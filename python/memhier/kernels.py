@@ -17,11 +17,20 @@ from . import _arrays, _ext
 from ._arrays import Array
 
 
-def _inputs(stream: Any, *named: tuple) -> tuple:
-    """(device, stream, arrays) for (object, name) pairs; the first object sets the stream."""
-    s = _arrays.stream_handle(stream) if stream is not None else _arrays.caller_stream(named[0][0])
-    arrays = [(_arrays.read(obj, name, s), name) for obj, name in named]
-    return s, arrays
+_F32 = ("float32",)
+
+
+def _stream(stream: Any, x: Any) -> int:
+    """``stream=`` as a handle, or the stream the caller of a kernel on ``x`` works on."""
+    return _arrays.caller_stream(x) if stream is None else _arrays.stream_handle(stream)
+
+
+def _input(x: Any, name: str, stream: int, dtypes: Sequence[str] = _F32,
+           ndim: Optional[int] = None, contiguous: bool = True) -> Array:
+    """``x`` read and checked (dtype, rank, layout, CUDA memory)."""
+    a = _arrays.read(x, name, stream)
+    _arrays.check(a, name, dtypes, ndim, contiguous)
+    return a
 
 
 def _output(x: Array, out: Any, name: str, shape: tuple, dtypes: Sequence[str],
@@ -29,16 +38,10 @@ def _output(x: Array, out: Any, name: str, shape: tuple, dtypes: Sequence[str],
     """``out`` read and checked, or a new array like ``x`` (dtype ``dtypes[0]``)."""
     if out is None:
         out = _arrays.empty_like(x.obj, shape, dtypes[0], x.device)
-    o = _arrays.read(out, name, stream)
-    _arrays.check(o, name, dtypes)
+    o = _input(out, name, stream, dtypes)
     if tuple(o.shape) != tuple(shape):
         raise ValueError(f"{name} must have shape {tuple(shape)}, not {tuple(o.shape)}.")
     return o
-
-
-def _same_device(*pairs: tuple) -> tuple:
-    device, arrays = _arrays.device_of(pairs)
-    return (device, *arrays)
 
 
 def softmax(x: Any, out: Any = None, *, variant: str = "best", stream: Any = None) -> Any:
@@ -46,26 +49,26 @@ def softmax(x: Any, out: Any = None, *, variant: str = "best", stream: Any = Non
 
     Any rank >= 1 (leading axes are rows). Returns ``out`` (a new array like ``x`` when None).
     """
-    s, ((a, _),) = _inputs(stream, (x, "x"))
-    _arrays.check(a, "x", ["float32"])
-    if len(a.shape) == 0:
+    s = _stream(stream, x)
+    a = _input(x, "x", s)
+    if not a.shape:
         raise ValueError("x must have at least one dimension.")
-    o = _output(a, out, "out", a.shape, ["float32"], s)
-    device, a, o = _same_device((a, "x"), (o, "out"))
+    o = _output(a, out, "out", a.shape, _F32, s)
+    device = _arrays.device_of((a, "x"), (o, "out"))
     cols = a.shape[-1]
     rows = a.size // cols if cols else 0
-    if a.size:
+    if rows:
         _ext.softmax(variant, a.ptr, o.ptr, rows, cols, device, s)
     return o.obj
 
 
 def transpose(x: Any, out: Any = None, *, variant: str = "best", stream: Any = None) -> Any:
     """The transpose of a 2-D float32 array (rows x cols in, cols x rows out, row-major)."""
-    s, ((a, _),) = _inputs(stream, (x, "x"))
-    _arrays.check(a, "x", ["float32"], ndim=2)
+    s = _stream(stream, x)
+    a = _input(x, "x", s, ndim=2)
     rows, cols = a.shape
-    o = _output(a, out, "out", (cols, rows), ["float32"], s)
-    device, a, o = _same_device((a, "x"), (o, "out"))
+    o = _output(a, out, "out", (cols, rows), _F32, s)
+    device = _arrays.device_of((a, "x"), (o, "out"))
     if a.size:
         _ext.transpose(variant, a.ptr, o.ptr, rows, cols, device, s)
     return o.obj
@@ -91,21 +94,23 @@ def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, *
     along rows). With ``c=None`` a new m x n array is returned and ``beta`` must be 0.
     The first call at a shape class tunes ``best`` (it synchronizes the stream once).
     """
-    s, ((A, _), (B, _)) = _inputs(stream, (a, "a"), (b, "b"))
-    _arrays.check(A, "a", ["float32"], ndim=2, contiguous=False)
-    _arrays.check(B, "b", ["float32"], ndim=2, contiguous=False)
+    s = _stream(stream, a)
+    A = _input(a, "a", s, ndim=2, contiguous=False)
+    B = _input(b, "b", s, ndim=2, contiguous=False)
     m, k = A.shape
     if B.shape[0] != k:
         raise ValueError(f"a is {m}x{k} but b has {B.shape[0]} rows; they must agree.")
     n = B.shape[1]
     if c is None and beta != 0.0:
         raise ValueError("beta must be 0 when c is not given (there is no C to scale).")
-    C = _output(A, c, "c", (m, n), ["float32"], s) if c is None else _arrays.read(c, "c", s)
-    _arrays.check(C, "c", ["float32"], ndim=2, contiguous=False)
+    if c is None:
+        C = _output(A, c, "c", (m, n), _F32, s)
+    else:
+        C = _input(c, "c", s, ndim=2, contiguous=False)
     if tuple(C.shape) != (m, n):
         raise ValueError(f"c must have shape {(m, n)}, not {tuple(C.shape)}.")
     lda, ldb, ldc = _leading_dim(A, "a"), _leading_dim(B, "b"), _leading_dim(C, "c")
-    device, A, B, C = _same_device((A, "a"), (B, "b"), (C, "c"))
+    device = _arrays.device_of((A, "a"), (B, "b"), (C, "c"))
     if m and n:
         if k == 0:  # an empty sum: C = beta * C, which the rungs take with alpha = 0
             _ext.gemm(variant, m, n, 1, 0.0, A.ptr or C.ptr, 1, B.ptr or C.ptr, n, float(beta),
@@ -122,14 +127,14 @@ def reduce(x: Any, op: str = "sum", out: Any = None, *, variant: str = "best",
 
     max skips NaN (fmaxf); sum propagates it. An empty array is a ValueError.
     """
-    s, ((a, _),) = _inputs(stream, (x, "x"))
-    _arrays.check(a, "x", ["float32"])
+    s = _stream(stream, x)
+    a = _input(x, "x", s)
     if op not in ("sum", "max"):
         raise ValueError(f"op must be 'sum' or 'max', not {op!r}.")
     if a.size == 0:
         raise ValueError(f"the {op} of an empty array is not defined here.")
-    o = _output(a, out, "out", (), ["float32"], s)
-    device, a, o = _same_device((a, "x"), (o, "out"))
+    o = _output(a, out, "out", (), _F32, s)
+    device = _arrays.device_of((a, "x"), (o, "out"))
     _ext.reduce(variant, op, a.ptr, a.size, o.ptr, device, s)
     return o.obj
 
@@ -140,10 +145,10 @@ def histogram256(x: Any, out: Any = None, *, variant: str = "best", stream: Any 
     ``x`` is uint8, or int32 (values outside 0..255 are skipped). ``out`` may be uint32 or
     int32 of shape (256,); it is zeroed by the call.
     """
-    s, ((a, _),) = _inputs(stream, (x, "x"))
-    _arrays.check(a, "x", ["uint8", "int32"])
-    o = _output(a, out, "out", (256,), ["uint32", "int32"], s)
-    device, a, o = _same_device((a, "x"), (o, "out"))
+    s = _stream(stream, x)
+    a = _input(x, "x", s, ("uint8", "int32"))
+    o = _output(a, out, "out", (256,), ("uint32", "int32"), s)
+    device = _arrays.device_of((a, "x"), (o, "out"))
     _ext.histogram256(variant, a.ptr, a.size, 8 if a.dtype == "uint8" else 32, o.ptr, device, s)
     return o.obj
 
@@ -170,10 +175,10 @@ def stencil2d(x: Any, filter: Any, out: Any = None, *, variant: str = "best",
     host values (a nested list, or any array with ``tolist``); it is copied before return.
     """
     k, flat = _filter_values(filter)
-    s, ((a, _),) = _inputs(stream, (x, "x"))
-    _arrays.check(a, "x", ["float32"], ndim=2)
-    o = _output(a, out, "out", a.shape, ["float32"], s)
-    device, a, o = _same_device((a, "x"), (o, "out"))
+    s = _stream(stream, x)
+    a = _input(x, "x", s, ndim=2)
+    o = _output(a, out, "out", a.shape, _F32, s)
+    device = _arrays.device_of((a, "x"), (o, "out"))
     if a.size:
         _ext.stencil2d(variant, a.ptr, o.ptr, a.shape[0], a.shape[1], flat, k, device, s)
     return o.obj
@@ -181,12 +186,12 @@ def stencil2d(x: Any, filter: Any, out: Any = None, *, variant: str = "best",
 
 def axpy(a: float, x: Any, y: Any, *, variant: str = "best", stream: Any = None) -> Any:
     """y = a * x + y in place (float32, same shape; one fma per element). Returns ``y``."""
-    s, ((X, _), (Y, _)) = _inputs(stream, (x, "x"), (y, "y"))
-    _arrays.check(X, "x", ["float32"])
-    _arrays.check(Y, "y", ["float32"])
+    s = _stream(stream, x)
+    X = _input(x, "x", s)
+    Y = _input(y, "y", s)
     if tuple(X.shape) != tuple(Y.shape):
         raise ValueError(f"x and y must have the same shape, not {X.shape} and {Y.shape}.")
-    device, X, Y = _same_device((X, "x"), (Y, "y"))
+    device = _arrays.device_of((X, "x"), (Y, "y"))
     if X.size:
         _ext.axpy(variant, float(a), X.ptr, Y.ptr, X.size, device, s)
     return y
