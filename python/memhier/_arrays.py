@@ -65,6 +65,7 @@ class Array(NamedTuple):
 
 
 def _root(x: Any) -> str:
+    """The top-level package that defines ``x``'s type ("torch", "cupy", ...)."""
     return type(x).__module__.split(".", 1)[0]
 
 
@@ -137,6 +138,7 @@ _torch_dtype_names: dict = {}  # torch.dtype -> "float32", filled as dtypes are 
 
 
 def _from_torch(x: Any, name: str) -> Array:
+    """A PyTorch tensor through its own accessors (C calls, no protocol objects)."""
     dtype = _torch_dtype_names.get(x.dtype)
     if dtype is None:
         dtype = _torch_dtype_names.setdefault(x.dtype, str(x.dtype).replace("torch.", ""))
@@ -149,6 +151,7 @@ def _from_torch(x: Any, name: str) -> Array:
 
 
 def _from_cai(x: Any, cai: dict, name: str) -> Array:
+    """An object with ``__cuda_array_interface__`` (its device is asked of the driver later)."""
     typestr = cai["typestr"]
     dtype = _TYPESTRS.get(typestr[1:], typestr)
     shape = tuple(int(s) for s in cai["shape"])
@@ -162,6 +165,7 @@ def _from_cai(x: Any, cai: dict, name: str) -> Array:
 
 
 def _from_dlpack(x: Any, name: str, stream: int) -> Array:
+    """An object with ``__dlpack__``, asked to make its data ready on ``stream``."""
     dev_type, dev_id = x.__dlpack_device__()
     if dev_type == _KDLCUDA:
         s = stream if stream != 0 else 1  # DLPack spells the legacy default stream 1
@@ -181,6 +185,7 @@ def _from_dlpack(x: Any, name: str, stream: int) -> Array:
 
 
 def _device_words(dev_type: int) -> str:
+    """Where a DLPack device type's memory is, in words for an error message."""
     names = {1: "host memory", 3: "pinned host memory", 13: "CUDA managed memory",
              10: "ROCm memory", 4: "OpenCL memory"}
     return names.get(dev_type, f"DLPack device type {dev_type}")
