@@ -44,6 +44,7 @@ class Array(NamedTuple):
     device: Optional[int]          # CUDA ordinal; None when not in CUDA device memory
     where: str                     # "cuda" or a description of where the memory is
     keep: Any                      # a DLPack capsule to hold while the kernel is queued
+    writable: bool = True          # False when a DLPack producer flags the memory read-only
 
     @property
     def size(self) -> int:
@@ -147,7 +148,7 @@ def _from_torch(x: Any, name: str) -> Array:
     # Strides only where they matter: None says C-contiguous without a loop in Python.
     strides = None if x.is_contiguous() else x.stride()
     return _new_array(Array, (x, x.data_ptr(), x.shape, strides, dtype, index if cuda else None,
-                              "cuda" if cuda else f"{x.device} memory", None))
+                              "cuda" if cuda else f"{x.device} memory", None, True))
 
 
 def _from_cai(x: Any, cai: dict, name: str) -> Array:
@@ -175,13 +176,13 @@ def _from_dlpack(x: Any, name: str, stream: int) -> Array:
             capsule = x.__dlpack__(stream=s)
     else:
         capsule = x.__dlpack__()  # host memory: no stream; read only to report errors
-    ptr, shape, strides, code, bits, lanes, dev_type, dev_id, _ = _ext.dlpack_info(capsule)
+    ptr, shape, strides, code, bits, lanes, dev_type, dev_id, readonly = _ext.dlpack_info(capsule)
     dtype = _DLPACK_DTYPES.get((code, bits), f"DLPack type ({code}, {bits})")
     if lanes != 1:
         dtype = f"{dtype}x{lanes}"
     where = "cuda" if dev_type == _KDLCUDA else _device_words(dev_type)
     return Array(x, ptr, tuple(shape), strides, dtype,
-                 dev_id if dev_type == _KDLCUDA else None, where, capsule)
+                 dev_id if dev_type == _KDLCUDA else None, where, capsule, not readonly)
 
 
 def _device_words(dev_type: int) -> str:
@@ -245,7 +246,7 @@ def empty_like(x: Any, shape: Tuple[int, ...], dtype: str, device: int) -> Any:
     if hasattr(x, "__array_namespace__"):
         xp = x.__array_namespace__()
         return xp.empty(shape, dtype=getattr(xp, dtype), device=x.device)
-    if root == "numba" and "numba" in sys.modules:
+    if root in ("numba", "numba_cuda") and "numba" in sys.modules:
         return sys.modules["numba"].cuda.device_array(shape, dtype=dtype)
     raise TypeError(f"cannot allocate an output like a {type(x).__name__} (it has no known "
                     f"framework constructor); pass out=.")

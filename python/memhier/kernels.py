@@ -33,12 +33,20 @@ def _input(x: Any, name: str, stream: int, dtypes: Sequence[str] = _F32,
     return a
 
 
+def _writable(a: Array, name: str) -> None:
+    """ValueError when ``a`` is memory its producer exported as read-only."""
+    if not a.writable:
+        raise ValueError(f"{name} is read-only (its framework exported it through DLPack as "
+                         f"immutable); pass a writable out=.")
+
+
 def _output(x: Array, out: Any, name: str, shape: tuple, dtypes: Sequence[str],
             stream: int) -> Array:
     """``out`` read and checked, or a new array like ``x`` (dtype ``dtypes[0]``)."""
     if out is None:
         out = _arrays.empty_like(x.obj, shape, dtypes[0], x.device)
     o = _input(out, name, stream, dtypes)
+    _writable(o, name)
     if tuple(o.shape) != tuple(shape):
         raise ValueError(f"{name} must have shape {tuple(shape)}, not {tuple(o.shape)}.")
     return o
@@ -107,6 +115,7 @@ def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, *
         C = _output(A, c, "c", (m, n), _F32, s)
     else:
         C = _input(c, "c", s, ndim=2, contiguous=False)
+        _writable(C, "c")
     if tuple(C.shape) != (m, n):
         raise ValueError(f"c must have shape {(m, n)}, not {tuple(C.shape)}.")
     lda, ldb, ldc = _leading_dim(A, "a"), _leading_dim(B, "b"), _leading_dim(C, "c")
@@ -189,6 +198,7 @@ def axpy(a: float, x: Any, y: Any, *, variant: str = "best", stream: Any = None)
     s = _stream(stream, x)
     X = _input(x, "x", s)
     Y = _input(y, "y", s)
+    _writable(Y, "y")
     if tuple(X.shape) != tuple(Y.shape):
         raise ValueError(f"x and y must have the same shape, not {X.shape} and {Y.shape}.")
     device = _arrays.device_of((X, "x"), (Y, "y"))
