@@ -35,3 +35,15 @@ def test_bad_names_are_value_errors_before_any_gpu():
         memhier.probe(only=["no-such-probe"])
     with pytest.raises(ValueError, match="unknown family"):
         memhier.bench("no-such-family")
+
+
+@pytest.mark.skipif(memhier.device_count() == 0, reason="no GPU")
+def test_bench_and_probe_records_on_a_gpu():
+    r = memhier.bench("softmax", variants=["best"], sizes=["1024x4096"], quick=True)
+    assert r["schema"] == "memhier.report"
+    section = next(s for s in r["sections"] if s["id"] == "bench-softmax")
+    rows = section["tables"][0]["rows"]
+    assert any("best" in str(row.values()) for row in rows)
+    p = memhier.probe(only=["latency"], quick=True)
+    assert any(t["id"] == "latency-tiers" for s in p["sections"] for t in s.get("tables", []))
+    assert p["sm_clock_mhz"] > 0
