@@ -26,8 +26,8 @@ def cli_path() -> str:
 
 def _run(args: List[str]) -> Any:
     proc = subprocess.run([cli_path(), *args, "--json"], capture_output=True, text=True)
-    message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
-    message = message.removeprefix("memhier: ").removeprefix("error: ")
+    # The command's one sentence (a malformed expression adds its caret lines).
+    message = proc.stderr.strip().removeprefix("memhier: ")
     if proc.returncode == 2:
         raise ValueError(message)
     if proc.returncode == 3:
