@@ -28,9 +28,13 @@ build: configure
 report: build
 	@$(BUILD)/src/memhier report
 
-# Build everything and run every test through CTest (GPU tests skip without a GPU).
+# Build everything and run every test through CTest (GPU tests skip without a GPU), build
+# examples/consumer against the installed tree, and `pip install .` + pytest the package.
 test: build
 	@ctest --preset $(PRESET) -j $(JOBS)
+	@scripts/test-consumer.sh $(BUILD)
+	@scripts/bootstrap.sh --python
+	@scripts/test-python.sh
 
 # The CPU tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-sanitize: bootstrap

@@ -3,6 +3,11 @@
 # Exit 0 when everything is present (or was installed), nonzero otherwise.
 set -euo pipefail
 
+# With --python: what `pip install .` of the Python package needs from the distribution
+# instead (an interpreter with venv and its headers); the C++ build never needs Python.
+python_only=false
+[[ ${1:-} == --python ]] && python_only=true
+
 # command-or-file to check -> Debian package that provides it
 declare -A need=(
   [cmake]=cmake
@@ -12,6 +17,10 @@ declare -A need=(
   [/usr/include/fmt/format.h]=libfmt-dev
   [/usr/include/gtest/gtest.h]=libgtest-dev
 )
+
+if $python_only; then
+  need=([python3]=python3)
+fi
 
 missing=()
 for what in "${!need[@]}"; do
@@ -29,6 +38,12 @@ if command -v cmake >/dev/null 2>&1; then
     echo "bootstrap: cmake $v is older than 3.24; install a newer CMake (e.g. 'pip install cmake' or Kitware's apt repository)." >&2
     exit 1
   fi
+fi
+
+if $python_only && command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+  python3 -c 'import os, sysconfig; assert os.path.exists(sysconfig.get_paths()["include"] + "/Python.h")' \
+    2>/dev/null || missing+=(python3-dev)
 fi
 
 if ((${#missing[@]})); then

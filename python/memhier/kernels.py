@@ -1,0 +1,212 @@
+"""memhier's best kernels on framework arrays (PyTorch, CuPy, JAX, Numba).
+
+Every function takes GPU arrays through ``__dlpack__`` or ``__cuda_array_interface__``,
+checks dtype, shape, layout and device (TypeError or ValueError, one sentence), runs on
+the caller's current stream (or ``stream=``) and returns without synchronizing. Inputs
+must be C-contiguous (gemm also takes row-strided views): a non-contiguous input is an
+error, never a silent copy. Views that start at any element work (a slice from element 1
+included): the kernels need only element alignment and fall back from 16-byte accesses
+themselves. ``variant`` picks a rung of the ladder by name (``memhier.variants(family)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from . import _arrays, _ext
+from ._arrays import Array
+
+
+_F32 = ("float32",)
+
+
+def _stream(stream: Any, x: Any) -> int:
+    """``stream=`` as a handle, or the stream the caller of a kernel on ``x`` works on."""
+    return _arrays.caller_stream(x) if stream is None else _arrays.stream_handle(stream)
+
+
+def _input(x: Any, name: str, stream: int, dtypes: Sequence[str] = _F32,
+           ndim: Optional[int] = None, contiguous: bool = True) -> Array:
+    """``x`` read and checked (dtype, rank, layout, CUDA memory)."""
+    a = _arrays.read(x, name, stream)
+    _arrays.check(a, name, dtypes, ndim, contiguous)
+    return a
+
+
+def _writable(a: Array, name: str) -> None:
+    """ValueError when ``a`` is memory its producer exported as read-only."""
+    if not a.writable:
+        raise ValueError(f"{name} is read-only (its framework exported it through DLPack as "
+                         f"immutable); pass a writable out=.")
+
+
+def _output(x: Array, out: Any, name: str, shape: tuple, dtypes: Sequence[str],
+            stream: int) -> Array:
+    """``out`` read and checked, or a new array like ``x`` (dtype ``dtypes[0]``)."""
+    if out is None:
+        out = _arrays.empty_like(x.obj, shape, dtypes[0], x.device)
+    o = _input(out, name, stream, dtypes)
+    _writable(o, name)
+    if tuple(o.shape) != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)}, not {tuple(o.shape)}.")
+    return o
+
+
+def softmax(x: Any, out: Any = None, *, variant: str = "best", stream: Any = None) -> Any:
+    """Softmax over the last axis of a float32 array: out[..., j] = exp(x[..., j] - max) / sum.
+
+    Any rank >= 1 (leading axes are rows). Returns ``out`` (a new array like ``x`` when None).
+    """
+    s = _stream(stream, x)
+    a = _input(x, "x", s)
+    if not a.shape:
+        raise ValueError("x must have at least one dimension.")
+    o = _output(a, out, "out", a.shape, _F32, s)
+    device = _arrays.device_of((a, "x"), (o, "out"))
+    cols = a.shape[-1]
+    rows = a.size // cols if cols else 0
+    if rows:
+        _ext.softmax(variant, a.ptr, o.ptr, rows, cols, device, s)
+    return o.obj
+
+
+def transpose(x: Any, out: Any = None, *, variant: str = "best", stream: Any = None) -> Any:
+    """The transpose of a 2-D float32 array (rows x cols in, cols x rows out, row-major)."""
+    s = _stream(stream, x)
+    a = _input(x, "x", s, ndim=2)
+    rows, cols = a.shape
+    o = _output(a, out, "out", (cols, rows), _F32, s)
+    device = _arrays.device_of((a, "x"), (o, "out"))
+    if a.size:
+        _ext.transpose(variant, a.ptr, o.ptr, rows, cols, device, s)
+    return o.obj
+
+
+def _leading_dim(a: Array, name: str) -> int:
+    """The row stride (elements) of a 2-D array whose rows are dense; ValueError otherwise."""
+    rows, cols = a.shape
+    if a.strides is None:
+        return max(cols, 1)
+    row_stride, col_stride = a.strides
+    if (col_stride != 1 and cols > 1) or (rows > 1 and row_stride < cols):
+        raise ValueError(f"{name} must have unit stride along its last axis and rows at least "
+                         f"{cols} apart (strides {a.strides}); pass a contiguous copy.")
+    return max(row_stride if rows > 1 else cols, cols, 1)
+
+
+def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, *,
+         variant: str = "best", stream: Any = None) -> Any:
+    """C = alpha * A @ B + beta * C in float32 on CUDA cores (no tensor cores).
+
+    ``a`` is m x k, ``b`` k x n, ``c`` m x n; each may be a row-strided view (unit stride
+    along rows). With ``c=None`` a new m x n array is returned and ``beta`` must be 0.
+    The first call at a shape class tunes ``best`` (it synchronizes the stream once).
+    """
+    s = _stream(stream, a)
+    A = _input(a, "a", s, ndim=2, contiguous=False)
+    B = _input(b, "b", s, ndim=2, contiguous=False)
+    m, k = A.shape
+    if B.shape[0] != k:
+        raise ValueError(f"a is {m}x{k} but b has {B.shape[0]} rows; they must agree.")
+    n = B.shape[1]
+    if c is None and beta != 0.0:
+        raise ValueError("beta must be 0 when c is not given (there is no C to scale).")
+    if c is None:
+        C = _output(A, c, "c", (m, n), _F32, s)
+    else:
+        C = _input(c, "c", s, ndim=2, contiguous=False)
+        _writable(C, "c")
+    if tuple(C.shape) != (m, n):
+        raise ValueError(f"c must have shape {(m, n)}, not {tuple(C.shape)}.")
+    lda, ldb, ldc = _leading_dim(A, "a"), _leading_dim(B, "b"), _leading_dim(C, "c")
+    device = _arrays.device_of((A, "a"), (B, "b"), (C, "c"))
+    if m and n:
+        if k == 0:  # an empty sum: C = beta * C, which the rungs take with alpha = 0
+            _ext.gemm(variant, m, n, 1, 0.0, A.ptr or C.ptr, 1, B.ptr or C.ptr, n, float(beta),
+                      C.ptr, ldc, device, s)
+        else:
+            _ext.gemm(variant, m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb, float(beta), C.ptr,
+                      ldc, device, s)
+    return C.obj
+
+
+def reduce(x: Any, op: str = "sum", out: Any = None, *, variant: str = "best",
+           stream: Any = None) -> Any:
+    """The sum or max (``op``) of every element of a float32 array, as a 0-d float32 array.
+
+    max skips NaN (fmaxf); sum propagates it. An empty array is a ValueError.
+    """
+    s = _stream(stream, x)
+    a = _input(x, "x", s)
+    if op not in ("sum", "max"):
+        raise ValueError(f"op must be 'sum' or 'max', not {op!r}.")
+    if a.size == 0:
+        raise ValueError(f"the {op} of an empty array is not defined here.")
+    o = _output(a, out, "out", (), _F32, s)
+    device = _arrays.device_of((a, "x"), (o, "out"))
+    _ext.reduce(variant, op, a.ptr, a.size, o.ptr, device, s)
+    return o.obj
+
+
+def histogram256(x: Any, out: Any = None, *, variant: str = "best", stream: Any = None) -> Any:
+    """256 bins: out[v] = how many elements of ``x`` equal v, as uint32.
+
+    ``x`` is uint8, or int32 (values outside 0..255 are skipped). ``out`` may be uint32 or
+    int32 of shape (256,); it is zeroed by the call.
+    """
+    s = _stream(stream, x)
+    a = _input(x, "x", s, ("uint8", "int32"))
+    o = _output(a, out, "out", (256,), ("uint32", "int32"), s)
+    device = _arrays.device_of((a, "x"), (o, "out"))
+    _ext.histogram256(variant, a.ptr, a.size, 8 if a.dtype == "uint8" else 32, o.ptr, device, s)
+    return o.obj
+
+
+def _filter_values(filter: Any) -> tuple:
+    """(k, k*k floats) from a k x k nested sequence, a flat one, or an array (``tolist``)."""
+    values = filter.tolist() if hasattr(filter, "tolist") else filter
+    try:
+        rows = [list(r) for r in values] if values and hasattr(values[0], "__len__") else None
+        flat = [float(v) for r in rows for v in r] if rows else [float(v) for v in values]
+    except TypeError:
+        raise TypeError("filter must be a k x k sequence of numbers (k = 3, 5 or 7).") from None
+    k = {9: 3, 25: 5, 49: 7}.get(len(flat))
+    if k is None or (rows is not None and any(len(r) != k for r in rows)):
+        raise ValueError(f"filter must be 3x3, 5x5 or 7x7, not {len(flat)} values.")
+    return k, flat
+
+
+def stencil2d(x: Any, filter: Any, out: Any = None, *, variant: str = "best",
+              stream: Any = None) -> Any:
+    """2-D convolution of a float32 image with a k x k filter (k = 3, 5, 7), borders clamped.
+
+    out[r][c] = sum_ij filter[i][j] * x[clamp(r+i-k//2)][clamp(c+j-k//2)]. The filter is
+    host values (a nested list, or any array with ``tolist``); it is copied before return.
+    """
+    k, flat = _filter_values(filter)
+    s = _stream(stream, x)
+    a = _input(x, "x", s, ndim=2)
+    o = _output(a, out, "out", a.shape, _F32, s)
+    device = _arrays.device_of((a, "x"), (o, "out"))
+    if a.size:
+        _ext.stencil2d(variant, a.ptr, o.ptr, a.shape[0], a.shape[1], flat, k, device, s)
+    return o.obj
+
+
+def axpy(a: float, x: Any, y: Any, *, variant: str = "best", stream: Any = None) -> Any:
+    """y = a * x + y in place (float32, same shape; one fma per element). Returns ``y``."""
+    s = _stream(stream, x)
+    X = _input(x, "x", s)
+    Y = _input(y, "y", s)
+    _writable(Y, "y")
+    if tuple(X.shape) != tuple(Y.shape):
+        raise ValueError(f"x and y must have the same shape, not {X.shape} and {Y.shape}.")
+    device = _arrays.device_of((X, "x"), (Y, "y"))
+    if X.size:
+        _ext.axpy(variant, float(a), X.ptr, Y.ptr, X.size, device, s)
+    return y
+
+
+def variants(family: str) -> list:
+    """The names ``variant=`` accepts for a kernel function ("softmax", "gemm", ...)."""
+    return list(_ext.variants(family))

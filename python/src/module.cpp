@@ -1,0 +1,8 @@
+// memhier._ext: the compiled half of the Python package (python/memhier wraps it).
+#include "bindings.hpp"
+
+NB_MODULE(_ext, m) {
+  m.doc() = "memhier's C++ libraries: kernels over device pointers, the CPU models, claims.";
+  memhier::python::bind_kernels(m);
+  memhier::python::bind_models(m);
+}

@@ -1,0 +1,221 @@
+"""Every kernel against PyTorch on a GPU: odd shapes, views starting at element 1, every
+variant, the other array protocols, and the caller's stream. Skipped without torch or a GPU."""
+
+import pytest
+
+import memhier
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available() or memhier.device_count() == 0:
+    pytest.skip("no CUDA device", allow_module_level=True)
+
+DEV = "cuda"
+ODD_2D = [(1, 1), (1, 7), (7, 1), (3, 33), (5, 1025), (2, 4099), (17, 129), (1, 65537)]
+
+
+def rand(*shape, misaligned=False, dtype=torch.float32):
+    """Random values; with ``misaligned`` a view that starts 4 bytes into its storage."""
+    n = 1
+    for s in shape:
+        n *= s
+    base = torch.randn(n + 1, device=DEV, dtype=torch.float64).to(dtype)
+    flat = base[1:] if misaligned else base[:n]
+    return flat.view(*shape)
+
+
+def rel_err(got, want):
+    got, want = got.double(), want.double()
+    return ((got - want).norm() / want.norm().clamp_min(1e-30)).item()
+
+
+@pytest.mark.parametrize("shape", ODD_2D + [(64, 4096)])
+@pytest.mark.parametrize("misaligned", [False, True])
+def test_softmax_best(shape, misaligned):
+    x = rand(*shape, misaligned=misaligned)
+    y = memhier.softmax(x)
+    assert y.shape == x.shape and y.dtype == torch.float32
+    assert rel_err(y, torch.softmax(x.double(), -1)) < 1e-5
+
+
+@pytest.mark.parametrize("variant", memhier.variants("softmax"))
+def test_softmax_every_variant(variant):
+    x = rand(37, 513, misaligned=True)
+    out = torch.full_like(x, float("nan"))
+    memhier.softmax(x, out, variant=variant)
+    assert rel_err(out, torch.softmax(x.double(), -1)) < 1e-5
+
+
+def test_softmax_rank3_and_non_contiguous():
+    x = rand(4, 5, 33)
+    assert rel_err(memhier.softmax(x), torch.softmax(x.double(), -1)) < 1e-5
+    with pytest.raises(ValueError, match="C-contiguous"):
+        memhier.softmax(rand(33, 8).t())
+
+
+@pytest.mark.parametrize("shape", ODD_2D + [(1024, 768)])
+@pytest.mark.parametrize("variant", memhier.variants("transpose"))
+def test_transpose(shape, variant):
+    x = rand(*shape, misaligned=shape[0] % 2 == 1)
+    assert torch.equal(memhier.transpose(x, variant=variant), x.t().contiguous())
+
+
+@pytest.mark.parametrize("mnk", [(1, 1, 1), (7, 5, 3), (65, 129, 33), (128, 256, 64),
+                                 (257, 129, 1031)])
+def test_gemm_best(mnk):
+    m, n, k = mnk
+    a, b = rand(m, k, misaligned=True), rand(k, n)
+    want = a.double() @ b.double()
+    assert rel_err(memhier.gemm(a, b), want) < 1e-5
+    c = rand(m, n)
+    got = memhier.gemm(a, b, c.clone(), alpha=0.5, beta=2.0)
+    assert rel_err(got, 0.5 * want + 2.0 * c.double()) < 1e-5
+
+
+@pytest.mark.parametrize("variant", memhier.variants("gemm"))
+def test_gemm_every_variant_on_row_strided_views(variant):
+    wide = rand(67, 80)
+    a = wide[:, 3:3 + 45]  # rows 80 apart, starting 12 bytes in
+    b = rand(45, 33)
+    c = torch.full((67, 40), float("nan"), device=DEV)[:, :33]
+    memhier.gemm(a, b, c, variant=variant)
+    assert rel_err(c, a.double() @ b.double()) < 1e-5
+
+
+@pytest.mark.parametrize("n", [1, 7, 1025, 4099, 1 << 20, (1 << 22) + 3])
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_reduce_best(n, op):
+    x = rand(n, misaligned=True)
+    got = memhier.reduce(x, op=op)
+    assert got.shape == () and got.dtype == torch.float32
+    want = x.double().sum() if op == "sum" else x.double().max()
+    assert close_sum(got, want, x)
+
+
+def close_sum(got, want, x):
+    """Within float32 rounding of a sum of |x| (exact for max)."""
+    return abs(got.item() - want.item()) <= 1e-6 * max(1.0, x.double().abs().sum().item())
+
+
+@pytest.mark.parametrize("variant", memhier.variants("reduce"))
+def test_reduce_every_variant(variant):
+    x = rand(3, 1000003)
+    assert close_sum(memhier.reduce(x, variant=variant), x.double().sum(), x)
+
+
+@pytest.mark.parametrize("n", [1, 7, 1025, 65537, (1 << 22) + 5])
+@pytest.mark.parametrize("misaligned", [False, True])
+def test_histogram_uint8(n, misaligned):
+    base = torch.randint(0, 256, (n + 1,), device=DEV, dtype=torch.uint8)
+    x = base[1:] if misaligned else base[:n]
+    bins = memhier.histogram256(x)
+    assert bins.shape == (256,)
+    assert torch.equal(bins.to(torch.int64), torch.bincount(x.long(), minlength=256))
+
+
+@pytest.mark.parametrize("variant", memhier.variants("histogram256"))
+def test_histogram_int32_every_variant_skips_out_of_range(variant):
+    x = torch.randint(-40, 300, (100003,), device=DEV, dtype=torch.int32)
+    out = torch.full((256,), -1, device=DEV, dtype=torch.int32)
+    memhier.histogram256(x, out, variant=variant)
+    keep = x[(x >= 0) & (x < 256)].long()
+    assert torch.equal(out.long(), torch.bincount(keep, minlength=256))
+
+
+def stencil_reference(x, w):
+    k = w.shape[0]
+    padded = torch.nn.functional.pad(x.double()[None, None], (k // 2,) * 4, mode="replicate")
+    return torch.nn.functional.conv2d(padded, w.double()[None, None])[0, 0]
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 1), (3, 33), (37, 129), (513, 1027)])
+@pytest.mark.parametrize("k", [3, 5, 7])
+def test_stencil_best(shape, k):
+    x, w = rand(*shape, misaligned=True), torch.randn(k, k)
+    assert rel_err(memhier.stencil2d(x, w), stencil_reference(x, w)) < 1e-5
+
+
+@pytest.mark.parametrize("variant", memhier.variants("stencil2d"))
+def test_stencil_every_variant(variant):
+    x, w = rand(67, 131), torch.randn(5, 5)
+    try:
+        got = memhier.stencil2d(x, w.tolist(), variant=variant)
+    except ValueError as e:  # a configuration for another filter size says so
+        assert "5" in str(e) or "k" in str(e)
+        return
+    assert rel_err(got, stencil_reference(x, w)) < 1e-5
+
+
+@pytest.mark.parametrize("n", [1, 3, 1025, (1 << 20) + 1])
+@pytest.mark.parametrize("variant", memhier.variants("axpy"))
+def test_axpy(n, variant):
+    x, y = rand(n, misaligned=True), rand(n)
+    want = 1.5 * x.double() + y.double()
+    assert memhier.axpy(1.5, x, y, variant=variant) is y
+    assert rel_err(y, want) < 1e-6
+
+
+class CAIOnly:
+    """A torch tensor seen only through __cuda_array_interface__ (as CuPy or Numba offer it)."""
+
+    def __init__(self, t):
+        self.t = t
+        self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+
+class DLPackOnly:
+    """A torch tensor seen only through __dlpack__ (as JAX offers it)."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def __dlpack__(self, **kw):
+        return self.t.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()
+
+
+@pytest.mark.parametrize("wrap", [CAIOnly, DLPackOnly])
+def test_other_protocols(wrap):
+    x = rand(9, 1031, misaligned=True)
+    out = torch.empty_like(x)
+    memhier.softmax(wrap(x), wrap(out))
+    torch.cuda.synchronize()
+    assert rel_err(out, torch.softmax(x.double(), -1)) < 1e-5
+    with pytest.raises(TypeError, match="pass out="):
+        memhier.softmax(wrap(x))
+
+
+def test_runs_on_the_callers_stream_and_on_stream_override():
+    """A side stream is busy (sleep) before it writes x; memhier must queue behind it."""
+    src = rand(512, 4096)
+    want = torch.softmax(src.double(), -1)
+    side = torch.cuda.Stream()
+    for explicit in (False, True):
+        x = torch.zeros_like(src)
+        out = torch.zeros_like(src)
+        torch.cuda.synchronize()
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time on the side stream
+            x.copy_(src)
+        if explicit:
+            memhier.softmax(x, out, stream=side)
+        else:
+            with torch.cuda.stream(side):
+                memhier.softmax(x, out)
+        done = torch.cuda.Event()
+        done.record(side)
+        torch.cuda.current_stream().wait_event(done)
+        assert rel_err(out, want) < 1e-5, "the kernel ran before the side stream wrote x"
+
+
+def test_reduce_workspaces_per_stream():
+    streams = [torch.cuda.Stream() for _ in range(3)]
+    xs = [rand(1 << 22) for _ in streams]
+    outs = []
+    for s, x in zip(streams, xs):
+        with torch.cuda.stream(s):
+            outs.append(memhier.reduce(x))
+    torch.cuda.synchronize()
+    for x, o in zip(xs, outs):
+        assert close_sum(o, x.double().sum(), x)
