@@ -158,30 +158,34 @@ __global__ void __launch_bounds__(kRefTile* kRefTile)
                      const float* __restrict__ B, double beta, const float* __restrict__ C0,
                      double* __restrict__ ref, float* __restrict__ scale) {
   __shared__ double as[kRefTile][kRefTile + 1], bs[kRefTile][kRefTile + 1];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int row = blockIdx.y * kRefTile + ty, col = blockIdx.x * kRefTile + tx;
-  double acc = 0, mag = 0;
-  for (int p0 = 0; p0 < k; p0 += kRefTile) {
-    as[ty][tx] = row < m && p0 + tx < k
-                     ? A[static_cast<std::size_t>(row) * k + static_cast<std::size_t>(p0 + tx)]
-                     : 0.0;
-    bs[ty][tx] = p0 + ty < k && col < n
-                     ? B[static_cast<std::size_t>(p0 + ty) * n + static_cast<std::size_t>(col)]
-                     : 0.0;
-    __syncthreads();
+  const int tx = threadIdx.x, ty = threadIdx.y, col = blockIdx.x * kRefTile + tx;
+  const int row_tiles = (m + kRefTile - 1) / kRefTile;
+  for (int by = blockIdx.y; by < row_tiles; by += gridDim.y) {  // grid.y is at most 65535
+    const int row = by * kRefTile + ty;
+    double acc = 0, mag = 0;
+    for (int p0 = 0; p0 < k; p0 += kRefTile) {
+      as[ty][tx] = row < m && p0 + tx < k
+                       ? A[static_cast<std::size_t>(row) * k + static_cast<std::size_t>(p0 + tx)]
+                       : 0.0;
+      bs[ty][tx] = p0 + ty < k && col < n
+                       ? B[static_cast<std::size_t>(p0 + ty) * n + static_cast<std::size_t>(col)]
+                       : 0.0;
+      __syncthreads();
 #pragma unroll
-    for (int q = 0; q < kRefTile; ++q) {
-      const double ab = as[ty][q] * bs[q][tx];
-      acc += ab;
-      mag += fabs(ab);
+      for (int q = 0; q < kRefTile; ++q) {
+        const double ab = as[ty][q] * bs[q][tx];
+        acc += ab;
+        mag += fabs(ab);
+      }
+      __syncthreads();
     }
-    __syncthreads();
+    if (row < m && col < n) {
+      const std::size_t o = static_cast<std::size_t>(row) * n + static_cast<std::size_t>(col);
+      const double c0 = C0 ? static_cast<double>(C0[o]) : 0.0;
+      ref[o] = alpha * acc + beta * c0;
+      scale[o] = static_cast<float>(fabs(alpha) * mag + fabs(beta) * fabs(c0));
+    }
   }
-  if (row >= m || col >= n) return;
-  const std::size_t o = static_cast<std::size_t>(row) * n + static_cast<std::size_t>(col);
-  const double c0 = C0 ? static_cast<double>(C0[o]) : 0.0;
-  ref[o] = alpha * acc + beta * c0;
-  scale[o] = static_cast<float>(fabs(alpha) * mag + fabs(beta) * fabs(c0));
 }
 
 /// Device bytes a case needs: A, B, C (and C0 when beta != 0), the reference and its scale.
@@ -248,7 +252,8 @@ class GemmCase : public registry::Case {
   std::vector<core::OutputSpec> outputs() override {
     if (!ref_ready_) {
       const dim3 block(kRefTile, kRefTile);
-      const dim3 grid((s_.n + kRefTile - 1) / kRefTile, (s_.m + kRefTile - 1) / kRefTile);
+      const dim3 grid((s_.n + kRefTile - 1) / kRefTile,
+                      std::min((s_.m + kRefTile - 1) / kRefTile, 65535));
       reference_kernel<<<grid, block>>>(s_.m, s_.n, s_.k, s_.alpha, A_.data(), B_.data(), s_.beta,
                                         s_.beta != 0.f ? C0_.data() : nullptr, ref_.data(),
                                         scale_.data());
