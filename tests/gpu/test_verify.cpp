@@ -65,7 +65,8 @@ TEST(DeviceVerify, MatchesTheDefinition) {
     out[3] = std::numeric_limits<float>::quiet_NaN();
     out[n - 1] = std::numeric_limits<float>::infinity();
     out[1000] = static_cast<float>(ref[1000] + 0.25);  // far off
-    out[2000000] = static_cast<float>(ref[2000000] * (1 + 1e-4));
+    ref[2000000] = 0.75;                               // 1e-4 off: beyond any bound here
+    out[2000000] = static_cast<float>(0.75 * (1 + 1e-4));
     ref[77] = 0;
     out[77] = 1e-30f;  // off, against a zero bound when the bound is |ref|
     const Expected want = by_hand(out, ref, scale, factor);

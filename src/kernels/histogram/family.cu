@@ -1,6 +1,6 @@
 // The histogram ladder's registration: variants in rung order, shapes, and the Case that
-// owns the input (uint8 or int32, uniform or degenerate), the exact CPU counts and the
-// cub::DeviceHistogram::HistogramEven baseline.
+// owns the input (uint8 or int32, uniform or degenerate), the exact counts (computed on the
+// device) and the cub::DeviceHistogram::HistogramEven baseline.
 #include <cuda_runtime.h>
 
 #include <algorithm>

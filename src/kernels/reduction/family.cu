@@ -1,6 +1,6 @@
 // The reduction ladder's registration: variants in rung order with their techniques
 // and the source texts' claims, the shapes, and the Case (random inputs in [0, 1), a float64
-// CPU sum, NaN-poisoned output, cub::DeviceReduce::Sum as the baseline).
+// sum computed on the device, NaN-poisoned output, cub::DeviceReduce::Sum as the baseline).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -52,7 +52,7 @@ StencilShape parse_stencil_shape(const std::string& shape) {
   return {static_cast<int>(dims[0]), static_cast<int>(dims[1]), kpart[0] - '0'};
 }
 
-/// splitmix64: a deterministic stream for the filter taps and the sampled points.
+/// splitmix64: a deterministic stream for the filter taps.
 std::uint64_t splitmix(std::uint64_t* state) {
   std::uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
