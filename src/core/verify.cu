@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kThreads)
     const double d = fabs(o - r);
     const double bound = factor * (scale ? static_cast<double>(scale[i]) : fabs(r));
     const double ratio = d == 0 ? 0.0 : (bound > 0 ? d / bound : INFINITY);
-    if (!(ratio <= 1.0)) ++p.over;
+    if (!(d <= bound)) ++p.over;  // the definition itself, not the rounded ratio
     if (worse(ratio, i, p.worst, p.worst_index)) p.worst = ratio, p.worst_index = i;
     p.err2 += d * d;
     p.ref2 += r * r;

@@ -35,7 +35,7 @@ Expected by_hand(const std::vector<float>& out, const std::vector<double>& ref,
     const double d = std::fabs(static_cast<double>(out[i]) - ref[i]);
     const double b = factor * (scale.empty() ? std::fabs(ref[i]) : static_cast<double>(scale[i]));
     const double r = d == 0 ? 0.0 : (b > 0 ? d / b : std::numeric_limits<double>::infinity());
-    if (r > 1) ++e.over;
+    if (d > b) ++e.over;
     if (r > e.worst) e.worst = r, e.worst_index = i;
     e.err2 += d * d;
     e.ref2 += ref[i] * ref[i];
