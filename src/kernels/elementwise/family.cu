@@ -226,11 +226,15 @@ class StreamCase final : public registry::Case {
   core::ElementCheck verify() override {
     core::ElementCheck c = Case::verify();
     if (axpy()) return c;
+    const std::size_t at = oy_ == 0 ? n_ : 0;  // its index in y
     float guard = 0;
-    MEMHIER_CUDA(
-        cudaMemcpy(&guard, y_.data() + (oy_ == 0 ? n_ : 0), sizeof guard, cudaMemcpyDeviceToHost));
+    MEMHIER_CUDA(cudaMemcpy(&guard, y_.data() + at, sizeof guard, cudaMemcpyDeviceToHost));
     ++c.checked;
-    if (bits(guard) != 0xffffffffu) ++c.over, c.worst = std::numeric_limits<double>::infinity();
+    if (bits(guard) != 0xffffffffu) {  // written: out of bounds
+      ++c.over;
+      c.worst = std::numeric_limits<double>::infinity();
+      c.worst_index = at;
+    }
     return c;
   }
 
