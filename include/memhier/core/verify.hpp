@@ -88,18 +88,4 @@ std::string describe_failure(const ElementCheck& c, const std::vector<OutputSpec
 /// allocating).
 void require_device_memory(double bytes, const std::string& what);
 
-/// ||out - ref|| / ||ref|| on the host; NaN if any output is not finite or the sizes differ.
-template <typename T>
-double rel_l2_error(const std::vector<T>& out, const std::vector<double>& ref) {
-  if (out.size() != ref.size()) return std::numeric_limits<double>::quiet_NaN();
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const double o = static_cast<double>(out[i]);
-    if (!std::isfinite(o)) return std::numeric_limits<double>::quiet_NaN();
-    num += (o - ref[i]) * (o - ref[i]);
-    den += ref[i] * ref[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
 }  // namespace memhier::core
