@@ -32,6 +32,12 @@ struct BenchOptions {
 std::vector<registry::BenchRecord> run_family(const registry::Family& family,
                                               const BenchOptions& opt);
 
+/// After `run` was timed on `c`: verifies the output its last repetition left (for an
+/// in_place() case, of one more run after poison(), since repeated runs compound) and marks
+/// `r` unverified, with a note, when it fails.
+void verify_last_repetition(registry::Case& c, const std::function<void(cudaStream_t)>& run,
+                            registry::BenchRecord* r);
+
 /// The family's table (one row per record) and bar chart (GB/s or GFLOP/s per variant).
 report::Section family_section(const registry::Family& family,
                                const std::vector<registry::BenchRecord>& records);

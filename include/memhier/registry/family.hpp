@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "memhier/core/check.hpp"
+#include "memhier/core/verify.hpp"
 #include "memhier/model/access.hpp"
 #include "memhier/registry/record.hpp"
 
@@ -67,11 +69,30 @@ class Case {
   virtual void run(const std::string& variant, cudaStream_t stream) = 0;
   /// Fills every output with NaN so that an unwritten element fails verification.
   virtual void poison(cudaStream_t stream) = 0;
-  /// Relative L2 error of the outputs against the float64 reference (synchronizes);
-  /// NaN or infinity when any output is NaN (unwritten) or wrong by far.
-  virtual double error() = 0;
-  /// Largest error() that passes.
+  /// The outputs a run writes, each with its float64 reference and per-element bound. The
+  /// reference is computed on the device on the first call (inputs never change) and
+  /// depends only on what the last run computed. Verification tests also write through
+  /// these pointers to plant faults.
+  virtual std::vector<core::OutputSpec> outputs() = 0;
+  /// Every element of every output against its bound, one pass on the device (synchronizes).
+  virtual core::ElementCheck verify() {
+    MEMHIER_CUDA(cudaDeviceSynchronize());  // runs may be on any stream
+    const std::vector<core::OutputSpec> specs = outputs();
+    return core::check_outputs(specs);
+  }
+  /// Relative L2 error of the outputs against the float64 reference (synchronizes); NaN when
+  /// any output is not finite (unwritten), infinity when any element is beyond its bound.
+  virtual double error() { return core::gated_error(verify()); }
+  /// Largest error() that passes (a relative L2 error; every element is held to its own
+  /// bound besides).
   virtual double tolerance() const = 0;
+  /// For tests of the device reference: the same references computed on the CPU, one per
+  /// output in outputs() order. Small shapes only: throws std::invalid_argument when the
+  /// CPU would take long.
+  virtual std::vector<core::HostReference> cpu_reference() = 0;
+  /// True when a run reads what it writes (y = a x + y, C = alpha A B + beta C, p += v dt):
+  /// repeated runs compound, so only a run right after poison() matches the reference.
+  virtual bool in_place() const { return false; }
   /// The vendor baseline's name ("cublasSgeam", "cub::DeviceReduce::Sum"); "" if none.
   virtual std::string baseline_name() const { return {}; }
   /// Runs the baseline into the same outputs (so error() checks it too).

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct BenchRecord {
   bool verified = false;
   std::string declined;  ///< why the variant does not run at this shape; "" when it ran
   double rel_error = NAN, tolerance = NAN;
+  /// Elements beyond their own bound or not finite (0 passes); rel_error is over every element.
+  std::uint64_t bad_elements = 0;
+  /// The largest |out - ref| / bound over the finite elements (at most 1 passes).
+  double worst_ratio = NAN;
   double ms = NAN;           ///< median, L2 flushed before each repetition
   double spread = NAN;       ///< (p90 - p10) / median
   double gbps = NAN;         ///< work.bytes / time

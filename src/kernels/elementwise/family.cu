@@ -10,8 +10,8 @@
 // run on x[0..n) -> y[0..n); float4_misaligned_base on x + 1 -> y + 1 (both 4 bytes past a
 // 16-byte boundary: the float4 path peels a 3-element scalar head); float4_mismatched_alignment
 // on x + 1 -> y (different misalignments: the float4 call falls back to scalar). Same n,
-// same work; error() computes the reference for the offsets that ran, and checks that the
-// one element outside the written range is untouched (an out-of-bounds write fails).
+// same work; the reference follows the offsets that ran, and the one element outside the
+// written range must be untouched (an out-of-bounds write fails).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -21,7 +21,6 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -86,71 +85,29 @@ Shape parse_elementwise_shape(const std::string& shape) {
 // ---------------------------------------------------------------------------------------
 // Verification helpers.
 
-/// Up to this many floats per checked array, error() compares every element; above it, both
-/// ends and a deterministic spread (the CPU side stays far under a second per case).
-constexpr std::size_t kFullCheckFloats = std::size_t{1} << 25;
-constexpr std::size_t kEdgeSamples = 1024;
-constexpr std::size_t kSpreadSamples = std::size_t{1} << 16;
+/// The CPU float64 reference (tests of the device one) up to this many floats per output.
+constexpr std::size_t kCpuReferenceFloats = std::size_t{1} << 25;
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+/// Per element of axpy and the particle update, |out - ref| <= 3u (|a x| + |y|): one fma
+/// rounds once (u |ref|); a multiply then an add (cuBLAS) rounds twice, u |a x| + u |ref|,
+/// and |ref| <= |a x| + |y|; 3 covers the second-order terms. Copies are exact (factor 0).
+constexpr double kUpdateFactor = 3.0 * core::kFp32Unit;
 
-/// Indices 0..len-1 that error() checks: all when len * floats_each is small, else the first
-/// and last kEdgeSamples (heads, tails, the guard) and a hashed spread, sorted and unique.
-std::vector<std::size_t> check_positions(std::size_t len, std::size_t floats_each,
-                                         std::uint32_t seed) {
-  std::vector<std::size_t> pos;
-  if (len * floats_each <= kFullCheckFloats) {
-    pos.resize(len);
-    std::iota(pos.begin(), pos.end(), std::size_t{0});
-    return pos;
+/// The float64 reference of y = a x + y0 (y0 null: y = x) over the n + 1 elements of y,
+/// for a run on x + ox -> y + oy: inside [oy, oy + n) the result and its bound's scale
+/// |a x| + |y0|; outside, y0 untouched (scale 0: exact).
+__global__ void stream_reference(const float* __restrict__ x, const float* __restrict__ y0, float a,
+                                 std::size_t n, std::size_t ox, std::size_t oy,
+                                 double* __restrict__ ref, float* __restrict__ scale) {
+  for (std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; j <= n;
+       j += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const bool inside = j >= oy && j < oy + n;
+    const double xv = inside ? static_cast<double>(x[j - oy + ox]) : 0.0;
+    const double yv = y0 ? static_cast<double>(y0[j]) : 0.0;
+    const double ax = y0 ? static_cast<double>(a) * xv : xv;
+    ref[j] = inside ? ax + yv : yv;
+    if (scale) scale[j] = inside ? static_cast<float>(fabs(ax) + fabs(yv)) : 0.f;
   }
-  for (std::size_t i = 0; i < kEdgeSamples && i < len; ++i) {
-    pos.push_back(i);
-    pos.push_back(len - 1 - i);
-  }
-  for (std::size_t k = 0; k < kSpreadSamples; ++k)
-    pos.push_back(static_cast<std::size_t>(splitmix64((std::uint64_t{seed} << 32) ^ k) % len));
-  std::sort(pos.begin(), pos.end());
-  pos.erase(std::unique(pos.begin(), pos.end()), pos.end());
-  return pos;
-}
-
-__global__ void gather_kernel(const float* __restrict__ src, const std::size_t* __restrict__ idx,
-                              float* __restrict__ out, std::size_t k) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < k) out[i] = src[idx[i]];
-}
-
-/// All `len` floats of a device array (synchronous).
-std::vector<float> download(const float* dev, std::size_t len) {
-  std::vector<float> host(len);
-  MEMHIER_CUDA(cudaMemcpy(host.data(), dev, len * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
-
-/// dev[idx[k]] for every k (every idx[k] < len; synchronous): a whole download when the
-/// indices cover much of the array, else a gather on the device.
-std::vector<float> read_at(const float* dev, std::size_t len, const std::vector<std::size_t>& idx) {
-  std::vector<float> out(idx.size());
-  if (idx.empty()) return out;
-  if (idx.size() * 8 >= len) {
-    const std::vector<float> all = download(dev, len);
-    for (std::size_t k = 0; k < idx.size(); ++k) out[k] = all[idx[k]];
-    return out;
-  }
-  core::DeviceBuffer<std::size_t> d_idx(idx.size());
-  core::DeviceBuffer<float> d_out(idx.size());
-  d_idx.upload(idx);
-  const unsigned threads = 256;
-  const unsigned blocks = static_cast<unsigned>((idx.size() + threads - 1) / threads);
-  gather_kernel<<<blocks, threads>>>(dev, d_idx.data(), d_out.data(), idx.size());
-  MEMHIER_CHECK_LAUNCH();
-  return d_out.download();
 }
 
 std::uint32_t bits(float f) {
@@ -158,9 +115,6 @@ std::uint32_t bits(float f) {
   std::memcpy(&u, &f, sizeof u);
   return u;
 }
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ---------------------------------------------------------------------------------------
 // Which variants apply to which problem.
@@ -194,20 +148,16 @@ class StreamCase final : public registry::Case {
       : shape_(s), n_(s.n), len_(s.n + 1), a_(1.5f + 0.125f * static_cast<float>(seed % 8)) {
     x_ = core::DeviceBuffer<float>(len_);
     y_ = core::DeviceBuffer<float>(len_);
+    ref_ = core::DeviceBuffer<double>(len_);
     // x in [0.5, 1.5): never zero, so a*x moves every y by at least 0.75 and an element the
     // kernel skipped (left at y0 by poison()) fails by far.
     core::fill_random(x_.data(), len_, seed * 2654435761u + 1u, 0.5f, 1.5f, nullptr);
     if (axpy()) {
       y0_ = core::DeviceBuffer<float>(len_);
+      scale_ = core::DeviceBuffer<float>(len_);
       core::fill_random(y0_.data(), len_, seed * 2654435761u + 2u, -1.f, 1.f, nullptr);
     }
     MEMHIER_CUDA(cudaDeviceSynchronize());
-    pos_ = check_positions(len_, 1, seed);
-    std::vector<std::size_t> next(pos_.size());
-    for (std::size_t k = 0; k < pos_.size(); ++k) next[k] = std::min(pos_[k] + 1, n_);
-    x_at_ = read_at(x_.data(), len_, pos_);
-    x_next_ = read_at(x_.data(), len_, next);
-    if (axpy()) y0_at_ = read_at(y0_.data(), len_, pos_);
   }
   ~StreamCase() override {
     if (handle_) cublasDestroy(handle_);
@@ -236,7 +186,7 @@ class StreamCase final : public registry::Case {
     } else if (!is_vector_variant(variant, &v)) {
       unknown(variant);
     }
-    ox_ = ox, oy_ = oy, ran_ = true;
+    ox_ = ox, oy_ = oy;
     if (axpy())
       ew::axpy(v, a_, x_.data() + ox, y_.data() + oy, n_, stream);
     else
@@ -253,36 +203,58 @@ class StreamCase final : public registry::Case {
       y_.poison(stream);
   }
 
-  double error() override {
-    if (!ran_) return kNaN;
-    MEMHIER_CUDA(cudaDeviceSynchronize());
-    std::vector<float> out;
-    if (!axpy() && pos_.size() < len_) {
-      // Sampled copy: the whole output is still scanned for NaN (an unwritten element).
-      const std::vector<float> all = download(y_.data(), len_);
-      for (std::size_t j = oy_; j < oy_ + n_; ++j)
-        if (!std::isfinite(all[j])) return kNaN;
-      out.resize(pos_.size());
-      for (std::size_t k = 0; k < pos_.size(); ++k) out[k] = all[pos_[k]];
-    } else {
-      out = read_at(y_.data(), len_, pos_);
+  // The reference for the offsets of the last run (aligned before any run). copy checks
+  // the n written elements; axpy all n + 1, the untouched one exactly.
+  std::vector<core::OutputSpec> outputs() override {
+    const int key = static_cast<int>(ox_ * 2 + oy_);
+    if (ref_key_ != key) {
+      stream_reference<<<1024, 256>>>(x_.data(), axpy() ? y0_.data() : nullptr, a_, n_, ox_, oy_,
+                                      ref_.data(), axpy() ? scale_.data() : nullptr);
+      MEMHIER_CHECK_LAUNCH();
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      ref_key_ = key;
     }
-    std::vector<float> got;
-    std::vector<double> ref;
-    got.reserve(pos_.size());
-    ref.reserve(pos_.size());
-    for (std::size_t k = 0; k < pos_.size(); ++k) {
-      const std::size_t j = pos_[k];
-      if (j >= oy_ && j < oy_ + n_) {
-        // y[j] comes from x[j - oy + ox]: x[j] when the offsets agree, x[j + 1] for (1, 0).
-        const double xv = static_cast<double>(ox_ == oy_ ? x_at_[k] : x_next_[k]);
-        got.push_back(out[k]);
-        ref.push_back(axpy() ? static_cast<double>(a_) * xv + static_cast<double>(y0_at_[k]) : xv);
-      } else if (bits(out[k]) != (axpy() ? bits(y0_at_[k]) : 0xffffffffu)) {
-        return kInf;  // the element outside [oy, oy + n) was written: out of bounds
-      }
+    if (axpy())
+      return {{"y", y_.data(), len_, 0, core::ElemType::f32, ref_.data(), scale_.data(),
+               kUpdateFactor}};
+    return {{"y", y_.data() + oy_, n_, 0, core::ElemType::f32, ref_.data() + oy_, nullptr, 0.0}};
+  }
+
+  bool in_place() const override { return axpy(); }  // y = a x + y
+
+  // copy: the one element outside the written range must still hold the NaN poison.
+  core::ElementCheck verify() override {
+    core::ElementCheck c = Case::verify();
+    if (axpy()) return c;
+    const std::size_t at = oy_ == 0 ? n_ : 0;  // its index in y
+    float guard = 0;
+    MEMHIER_CUDA(cudaMemcpy(&guard, y_.data() + at, sizeof guard, cudaMemcpyDeviceToHost));
+    ++c.checked;
+    if (bits(guard) != 0xffffffffu) {  // written: out of bounds
+      ++c.over;
+      c.worst = std::numeric_limits<double>::infinity();
+      c.worst_index = at;
     }
-    return core::rel_l2_error(got, ref);
+    return c;
+  }
+
+  std::vector<core::HostReference> cpu_reference() override {
+    if (len_ > kCpuReferenceFloats)
+      throw std::invalid_argument("elementwise " + shape_.text +
+                                  ": too large for the CPU reference.");
+    const std::vector<float> x = x_.download();
+    const std::vector<float> y0 = axpy() ? y0_.download() : std::vector<float>(len_, 0.f);
+    core::HostReference h;
+    for (std::size_t j = 0; j < len_; ++j) {
+      const bool inside = j >= oy_ && j < oy_ + n_;
+      if (!axpy() && !inside) continue;
+      const double xv = inside ? static_cast<double>(x[j - oy_ + ox_]) : 0.0;
+      const double ax = axpy() ? static_cast<double>(a_) * xv : xv;
+      const double yv = y0[j];
+      h.ref.push_back(inside ? ax + yv : yv);
+      if (axpy()) h.scale.push_back(inside ? std::fabs(ax) + std::fabs(yv) : 0.0);
+    }
+    return {h};
   }
 
   // One fma per element (axpy) or none (copy): the result is the float64 value rounded
@@ -298,7 +270,7 @@ class StreamCase final : public registry::Case {
     if (!handle_) check_cublas(cublasCreate(&handle_), "cublasCreate");
     check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
     check_cublas(cublasSetPointerMode(handle_, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
-    ox_ = 0, oy_ = 0, ran_ = true;
+    ox_ = 0, oy_ = 0;
     if (n_ <= static_cast<std::size_t>(std::numeric_limits<int>::max()))
       check_cublas(cublasSaxpy(handle_, static_cast<int>(n_), &a_, x_.data(), 1, y_.data(), 1),
                    "cublasSaxpy");
@@ -315,10 +287,10 @@ class StreamCase final : public registry::Case {
   std::size_t n_, len_;  // len_ = n_ + 1: room for the offset-by-one rungs
   float a_;
   core::DeviceBuffer<float> x_, y_, y0_;
-  std::vector<std::size_t> pos_;              // y indices error() checks (all, or a sample)
-  std::vector<float> x_at_, x_next_, y0_at_;  // x[j], x[min(j + 1, n)], y0[j] at each one
-  std::size_t ox_ = 0, oy_ = 0;               // offsets of the last run
-  bool ran_ = false;
+  core::DeviceBuffer<double> ref_;   // float64 y for the offsets ref_key_ encodes
+  core::DeviceBuffer<float> scale_;  // axpy: its bound's scale per element
+  std::size_t ox_ = 0, oy_ = 0;      // offsets of the last run
+  int ref_key_ = -1;                 // ox * 2 + oy of the reference in ref_; -1: none yet
   cublasHandle_t handle_ = nullptr;
 };
 
@@ -339,6 +311,30 @@ __global__ void pack_aos_kernel(const float* __restrict__ x, const float* __rest
   aos[aos_word(i, 3)] = vx[i];
   aos[aos_word(i, 4)] = vy[i];
   aos[aos_word(i, 5)] = vz[i];
+}
+
+/// The float64 reference of the particle update, both layouts, for len = n + 1 particles
+/// (the last a guard, untouched): positions p0 + v dt with the bound's scale |p0| + |v dt|,
+/// and everything else its start value, exactly (scale 0). SoA: field f of particle i at
+/// f * len + i (positions only); AoS: at aos_word(i, f).
+__global__ void particles_reference(const float* __restrict__ px, const float* __restrict__ py,
+                                    const float* __restrict__ pz, const float* __restrict__ vx,
+                                    const float* __restrict__ vy, const float* __restrict__ vz,
+                                    float dt, std::size_t n, bool aos, double* __restrict__ ref,
+                                    float* __restrict__ scale) {
+  const float* field[6] = {px, py, pz, vx, vy, vz};
+  const std::size_t len = n + 1;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < len;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    for (int f = 0; f < (aos ? 6 : 3); ++f) {
+      const std::size_t w =
+          aos ? ew::detail::aos_word(i, f) : static_cast<std::size_t>(f) * len + i;
+      const double start = static_cast<double>(field[f][i]);
+      const bool moves = f < 3 && i < n;
+      const double step = moves ? static_cast<double>(field[f + 3][i]) * dt : 0.0;
+      ref[w] = start + step;
+      scale[w] = moves ? static_cast<float>(fabs(start) + fabs(step)) : 0.f;
+    }
 }
 
 class ParticlesCase final : public registry::Case {
@@ -365,12 +361,9 @@ class ParticlesCase final : public registry::Case {
         field_[5].data(), aos0_.data(), len_);
     MEMHIER_CHECK_LAUNCH();
     MEMHIER_CUDA(cudaMemcpy(aos_.data(), aos0_.data(), aos_.bytes(), cudaMemcpyDeviceToDevice));
-    pos_ = check_positions(len_, ew::detail::kParticleFloats, seed);
-    for (int f = 0; f < 6; ++f) at_[f] = read_at(field_[f].data(), len_, pos_);
-    aos_idx_.resize(pos_.size() * ew::detail::kParticleFloats);
-    for (std::size_t k = 0; k < pos_.size(); ++k)
-      for (int f = 0; f < 6; ++f)
-        aos_idx_[k * 6 + static_cast<std::size_t>(f)] = ew::detail::aos_word(pos_[k], f);
+    ref_ = core::DeviceBuffer<double>(len_ * ew::detail::kParticleFloats);
+    scale_ = core::DeviceBuffer<float>(len_ * ew::detail::kParticleFloats);
+    MEMHIER_CUDA(cudaDeviceSynchronize());
   }
 
   std::string shape() const override { return shape_.text; }
@@ -405,39 +398,54 @@ class ParticlesCase final : public registry::Case {
                                    cudaMemcpyDeviceToDevice, stream));
   }
 
-  double error() override {
-    if (last_ == Layout::none) return kNaN;
-    MEMHIER_CUDA(cudaDeviceSynchronize());
-    std::vector<float> got;
-    std::vector<double> ref;
-    if (last_ == Layout::aos) {
-      const std::vector<float> out =
-          read_at(aos_.data(), len_ * ew::detail::kParticleFloats, aos_idx_);
-      for (std::size_t k = 0; k < pos_.size(); ++k)
-        for (int f = 0; f < 6; ++f) {
-          const float o = out[k * 6 + static_cast<std::size_t>(f)];
-          // Velocities must come back untouched: their reference is their start value.
-          if (pos_[k] == n_) {
-            if (bits(o) != bits(at_[f][k])) return kInf;  // the guard particle was written
-            continue;
-          }
-          got.push_back(o);
-          ref.push_back(f < 3 ? expected(f, k) : static_cast<double>(at_[f][k]));
-        }
-    } else {
-      for (int f = 0; f < 3; ++f) {
-        const std::vector<float> out = read_at(field_[f].data(), len_, pos_);
-        for (std::size_t k = 0; k < pos_.size(); ++k) {
-          if (pos_[k] == n_) {
-            if (bits(out[k]) != bits(at_[f][k])) return kInf;
-            continue;
-          }
-          got.push_back(out[k]);
-          ref.push_back(expected(f, k));
-        }
-      }
+  bool in_place() const override { return true; }  // p += v dt
+
+  // The layout of the last run (SoA before any run): its positions, and in AoS the
+  // velocities and the guard particle as well, which must come back untouched.
+  std::vector<core::OutputSpec> outputs() override {
+    const Layout layout = last_ == Layout::aos ? Layout::aos : Layout::soa;
+    if (ref_layout_ != layout) {
+      particles_reference<<<1024, 256>>>(pristine_[0].data(), pristine_[1].data(),
+                                         pristine_[2].data(), field_[3].data(), field_[4].data(),
+                                         field_[5].data(), dt_, n_, layout == Layout::aos,
+                                         ref_.data(), scale_.data());
+      MEMHIER_CHECK_LAUNCH();
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      ref_layout_ = layout;
     }
-    return core::rel_l2_error(got, ref);
+    if (layout == Layout::aos)
+      return {{"particles", aos_.data(), aos_.size(), 0, core::ElemType::f32, ref_.data(),
+               scale_.data(), kUpdateFactor}};
+    std::vector<core::OutputSpec> specs;
+    for (int f = 0; f < 3; ++f)
+      specs.push_back({std::string(1, "xyz"[f]), field_[f].data(), len_, 0, core::ElemType::f32,
+                       ref_.data() + f * len_, scale_.data() + f * len_, kUpdateFactor});
+    return specs;
+  }
+
+  std::vector<core::HostReference> cpu_reference() override {
+    if (len_ * ew::detail::kParticleFloats > kCpuReferenceFloats)
+      throw std::invalid_argument("elementwise " + shape_.text +
+                                  ": too large for the CPU reference.");
+    std::vector<float> start[6];
+    for (int f = 0; f < 6; ++f) start[f] = (f < 3 ? pristine_[f] : field_[f]).download();
+    const bool aos = last_ == Layout::aos;
+    std::vector<core::HostReference> out(aos ? 1 : 3);
+    for (core::HostReference& h : out) {
+      h.ref.resize(aos ? len_ * 6 : len_);
+      h.scale.resize(h.ref.size());
+    }
+    for (std::size_t i = 0; i < len_; ++i)
+      for (int f = 0; f < (aos ? 6 : 3); ++f) {
+        core::HostReference& h = out[aos ? 0 : static_cast<std::size_t>(f)];
+        const std::size_t w = aos ? ew::detail::aos_word(i, f) : i;
+        const bool moves = f < 3 && i < n_;
+        const double p = start[f][i];
+        const double step = moves ? static_cast<double>(start[f + 3][i]) * dt_ : 0.0;
+        h.ref[w] = p + step;
+        h.scale[w] = moves ? std::fabs(p) + std::fabs(step) : 0.0;
+      }
+    return out;
   }
 
   // One fma per coordinate: 6e-8 relative at most.
@@ -445,11 +453,6 @@ class ParticlesCase final : public registry::Case {
 
  private:
   enum class Layout { none, aos, soa };
-
-  double expected(int f, std::size_t k) const {
-    return static_cast<double>(at_[f][k]) +
-           static_cast<double>(at_[f + 3][k]) * static_cast<double>(dt_);
-  }
 
   ew::ParticlesSoA soa() {
     return {field_[0].data(), field_[1].data(), field_[2].data(),
@@ -462,9 +465,9 @@ class ParticlesCase final : public registry::Case {
   core::DeviceBuffer<float> field_[6];     // SoA: x, y, z, vx, vy, vz
   core::DeviceBuffer<float> pristine_[3];  // starting x, y, z
   core::DeviceBuffer<float> aos_, aos0_;   // AoS: working and starting records
-  std::vector<std::size_t> pos_;           // particles error() checks
-  std::vector<std::size_t> aos_idx_;       // their six words in the AoS buffer
-  std::vector<float> at_[6];               // starting fields at each checked particle
+  core::DeviceBuffer<double> ref_;         // float64 result in ref_layout_'s order
+  core::DeviceBuffer<float> scale_;        // its bound's scale per element
+  Layout ref_layout_ = Layout::none;
   Layout last_ = Layout::none;
 };
 
@@ -530,6 +533,13 @@ registry::Family elementwise_family() {
   f.make_case = [](const std::string& shape,
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const Shape s = parse_elementwise_shape(shape);  // before touching the GPU
+    // Per element of n + 1: particles 6 fields, 3 starting positions, two AoS copies, the
+    // float64 reference and its scale (156 bytes); axpy x, y, y0, reference, scale (24);
+    // copy x, y, reference (16).
+    const double per = s.problem == Problem::particles ? 156.0
+                       : s.problem == Problem::axpy    ? 24.0
+                                                       : 16.0;
+    core::require_device_memory(per * (static_cast<double>(s.n) + 1.0), "elementwise " + s.text);
     if (s.problem == Problem::particles) return std::make_unique<ParticlesCase>(s, seed);
     return std::make_unique<StreamCase>(s, seed);
   };

@@ -11,7 +11,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,10 +36,8 @@ constexpr int kTf32Rung = 99;
 // The naive rungs decline shapes above this many flops (2mnk): at a few hundred GFLOP/s
 // 8192^3 would take seconds per run. 4096^3 (1.4e11) still runs, for the source texts' figure.
 constexpr double kNaiveMaxFlops = 2.0e11;
-// Full float64 reference up to this many multiply-adds (well under a second on the CPU);
-// above it, a grid of sampled rows x columns, each a K-long dot product in double.
-constexpr double kFullReferenceMacs = 67108864.0;  // 2^26
-constexpr int kSampleRows = 32, kSampleCols = 32;
+// The CPU float64 reference (tests of the device one) up to this many multiply-adds.
+constexpr double kCpuReferenceMacs = 67108864.0;  // 2^26
 
 void check_cublas(cublasStatus_t st, const char* call) {
   if (st != CUBLAS_STATUS_SUCCESS)
@@ -133,13 +130,74 @@ double fp32_tolerance(int k) {
 /// few 1e-4 whatever K; 5e-3 leaves margin and still catches a wrong result.
 constexpr double kTf32Tolerance = 5e-3;
 
+/// Per element, |C - C_ref| <= factor x (|alpha| sum_k |a_ik b_kj| + |beta c0_ij|): K + 2
+/// fp32 roundings, each at most u times a partial sum bounded by that scale, and independent
+/// in sign, so (Higham & Mary's probabilistic bound) 8 sqrt(K + 2) u holds with a failure
+/// chance below 1e-13 per element, whatever the summation order of a rung.
+double fp32_factor(int k) {
+  return 8.0 * std::sqrt(static_cast<double>(k) + 2.0) * core::kFp32Unit;
+}
+
+/// TF32 also rounds each input to 10 mantissa bits (2^-11 relative, or 2^-10 if truncated):
+/// each product is off by at most 2^-9 of |a b|, whatever K.
+double tf32_factor(int k) {
+  return 0x1p-9 + fp32_factor(k);
+}
+
+constexpr int kRefTile = 16;
+
+/// The float64 reference, one output per thread over 16x16 tiles of A and B in shared
+/// memory: ref = alpha sum_k a b + beta c0 and its bound's scale |alpha| sum_k |a b| + |beta c0|.
+__global__ void __launch_bounds__(kRefTile* kRefTile)
+    reference_kernel(int m, int n, int k, double alpha, const float* __restrict__ A,
+                     const float* __restrict__ B, double beta, const float* __restrict__ C0,
+                     double* __restrict__ ref, float* __restrict__ scale) {
+  __shared__ double as[kRefTile][kRefTile + 1], bs[kRefTile][kRefTile + 1];
+  const int tx = threadIdx.x, ty = threadIdx.y, col = blockIdx.x * kRefTile + tx;
+  const int row_tiles = (m + kRefTile - 1) / kRefTile;
+  for (int by = blockIdx.y; by < row_tiles; by += gridDim.y) {  // grid.y is at most 65535
+    const int row = by * kRefTile + ty;
+    double acc = 0, mag = 0;
+    for (int p0 = 0; p0 < k; p0 += kRefTile) {
+      as[ty][tx] = row < m && p0 + tx < k
+                       ? A[static_cast<std::size_t>(row) * k + static_cast<std::size_t>(p0 + tx)]
+                       : 0.0;
+      bs[ty][tx] = p0 + ty < k && col < n
+                       ? B[static_cast<std::size_t>(p0 + ty) * n + static_cast<std::size_t>(col)]
+                       : 0.0;
+      __syncthreads();
+#pragma unroll
+      for (int q = 0; q < kRefTile; ++q) {
+        const double ab = as[ty][q] * bs[q][tx];
+        acc += ab;
+        mag += fabs(ab);
+      }
+      __syncthreads();
+    }
+    if (row < m && col < n) {
+      const std::size_t o = static_cast<std::size_t>(row) * n + static_cast<std::size_t>(col);
+      const double c0 = C0 ? static_cast<double>(C0[o]) : 0.0;
+      ref[o] = alpha * acc + beta * c0;
+      scale[o] = static_cast<float>(fabs(alpha) * mag + fabs(beta) * fabs(c0));
+    }
+  }
+}
+
+/// Device bytes a case needs: A, B, C (and C0 when beta != 0), the reference and its scale.
+double case_bytes(const GemmShape& s) {
+  const double m = s.m, n = s.n, k = s.k;
+  return 4.0 * (m * k + k * n + m * n) + (s.beta != 0.f ? 4.0 * m * n : 0.0) + 12.0 * m * n;
+}
+
 class GemmCase : public registry::Case {
  public:
   GemmCase(const GemmShape& s, std::uint32_t seed)
       : s_(s),
         A_(static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.k)),
         B_(static_cast<std::size_t>(s.k) * static_cast<std::size_t>(s.n)),
-        C_(static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.n)) {
+        C_(static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.n)),
+        ref_(C_.size()),
+        scale_(C_.size()) {
     const std::size_t mn = C_.size();
     core::fill_random(A_.data(), A_.size(), seed * 3u + 1u);
     core::fill_random(B_.data(), B_.size(), seed * 3u + 2u);
@@ -150,12 +208,6 @@ class GemmCase : public registry::Case {
     }
     MEMHIER_CUDA(cudaDeviceSynchronize());
     opt_in_dynamic_smem();
-    const double macs = static_cast<double>(s.m) * s.n * static_cast<double>(s.k);
-    full_ = macs <= kFullReferenceMacs;
-    if (full_)
-      build_full_reference();
-    else
-      build_sampled_reference(seed);
   }
 
   std::string shape() const override { return shape_text(s_); }
@@ -192,19 +244,57 @@ class GemmCase : public registry::Case {
           cudaMemcpyAsync(C_.data(), C0_.data(), C_.bytes(), cudaMemcpyDeviceToDevice, stream));
   }
 
-  double error() override {
-    MEMHIER_CUDA(cudaDeviceSynchronize());
-    const std::vector<float> c = C_.download();
-    if (full_) return core::rel_l2_error(c, ref_);
-    for (float v : c)  // every output written, even those not sampled
-      if (!std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
-    std::vector<double> out(ref_.size());
-    for (std::size_t i = 0; i < rows_.size(); ++i)
-      for (std::size_t j = 0; j < cols_.size(); ++j)
-        out[i * cols_.size() + j] =
-            c[static_cast<std::size_t>(rows_[i]) * static_cast<std::size_t>(s_.n) +
-              static_cast<std::size_t>(cols_[j])];
-    return core::rel_l2_error_sampled(out, ref_);
+  std::vector<core::OutputSpec> outputs() override {
+    if (!ref_ready_) {
+      const dim3 block(kRefTile, kRefTile);
+      const dim3 grid((s_.n + kRefTile - 1) / kRefTile,
+                      std::min((s_.m + kRefTile - 1) / kRefTile, 65535));
+      reference_kernel<<<grid, block>>>(s_.m, s_.n, s_.k, s_.alpha, A_.data(), B_.data(), s_.beta,
+                                        s_.beta != 0.f ? C0_.data() : nullptr, ref_.data(),
+                                        scale_.data());
+      MEMHIER_CHECK_LAUNCH();
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      ref_ready_ = true;
+    }
+    const double factor = last_tf32_ ? tf32_factor(s_.k) : fp32_factor(s_.k);
+    return {{"C", C_.data(), C_.size(), static_cast<std::size_t>(s_.n), core::ElemType::f32,
+             ref_.data(), scale_.data(), factor}};
+  }
+
+  bool in_place() const override { return s_.beta != 0.f; }  // C = alpha A B + beta C
+
+  std::vector<core::HostReference> cpu_reference() override {
+    const double macs = static_cast<double>(s_.m) * s_.n * static_cast<double>(s_.k);
+    if (macs > kCpuReferenceMacs)
+      throw std::invalid_argument("gemm " + shape() + ": too large for the CPU reference.");
+    const std::vector<float> a = A_.download(), b = B_.download();
+    std::vector<float> c0;
+    if (s_.beta != 0.f) c0 = C0_.download();
+    const std::size_t m = s_.m, n = s_.n, k = s_.k;
+    const double alpha = s_.alpha, beta = s_.beta;
+    std::vector<double> acc(n), mag(n);
+    core::HostReference h;
+    h.ref.assign(m * n, 0.0);
+    h.scale.assign(m * n, 0.0);
+    for (std::size_t i = 0; i < m; ++i) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      std::fill(mag.begin(), mag.end(), 0.0);
+      for (std::size_t p = 0; p < k; ++p) {
+        const double av = a[i * k + p];
+        const float* brow = &b[p * n];
+        for (std::size_t j = 0; j < n; ++j) {
+          const double ab = av * static_cast<double>(brow[j]);
+          acc[j] += ab;
+          mag[j] += std::fabs(ab);
+        }
+      }
+      for (std::size_t j = 0; j < n; ++j) {
+        const double cv = s_.beta != 0.f ? static_cast<double>(c0[i * n + j]) : 0.0;
+        h.ref[i * n + j] = alpha * acc[j] + beta * cv;
+        h.scale[i * n + j] = std::fabs(alpha) * mag[j] + std::fabs(beta) * std::fabs(cv);
+      }
+    }
+    return {h};
   }
 
   double tolerance() const override { return last_tf32_ ? kTf32Tolerance : fp32_tolerance(s_.k); }
@@ -252,82 +342,12 @@ class GemmCase : public registry::Case {
     }
   }
 
-  void build_full_reference() {
-    const std::vector<float> a = A_.download(), b = B_.download();
-    std::vector<float> c0;
-    if (s_.beta != 0.f) c0 = C0_.download();
-    const std::size_t m = s_.m, n = s_.n, k = s_.k;
-    std::vector<double> acc(n);
-    ref_.assign(m * n, 0.0);
-    for (std::size_t i = 0; i < m; ++i) {
-      std::fill(acc.begin(), acc.end(), 0.0);
-      for (std::size_t p = 0; p < k; ++p) {
-        const double av = a[i * k + p];
-        const float* brow = &b[p * n];
-        for (std::size_t j = 0; j < n; ++j) acc[j] += av * static_cast<double>(brow[j]);
-      }
-      for (std::size_t j = 0; j < n; ++j) {
-        double r = static_cast<double>(s_.alpha) * acc[j];
-        if (s_.beta != 0.f) r += static_cast<double>(s_.beta) * c0[i * n + j];
-        ref_[i * n + j] = r;
-      }
-    }
-  }
-
-  /// Up to 32 rows x 32 columns of C (always the first and last, the rest drawn from the
-  /// seed): only those rows of A and columns of B come back from the device.
-  void build_sampled_reference(std::uint32_t seed) {
-    std::mt19937 rng(seed ^ 0x9e3779b9u);
-    auto pick = [&](int extent, int count) {
-      std::vector<int> v;
-      if (extent <= count) {
-        for (int i = 0; i < extent; ++i) v.push_back(i);
-        return v;
-      }
-      v = {0, extent - 1};
-      std::uniform_int_distribution<int> d(0, extent - 1);
-      while (static_cast<int>(v.size()) < count) {
-        const int x = d(rng);
-        if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
-      }
-      std::sort(v.begin(), v.end());
-      return v;
-    };
-    rows_ = pick(s_.m, kSampleRows);
-    cols_ = pick(s_.n, kSampleCols);
-    const std::size_t k = s_.k, n = s_.n;
-    std::vector<float> arows(rows_.size() * k), bcols(cols_.size() * k), c0rows;
-    for (std::size_t i = 0; i < rows_.size(); ++i)
-      MEMHIER_CUDA(cudaMemcpy(&arows[i * k], A_.data() + static_cast<std::size_t>(rows_[i]) * k,
-                              k * sizeof(float), cudaMemcpyDeviceToHost));
-    for (std::size_t j = 0; j < cols_.size(); ++j)  // a column of B: k floats, ldb apart
-      MEMHIER_CUDA(cudaMemcpy2D(&bcols[j * k], sizeof(float), B_.data() + cols_[j],
-                                n * sizeof(float), sizeof(float), k, cudaMemcpyDeviceToHost));
-    if (s_.beta != 0.f) {
-      c0rows.resize(rows_.size() * n);
-      for (std::size_t i = 0; i < rows_.size(); ++i)
-        MEMHIER_CUDA(cudaMemcpy(&c0rows[i * n], C0_.data() + static_cast<std::size_t>(rows_[i]) * n,
-                                n * sizeof(float), cudaMemcpyDeviceToHost));
-    }
-    ref_.assign(rows_.size() * cols_.size(), 0.0);
-    for (std::size_t i = 0; i < rows_.size(); ++i)
-      for (std::size_t j = 0; j < cols_.size(); ++j) {
-        double acc = 0;
-        for (std::size_t p = 0; p < k; ++p)
-          acc += static_cast<double>(arows[i * k + p]) * static_cast<double>(bcols[j * k + p]);
-        double r = static_cast<double>(s_.alpha) * acc;
-        if (s_.beta != 0.f)
-          r += static_cast<double>(s_.beta) * c0rows[i * n + static_cast<std::size_t>(cols_[j])];
-        ref_[i * cols_.size() + j] = r;
-      }
-  }
-
   GemmShape s_;
   core::DeviceBuffer<float> A_, B_, C_, C0_;
-  bool full_ = true;
+  core::DeviceBuffer<double> ref_;   // float64 C, computed on the first outputs()
+  core::DeviceBuffer<float> scale_;  // its bound's scale per element
+  bool ref_ready_ = false;
   bool last_tf32_ = false;
-  std::vector<double> ref_;  // full: m*n; sampled: rows_ x cols_
-  std::vector<int> rows_, cols_;
 };
 
 struct RungInfo {
@@ -420,6 +440,7 @@ registry::Family gemm_family() {
   f.make_case = [](const std::string& shape,
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const GemmShape s = parse_gemm_shape(shape);  // bad input answered before any CUDA call
+    core::require_device_memory(case_bytes(s), "gemm " + shape_text(s));
     return std::make_unique<GemmCase>(s, seed);
   };
   f.claims = {claims::gemm_checks, claims::gemm_seed_tables};  // the source text's GEMM table too

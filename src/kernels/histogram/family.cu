@@ -1,6 +1,6 @@
 // The histogram ladder's registration: variants in rung order, shapes, and the Case that
-// owns the input (uint8 or int32, uniform or degenerate), the exact CPU counts and the
-// cub::DeviceHistogram::HistogramEven baseline.
+// owns the input (uint8 or int32, uniform or degenerate), the exact counts (computed on the
+// device) and the cub::DeviceHistogram::HistogramEven baseline.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -83,13 +83,47 @@ __global__ void fill_value_kernel(std::int32_t* d, std::size_t n, std::int32_t v
     d[i] = value;
 }
 
+/// The CPU reference (tests of the device one) up to this many elements.
+constexpr std::size_t kCpuReferenceLimit = std::size_t(1) << 25;
+
+/// Bin of one value: u8 values are their own bin; int32 values outside [0, 256) have none
+/// (-1), as CUB's HistogramEven skips them.
+__device__ int bin_of(std::uint8_t v) {
+  return v;
+}
+__device__ int bin_of(std::int32_t v) {
+  return v >= 0 && v < 256 ? v : -1;
+}
+
+/// The reference counts, as plainly as possible: a shared-memory count per block (its
+/// atomics cannot overflow: a block sees under 2^32 elements) added into 64-bit totals.
+template <typename T>
+__global__ void reference_counts(const T* __restrict__ in, std::size_t n,
+                                 unsigned long long* __restrict__ totals) {
+  __shared__ unsigned int local[256];
+  for (int b = threadIdx.x; b < 256; b += blockDim.x) local[b] = 0;
+  __syncthreads();
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const int b = bin_of(in[i]);
+    if (b >= 0) atomicAdd(&local[b], 1u);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < 256; b += blockDim.x)
+    if (local[b]) atomicAdd(&totals[b], static_cast<unsigned long long>(local[b]));
+}
+
+__global__ void counts_to_double(const unsigned long long* totals, double* ref) {
+  ref[threadIdx.x] = static_cast<double>(totals[threadIdx.x]);
+}
+
 class HistogramCase final : public registry::Case {
  public:
-  HistogramCase(HistShape s, std::uint32_t seed) : s_(std::move(s)), bins_(256) {
+  HistogramCase(HistShape s, std::uint32_t seed)
+      : s_(std::move(s)), bins_(256), totals_(256), ref_(256) {
     const std::uint32_t h = core::hash32(seed ^ 0x9e3779b9u);
     // The degenerate value: never zero, drawn from the seed.
     const std::uint32_t value = 1 + h % 255;
-    std::vector<double> ref(256, 0.0);
     if (s_.u8) {
       const std::size_t words = (s_.n + 3) / 4;  // fill_random_bits writes whole words
       u8_ = core::DeviceBuffer<std::uint8_t>(words * 4);
@@ -97,11 +131,6 @@ class HistogramCase final : public registry::Case {
         MEMHIER_CUDA(cudaMemset(u8_.data(), static_cast<int>(value), words * 4));
       else
         core::fill_random_bits(reinterpret_cast<std::uint32_t*>(u8_.data()), words, seed);
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-      const std::vector<std::uint8_t> host = u8_.download();
-      std::vector<std::uint64_t> c(256, 0);
-      for (std::size_t i = 0; i < s_.n; ++i) ++c[host[i]];
-      for (int b = 0; b < 256; ++b) ref[b] = static_cast<double>(c[b]);
       temp_bytes_ = hist::detail::cub_temp_bytes(u8_.data(), s_.n);
     } else {
       i32_ = core::DeviceBuffer<std::int32_t>(s_.n);
@@ -113,18 +142,10 @@ class HistogramCase final : public registry::Case {
         bits_to_values_kernel<<<1024, 256>>>(i32_.data(), s_.n);
         MEMHIER_CHECK_LAUNCH();
       }
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-      const std::vector<std::int32_t> host = i32_.download();
-      std::vector<std::uint64_t> c(256, 0);
-      for (std::size_t i = 0; i < s_.n; ++i) {
-        const std::uint32_t u = static_cast<std::uint32_t>(host[i]);
-        if (u < 256) ++c[u];  // outside [0, 256): skipped, as CUB's HistogramEven does
-      }
-      for (int b = 0; b < 256; ++b) ref[b] = static_cast<double>(c[b]);
       temp_bytes_ = hist::detail::cub_temp_bytes(i32_.data(), s_.n);
     }
-    ref_ = std::move(ref);
     temp_ = core::DeviceBuffer<char>(std::max<std::size_t>(temp_bytes_, 16));
+    MEMHIER_CUDA(cudaDeviceSynchronize());
   }
 
   std::string shape() const override { return s_.text; }
@@ -146,12 +167,40 @@ class HistogramCase final : public registry::Case {
   // 0xFFFFFFFF in every bin: a variant that does not zero and rewrite all 256 bins fails.
   void poison(cudaStream_t stream) override { bins_.poison(stream); }
 
-  double error() override {
-    MEMHIER_CUDA(cudaDeviceSynchronize());
-    return core::rel_l2_error(bins_.download(), ref_);
+  // Counts are integers: any difference is a lost or doubled element (bound factor 0).
+  std::vector<core::OutputSpec> outputs() override {
+    if (!ref_ready_) {
+      MEMHIER_CUDA(cudaMemset(totals_.data(), 0, totals_.bytes()));
+      if (s_.u8)
+        reference_counts<<<1024, 256>>>(u8_.data(), s_.n, totals_.data());
+      else
+        reference_counts<<<1024, 256>>>(i32_.data(), s_.n, totals_.data());
+      MEMHIER_CHECK_LAUNCH();
+      counts_to_double<<<1, 256>>>(totals_.data(), ref_.data());
+      MEMHIER_CHECK_LAUNCH();
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      ref_ready_ = true;
+    }
+    return {{"bins", bins_.data(), 256, 0, core::ElemType::u32, ref_.data(), nullptr, 0.0}};
   }
 
-  // Counts are integers: any difference is a lost or doubled element.
+  std::vector<core::HostReference> cpu_reference() override {
+    if (s_.n > kCpuReferenceLimit)
+      throw std::invalid_argument("histogram " + s_.text + ": too large for the CPU reference.");
+    std::vector<double> c(256, 0.0);
+    if (s_.u8) {
+      const std::vector<std::uint8_t> host = u8_.download();
+      for (std::size_t i = 0; i < s_.n; ++i) ++c[host[i]];
+    } else {
+      const std::vector<std::int32_t> host = i32_.download();
+      for (std::size_t i = 0; i < s_.n; ++i) {
+        const std::uint32_t u = static_cast<std::uint32_t>(host[i]);
+        if (u < 256) ++c[u];  // outside [0, 256): skipped, as CUB's HistogramEven does
+      }
+    }
+    return {{c, {}}};
+  }
+
   double tolerance() const override { return 0.0; }
 
   std::string baseline_name() const override { return "cub::DeviceHistogram::HistogramEven"; }
@@ -172,7 +221,9 @@ class HistogramCase final : public registry::Case {
   core::DeviceBuffer<std::uint32_t> bins_;
   core::DeviceBuffer<char> temp_;
   std::size_t temp_bytes_ = 0;
-  std::vector<double> ref_;
+  core::DeviceBuffer<unsigned long long> totals_;  // the reference counts, 64-bit
+  core::DeviceBuffer<double> ref_;                 // as float64, computed on the first outputs()
+  bool ref_ready_ = false;
 };
 
 /// A rung of the table (histogram_rungs.inc) as the bench registers it.
@@ -223,6 +274,14 @@ registry::Family histogram_family() {
   f.make_case = [](const std::string& shape,
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     HistShape s = parse_hist_shape(shape);  // bad input is answered before touching the GPU
+    // The input (u8 rounded up to whole words), CUB's scratch (sized without touching the
+    // input) and the bins, counts and reference.
+    const double input = s.u8 ? 4.0 * static_cast<double>((s.n + 3) / 4) : 4.0 * s.n;
+    const std::size_t temp =
+        s.u8 ? hist::detail::cub_temp_bytes(static_cast<const std::uint8_t*>(nullptr), s.n)
+             : hist::detail::cub_temp_bytes(static_cast<const std::int32_t*>(nullptr), s.n);
+    core::require_device_memory(input + static_cast<double>(temp) + 256 * 20.0 + 16,
+                                "histogram " + s.text);
     return std::make_unique<HistogramCase>(std::move(s), seed);
   };
   return f;

@@ -1,7 +1,8 @@
 // The reduction ladder's registration: variants in rung order with their techniques
 // and the source texts' claims, the shapes, and the Case (random inputs in [0, 1), a float64
-// CPU sum, NaN-poisoned output, cub::DeviceReduce::Sum as the baseline).
+// sum computed on the device, NaN-poisoned output, cub::DeviceReduce::Sum as the baseline).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 
 #include "kernels/families.hpp"
 #include "memhier/core/buffer.hpp"
+#include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/kernels/reduction.hpp"
@@ -29,11 +31,64 @@ namespace rd = memhier::reduction;
 // (random-walk) error is near sqrt(chain) x u, about 1e-7. CUB's error is of the same kind.
 constexpr double kTolerance = 1e-5;
 
+/// The bound on the one output: (log2(n) + 16) u sum|x|. Every rung adds along a tree
+/// about log2(n) deep; the sequential chains before it (up to ~150 adds per accumulator at
+/// 2^28) err in random directions that average out over the accumulators, so 16 more
+/// roundings leave a wide margin over the typical error of a few u, while one skipped
+/// 1024-input block (3.8e-6 of the sum at 2^28) is beyond the bound (2.6e-6 there).
+double bound_factor(std::size_t n) {
+  return (std::log2(static_cast<double>(n)) + 16.0) * core::kFp32Unit;
+}
+
+/// The CPU float64 reference (tests of the device one) up to this many elements.
+constexpr std::size_t kCpuReferenceLimit = std::size_t(1) << 25;
+
+constexpr int kRefThreads = 256, kRefBlocks = 512;
+
+/// One block's float64 sum and sum of |x|: a grid-stride loop and a shared-memory tree.
+__device__ void block_sums(double s, double a, double* out_s, double* out_a) {
+  __shared__ double ss[kRefThreads], sa[kRefThreads];
+  ss[threadIdx.x] = s;
+  sa[threadIdx.x] = a;
+  __syncthreads();
+  for (int half = kRefThreads / 2; half > 0; half /= 2) {
+    if (static_cast<int>(threadIdx.x) < half) {
+      ss[threadIdx.x] += ss[threadIdx.x + half];
+      sa[threadIdx.x] += sa[threadIdx.x + half];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *out_s = ss[0], *out_a = sa[0];
+}
+
+/// Per-block float64 partials of sum x and sum |x|. Inputs are multiples of 2^-24 below 1,
+/// so up to 2^29 of them sum exactly in float64, in any order.
+__global__ void reference_partials(const float* __restrict__ x, std::size_t n,
+                                   double* __restrict__ part) {
+  double s = 0, a = 0;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    s += x[i];
+    a += fabs(static_cast<double>(x[i]));
+  }
+  block_sums(s, a, &part[blockIdx.x], &part[gridDim.x + blockIdx.x]);
+}
+
+/// The partials' sums: the reference sum and its bound's scale sum |x|.
+__global__ void reference_total(const double* __restrict__ part, int blocks, double* ref,
+                                float* scale) {
+  double s = 0, a = 0;
+  for (int b = threadIdx.x; b < blocks; b += blockDim.x) s += part[b], a += part[blocks + b];
+  double sa = 0;
+  block_sums(s, a, ref, &sa);
+  if (threadIdx.x == 0) *scale = static_cast<float>(sa);
+}
+
 class ReductionCase final : public registry::Case {
  public:
-  ReductionCase(std::size_t n, std::uint32_t seed) : n_(n), in_(n), out_(1), ws_(n) {
+  ReductionCase(std::size_t n, std::uint32_t seed)
+      : n_(n), in_(n), out_(1), ws_(n), ref_(1), scale_(1), part_(2 * kRefBlocks) {
     core::fill_random(in_.data(), n_, seed, 0.0f, 1.0f);
-    ref_ = cpu_sum();
     cub_bytes_ = std::max<std::size_t>(rd::detail::cub_sum_temp_bytes(n_), 1);
     cub_temp_ = core::DeviceBuffer<char>(cub_bytes_);
   }
@@ -53,9 +108,26 @@ class ReductionCase final : public registry::Case {
 
   void poison(cudaStream_t stream) override { out_.poison(stream); }
 
-  double error() override {
-    const std::vector<float> out = out_.download();
-    return core::rel_l2_error(out, std::vector<double>{ref_});
+  std::vector<core::OutputSpec> outputs() override {
+    if (!ref_ready_) {
+      reference_partials<<<kRefBlocks, kRefThreads>>>(in_.data(), n_, part_.data());
+      MEMHIER_CHECK_LAUNCH();
+      reference_total<<<1, kRefThreads>>>(part_.data(), kRefBlocks, ref_.data(), scale_.data());
+      MEMHIER_CHECK_LAUNCH();
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      ref_ready_ = true;
+    }
+    return {{"sum", out_.data(), 1, 0, core::ElemType::f32, ref_.data(), scale_.data(),
+             bound_factor(n_)}};
+  }
+
+  std::vector<core::HostReference> cpu_reference() override {
+    if (n_ > kCpuReferenceLimit)
+      throw std::invalid_argument("reduction " + shape() + ": too large for the CPU reference.");
+    const std::vector<float> x = in_.download();
+    double sum = 0, abs_sum = 0;
+    for (float v : x) sum += static_cast<double>(v), abs_sum += std::fabs(static_cast<double>(v));
+    return {{{sum}, {abs_sum}}};
   }
 
   double tolerance() const override { return kTolerance; }
@@ -67,26 +139,14 @@ class ReductionCase final : public registry::Case {
   }
 
  private:
-  // The float64 sum of the inputs as the GPU holds them, downloaded in 64 MB chunks.
-  // Inputs are multiples of 2^-24 below 1, so up to 2^29 of them sum exactly.
-  double cpu_sum() const {
-    constexpr std::size_t kChunk = std::size_t(1) << 24;
-    std::vector<float> host(std::min(n_, kChunk));
-    double sum = 0;
-    for (std::size_t off = 0; off < n_; off += kChunk) {
-      const std::size_t m = std::min(kChunk, n_ - off);
-      MEMHIER_CUDA(
-          cudaMemcpy(host.data(), in_.data() + off, m * sizeof(float), cudaMemcpyDeviceToHost));
-      for (std::size_t i = 0; i < m; ++i) sum += static_cast<double>(host[i]);
-    }
-    return sum;
-  }
-
   std::size_t n_;
   core::DeviceBuffer<float> in_;
   core::DeviceBuffer<float> out_;
   rd::Workspace ws_;
-  double ref_ = 0;
+  core::DeviceBuffer<double> ref_;   // the float64 sum, computed on the first outputs()
+  core::DeviceBuffer<float> scale_;  // sum |x|, its bound's scale
+  core::DeviceBuffer<double> part_;  // per-block partials of both
+  bool ref_ready_ = false;
   std::size_t cub_bytes_ = 0;
   core::DeviceBuffer<char> cub_temp_;
 };
@@ -141,7 +201,12 @@ registry::Family reduction_family() {
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     // Parse and validate before touching the GPU: bad input is answered without one.
     const std::vector<std::int64_t> dims = registry::parse_shape(shape, 1, "reduction");
-    return std::make_unique<ReductionCase>(static_cast<std::size_t>(dims[0]), seed);
+    const std::size_t n = static_cast<std::size_t>(dims[0]);
+    core::require_device_memory(
+        4.0 * static_cast<double>(n) + static_cast<double>(rd::reduce_workspace_bytes_all(n)) +
+            static_cast<double>(rd::detail::cub_sum_temp_bytes(n)) + 16.0 * kRefBlocks + 64.0,
+        "reduction " + shape);
+    return std::make_unique<ReductionCase>(n, seed);
   };
   return f;
 }

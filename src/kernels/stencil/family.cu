@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "kernels/stencil/index.cuh"
 #include "kernels/stencil/variants.hpp"
 #include "memhier/core/buffer.hpp"
+#include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/kernels/stencil.hpp"
@@ -52,7 +52,7 @@ StencilShape parse_stencil_shape(const std::string& shape) {
   return {static_cast<int>(dims[0]), static_cast<int>(dims[1]), kpart[0] - '0'};
 }
 
-/// splitmix64: a deterministic stream for the filter taps and the sampled points.
+/// splitmix64: a deterministic stream for the filter taps.
 std::uint64_t splitmix(std::uint64_t* state) {
   std::uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -60,20 +60,51 @@ std::uint64_t splitmix(std::uint64_t* state) {
   return z ^ (z >> 31);
 }
 
-/// The float64 reference at (r, c): the definition, clamp-to-edge.
-double reference_at(const std::vector<float>& in, int rows, int cols, const std::vector<float>& w,
-                    int k, long long r, long long c) {
+/// Per element, |out - ref| <= (K^2 + 2) u sum |w x|: an fp32 sum of K^2 products, in any
+/// order and with or without fma, errs by at most gamma_{K^2} times that scale (Higham).
+double bound_factor(int k) {
+  return (k * k + 2.0) * core::kFp32Unit;
+}
+
+/// The CPU float64 reference (tests of the device one) up to this many multiply-adds.
+constexpr double kCpuReferenceMacs = 64.0e6;
+
+/// The float64 reference at (r, c), the definition with clamp-to-edge, and its bound's
+/// scale sum |w x|; host and device.
+__host__ __device__ inline void reference_at(const float* in, int rows, int cols, const float* w,
+                                             int k, long long r, long long c, double* value,
+                                             double* scale) {
   const int radius = k / 2;
-  double s = 0;
+  double s = 0, a = 0;
   for (int i = 0; i < k; ++i) {
-    const long long ir = stencil::detail::clamp_coord(r + i - radius, rows);
+    long long ir = r + i - radius;
+    ir = ir < 0 ? 0 : (ir >= rows ? rows - 1 : ir);
     for (int j = 0; j < k; ++j) {
-      const long long jc = stencil::detail::clamp_coord(c + j - radius, cols);
-      s += static_cast<double>(w[static_cast<std::size_t>(i * k + j)]) *
-           static_cast<double>(in[stencil::detail::element_index(ir, jc, cols)]);
+      long long jc = c + j - radius;
+      jc = jc < 0 ? 0 : (jc >= cols ? cols - 1 : jc);
+      const double p = static_cast<double>(w[i * k + j]) *
+                       static_cast<double>(in[static_cast<std::size_t>(ir) * cols + jc]);
+      s += p;
+      a += p < 0 ? -p : p;
     }
   }
-  return s;
+  *value = s;
+  *scale = a;
+}
+
+/// The float64 reference of every output, one per thread (grid-stride).
+__global__ void reference_kernel(const float* __restrict__ in, int rows, int cols,
+                                 const float* __restrict__ w, int k, double* __restrict__ ref,
+                                 float* __restrict__ scale) {
+  const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  for (std::size_t o = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; o < n;
+       o += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    double v = 0, a = 0;
+    reference_at(in, rows, cols, w, k, static_cast<long long>(o / cols),
+                 static_cast<long long>(o % cols), &v, &a);
+    ref[o] = v;
+    scale[o] = static_cast<float>(a);
+  }
 }
 
 class StencilCase final : public registry::Case {
@@ -82,48 +113,18 @@ class StencilCase final : public registry::Case {
       : s_(s),
         n_(static_cast<std::size_t>(s.rows) * static_cast<std::size_t>(s.cols)),
         in_(n_),
-        out_(n_) {
+        out_(n_),
+        ref_(n_),
+        scale_(n_) {
     core::fill_random(in_.data(), n_, seed, -1.f, 1.f, nullptr);
     std::uint64_t state =
         0x57e9c11ull ^ (static_cast<std::uint64_t>(seed) << 20) ^ static_cast<std::uint64_t>(s.k);
     filter_.resize(static_cast<std::size_t>(s.k * s.k));
     for (float& w : filter_)  // uniform in [-1, 1): signs mixed, so no output is a plain mean
       w = static_cast<float>(static_cast<double>(splitmix(&state) >> 11) * 0x1.0p-53 * 2.0 - 1.0);
-
-    const std::vector<float> in = in_.download();  // synchronizes with the fill
-    // Full reference while it costs under ~64M multiply-adds, else a deterministic sample.
-    full_ = static_cast<double>(n_) * s.k * s.k <= 64.0e6;
-    if (full_) {
-      ref_.resize(n_);
-      for (int r = 0; r < s.rows; ++r)
-        for (int c = 0; c < s.cols; ++c)
-          ref_[stencil::detail::element_index(r, c, s.cols)] =
-              reference_at(in, s.rows, s.cols, filter_, s.k, r, c);
-      return;
-    }
-    // Whole rows and columns at all four borders (so all four corners), at tile edges and in
-    // the middle, plus random points.
-    std::set<long long> rows_set, cols_set;
-    for (long long r : {0LL, 1LL, 2LL, 3LL, 31LL, 32LL, 63LL, 64LL, 65LL, s.rows / 2LL,
-                        s.rows - 4LL, s.rows - 3LL, s.rows - 2LL, s.rows - 1LL})
-      if (r >= 0 && r < s.rows) rows_set.insert(r);
-    for (int e = 1; e < 8; ++e) rows_set.insert(static_cast<long long>(s.rows) * e / 8);
-    for (long long c : {0LL, 1LL, 2LL, 3LL, 127LL, 128LL, 129LL, s.cols / 2LL, s.cols - 4LL,
-                        s.cols - 3LL, s.cols - 2LL, s.cols - 1LL})
-      if (c >= 0 && c < s.cols) cols_set.insert(c);
-    auto add = [&](long long r, long long c) {
-      idx_.push_back(stencil::detail::element_index(r, c, s.cols));
-      ref_.push_back(reference_at(in, s.rows, s.cols, filter_, s.k, r, c));
-    };
-    for (long long r : rows_set)
-      for (long long c = 0; c < s.cols; ++c) add(r, c);
-    for (long long c : cols_set)
-      for (long long r = 0; r < s.rows; ++r) add(r, c);
-    for (int p = 0; p < (1 << 15); ++p) {
-      const std::uint64_t x = splitmix(&state);
-      add(static_cast<long long>((x >> 32) % static_cast<std::uint64_t>(s.rows)),
-          static_cast<long long>((x & 0xffffffffull) % static_cast<std::uint64_t>(s.cols)));
-    }
+    filter_dev_ = core::DeviceBuffer<float>(filter_.size());
+    filter_dev_.upload(filter_);
+    MEMHIER_CUDA(cudaDeviceSynchronize());
   }
 
   std::string shape() const override {
@@ -144,15 +145,32 @@ class StencilCase final : public registry::Case {
 
   void poison(cudaStream_t stream) override { out_.poison(stream); }
 
-  double error() override {
-    const std::vector<float> out = out_.download();
-    // Every element must be written (the NaN poison gone), sampled or not.
-    for (float x : out)
-      if (!std::isfinite(x)) return std::numeric_limits<double>::quiet_NaN();
-    if (full_) return core::rel_l2_error(out, ref_);
-    std::vector<double> out_at(idx_.size());
-    for (std::size_t i = 0; i < idx_.size(); ++i) out_at[i] = static_cast<double>(out[idx_[i]]);
-    return core::rel_l2_error_sampled(out_at, ref_);
+  std::vector<core::OutputSpec> outputs() override {
+    if (!ref_ready_) {
+      reference_kernel<<<1024, 256>>>(in_.data(), s_.rows, s_.cols, filter_dev_.data(), s_.k,
+                                      ref_.data(), scale_.data());
+      MEMHIER_CHECK_LAUNCH();
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      ref_ready_ = true;
+    }
+    return {{"out", out_.data(), n_, static_cast<std::size_t>(s_.cols), core::ElemType::f32,
+             ref_.data(), scale_.data(), bound_factor(s_.k)}};
+  }
+
+  std::vector<core::HostReference> cpu_reference() override {
+    if (static_cast<double>(n_) * s_.k * s_.k > kCpuReferenceMacs)
+      throw std::invalid_argument("stencil " + shape() + ": too large for the CPU reference.");
+    const std::vector<float> in = in_.download();
+    core::HostReference h;
+    h.ref.resize(n_);
+    h.scale.resize(n_);
+    for (int r = 0; r < s_.rows; ++r)
+      for (int c = 0; c < s_.cols; ++c) {
+        const std::size_t o = stencil::detail::element_index(r, c, s_.cols);
+        reference_at(in.data(), s_.rows, s_.cols, filter_.data(), s_.k, r, c, &h.ref[o],
+                     &h.scale[o]);
+      }
+    return {h};
   }
 
   // fp32 sums of at most 49 products of values in [-1, 1): rounding leaves a relative L2
@@ -166,10 +184,11 @@ class StencilCase final : public registry::Case {
   StencilShape s_;
   std::size_t n_;
   core::DeviceBuffer<float> in_, out_;
+  core::DeviceBuffer<double> ref_;   // float64 output, computed on the first outputs()
+  core::DeviceBuffer<float> scale_;  // its bound's scale sum |w x| per element
   std::vector<float> filter_;
-  bool full_ = true;
-  std::vector<double> ref_;       // full: every element; sampled: at idx_
-  std::vector<std::size_t> idx_;  // sampled element indices
+  core::DeviceBuffer<float> filter_dev_;  // the taps, for the reference kernel
+  bool ref_ready_ = false;
 };
 
 /// A rung of the table (stencil_rungs.inc) as the bench registers it.
@@ -225,6 +244,10 @@ registry::Family stencil_family() {
   f.make_case = [](const std::string& shape,
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const StencilShape s = parse_stencil_shape(shape);  // bad input answered before any CUDA call
+    // in, out, the float64 reference and its scale
+    core::require_device_memory(
+        20.0 * static_cast<double>(s.rows) * static_cast<double>(s.cols) + 256.0,
+        "stencil " + shape);
     return std::make_unique<StencilCase>(s, seed);
   };
   return f;
