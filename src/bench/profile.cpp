@@ -139,15 +139,7 @@ std::vector<ProfileItem> plan_profile(const std::string& target,
     }
     const Family& f = *find_family(t);
     const std::string s = family_shape(f, shape);
-    // A case parses its shape before it touches the GPU: without one, building it checks
-    // the shape (with one, the child checks it and says so).
-    std::string why;
-    if (!core::query_device(0, &why)) {
-      try {
-        f.make_case(s, 1);
-      } catch (const core::CudaError&) {
-      }
-    }
+    registry::check_shapes(f, {s});  // here, not in the child under ncu: one sentence, exit 2
     for (const std::string& name : family_items(f, variants, true)) {
       ProfileItem it;
       it.target = t;

@@ -79,20 +79,12 @@ int run_bench(const BenchCliOptions& o) {
   opt.quick = o.quick;
   if (fams.size() > 1 && (!opt.variants.empty() || !opt.shapes.empty()))
     throw UsageError("--variant and --size apply to one family; name it instead of 'all'.");
-  // Bad variants and shapes are bad input (exit 2) even on a machine without a GPU; a case
-  // parses its shape before it touches the device, so building one checks the shape.
+  // Bad variants and shapes are bad input (exit 2), all of them refused before the device
+  // is touched or the first shape measured.
   for (const registry::Family* f : fams) {
     as_bad_input([&] {
       registry::check_variants(*f, opt.variants);
-      std::string why;
-      if (!core::query_device(0, &why))
-        for (const std::string& s : opt.shapes) {
-          try {
-            f->make_case(s, 1);
-          } catch (const core::CudaError&) {
-            // the shape parsed; the missing GPU is reported below
-          }
-        }
+      registry::check_shapes(*f, opt.shapes);
     });
   }
   require_device();

@@ -35,6 +35,11 @@ void check_variants(const Family& family, const std::vector<std::string>& varian
   }
 }
 
+void check_shapes(const Family& family, const std::vector<std::string>& shapes) {
+  if (!family.check_shape) return;  // a family without the hook is checked by make_case
+  for (const std::string& s : shapes) family.check_shape(s);
+}
+
 std::vector<std::int64_t> parse_shape(const std::string& shape, std::size_t expected_dims,
                                       const std::string& what, double max_product) {
   const std::string head = what + " shape " + quote_for_message(shape);

@@ -112,6 +112,10 @@ struct Family {
   /// Builds a case. Throws std::invalid_argument with one sentence for a malformed
   /// or overflowing shape. `seed` draws fresh random inputs.
   std::function<std::unique_ptr<Case>(const std::string& shape, std::uint32_t seed)> make_case;
+  /// Parses `shape` as make_case does, touching no GPU and allocating nothing: throws
+  /// std::invalid_argument with one sentence for a malformed or overflowing shape, so that
+  /// commands refuse every bad shape before their first measurement.
+  std::function<void(const std::string& shape)> check_shape;
   /// The claims this ladder tests and how its records judge them (none by default).
   LadderClaims claims;
   /// The problem reads nearly all of its bytes and writes next to nothing (a reduction, a
@@ -121,6 +125,9 @@ struct Family {
 
 /// Throws std::invalid_argument (listing the known names) for a variant `family` lacks.
 void check_variants(const Family& family, const std::vector<std::string>& variants);
+
+/// Throws std::invalid_argument for the first of `shapes` that `family` cannot parse.
+void check_shapes(const Family& family, const std::vector<std::string>& shapes);
 
 /// Parses "4099x1031" or "268435456" into positive decimal extents (no sign, no leading
 /// zero, within int64) whose product, checked for overflow, is at most `max_product`

@@ -530,6 +530,7 @@ registry::Family elementwise_family() {
   // A prime past a multiple of 4: a 3-element scalar tail, a partial last tile and warp
   // (lanes off), and on the misaligned rung a 3-element head as well.
   f.profile_shape = "axpy:100003";
+  f.check_shape = [](const std::string& shape) { parse_elementwise_shape(shape); };
   f.make_case = [](const std::string& shape,
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const Shape s = parse_elementwise_shape(shape);  // before touching the GPU

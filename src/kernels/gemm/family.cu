@@ -437,6 +437,7 @@ registry::Family gemm_family() {
   // Odd in every extent: partial tiles of every size, lanes off at the edges of A, B and
   // C, and a partial k-tile; beta = 0, so the epilogue does not read C.
   f.profile_shape = "257x255x129";
+  f.check_shape = [](const std::string& shape) { parse_gemm_shape(shape); };
   f.make_case = [](const std::string& shape,
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const GemmShape s = parse_gemm_shape(shape);  // bad input answered before any CUDA call

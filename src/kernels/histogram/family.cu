@@ -271,6 +271,7 @@ registry::Family histogram_family() {
   f.test_shapes = {"u8-uniform:1",       "u8-uniform:7",          "u8-uniform:1025",
                    "u8-degenerate:4099", "u8-uniform:1000003",    "i32-uniform:7",
                    "i32-uniform:65537",  "i32-degenerate:1000003"};
+  f.check_shape = [](const std::string& shape) { parse_hist_shape(shape); };
   f.make_case = [](const std::string& shape,
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     HistShape s = parse_hist_shape(shape);  // bad input is answered before touching the GPU

@@ -197,6 +197,7 @@ registry::Family reduction_family() {
   f.quick_shapes = {"16777216", "1048576"};
   f.test_shapes = {"1",    "7",    "31",    "32",      "33",      "1023",
                    "1025", "4099", "65537", "1000003", "16777217"};
+  f.check_shape = [](const std::string& shape) { registry::parse_shape(shape, 1, "reduction"); };
   f.make_case = [](const std::string& shape,
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     // Parse and validate before touching the GPU: bad input is answered without one.

@@ -147,13 +147,19 @@ class SoftmaxCase : public registry::Case {
   bool ref_ready_ = false;
 };
 
-std::unique_ptr<registry::Case> make_softmax_case(const std::string& shape, std::uint32_t seed) {
+// rows x cols of a softmax shape, checked; no GPU touched.
+std::vector<std::int64_t> parse_softmax_shape(const std::string& shape) {
   const std::vector<std::int64_t> d = registry::parse_shape(shape, 2, "softmax");
   if (d[0] > INT_MAX || d[1] > INT_MAX)
     throw std::invalid_argument("softmax shape '" + shape + "' has an extent above 2147483647.");
   if (d[1] > kMaxBenchCols)
     throw std::invalid_argument("softmax shape '" + shape + "' has more than " +
                                 std::to_string(kMaxBenchCols) + " columns.");
+  return d;
+}
+
+std::unique_ptr<registry::Case> make_softmax_case(const std::string& shape, std::uint32_t seed) {
+  const std::vector<std::int64_t> d = parse_softmax_shape(shape);
   core::require_device_memory(16.0 * static_cast<double>(d[0]) * static_cast<double>(d[1]),
                               "softmax " + shape);  // in, out and the float64 reference
   return std::make_unique<SoftmaxCase>(static_cast<int>(d[0]), static_cast<int>(d[1]), seed);
@@ -208,6 +214,7 @@ registry::Family softmax_family() {
   f.test_shapes = {"1x1",    "1x7",     "7x1",   "3x33",   "5x1025",   "2x4099", "1x65537",
                    "17x129", "64x1023", "33x96", "9x1024", "130x2048", "3x4100", "4x65536"};
   f.make_case = make_softmax_case;
+  f.check_shape = [](const std::string& shape) { parse_softmax_shape(shape); };
   f.claims.checks = claims::softmax_checks;
   return f;
 }

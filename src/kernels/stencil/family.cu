@@ -241,6 +241,7 @@ registry::Family stencil_family() {
   // cols % 4 == 0, so the best_* variants take their 16-byte paths with partial tiles.
   f.test_shapes = {"1x1:3",   "1x7:5",     "7x1:7",     "2x2:7",    "33x33:5", "4099x1031:3",
                    "31x97:7", "1031x65:5", "130x260:5", "67x132:7", "64x128:3"};
+  f.check_shape = [](const std::string& shape) { parse_stencil_shape(shape); };
   f.make_case = [](const std::string& shape,
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {
     const StencilShape s = parse_stencil_shape(shape);  // bad input answered before any CUDA call

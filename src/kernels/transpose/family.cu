@@ -193,6 +193,10 @@ registry::Family transpose_family() {
                                 "transpose " + shape);  // in, out and the float64 reference
     return std::make_unique<TransposeCase>(dims[0], dims[1], seed);
   };
+  f.check_shape = [](const std::string& shape) {
+    const std::vector<std::int64_t> dims = registry::parse_shape(shape, 2, "transpose");
+    transpose::check_shape(dims[0], dims[1]);
+  };
   f.claims.checks = claims::transpose_checks;
   return f;
 }
