@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/bench/traffic.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/kernels/register.hpp"
@@ -438,6 +439,7 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
     }
   }
   if (!k.rows.empty()) s.tables.push_back(std::move(k));
+  add_traffic_comparison(s, items, profiled_card());  // families with a stream model
   return s;
 }
 

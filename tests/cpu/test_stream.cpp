@@ -9,6 +9,7 @@
 #include <string>
 
 #include "memhier/bench/simulate.hpp"
+#include "memhier/bench/traffic.hpp"
 #include "memhier/kernels/register.hpp"
 #include "memhier/registry/registry.hpp"
 
@@ -129,4 +130,49 @@ TEST(Stream, ProfileShapeReplaysWithinTenSeconds) {
       EXPECT_LT(it.cpu_seconds, 10.0) << name << " " << v.name;
     }
   }
+}
+
+// The "simulated against measured" table: an item whose counters match the replay is within
+// every bar; one whose DRAM reads are doubled is outside on that figure alone.
+TEST(TrafficComparison, CountsTheBars) {
+  const memhier::model::Card& h100 = *memhier::model::find_card("h100");
+  const auto sim = memhier::bench::simulate_one("transpose", "padded", "1000x772", h100);
+  const memhier::model::Traffic& t = sim.result.traffic;
+  auto item = [&](double read_scale) {
+    memhier::bench::ProfileItem it;
+    it.target = "transpose";
+    it.name = "padded";
+    it.shape = "1000x772";
+    memhier::profile::KernelCounters k;
+    k.name = "padded_kernel";
+    k.values["dram_read_bytes"] = t.dram_read_bytes() * read_scale;
+    k.values["dram_write_bytes"] = t.dram_write_bytes() + 1000;  // under the 64 KiB floor
+    k.values["l1_hit_rate_pct"] = t.l1_hit_rate() + 4.9;
+    k.values["l2_hit_rate_pct"] = t.l2_hit_rate() - 4.9;
+    it.kernels.push_back(k);
+    return it;
+  };
+  const auto good = memhier::bench::traffic_checks(item(1.04), h100);
+  ASSERT_TRUE(good.has_value());
+  for (const auto& c : *good) EXPECT_TRUE(c.within()) << c.field;
+  const auto bad = memhier::bench::traffic_checks(item(2.0), h100);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_FALSE((*bad)[0].within());
+  EXPECT_TRUE((*bad)[3].within());
+
+  memhier::report::Section s;
+  memhier::bench::add_traffic_comparison(s, {item(1.0), item(2.0)}, h100);
+  ASSERT_EQ(s.tables.size(), 1u);
+  EXPECT_EQ(s.tables[0].rows.size(), 2u);
+  EXPECT_EQ(s.tables[0].notes[0].rfind("1 of 2 items within every bar", 0), 0u)
+      << s.tables[0].notes[0];
+  ASSERT_EQ(s.charts.size(), 1u);
+
+  // No counters, a baseline, or a family without a stream model: nothing to compare.
+  memhier::bench::ProfileItem none = item(1.0);
+  none.kernels.clear();
+  EXPECT_FALSE(memhier::bench::traffic_checks(none, h100).has_value());
+  none = item(1.0);
+  none.name = "baseline";
+  EXPECT_FALSE(memhier::bench::traffic_checks(none, h100).has_value());
 }
