@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "memhier/bench/simulate.hpp"
@@ -175,4 +177,35 @@ TEST(TrafficComparison, CountsTheBars) {
   none = item(1.0);
   none.name = "baseline";
   EXPECT_FALSE(memhier::bench::traffic_checks(none, h100).has_value());
+}
+
+// The DRAM bytes and hit rates Nsight Compute gave on an H100 (scripts/simulate-vs-ncu.sh):
+// every item the model met within its bars must still meet them, so a model change the
+// hardware contradicted fails here without a GPU. Skips until the fixture is recorded.
+TEST(TrafficComparison, RecordedCountersStillWithinTheBars) {
+  std::ifstream in(MEMHIER_RECORDED_TRAFFIC);
+  if (!in) GTEST_SKIP() << "no recorded traffic counters yet (" << MEMHIER_RECORDED_TRAFFIC << ")";
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const memhier::model::Card h100 = *memhier::model::find_card("h100");
+  int checked = 0;
+  for (const auto& it : j["items"]) {
+    if (!it["within"].get<bool>()) continue;
+    memhier::bench::ProfileItem p;
+    p.target = it["target"];
+    p.name = it["item"];
+    p.shape = it["shape"];
+    memhier::profile::KernelCounters k;
+    const char* keys[] = {"dram_read_bytes", "dram_write_bytes", "l1_hit_rate_pct",
+                          "l2_hit_rate_pct"};
+    for (int i = 0; i < 4; ++i)
+      if (it["ncu"][i].is_number()) k.values[keys[i]] = it["ncu"][i].get<double>();
+    p.kernels.push_back(k);
+    const auto checks = memhier::bench::traffic_checks(p, h100);
+    ASSERT_TRUE(checks.has_value()) << p.target << " " << p.name << " " << p.shape;
+    for (const auto& c : *checks)
+      EXPECT_TRUE(c.within()) << p.target << " " << p.name << " " << p.shape << " " << c.field
+                              << ": simulated " << c.simulated << ", ncu " << c.measured;
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
 }
