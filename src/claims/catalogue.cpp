@@ -206,10 +206,9 @@ std::vector<Claim> build() {
       checked("padding-memory-3pct", "002 §(introduction); 002 §After Padding",
               "padding a 32x32 float tile costs 128 bytes on 4,096: 3.1% more shared memory",
               {"bench-gemm"}),
-      unmeasured("padding-stalls-67pct", "002 §(introduction)",
-                 "padding eliminates 67% of the memory stalls of the tiled matmul",
-                 "stall reasons come from Nsight Compute's warp-state sampling; the report times "
-                 "kernels"),
+      checked("padding-stalls-67pct", "002 §(introduction)",
+              "padding eliminates 67% of the memory stalls of the tiled matmul",
+              {"profile-gemm", "profile-transpose"}),
       checked("padding-30pct", "001 §The Padding Trick",
               "the padding trick ([N][N+1]): a 30%+ speedup", {"bench-transpose"}),
       checked("bank-fix-1-1-1-5x", k001priority,
@@ -289,21 +288,19 @@ std::vector<Claim> build() {
               "TILE_SIZE = 32 is nearly always optimal for fp32 matmul on A100/H100 (over 16 and "
               "64)",
               {"bench-gemm"}),
-      unmeasured("tile-traffic-reduction",
-                 "000 §Tile Size Choices; 000 §The Tiling Insight; 002 §Why Shared Memory Matters "
-                 "for GEMM",
-                 "a T x T tile cuts global traffic T-fold: 16x (2 KB of shared memory), 32x (8 "
-                 "KB), 64x (32 KB)",
-                 "global traffic is a DRAM byte counter (Nsight Compute); the ladder times "
-                 "kernels and counts only the problem's minimum bytes"),
+      checked("tile-traffic-reduction",
+              "000 §Tile Size Choices; 000 §The Tiling Insight; 002 §Why Shared Memory Matters "
+              "for GEMM",
+              "a T x T tile cuts global traffic T-fold: 16x (2 KB of shared memory), 32x (8 "
+              "KB), 64x (32 KB)",
+              {"profile-gemm"}),
       checked("smem-64kb-1-2-blocks", "000 §Production Engineering Notes",
               "a kernel using 64 KB of shared memory per block runs 1-2 blocks per SM",
               {"bench-gemm"}),
-      unmeasured("gemm-8pct-bandwidth", "000 §The 8% Problem; 000 §Summary",
-                 "a naive matmul uses 8.3% of the HBM bandwidth (278 of 3,350 GB/s); shared-memory "
-                 "tiles raise it to 70-85%",
-                 "DRAM utilization is an Nsight Compute counter; the ladder records time and "
-                 "GFLOP/s, and its bandwidth column counts only the problem's minimum bytes"),
+      checked("gemm-8pct-bandwidth", "000 §The 8% Problem; 000 §Summary",
+              "a naive matmul uses 8.3% of the HBM bandwidth (278 of 3,350 GB/s); shared-memory "
+              "tiles raise it to 70-85%",
+              {"profile-gemm"}),
 
       // ---- Softmax (the softmax ladder at the texts' 1024x4096).
       checked("softmax-parallel-max-2-1x", k001softmax,
