@@ -189,11 +189,11 @@ void MemorySystem::l2_access(std::uint64_t line, unsigned sectors, bool store) {
     }
   }
   const SectorCache::Result r = cache->access(line, sectors, true, store);
-  const int hits = popcount4(r.hit);
+  const int hits = store && config_.l2_store_hits ? n : popcount4(r.hit);
   (store ? t_.l2_st_sectors : t_.l2_ld_sectors) += n;
   (store ? t_.l2_st_hits : t_.l2_ld_hits) += hits;
   if (persisting) t_.l2_persist_hits += hits;
-  if (!store) t_.dram_rd_sectors += n - hits;
+  if (!store) t_.dram_rd_sectors += n - popcount4(r.hit);
   t_.dram_wr_sectors += popcount4(r.evicted_dirty);
 }
 

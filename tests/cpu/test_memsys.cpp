@@ -14,9 +14,11 @@ using namespace memhier::model;
 namespace {
 
 // One SM, a 4 KiB L1 of 4 ways, and an L2 of `l2_lines` lines in one fully associative set
-// (so LRU is exact and the counts can be worked out by hand).
+// (so LRU is exact and the counts can be worked out by hand). Stores count as L2 hits only
+// when they find their sector, so the tests see the cache's contents.
 HierarchyConfig tiny(long long l2_lines, long long l1_bytes = 4096) {
   HierarchyConfig h;
+  h.l2_store_hits = false;
   h.sms = 1;
   h.l1_bytes = l1_bytes;
   h.l1_ways = 4;
@@ -152,6 +154,23 @@ TEST(MemorySystem, PersistingWindowKeepsHotLines) {
     EXPECT_EQ(t.l2_ld_hits - before, window ? 32 : 0) << (window ? "with" : "without");
     EXPECT_EQ(t.l2_persist_hits, window ? 32 : 0);
   }
+}
+
+// As Nsight Compute counts them, stores hit in L2 whatever it held: a copy's hit rate is
+// its stores' share of the lookups, 50%.
+TEST(MemorySystem, StoresCountAsL2Hits) {
+  HierarchyConfig h = tiny(1024);
+  h.l2_store_hits = true;
+  MemorySystem m(h);
+  for (int w = 0; w < 32; ++w) {
+    warp(m, (1ull << 20) + w * 128, 4, false);
+    warp(m, (2ull << 20) + w * 128, 4, true);
+  }
+  const Traffic t = m.traffic();
+  EXPECT_EQ(t.l2_st_hits, 128);
+  EXPECT_EQ(t.l2_ld_hits, 0);
+  EXPECT_DOUBLE_EQ(t.l2_hit_rate(), 50.0);
+  EXPECT_EQ(t.dram_rd_sectors, 128);
 }
 
 TEST(MemorySystem, BadGeometryIsOneSentence) {

@@ -9,7 +9,8 @@
 // L2: ArchSpec::l2_partitions partitions of equal size, a line's home partition chosen by a
 // hash of its address (every SM reaches it; no far-side copies), each set-associative with
 // true LRU over hashed sets; write-back with write-allocate at sector granularity (a store
-// miss allocates the sector dirty without reading DRAM); a load miss reads the missing
+// miss allocates the sector dirty without reading DRAM, and counts as a hit, see
+// HierarchyConfig::l2_store_hits); a load miss reads the missing
 // sectors from DRAM; an evicted dirty sector is one DRAM sector written. Dirty sectors still
 // in L2 when the kernel ends are not DRAM traffic of the kernel (Nsight Compute counts them
 // neither) and are reported apart. The persisting-access window (cudaAccessPolicyWindow):
@@ -46,6 +47,10 @@ struct HierarchyConfig {
   long long l2_bytes = 0;
   int l2_ways = 16;
   int l2_partitions = 1;
+  /// A store's L2 lookup counts as a hit whatever the sector held: the L2 allocates it
+  /// with a byte mask and needs no fill, and Nsight Compute reports write hit rates of
+  /// 100% (lts__t_sector_op_write_hit_rate). False counts a store to an absent sector a miss.
+  bool l2_store_hits = true;
   PersistWindow persist;
 };
 
