@@ -93,3 +93,9 @@ TEST(ProfileClaims, CheckersMatchTheCatalogue) {
       }
   }
 }
+
+TEST(ProfileClaims, CheckerReadsAsProfile) {
+  EXPECT_EQ(describe_checker("profile-gemm"), "profile gemm");
+  EXPECT_EQ(describe_checker("bench-gemm"), "bench gemm");
+  EXPECT_EQ(describe_checker("latency"), "probe latency");
+}
