@@ -33,18 +33,27 @@ Check stall_check(const ProfiledCounters& c, const std::string& plain, const std
           j.text};
 }
 
-// The naive rung's DRAM throughput: meaningful only where A and B are far beyond the L2.
+// The GEMM claims speak of large problems: every extent at least 2048 (operands far
+// beyond the L2, K spanning many tiles of 64).
+bool large_gemm(const std::string& shape) {
+  int m = 0, n = 0, k = 0;
+  return std::sscanf(shape.c_str(), "%dx%dx%d", &m, &n, &k) == 3 && m >= 2048 && n >= 2048 &&
+         k >= 2048;
+}
+
+Judgement too_small(const std::string& shape) {
+  return {Verdict::not_measurable, "not measurable here: at " + shape +
+                                       " the operands fit in L2 and K spans few tiles; profile "
+                                       "gemm at 4096x4096x4096"};
+}
+
+// The naive rung's DRAM throughput.
 Check bandwidth_check(const ProfiledCounters& c, const std::string& shape) {
   const double pct = get(c, "naive", "dram_pct");
-  int m = 0, n = 0, k = 0;
-  const bool big = std::sscanf(shape.c_str(), "%dx%dx%d", &m, &n, &k) == 3 && m >= 2048 &&
-                   n >= 2048 && k >= 2048;
-  const Judgement j =
-      big ? judge(pct, Claimed::value(8.3, "% of peak"), Tolerance::within_percent(50),
-                  "the profile has no DRAM throughput for naive")
-          : Judgement{Verdict::not_measurable,
-                      "not measurable here: at " + shape +
-                          " the operands fit in L2; profile gemm at 4096x4096x4096"};
+  const Judgement j = large_gemm(shape) ? judge(pct, Claimed::value(8.3, "% of peak"),
+                                                Tolerance::within_percent(50),
+                                                "the profile has no DRAM throughput for naive")
+                                        : too_small(shape);
   return {"gemm-8pct-bandwidth"_claim,
           std::isfinite(pct) ? report::strf("naive at %s: DRAM %.1f%% of peak", shape.c_str(), pct)
                              : "n/a",
@@ -53,7 +62,7 @@ Check bandwidth_check(const ProfiledCounters& c, const std::string& shape) {
 
 // A T x T tile against the naive rung: the sectors that leave the SMs for L2 (L1 misses of
 // every load, lts__t_sectors_srcunit_tex), naive over tiled, for T = 16, 32, 64.
-Check traffic_check(const ProfiledCounters& c) {
+Check traffic_check(const ProfiledCounters& c, const std::string& shape) {
   const double naive = get(c, "naive", "l2_sm_sectors");
   std::vector<Figure> figures;
   std::string measured;
@@ -65,7 +74,9 @@ Check traffic_check(const ProfiledCounters& c) {
     if (std::isfinite(cut))
       measured += (measured.empty() ? "" : ", ") + report::strf("T=%d: %.1fx", t, cut);
   }
-  const Judgement j = judge_all(figures, "the profile has no L2 sector counts for these rungs");
+  const Judgement j =
+      large_gemm(shape) ? judge_all(figures, "the profile has no L2 sector counts for these rungs")
+                        : too_small(shape);
   return {"tile-traffic-reduction"_claim,
           measured.empty() ? "n/a" : "L1->L2 sectors, naive over tiled: " + measured, j.text};
 }
@@ -86,7 +97,7 @@ std::vector<Check> profile_checks(const std::string& family, const std::string& 
                                   const ProfiledCounters& counters) {
   if (family == "gemm")
     return {stall_check(counters, "smem_tile32", "padded"), bandwidth_check(counters, shape),
-            traffic_check(counters)};
+            traffic_check(counters, shape)};
   if (family == "transpose") return {stall_check(counters, "tile", "padded")};
   return {};
 }

@@ -69,6 +69,9 @@ TEST(ProfileClaims, TileTrafficIsNaiveOverTiledL2Sectors) {
   const std::vector<Check> checks = profile_checks("gemm", "4096x4096x4096", c);
   const Check& t = by_id(checks, "tile-traffic-reduction");
   EXPECT_EQ(classify(t.verdict), Verdict::reproduced) << t.verdict << " / " << t.measured;
+  EXPECT_EQ(
+      classify(by_id(profile_checks("gemm", "257x255x129", c), "tile-traffic-reduction").verdict),
+      Verdict::not_measurable);
   c["smem_tile64"]["l2_sm_sectors"] = 1600;  // 4x: outside a factor 2 of 64x
   EXPECT_EQ(
       classify(
