@@ -267,8 +267,8 @@ TEST(Cli, UnknownProbeIsBadInput) {
 // memhier simulate runs on the CPU: a transpose tile's traffic as the JSON table, and every
 // malformed input is one sentence with exit 2.
 TEST(Cli, SimulateJsonHasTheTrafficColumns) {
-  const Result r = run({"simulate", "transpose", "--variant", "padded", "--size", "1000x772",
-                        "--json"});
+  const Result r =
+      run({"simulate", "transpose", "--variant", "padded", "--size", "1000x772", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto& t = j["sections"][0]["tables"][0];
@@ -282,8 +282,8 @@ TEST(Cli, SimulateJsonHasTheTrafficColumns) {
 }
 
 TEST(Cli, SimulateOnAnotherCardAndBadInput) {
-  const Result r = run({"simulate", "elementwise", "--variant", "float4", "--size", "copy:4099",
-                        "--card", "8.0"});
+  const Result r = run(
+      {"simulate", "elementwise", "--variant", "float4", "--size", "copy:4099", "--card", "8.0"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("A100"), std::string::npos) << r.out;
   expect_bad_input({"simulate", "transpose", "--size", "0x5"});
@@ -292,6 +292,6 @@ TEST(Cli, SimulateOnAnotherCardAndBadInput) {
   expect_bad_input({"simulate", "transpose", "--card", "z80"});
   expect_bad_input({"simulate", "transpose", "--variant", "nope"});
   expect_bad_input({"simulate", "all", "--size", "4x4"});
-  expect_bad_input({"simulate", "gemm"});
+  expect_bad_input({"simulate", "reduction"});
   expect_bad_input({"simulate", "nothing"});
 }

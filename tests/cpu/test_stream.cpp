@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -55,9 +56,16 @@ const Family& family(const std::string& name) {
 // The stream and the prediction are one replay: equal requests and sectors at every test
 // shape, the profile shape and the comparison shapes small enough to count twice.
 TEST(Stream, EqualsThePredictionsCounts) {
-  for (const char* name : {"transpose", "elementwise"}) {
+  for (const char* name : {"transpose", "elementwise", "gemm"}) {
     const Family& f = family(name);
-    std::vector<std::string> shapes = f.test_shapes;
+    std::vector<std::string> shapes;
+    for (const std::string& s : f.test_shapes) {
+      // GEMM's 1000^3 and 4099^3 would take minutes, twice: GEMMs up to 10^7 multiply-adds.
+      double m = 0, n = 0, k = 0;
+      const bool big = name == std::string("gemm") &&
+                       std::sscanf(s.c_str(), "%lfx%lfx%lf", &m, &n, &k) == 3 && m * n * k > 1e7;
+      if (!big) shapes.push_back(s);
+    }
     shapes.push_back(f.profile_shape);
     int streamed = 0;
     for (const Variant& v : f.variants) {
@@ -80,7 +88,10 @@ TEST(Stream, EqualsThePredictionsCounts) {
         EXPECT_EQ(sink.st_instr, c.global_st_requests) << name << " " << v.name << " " << s;
       }
     }
-    EXPECT_EQ(streamed, static_cast<int>(f.variants.size())) << name << ": every rung streams";
+    // Every predicted rung streams (GEMM's best and cuBLAS reference have neither).
+    int predicted = 0;
+    for (const Variant& v : f.variants) predicted += v.predict ? 1 : 0;
+    EXPECT_EQ(streamed, predicted) << name << ": every predicted rung streams";
   }
 }
 
@@ -125,7 +136,7 @@ TEST(Stream, ParticlesAosHitsInL1) {
 // The bar: a kernel at its profile shape in at most 10 s on the CPU.
 TEST(Stream, ProfileShapeReplaysWithinTenSeconds) {
   const memhier::model::Card& h100 = *memhier::model::find_card("h100");
-  for (const char* name : {"transpose", "elementwise"}) {
+  for (const char* name : {"transpose", "elementwise", "gemm"}) {
     const Family& f = family(name);
     for (const Variant& v : f.variants) {
       const auto it = memhier::bench::simulate_one(name, v.name, f.profile_shape, h100);

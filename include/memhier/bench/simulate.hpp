@@ -22,8 +22,8 @@ struct SimulateItem {
 };
 
 /// The shapes the simulator and the hardware comparison use for `family`: for each problem
-/// kind one that fits in an H100's L2 (the profile shape) and one far beyond it; empty for
-/// a family with no stream model.
+/// kind one that fits in an H100's L2 (the profile shape) and one far beyond it (GEMM: the first
+/// only); empty for a family with no stream model.
 std::vector<std::string> comparison_shapes(const std::string& family);
 
 /// The families with at least one streamed variant, in registry order.
