@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/bench/traffic.hpp"
+#include "memhier/claims/profile_claims.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/kernels/register.hpp"
@@ -430,6 +432,20 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
     }
   }
   if (!k.rows.empty()) s.tables.push_back(std::move(k));
+  add_traffic_comparison(s, items, profiled_card());  // families with a stream model
+  // The claims these counters decide (stalls, DRAM throughput, L2 traffic), if any.
+  claims::ProfiledCounters counters;
+  std::string shape;
+  for (const ProfileItem& it : items) {
+    if (is_pattern_set(it.target) || it.kernels.empty() || !it.note.empty()) continue;
+    shape = it.shape;
+    for (const profile::Metric& m : profile::metrics()) {
+      const double v = it.measured(m.key);
+      if (!std::isnan(v)) counters[it.name][m.key] = v;
+    }
+  }
+  const std::vector<claims::Check> checks = claims::profile_checks(target, shape, counters);
+  if (!checks.empty()) s.tables.push_back(claims::checks_table("profile-" + target, checks));
   return s;
 }
 

@@ -8,53 +8,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include "stated.hpp"
+
 namespace memhier::claims {
 namespace {
-
-// A claim's band as the catalogue states it: the rule and why that rule.
-struct Stated {
-  Tolerance band;
-  std::string reason;
-};
-
-// A claim some probe or ladder checks, with the band every check of it uses.
-Claim checked(std::string id, std::string source, std::string text,
-              std::vector<std::string> checkers, Stated b) {
-  return {std::move(id), std::move(source),  std::move(text), std::move(checkers), {},
-          b.band,        std::move(b.reason)};
-}
-
-// A claim nothing here measures, with the reason.
-Claim unmeasured(std::string id, std::string source, std::string text, std::string why) {
-  return {std::move(id), std::move(source), std::move(text), {}, std::move(why), {}, {}};
-}
-
-// Bands many claims share: ratios and fractions ±25 % by default; a wider band says why.
-const Stated kRatio{Tolerance::within_percent(25),
-                    "the default for a ratio: noise and another card's balance, short of the "
-                    "neighbouring claim"};
-const Stated kFraction{Tolerance::within_percent(25),
-                       "the default for a fraction (of cuBLAS, cudaMemcpy, peak): another card's "
-                       "balance moves it"};
-const Stated kGain{Tolerance::within_gain_factor(2),
-                   "a gain under 2x: ±25 % would admit a slowdown, so the gain itself is halved "
-                   "or doubled (1.25x: 1.125..1.5x)"};
-const Stated kLatency{Tolerance::within_percent(50),
-                      "a latency rounded or from another card: wider than the default, yet a "
-                      "figure a tier off is refuted"};
-const Stated kKnee{Tolerance::within_percent(50),
-                   "a knee between two sizes of a power-of-two sweep: wider than the default, "
-                   "the sweep's own resolution"};
-const Stated kTierBandwidth{Tolerance::within_factor(1.5),
-                            "a bandwidth from another card or rounded: wider than the default, "
-                            "a card generation apart; a tier off is refuted"};
-const Stated kL2Curve{Tolerance::within_percent(50),
-                      "an A100 (40 MB L2) figure at a fraction of its L2: another L2's size and "
-                      "hit rate make it wider than the default"};
-const Stated kModelBand{Tolerance::within_percent(35),
-                        "the probe's model tolerance (in its section), wider than the default: a "
-                        "slowdown within it matches the model"};
-const Stated kExact{Tolerance::inside_range(), "a count or a hardware limit: exact"};
 
 const std::string k000tiers = "000 §The Five Memory Spaces: Real Numbers";
 const std::string k001tiers = "001 §GPU Memory Hierarchy Comparison (H100 SXM)";
@@ -273,10 +230,12 @@ std::vector<Claim> build() {
       checked("padding-memory-3pct", "002 §(introduction); 002 §After Padding",
               "padding a 32x32 float tile costs 128 bytes on 4,096: 3.1% more shared memory",
               {"bench-gemm"}, kRatio),
-      unmeasured("padding-stalls-67pct", "002 §(introduction)",
-                 "padding eliminates 67% of the memory stalls of the tiled matmul",
-                 "stall reasons come from Nsight Compute's warp-state sampling; the report times "
-                 "kernels"),
+      checked("padding-stalls-67pct", "002 §(introduction)",
+              "padding eliminates 67% of the memory stalls of the tiled matmul",
+              {"profile-gemm", "profile-transpose"},
+              {Tolerance::within_percent(50),
+               "stall shares come from warp-state sampling and the source counts 'memory "
+               "stalls' its own way: wider than the default"}),
       checked("padding-30pct", "001 §The Padding Trick",
               "the padding trick ([N][N+1]): a 30%+ speedup", {"bench-transpose"}, kGain),
       checked("bank-fix-1-1-1-5x", k001priority,
@@ -360,21 +319,22 @@ std::vector<Claim> build() {
               {"bench-gemm"},
               {Tolerance::at_most(1.05),
                "within 5 % of the fastest other tile (timing noise) counts as a tie"}),
-      unmeasured("tile-traffic-reduction",
-                 "000 §Tile Size Choices; 000 §The Tiling Insight; 002 §Why Shared Memory Matters "
-                 "for GEMM",
-                 "a T x T tile cuts global traffic T-fold: 16x (2 KB of shared memory), 32x (8 "
-                 "KB), 64x (32 KB)",
-                 "global traffic is a DRAM byte counter (Nsight Compute); the ladder times "
-                 "kernels and counts only the problem's minimum bytes"),
+      checked("tile-traffic-reduction",
+              "000 §Tile Size Choices; 000 §The Tiling Insight; 002 §Why Shared Memory Matters "
+              "for GEMM",
+              "a T x T tile cuts global traffic T-fold: 16x (2 KB of shared memory), 32x (8 "
+              "KB), 64x (32 KB)",
+              {"profile-gemm"},
+              {Tolerance::per_figure(),
+               "per figure, T = 16, 32, 64 each within 2x of T: L1 hits and the edges of the "
+               "tiles move the counted sectors, and a factor-of-two apart is the next T"}),
       checked("smem-64kb-1-2-blocks", "000 §Production Engineering Notes",
               "a kernel using 64 KB of shared memory per block runs 1-2 blocks per SM",
               {"bench-gemm"}, kExact),
-      unmeasured("gemm-8pct-bandwidth", "000 §The 8% Problem; 000 §Summary",
-                 "a naive matmul uses 8.3% of the HBM bandwidth (278 of 3,350 GB/s); shared-memory "
-                 "tiles raise it to 70-85%",
-                 "DRAM utilization is an Nsight Compute counter; the ladder records time and "
-                 "GFLOP/s, and its bandwidth column counts only the problem's minimum bytes"),
+      checked("gemm-8pct-bandwidth", "000 §The 8% Problem; 000 §Summary",
+              "a naive matmul uses 8.3% of the HBM bandwidth (278 of 3,350 GB/s); shared-memory "
+              "tiles raise it to 70-85%",
+              {"profile-gemm"}, kFraction),
 
       // ---- Softmax (the softmax ladder at the texts' 1024x4096).
       checked("softmax-parallel-max-2-1x", k001softmax,

@@ -80,7 +80,9 @@ std::string band_text(const Claim& c) {
 }  // namespace
 
 std::string describe_checker(const std::string& checker) {
-  return starts_with(checker, "bench-") ? "bench " + checker.substr(6) : "probe " + checker;
+  if (starts_with(checker, "bench-")) return "bench " + checker.substr(6);
+  if (starts_with(checker, "profile-")) return "profile " + checker.substr(8);
+  return "probe " + checker;
 }
 
 report::Table checks_table(const std::string& owner, const std::vector<Check>& checks) {

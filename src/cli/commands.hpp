@@ -18,6 +18,7 @@ void add_claims(CLI::App& app, int& rc);
 void add_probe(CLI::App& app, int& rc);
 void add_bench(CLI::App& app, int& rc);
 void add_profile(CLI::App& app, int& rc);
+void add_simulate(CLI::App& app, int& rc);
 
 /// `memhier profile` over every target with a model, one section each; where ncu or the
 /// counters are missing, a section that says why (the report goes on).

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   cli::add_probe(app, rc);
   cli::add_bench(app, rc);
   cli::add_profile(app, rc);
+  cli::add_simulate(app, rc);
   cli::add_list(app, rc);
   cli::add_claims(app, rc);
   cli::add_info(app, rc);

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "memhier/model/access.hpp"
+#include "memhier/model/replay.hpp"
 
 namespace memhier::kernels::predict {
 
@@ -51,12 +52,34 @@ model::WarpAccess warp_access(std::uint32_t live, int width_bytes, bool is_store
 /// only on its addresses relative to a 128-byte boundary (sectors, lines and banks repeat
 /// every 128 bytes), so identical relative patterns are costed once and reused: a
 /// prediction of a million warp instructions stays well under a second.
+/// Built on a sink, it passes the launch, the warp identities and every global instruction
+/// to the memory-system model instead (the same replay yields the address stream).
 class Recorder {
  public:
+  Recorder() = default;
+  /// A recorder that streams global instructions to `sink` and counts nothing.
+  explicit Recorder(model::AccessSink* sink) : sink_(sink) {}
+
+  /// The kernel's launch: block size and shared memory per block (streaming only).
+  void launch(int block_threads, int smem_bytes) {
+    if (sink_) sink_->launch(block_threads, smem_bytes);
+  }
+  /// The instructions that follow are warp `warp` of block `block`, blocks numbered in
+  /// launch order (streaming only).
+  void at(std::uint64_t block, int warp) {
+    if (sink_) sink_->at(block, warp);
+  }
   /// One global load or store of the warp (lanes off in w.active_mask do not access memory).
-  void global(const model::WarpAccess& w) { add(w, /*shared=*/false); }
-  /// One shared-memory load or store of the warp, likewise.
-  void shared(const model::WarpAccess& w) { add(w, /*shared=*/true); }
+  void global(const model::WarpAccess& w) {
+    if (sink_)
+      sink_->global(w);
+    else
+      add(w, /*shared=*/false);
+  }
+  /// One shared-memory load or store of the warp, likewise (not part of the stream).
+  void shared(const model::WarpAccess& w) {
+    if (!sink_) add(w, /*shared=*/true);
+  }
 
   const model::AccessCounts& counts() const { return counts_; }
 
@@ -105,6 +128,7 @@ class Recorder {
     counts_ += it->second;
   }
 
+  model::AccessSink* sink_ = nullptr;
   model::AccessCounts counts_;
   std::unordered_map<Key, model::AccessCounts, KeyHash> memo_;
 };

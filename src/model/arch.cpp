@@ -50,6 +50,8 @@ ArchSpec make(const Row& row) {
   a.carveout_kb = row.carveout_kb;
   a.l1_plus_smem_kb = row.l1_plus_smem_kb;
   a.cuda_cores_per_sm = row.fp32_lanes;
+  // Two L2 partitions on the big-die datacenter parts (see ArchSpec::l2_partitions).
+  a.l2_partitions = (row.major == 8 && row.minor == 0) || row.major == 9 || row.major == 10 ? 2 : 1;
   return a;
 }
 

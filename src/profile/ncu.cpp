@@ -20,33 +20,55 @@ const std::vector<Metric>& metrics() {
   // L1 traffic in a busy kernel (seen on an H100: 582,521 against 524,288 for a padded,
   // conflict-free transpose tile), so it is shown for reference, never compared.
   static const std::vector<Metric> m = {
-      {"shared_ld_instructions", "sm__sass_inst_executed_op_shared_ld.sum", "shared ld instr", true},
+      {"shared_ld_instructions", "sm__sass_inst_executed_op_shared_ld.sum", "shared ld instr",
+       true},
       {"shared_ld_wavefronts", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
        "shared ld wavefronts", true},
       {"shared_ld_wavefronts_l1", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
        "shared ld wavefronts (L1 data stage)", true},
       {"shared_ld_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
        "shared ld bank conflicts", true},
-      {"shared_st_instructions", "sm__sass_inst_executed_op_shared_st.sum", "shared st instr", true},
+      {"shared_st_instructions", "sm__sass_inst_executed_op_shared_st.sum", "shared st instr",
+       true},
       {"shared_st_wavefronts", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
        "shared st wavefronts", true},
       {"shared_st_wavefronts_l1", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
        "shared st wavefronts (L1 data stage)", true},
       {"shared_st_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
        "shared st bank conflicts", true},
-      {"global_ld_instructions", "sm__sass_inst_executed_op_global_ld.sum", "global ld instr", true},
+      {"global_ld_instructions", "sm__sass_inst_executed_op_global_ld.sum", "global ld instr",
+       true},
       {"global_ld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
        "global ld requests", true},
       {"global_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "global ld sectors",
        true},
-      {"global_st_instructions", "sm__sass_inst_executed_op_global_st.sum", "global st instr", true},
+      {"global_st_instructions", "sm__sass_inst_executed_op_global_st.sum", "global st instr",
+       true},
       {"global_st_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
        "global st requests", true},
       {"global_st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "global st sectors",
        true},
-      {"local_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "local ld sectors", false},
-      {"local_st_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "local st sectors", false},
-      {"dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput %", false},
+      {"local_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "local ld sectors",
+       false},
+      {"local_st_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "local st sectors",
+       false},
+      // The memory-system model's counterparts (memhier simulate), and the warp-stall shares
+      // the stall claim reads (share of active warp cycles, and the warp cycles themselves).
+      {"dram_read_bytes", "dram__bytes_read.sum", "DRAM bytes read", false},
+      {"dram_write_bytes", "dram__bytes_write.sum", "DRAM bytes written", false},
+      {"l1_hit_rate_pct", "l1tex__t_sector_hit_rate.pct", "L1 sector hit rate %", false},
+      {"l2_hit_rate_pct", "lts__t_sector_hit_rate.pct", "L2 sector hit rate %", false},
+      {"l2_sm_sectors", "lts__t_sectors_srcunit_tex.sum", "L2 sectors from L1", false},
+      {"stall_short_scoreboard_pct",
+       "smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct", "stall short scoreboard %",
+       false},
+      {"stall_mio_throttle_pct", "smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct",
+       "stall MIO throttle %", false},
+      {"stall_long_scoreboard_pct", "smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct",
+       "stall long scoreboard %", false},
+      {"warps_active", "smsp__warps_active.sum", "active warp cycles", false},
+      {"dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput %",
+       false},
       {"sm_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput %", false},
       {"achieved_occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
        "achieved occupancy %", false},
@@ -125,9 +147,12 @@ std::vector<KernelCounters> parse_raw_csv(const std::string& text) {
     KernelCounters k;
     for (std::size_t i = 0; i < header.size(); ++i) {
       const std::string& h = header[i];
-      if (h == "Kernel Name") k.name = cells[i];
-      else if (h == "Grid Size") k.grid = cells[i];
-      else if (h == "Block Size") k.block = cells[i];
+      if (h == "Kernel Name")
+        k.name = cells[i];
+      else if (h == "Grid Size")
+        k.grid = cells[i];
+      else if (h == "Block Size")
+        k.block = cells[i];
       else if (const auto it = key_of_metric.find(h); it != key_of_metric.end()) {
         if (const auto v = parse_number(cells[i])) k.values[it->second] = *v;
       }
@@ -152,11 +177,13 @@ std::optional<std::string> find_ncu() {
     std::istringstream dirs(path);
     std::string dir;
     while (std::getline(dirs, dir, ':'))
-      if (!dir.empty() && executable(fs::path(dir) / "ncu")) return (fs::path(dir) / "ncu").string();
+      if (!dir.empty() && executable(fs::path(dir) / "ncu"))
+        return (fs::path(dir) / "ncu").string();
   }
   std::vector<fs::path> candidates;
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* root = std::getenv(var); root && *root) candidates.push_back(fs::path(root) / "bin" / "ncu");
+    if (const char* root = std::getenv(var); root && *root)
+      candidates.push_back(fs::path(root) / "bin" / "ncu");
   candidates.push_back("/usr/local/cuda/bin/ncu");
   std::error_code ec;
   std::vector<fs::path> opt;
@@ -231,8 +258,7 @@ std::string counters_unavailable_reason(const std::string& out) {
     return "this user may not read the GPU performance counters (ERR_NVGPUCTRPERM)";
   if (out.find("LibraryNotLoaded") != std::string::npos)
     return "Nsight Compute could not load its profiling library here (LibraryNotLoaded)";
-  if (out.find("not supported") != std::string::npos &&
-      out.find("evice") != std::string::npos)
+  if (out.find("not supported") != std::string::npos && out.find("evice") != std::string::npos)
     return "Nsight Compute does not support this device or runtime";
   return {};
 }

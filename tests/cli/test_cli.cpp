@@ -263,3 +263,35 @@ TEST(Cli, ReportWithoutMeasurementsSaysWhyForEveryClaim) {
 TEST(Cli, UnknownProbeIsBadInput) {
   expect_bad_input({"probe", "--only", "no-such-probe"});
 }
+
+// memhier simulate runs on the CPU: a transpose tile's traffic as the JSON table, and every
+// malformed input is one sentence with exit 2.
+TEST(Cli, SimulateJsonHasTheTrafficColumns) {
+  const Result r =
+      run({"simulate", "transpose", "--variant", "padded", "--size", "1000x772", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& t = j["sections"][0]["tables"][0];
+  ASSERT_EQ(t["rows"].size(), 1u) << t.dump();
+  const auto& cell = t["rows"][0];
+  // Every input byte is read from DRAM once (rows are contiguous: 3,088,000 bytes).
+  EXPECT_EQ(cell["dram_read_bytes"].dump(), "3088000") << t.dump();
+  for (const char* k : {"l1_hit_rate", "l2_hit_rate", "l2_sm_sectors", "dram_write_bytes",
+                        "time_bound_us", "bound_by"})
+    EXPECT_TRUE(cell.contains(k)) << k;
+}
+
+TEST(Cli, SimulateOnAnotherCardAndBadInput) {
+  const Result r = run(
+      {"simulate", "elementwise", "--variant", "float4", "--size", "copy:4099", "--card", "8.0"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("A100"), std::string::npos) << r.out;
+  expect_bad_input({"simulate", "transpose", "--size", "0x5"});
+  expect_bad_input({"simulate", "transpose", "--size", "012x5"});
+  expect_bad_input({"simulate", "transpose", "--size", ""});
+  expect_bad_input({"simulate", "transpose", "--card", "z80"});
+  expect_bad_input({"simulate", "transpose", "--variant", "nope"});
+  expect_bad_input({"simulate", "all", "--size", "4x4"});
+  expect_bad_input({"simulate", "reduction"});
+  expect_bad_input({"simulate", "nothing"});
+}

@@ -136,7 +136,7 @@ report::Table catalogue_table();
 /// The catalogue as Markdown: docs/claims.md is exactly this text.
 std::string catalogue_markdown();
 
-/// "probe latency", "bench gemm": how a checker name reads in prose.
+/// "probe latency", "bench gemm", "profile gemm": how a checker name reads in prose.
 std::string describe_checker(const std::string& checker);
 
 }  // namespace memhier::claims

@@ -16,6 +16,9 @@ struct WarpAccess {
   std::uint32_t active_mask = 0xffffffffu;
   int width_bytes = 4;    ///< 1, 2, 4, 8 or 16
   bool is_store = false;
+  /// A load that allocates in L1 (ld.global.ca, the default from 7.0); false for
+  /// ld.global.cg. Only the memory-system model reads it.
+  bool l1_cached = true;
 
   bool active(int lane) const { return (active_mask >> lane) & 1u; }
 };

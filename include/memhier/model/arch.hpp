@@ -38,8 +38,17 @@ struct ArchSpec {
 
   int shared_banks = 32;
   int bank_width_bytes = 4;
-  int cache_line_bytes = 128;
-  int sector_bytes = 32;
+  int cache_line_bytes = 128;        ///< L1 and L2 line: [PG] "Global Memory" (128-byte lines)
+  int sector_bytes = 32;             ///< L1 and L2 sector: Nsight Compute's memory model (32 B)
+  /// L1 ways (the memory-system model's L1 is set-associative with LRU): assumed, NVIDIA
+  /// does not document it; 4 keeps a set's scan short and the model fast.
+  int l1_ways = 4;
+  /// L2 ways per partition: assumed (undocumented); 16 with the set index hashed.
+  int l2_ways = 16;
+  /// L2 partitions: [A100/H100 whitepapers] the L2 is split in two partitions from 8.0 on
+  /// (GA100 and GH100 "L2 cache is divided into two partitions"); one before, and on the
+  /// GA10x/AD10x/GB20x parts (one L2 in their whitepapers).
+  int l2_partitions = 1;
 
   int cuda_cores_per_sm = 0;         ///< fp32 lanes per SM (FMA per clock)
 

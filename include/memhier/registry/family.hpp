@@ -14,6 +14,7 @@
 #include "memhier/core/check.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/model/access.hpp"
+#include "memhier/model/replay.hpp"
 #include "memhier/registry/record.hpp"
 
 namespace memhier::registry {
@@ -44,6 +45,11 @@ struct Variant {
   /// at `shape` (same index math as the kernel); empty when the variant has no model.
   /// Throws std::invalid_argument for a shape it cannot parse.
   std::function<model::AccessCounts(const std::string& shape)> predict;
+  /// The kernel's global address stream at `shape` for the memory-system model (`memhier
+  /// simulate`): its launch, then each warp's global instructions block by block in launch
+  /// order, from the same replay as `predict`. Empty when the variant has no stream model.
+  /// Throws std::invalid_argument for a shape it cannot parse.
+  std::function<void(const std::string& shape, model::AccessSink& sink)> stream;
   /// The launch's own cap on resident blocks per SM (0: as many as fit), so that the
   /// blocks/SM and occupancy columns say what runs, not only what would fit.
   int max_blocks_per_sm = 0;

@@ -515,12 +515,18 @@ registry::Family elementwise_family() {
 #include "memhier/kernels/elementwise_rungs.inc"
   };
   for (registry::Variant& v : f.variants)
-    if (d::has_prediction(v.name))
+    if (d::has_prediction(v.name)) {
       v.predict = [name = v.name](const std::string& shape) {
         const Shape s = parse_elementwise_shape(shape);
         if (s.problem == Problem::particles) return d::predict_particles(name, s.n);
         return d::predict_stream(name, s.problem == Problem::axpy ? Op::axpy : Op::copy, s.n);
       };
+      v.stream = [name = v.name](const std::string& shape, model::AccessSink& sink) {
+        const Shape s = parse_elementwise_shape(shape);
+        if (s.problem == Problem::particles) return d::stream_particles(name, s.n, sink);
+        d::stream_stream(name, s.problem == Problem::axpy ? Op::axpy : Op::copy, s.n, sink);
+      };
+    }
   f.bench_shapes = {"axpy:268435456", "copy:268435456", "particles:16777216"};
   f.quick_shapes = {"axpy:16777216", "copy:16777216", "particles:1048576"};
   // 1 and 7 (all head/tail, no full vector), 1025 (one past a 1024 tile), primes, and a

@@ -35,6 +35,11 @@ struct Arrays {
 
 /// One instruction per warp over the threads t of a warp: `on(t)` says whether thread t
 /// accesses, `element(t)` which element (in units of `width` bytes from `base`).
+/// Names the warp of grid thread t0 (a multiple of 32) for the stream: block t0 / kBlock.
+void at_thread(Recorder& rec, std::size_t t0) {
+  rec.at(t0 / kBlock, static_cast<int>(t0 % kBlock) / model::kWarpSize);
+}
+
 template <class On, class Element>
 void per_warp(Recorder& rec, std::size_t t0, std::uint64_t base, int width, bool store, On on,
               Element element) {
@@ -67,9 +72,12 @@ void split_edges(Recorder& rec, const Arrays& a, const Split& sp, std::size_t t0
 // tile_pass<Op, kUnroll, C> (ops.cuh) of the tile at vector `base`, for every warp of the
 // block: kUnroll LDG.E.128 of x, kUnroll of y (axpy), kUnroll STG.E.128 of y; the full
 // tile unchecked, the last partial tile with each access under i < nvec.
-void tile_pass(Recorder& rec, const Arrays& a, const Split& sp, std::size_t base) {
+// `block`: the tile's number, its block in the stream's launch order.
+void tile_pass(Recorder& rec, const Arrays& a, const Split& sp, std::size_t base,
+               std::size_t block) {
   const std::uint64_t xv = a.x + 4 * sp.head, yv = a.y + 4 * sp.head;
   for (int w = 0; w < kWarpsPerBlock; ++w) {
+    rec.at(block, w);
     const std::size_t t0 = static_cast<std::size_t>(w) * model::kWarpSize;
     for (int pass = 0; pass < (a.axpy ? 3 : 2); ++pass) {
       const bool store = pass == (a.axpy ? 2 : 1);
@@ -94,14 +102,16 @@ void tile_pass(Recorder& rec, const Arrays& a, const Split& sp, std::size_t base
 void tiled(Recorder& rec, const Arrays& a, const Split& sp, bool grid_stride) {
   const std::size_t tile = static_cast<std::size_t>(kUnroll) * kBlock;
   const std::size_t tiles = (sp.nvec + tile - 1) / tile;
-  for (std::size_t t = 0; t < tiles; ++t) tile_pass(rec, a, sp, t * tile);
+  for (std::size_t t = 0; t < tiles; ++t) tile_pass(rec, a, sp, t * tile, t);
   const std::size_t blocks =
       grid_stride ? std::max<std::size_t>(1, tiles) : blocks_for(tiles * kBlock);
   for (std::size_t b = 0; b < blocks; ++b)
-    for (int w = 0; w < kWarpsPerBlock; ++w)
+    for (int w = 0; w < kWarpsPerBlock; ++w) {
+      rec.at(b, w);
       split_edges(rec, a, sp,
                   flat_index(static_cast<unsigned>(b), kBlock,
                              static_cast<unsigned>(w * model::kWarpSize)));
+    }
 }
 
 // The replays a table line (elementwise_rungs.inc) names for a copy/axpy kernel: each
@@ -115,9 +125,11 @@ constexpr Replay none = nullptr;  ///< a kernel with no prediction
 // scalar_kernel (scalar.cu): SASS @P0 EXIT; LDG.E.CONSTANT x; [LDG.E y]; STG.E y.
 void scalar(Recorder& rec, const Arrays& a, const Split&, std::size_t n, int) {
   const std::size_t threads = std::size_t{blocks_for(n)} * kBlock;
-  for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize)
+  for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize) {
+    at_thread(rec, t0);
     scalar_elements(
         rec, a, t0, [&](std::size_t t) { return t < n; }, [](std::size_t t) { return t; });
+  }
 }
 
 // float2_kernel / float4_kernel (float2.cu, float4.cu): one vector per thread t < nvec,
@@ -130,6 +142,7 @@ void one_vector(Recorder& rec, const Arrays& a, const Split& sp, std::size_t, in
   const auto on = [&](std::size_t t) { return t < sp.nvec; };
   const auto element = [](std::size_t t) { return t; };
   for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize) {
+    at_thread(rec, t0);
     per_warp(rec, t0, xv, width, false, on, element);
     if (a.axpy) per_warp(rec, t0, yv, width, false, on, element);
     per_warp(rec, t0, yv, width, true, on, element);
@@ -173,8 +186,11 @@ bool has_prediction(const std::string& variant) {
   return kModels[static_cast<int>(*v)].replay != replay::none;
 }
 
-model::AccessCounts predict_stream(const std::string& variant, Op op, std::size_t n) {
-  Recorder rec;
+namespace {
+
+// The kernels `variant` runs for a copy/axpy of n elements, replayed into `rec`.
+void replay_stream(Recorder& rec, const std::string& variant, Op op, std::size_t n) {
+  rec.launch(kBlock, 0);
   Variant v = Variant::float4;
   std::size_t ox = 0, oy = 0;  // as the case runs them (family.cu, StreamCase::run)
   if (variant == "float4_misaligned_base") {
@@ -183,7 +199,7 @@ model::AccessCounts predict_stream(const std::string& variant, Op op, std::size_
     ox = 1, oy = 0;
   } else {
     const std::optional<Variant> e = variant_from_string(variant);
-    if (!e) return rec.counts();  // particles_* decline copy and axpy: nothing runs
+    if (!e) return;  // particles_* decline copy and axpy: nothing runs
     v = *e;
   }
   Arrays a;
@@ -197,13 +213,13 @@ model::AccessCounts predict_stream(const std::string& variant, Op op, std::size_
                                 " runs a kernel with no "
                                 "prediction.");
   m.replay(rec, a, d.split, n, m.width);
-  return rec.counts();
 }
 
-model::AccessCounts predict_particles(const std::string& variant, std::size_t n) {
-  Recorder rec;
+// The kernel `variant` runs for n particles, replayed into `rec`.
+void replay_particles(Recorder& rec, const std::string& variant, std::size_t n) {
+  rec.launch(kBlock, 0);
   const bool aos = variant == "particles_aos";
-  if (!aos && variant != "particles_soa" && variant != "best") return rec.counts();
+  if (!aos && variant != "particles_soa" && variant != "best") return;
   const std::size_t threads = std::size_t{blocks_for(n)} * kBlock;
   const auto on = [&](std::size_t i) { return i < n; };
   if (aos) {
@@ -211,6 +227,7 @@ model::AccessCounts predict_particles(const std::string& variant, std::size_t n)
     // order does not matter), three STG.E (x, y, z).
     const std::uint64_t p = buffer_base(0);
     for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize) {
+      at_thread(rec, t0);
       for (int f = 0; f < kParticleFloats; ++f)
         per_warp(rec, t0, p, 4, false, on, [&](std::size_t i) { return aos_word(i, f); });
       for (int f = 0; f < 3; ++f)
@@ -219,13 +236,37 @@ model::AccessCounts predict_particles(const std::string& variant, std::size_t n)
   } else {
     // particles_soa_kernel: @P0 EXIT; six LDG.E (x, y, z, vx, vy, vz), three STG.E.
     for (std::size_t t0 = 0; t0 < threads; t0 += model::kWarpSize) {
+      at_thread(rec, t0);
       for (int f = 0; f < kParticleFloats; ++f)
         per_warp(rec, t0, buffer_base(f), 4, false, on, [](std::size_t i) { return soa_word(i); });
       for (int f = 0; f < 3; ++f)
         per_warp(rec, t0, buffer_base(f), 4, true, on, [](std::size_t i) { return soa_word(i); });
     }
   }
+}
+
+}  // namespace
+
+model::AccessCounts predict_stream(const std::string& variant, Op op, std::size_t n) {
+  Recorder rec;
+  replay_stream(rec, variant, op, n);
   return rec.counts();
+}
+
+model::AccessCounts predict_particles(const std::string& variant, std::size_t n) {
+  Recorder rec;
+  replay_particles(rec, variant, n);
+  return rec.counts();
+}
+
+void stream_stream(const std::string& variant, Op op, std::size_t n, model::AccessSink& sink) {
+  Recorder rec(&sink);
+  replay_stream(rec, variant, op, n);
+}
+
+void stream_particles(const std::string& variant, std::size_t n, model::AccessSink& sink) {
+  Recorder rec(&sink);
+  replay_particles(rec, variant, n);
 }
 
 }  // namespace memhier::elementwise::detail

@@ -8,6 +8,7 @@
 
 #include "kernels/elementwise/variants.hpp"
 #include "memhier/model/access.hpp"
+#include "memhier/model/replay.hpp"
 
 namespace memhier::elementwise::detail {
 
@@ -24,5 +25,11 @@ model::AccessCounts predict_stream(const std::string& variant, Op op, std::size_
 /// Counts of what `variant` (particles_aos, particles_soa or best) launches for n
 /// particles; any other variant declines a particles problem (all counts 0).
 model::AccessCounts predict_particles(const std::string& variant, std::size_t n);
+
+/// The global address stream of what predict_stream counts, block by block, into `sink`.
+void stream_stream(const std::string& variant, Op op, std::size_t n, model::AccessSink& sink);
+
+/// The global address stream of what predict_particles counts, into `sink`.
+void stream_particles(const std::string& variant, std::size_t n, model::AccessSink& sink);
 
 }  // namespace memhier::elementwise::detail

@@ -382,11 +382,16 @@ registry::Variant make_variant(const RungInfo& r) {
   registry::Variant v =
       registry::make_variant(gemm::to_string(r.v), r.rung, r.technique, {r.source, r.claim},
                              l.symbol(), l.block_threads, l.dynamic_smem);
-  if (gemm::detail::has_prediction(r.v))
+  if (gemm::detail::has_prediction(r.v)) {
     v.predict = [rung = r.v](const std::string& shape) {
       const GemmShape s = parse_gemm_shape(shape);
       return gemm::detail::predict(rung, s.m, s.n, s.k, s.alpha, s.beta);
     };
+    v.stream = [rung = r.v](const std::string& shape, model::AccessSink& sink) {
+      const GemmShape s = parse_gemm_shape(shape);
+      gemm::detail::stream(rung, s.m, s.n, s.k, s.alpha, s.beta, sink);
+    };
+  }
   // best runs the candidate the tuner chose for the shape's class, known once it has run
   // (the bench asks after the first run, the profiler's child after its warm-up): its
   // resource columns and its prediction are that candidate's.

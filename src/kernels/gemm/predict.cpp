@@ -25,7 +25,11 @@ bool has_prediction(Variant v) {
   return kReplays[static_cast<int>(v)] != replay::none;
 }
 
-model::AccessCounts predict(Variant v, int m, int n, int k, float alpha, float beta) {
+namespace {
+
+// The problem as the case calls sgemm, replayed into `rec`.
+void replay_into(kernels::predict::Recorder& rec, Variant v, int m, int n, int k, float alpha,
+                 float beta) {
   if (!has_prediction(v))
     throw std::invalid_argument(std::string("gemm variant ") + to_string(v) +
                                 " has no prediction.");
@@ -37,12 +41,23 @@ model::AccessCounts predict(Variant v, int m, int n, int k, float alpha, float b
   p.vec_a = p.lda % 4 == 0;
   p.vec_b = p.ldb % 4 == 0;
   p.vec_c = p.ldc % 4 == 0;
-  kernels::predict::Recorder rec;
   if (alpha == 0.f)
     replay::scale_c(rec, p);
   else
     kReplays[static_cast<int>(v)](rec, p, v);
+}
+
+}  // namespace
+
+model::AccessCounts predict(Variant v, int m, int n, int k, float alpha, float beta) {
+  kernels::predict::Recorder rec;
+  replay_into(rec, v, m, n, k, alpha, beta);
   return rec.counts();
+}
+
+void stream(Variant v, int m, int n, int k, float alpha, float beta, model::AccessSink& sink) {
+  kernels::predict::Recorder rec(&sink);
+  replay_into(rec, v, m, n, k, alpha, beta);
 }
 
 }  // namespace memhier::gemm::detail

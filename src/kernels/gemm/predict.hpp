@@ -7,6 +7,7 @@
 
 #include "memhier/kernels/gemm.hpp"
 #include "memhier/model/access.hpp"
+#include "memhier/model/replay.hpp"
 
 namespace memhier::gemm::detail {
 
@@ -18,5 +19,9 @@ bool has_prediction(Variant v);
 /// buffers, as the family's case runs it. Throws std::invalid_argument for a rung without
 /// a prediction or an alpha == 0 shape whose rows need more than one pass per thread.
 model::AccessCounts predict(Variant v, int m, int n, int k, float alpha, float beta);
+
+/// The global address stream of the same replay, block by block in launch order, into
+/// `sink` (the memory-system model). Throws like predict().
+void stream(Variant v, int m, int n, int k, float alpha, float beta, model::AccessSink& sink);
 
 }  // namespace memhier::gemm::detail

@@ -18,9 +18,12 @@ void naive_like(Recorder& rec, const Problem& p, bool rows_along_x) {
   const dim3 grid = rows_along_x
                         ? grid_2d(ceil_div(p.m, kBlock), ceil_div(p.n, kBlock), "naive")
                         : grid_2d(ceil_div(p.n, kBlock), ceil_div(p.m, kBlock), "coalesced");
-  for (unsigned bx = 0; bx < grid.x; ++bx)
-    for (unsigned by = 0; by < grid.y; ++by)
+  rec.launch(kBlock * kBlock, 0);
+  // Blocks in launch order (blockIdx.x fastest); the counts do not depend on the order.
+  for (unsigned by = 0; by < grid.y; ++by)
+    for (unsigned bx = 0; bx < grid.x; ++bx)
       for (int ty = 0; ty < kBlock; ++ty) {
+        rec.at(std::uint64_t{by} * grid.x + bx, ty);  // thread row ty is warp ty
         const auto coords = [&](int tid, int* row, int* col) {
           const int tx = tid - ty * kBlock;
           const int x = static_cast<int>(bx) * kBlock + tx, y = static_cast<int>(by) * kBlock + ty;
@@ -56,6 +59,7 @@ void smem_tile(Recorder& rec, const Problem& p, Variant v) {
   constexpr int kThreadRows = TILE / ROWS, kThreads = TILE * kThreadRows, kLd = TILE + PAD;
   check_block(v, kThreads);
   const dim3 grid = grid_2d(ceil_div(p.n, TILE), ceil_div(p.m, TILE), to_string(v));
+  rec.launch(kThreads, 2 * TILE * kLd * 4);  // As and Bs, [TILE][TILE + PAD] each
   for (unsigned by = 0; by < grid.y; ++by)
     for (unsigned bx = 0; bx < grid.x; ++bx) {
       const int row0 = static_cast<int>(by) * TILE;
@@ -63,6 +67,7 @@ void smem_tile(Recorder& rec, const Problem& p, Variant v) {
       const auto ty = [](int tid) { return tid / TILE; };
       const auto col = [&](int tid) { return static_cast<int>(bx) * TILE + tx(tid); };
       for (int w = 0; w < kThreads / kWarpSize; ++w) {
+        rec.at(std::uint64_t{by} * grid.x + bx, w);
         for (int k0 = 0; k0 < p.k; k0 += TILE) {
           for (int r = 0; r < ROWS; ++r) {
             const auto lr = [&](int tid) { return ty(tid) + r * kThreadRows; };
@@ -134,10 +139,12 @@ void reg_tile_1d(Recorder& rec, const Problem& p, Variant) {
   constexpr int BM = 64, BN = 64, BK = 8, TM = 8, kThreads = BM * BN / TM;
   check_block(Variant::reg_tile_1d, kThreads);
   const dim3 grid = grid_2d(ceil_div(p.n, BN), ceil_div(p.m, BM), "reg_tile_1d");
+  rec.launch(kThreads, (BM * BK + BK * BN) * 4);  // As and Bs
   for (unsigned by = 0; by < grid.y; ++by)
     for (unsigned bx = 0; bx < grid.x; ++bx) {
       const int m0 = static_cast<int>(by) * BM, n0 = static_cast<int>(bx) * BN;
       for (int w = 0; w < kThreads / kWarpSize; ++w) {
+        rec.at(std::uint64_t{by} * grid.x + bx, w);
         for (int k0 = 0; k0 < p.k; k0 += BK) {
           warp_op(rec, w, kThreads, 4, false, [&](int tid, std::uint64_t* a) {
             const int a_r = tid / BK, a_c = tid % BK;
@@ -190,10 +197,12 @@ void reg_tile_2d(Recorder& rec, const Problem& p, Variant) {
   constexpr int kBRowStep = kThreads / BN;
   check_block(Variant::reg_tile_2d, kThreads);
   const dim3 grid = grid_2d(ceil_div(p.n, BN), ceil_div(p.m, BM), "reg_tile_2d");
+  rec.launch(kThreads, (BM * BK + BK * BN) * 4);  // As and Bs
   for (unsigned by = 0; by < grid.y; ++by)
     for (unsigned bx = 0; bx < grid.x; ++bx) {
       const int m0 = static_cast<int>(by) * BM, n0 = static_cast<int>(bx) * BN;
       for (int w = 0; w < kThreads / kWarpSize; ++w) {
+        rec.at(std::uint64_t{by} * grid.x + bx, w);
         for (int k0 = 0; k0 < p.k; k0 += BK) {
           for (int off = 0; off < BM; off += kARowStep) {
             warp_op(rec, w, kThreads, 4, false, [&](int tid, std::uint64_t* a) {
@@ -251,10 +260,12 @@ void vectorized(Recorder& rec, const Problem& p, Variant) {
   constexpr int kThreads = (BM / TM) * (BN / TN);
   check_block(Variant::vectorized, kThreads);
   const dim3 grid = grid_2d(ceil_div(p.n, BN), ceil_div(p.m, BM), "vectorized");
+  rec.launch(kThreads, (BM * BK + BK * BN) * 4);  // As and Bs
   for (unsigned by = 0; by < grid.y; ++by)
     for (unsigned bx = 0; bx < grid.x; ++bx) {
       const int m0 = static_cast<int>(by) * BM, n0 = static_cast<int>(bx) * BN;
       for (int w = 0; w < kThreads / kWarpSize; ++w) {
+        rec.at(std::uint64_t{by} * grid.x + bx, w);
         for (int k0 = 0; k0 < p.k; k0 += BK) {
           const auto a_slot = [](int tid) { return tile_slot(tid, 0, kThreads, BK); };
           const auto b_slot = [](int tid) { return tile_slot(tid, 0, kThreads, BN); };
@@ -307,10 +318,12 @@ void warp_tiled(Recorder& rec, const Problem& p, Variant) {
   const dim3 grid = grid_2d(ceil_div(p.n, BN), ceil_div(p.m, BM), "warp_tiled");
   const auto as = [](int word) { return 4ull * word; };
   const auto bs = [](int word) { return 4ull * (BK * BM + word); };
+  rec.launch(kThreads, (BM * BK + BK * BN) * 4);  // As and Bs
   for (unsigned by = 0; by < grid.y; ++by)
     for (unsigned bx = 0; bx < grid.x; ++bx) {
       const int m0 = static_cast<int>(by) * BM, n0 = static_cast<int>(bx) * BN;
       for (int w = 0; w < kThreads / kWarpSize; ++w) {
+        rec.at(std::uint64_t{by} * grid.x + bx, w);
         const int w_row = w / (BN / WN), w_col = w % (BN / WN);
         const auto t_row = [](int tid) { return (tid % kWarpSize) / (WSUBN / TN); };
         const auto t_col = [](int tid) { return (tid % kWarpSize) % (WSUBN / TN); };
@@ -395,11 +408,15 @@ void block_tile(Recorder& rec, const Problem& p, Variant v) {
   const unsigned blocks = grid_1d(static_cast<long long>(tiles_m) * tiles_n, "block tile").x;
   const int nk = static_cast<int>(ceil_div(p.k, t.bk));
   constexpr int kGroupM = 8;  // BlockTile::GROUP_M
+  // Static As[2] and Bs[2] (double_buffered), or the cp.async kernels' dynamic stages.
+  const int dynamic = launcher_for(v).dynamic_smem;
+  rec.launch(threads, dynamic > 0 ? dynamic : 2 * (a_floats + b_floats) * 4);
   for (unsigned pid = 0; pid < blocks; ++pid) {
     int tm = 0, tn = 0;
     grouped_tile(static_cast<int>(pid), tiles_m, tiles_n, kGroupM, &tm, &tn);
     const int m0 = tm * t.bm, n0 = tn * t.bn;
     for (int w = 0; w < threads / kWarpSize; ++w) {
+      rec.at(pid, w);
       const auto coords = [&](int tid, int* ty, int* tx) { warp_grid_coords(tid, TX, ty, tx); };
       for (int kt = 0; kt < nk; ++kt) {
         const int k0 = kt * t.bk, stage = kt & 1;
@@ -467,14 +484,18 @@ void scale_c(Recorder& rec, const Problem& p) {
   if (static_cast<long long>(grid.x) * kThreads < p.n)
     throw std::invalid_argument("gemm predict: the alpha = 0 path is modeled only for n <= " +
                                 std::to_string(64 * kThreads) + ".");
+  rec.launch(kThreads, 0);
   for (int row = 0; row < p.m; ++row)  // each row once, by block row % gridDim.y
     for (unsigned b = 0; b < grid.x; ++b)
-      for (int w = 0; w < kThreads / kWarpSize; ++w)
+      for (int w = 0; w < kThreads / kWarpSize; ++w) {
+        // Row r is block (b, r % gridDim.y)'s pass r / gridDim.y: numbered as a block of its own.
+        rec.at(static_cast<std::uint64_t>(row) * grid.x + b, w);
         store1(rec, p, w, kThreads, [&](int tid, int* r, int* col) {
           *r = row;
           *col = static_cast<int>(b) * kThreads + tid;
           return *col < p.n;
         });
+      }
 }
 
 }  // namespace memhier::gemm::detail::replay

@@ -141,8 +141,12 @@ registry::Variant variant(transpose::Variant v, int rung, std::string technique,
   registry::Variant out =
       registry::make_variant(transpose::to_string(v), rung, std::move(technique), std::move(claim),
                              symbol, transpose::detail::kBlockThreads);
-  if (transpose::detail::has_prediction(v))
+  if (transpose::detail::has_prediction(v)) {
     out.predict = [v](const std::string& shape) { return transpose::detail::predict(v, shape); };
+    out.stream = [v](const std::string& shape, model::AccessSink& sink) {
+      transpose::detail::stream(v, shape, sink);
+    };
+  }
   return out;
 }
 

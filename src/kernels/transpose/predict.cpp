@@ -35,13 +35,16 @@ constexpr std::uint32_t kAllLanes = 0xffffffffu;
 // tiled_transpose<Layout> (tiled.cuh): tile, padded and swizzled differ only in `word`.
 // SASS per tile and warp: read phase 4 x (LDG.E, STS), write phase 4 x (LDS, STG.E),
 // each under its bounds check.
+// `words`: the shared tile's size in floats (the stream's shared memory per block).
 template <class Word>
-void tiled(Recorder& rec, int rows, int cols, Word word) {
+void tiled(Recorder& rec, int rows, int cols, Word word, int words) {
+  rec.launch(kBlockThreads, words * static_cast<int>(kFloat));
   const TileGrid g = tile_grid(rows, cols, index::kTile, index::kTile);
   for (unsigned t = 0; t < g.count; ++t) {
     long long row0 = 0, col0 = 0;
     index::tile_origin(t, g.tiles_x, index::kTile, index::kTile, &row0, &col0);
     for (int ty = 0; ty < index::kBlockRows; ++ty) {
+      rec.at(t, ty);
       // Read: lanes along an input row.
       for (int k = 0; k < index::kTile; k += index::kBlockRows) {
         const long long r = row0 + ty + k;
@@ -57,6 +60,7 @@ void tiled(Recorder& rec, int rows, int cols, Word word) {
       }
     }
     for (int ty = 0; ty < index::kBlockRows; ++ty) {
+      rec.at(t, ty);
       // Write: lanes along an output row (input rows row0 + tx of input column cc).
       for (int k = 0; k < index::kTile; k += index::kBlockRows) {
         const long long cc = col0 + ty + k;
@@ -85,12 +89,14 @@ void vectorized(Recorder& rec, int rows, int cols) {
   constexpr int kRowsPerPass = index::vec_rows_per_pass(TH);
   constexpr int kPasses = TW / kRowsPerPass;
   constexpr int kWarps = index::kVecThreads / model::kWarpSize;
+  rec.launch(index::kVecThreads, TH * TW * static_cast<int>(kFloat));
   const TileGrid g = tile_grid(rows, cols, TH, TW);
   for (unsigned t = 0; t < g.count; ++t) {
     long long row0 = 0, col0 = 0;
     index::tile_origin(t, g.tiles_x, TH, TW, &row0, &col0);
     const bool full = row0 + TH <= rows && col0 + TW <= cols;
     for (int w = 0; w < kWarps; ++w) {
+      rec.at(t, w);
       auto load_on = [&](int lane, long long* r, long long* c, int* a, int* q) {
         index::vec_load_role(w * model::kWarpSize + lane, TW, a, q);
         *r = row0 + 4 * *a;
@@ -115,6 +121,7 @@ void vectorized(Recorder& rec, int rows, int cols) {
         }));
     }
     for (int w = 0; w < kWarps; ++w) {
+      rec.at(t, w);
       auto role = [&](int lane, int* p, int* cc0) {
         index::vec_store_role(w * model::kWarpSize + lane, TH, p, cc0);
       };
@@ -151,12 +158,14 @@ constexpr Replay none = nullptr;  ///< a rung with no prediction
 // SASS per tile and warp: the four k-steps unrolled, each LDG.E (4 bytes) then STG.E
 // under the bounds check; see the report for whether the check is a branch or a predicate.
 void naive(Recorder& rec, int rows, int cols) {
+  rec.launch(kBlockThreads, 0);
   const TileGrid g = tile_grid(rows, cols, index::kTile, index::kTile);
   for (unsigned t = 0; t < g.count; ++t) {
     long long row0 = 0, col0 = 0;
     index::tile_origin(t, g.tiles_x, index::kTile, index::kTile, &row0, &col0);
     for (int ty = 0; ty < index::kBlockRows; ++ty)
       for (int k = 0; k < index::kTile; k += index::kBlockRows) {
+        if (k == 0) rec.at(t, ty);
         const long long r = row0 + ty + k;
         auto in_bounds = [&](int tx) { return r < rows && col0 + tx < cols; };
         const WarpAccess ld = warp_access(kAllLanes, 4, false, [&](int tx, std::uint64_t* a) {
@@ -174,15 +183,21 @@ void naive(Recorder& rec, int rows, int cols) {
 }
 
 void tile(Recorder& rec, int rows, int cols) {
-  tiled(rec, rows, cols, [](int r, int c) { return index::tile_word(r, c); });
+  tiled(
+      rec, rows, cols, [](int r, int c) { return index::tile_word(r, c); },
+      index::kTile * index::kTile);
 }
 
 void padded(Recorder& rec, int rows, int cols) {
-  tiled(rec, rows, cols, [](int r, int c) { return index::padded_word(r, c); });
+  tiled(
+      rec, rows, cols, [](int r, int c) { return index::padded_word(r, c); },
+      index::kTile * (index::kTile + 1));
 }
 
 void swizzled(Recorder& rec, int rows, int cols) {
-  tiled(rec, rows, cols, [](int r, int c) { return index::swizzled_word(r, c); });
+  tiled(
+      rec, rows, cols, [](int r, int c) { return index::swizzled_word(r, c); },
+      index::kTile * index::kTile);
 }
 
 // vectorized_kernel<64, 64>, or the padded fallback on unaligned shapes; the bulk prefetch
@@ -236,6 +251,18 @@ model::AccessCounts predict(Variant v, const std::string& shape) {
   const std::vector<std::int64_t> d = registry::parse_shape(shape, 2, "transpose");
   check_shape(d[0], d[1]);
   return predict(v, static_cast<int>(d[0]), static_cast<int>(d[1]));
+}
+
+void stream(Variant v, const std::string& shape, model::AccessSink& sink) {
+  const std::vector<std::int64_t> d = registry::parse_shape(shape, 2, "transpose");
+  check_shape(d[0], d[1]);
+  if (!has_prediction(v))
+    throw std::invalid_argument(std::string("transpose variant ") + to_string(v) +
+                                " has no model.");
+  Recorder rec(&sink);
+  // best on a 1xN or Nx1 shape runs cudaMemcpyAsync: no kernel of ours, an empty stream.
+  if (v == Variant::best && (d[0] == 1 || d[1] == 1)) rec.launch(kBlockThreads, 0);
+  kReplays[static_cast<int>(v)](rec, static_cast<int>(d[0]), static_cast<int>(d[1]));
 }
 
 }  // namespace memhier::transpose::detail

@@ -7,6 +7,7 @@
 
 #include "memhier/kernels/transpose.hpp"
 #include "memhier/model/access.hpp"
+#include "memhier/model/replay.hpp"
 
 namespace memhier::transpose::detail {
 
@@ -20,5 +21,9 @@ model::AccessCounts predict(Variant v, int rows, int cols);
 
 /// The same from a shape "ROWSxCOLS" (as the family parses it).
 model::AccessCounts predict(Variant v, const std::string& shape);
+
+/// The global address stream of the kernel `v` launches at `shape`, tile t as block t, into
+/// the memory-system model's sink. Throws std::invalid_argument like predict().
+void stream(Variant v, const std::string& shape, model::AccessSink& sink);
 
 }  // namespace memhier::transpose::detail

@@ -1,0 +1,47 @@
+// `memhier simulate`: each modeled kernel's address stream (Variant::stream) replayed
+// through the memory-system model of a card, on the CPU. The same replay gives the
+// simulated column of `memhier profile`'s "simulated against measured" table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "memhier/model/card.hpp"
+#include "memhier/model/replay.hpp"
+#include "memhier/report/document.hpp"
+
+namespace memhier::bench {
+
+/// One kernel replayed at one shape on one card.
+struct SimulateItem {
+  std::string family, variant, shape;
+  bool modeled = false;  ///< the variant has a stream model
+  bool runs = false;     ///< it launches a kernel of ours at this shape (some decline)
+  model::SimResult result;
+  double cpu_seconds = 0;  ///< how long the replay took
+};
+
+/// The shapes the simulator and the hardware comparison use for `family`: for each problem
+/// kind one that fits in an H100's L2 (the profile shape) and one far beyond it (GEMM: the first
+/// only); empty for a family with no stream model.
+std::vector<std::string> comparison_shapes(const std::string& family);
+
+/// The families with at least one streamed variant, in registry order.
+std::vector<std::string> simulate_targets();
+
+/// Replays one variant of `family` at `shape` on `card` (variant must exist).
+/// Throws std::invalid_argument for a bad shape.
+SimulateItem simulate_one(const std::string& family, const std::string& variant,
+                          const std::string& shape, const model::Card& card);
+
+/// Replays `target` (a family or "all"): the named variants (all when empty) at `shape`
+/// (the comparison shapes when empty). Throws std::invalid_argument with one sentence for
+/// an unknown family or variant, a malformed shape, or --variant/--size with "all".
+std::vector<SimulateItem> simulate(const std::string& target,
+                                   const std::vector<std::string>& variants,
+                                   const std::string& shape, const model::Card& card);
+
+/// The report section: per kernel, hit rates, sectors, DRAM bytes and the time bound.
+report::Section simulate_section(const std::vector<SimulateItem>& items, const model::Card& card);
+
+}  // namespace memhier::bench

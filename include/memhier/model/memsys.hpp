@@ -1,0 +1,113 @@
+// The memory-system model: per-SM L1, a partitioned L2 and DRAM, replaying a kernel's
+// global accesses sector by sector and counting what Nsight Compute counts
+// (l1tex__t_sector_hit_rate, lts__t_sector_hit_rate, dram__bytes_read / _write).
+//
+// L1: one per SM, 128-byte lines of four 32-byte sectors, set-associative with true LRU
+// (ArchSpec::l1_ways, assumed); a load miss fetches only the missing sectors (sector fill);
+// stores are write-through with no write-allocate (a store updates a sector that is already
+// there, never allocates one); non-caching loads (ld.global.cg) look up and never allocate.
+// L2: ArchSpec::l2_partitions partitions of equal size, a line's home partition chosen by a
+// hash of its address (every SM reaches it; no far-side copies), each set-associative with
+// true LRU over hashed sets; write-back with write-allocate at sector granularity (a store
+// miss allocates the sector dirty without reading DRAM, and counts as a hit, see
+// HierarchyConfig::l2_store_hits); a load miss reads the missing
+// sectors from DRAM; an evicted dirty sector is one DRAM sector written. Dirty sectors still
+// in L2 when the kernel ends are not DRAM traffic of the kernel (Nsight Compute counts them
+// neither) and are reported apart. The persisting-access window (cudaAccessPolicyWindow):
+// a `hit_ratio` share of the window's lines, chosen by a hash, lives in a set-aside of
+// `carve_bytes`; every other line uses the rest of the L2.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace memhier::model {
+
+struct Card;
+
+/// cudaAccessPolicyWindow with hitProp persisting, missProp streaming, and the set-aside
+/// (cudaLimitPersistingL2CacheSize); inactive while bytes or carve_bytes is 0.
+struct PersistWindow {
+  std::uint64_t base = 0;     ///< first byte of the window
+  std::uint64_t bytes = 0;    ///< window size
+  double hit_ratio = 1.0;     ///< share of the window's lines that persist, 0..1
+  long long carve_bytes = 0;  ///< L2 set aside for persisting lines
+
+  bool active() const { return bytes > 0 && carve_bytes > 0 && hit_ratio > 0; }
+};
+
+/// The geometry a replay runs on.
+struct HierarchyConfig {
+  int sms = 1;
+  int line_bytes = 128;
+  int sector_bytes = 32;
+  long long l1_bytes = 0;  ///< per SM, after the shared-memory carveout
+  int l1_ways = 4;
+  long long l2_bytes = 0;
+  int l2_ways = 16;
+  int l2_partitions = 1;
+  /// A store's L2 lookup counts as a hit whatever the sector held: the L2 allocates it
+  /// with a byte mask and needs no fill, and Nsight Compute reports write hit rates of
+  /// 100% (lts__t_sector_op_write_hit_rate). False counts a store to an absent sector a miss.
+  bool l2_store_hits = true;
+  PersistWindow persist;
+};
+
+/// The geometry of `card` with `l1_bytes` of L1 per SM.
+HierarchyConfig hierarchy_for(const Card& card, long long l1_bytes);
+
+/// Sector counts of one replay (names follow Nsight Compute's).
+struct Traffic {
+  long long l1_ld_sectors = 0, l1_ld_hits = 0;  ///< global-load sector lookups in L1, hits
+  long long l1_st_sectors = 0, l1_st_hits = 0;  ///< global-store sector lookups, hits
+  long long l2_ld_sectors = 0, l2_ld_hits = 0;  ///< L2 sector lookups from loads (L1 misses)
+  long long l2_st_sectors = 0, l2_st_hits = 0;  ///< L2 sector lookups from stores
+  long long l2_persist_hits = 0;                ///< hits in the persisting set-aside
+  long long dram_rd_sectors = 0;                ///< sectors read from DRAM
+  long long dram_wr_sectors = 0;                ///< dirty sectors evicted to DRAM
+  long long l2_dirty_end_sectors = 0;           ///< dirty sectors left in L2 at the end
+  int sector_bytes = 32;
+
+  /// L1 sector hit rate over loads and stores, percent (NaN with no lookup).
+  double l1_hit_rate() const;
+  /// L2 sector hit rate over loads and stores, percent (NaN with no lookup).
+  double l2_hit_rate() const;
+  /// Sectors crossing between the SMs and L2 (L1 load misses plus stores).
+  long long l2_sm_sectors() const { return l2_ld_sectors + l2_st_sectors; }
+  double dram_read_bytes() const { return static_cast<double>(dram_rd_sectors) * sector_bytes; }
+  double dram_write_bytes() const { return static_cast<double>(dram_wr_sectors) * sector_bytes; }
+};
+
+class SectorCache;
+
+/// The caches of one device: an L1 per SM, the L2 partitions, DRAM counters.
+class MemorySystem {
+ public:
+  /// Empty (cold) caches of the given geometry; throws std::invalid_argument for a
+  /// geometry with no sets.
+  explicit MemorySystem(const HierarchyConfig& config);
+  ~MemorySystem();
+  MemorySystem(MemorySystem&&) noexcept;
+  MemorySystem& operator=(MemorySystem&&) noexcept;
+
+  /// One warp instruction's sectors in one 128-byte line: `line` is the byte address / 128,
+  /// `sectors` a 4-bit mask. `l1_cached`: a caching load (ld.ca, the default from 7.0);
+  /// ignored for stores.
+  void access(int sm, std::uint64_t line, unsigned sectors, bool store, bool l1_cached = true);
+
+  /// The counts so far, with the dirty sectors now in L2.
+  Traffic traffic() const;
+  const HierarchyConfig& config() const { return config_; }
+
+ private:
+  void l2_access(std::uint64_t line, unsigned sectors, bool store);
+
+  HierarchyConfig config_;
+  Traffic t_;
+  std::vector<std::unique_ptr<SectorCache>> l1_;       ///< one per SM
+  std::vector<std::unique_ptr<SectorCache>> l2_;       ///< one per partition
+  std::vector<std::unique_ptr<SectorCache>> persist_;  ///< set-aside per partition
+};
+
+}  // namespace memhier::model

@@ -1,0 +1,89 @@
+// A kernel's address stream replayed through the memory-system model in an order that
+// approximates the hardware's. A kernel's model (Variant::stream) reports, through an
+// AccessSink, its launch and every warp's global instructions block by block.
+//
+// Order: blocks go to SMs in waves of sms x blocks_per_sm (blocks_per_sm from the occupancy
+// model at an assumed 32 registers per thread, which none of the modeled kernels exceeds
+// enough to lower it), block i of a wave to SM i mod sms (round-robin); within a wave every
+// warp issues one global instruction per round, SM after SM and, on an SM, warp after warp
+// in block order, until all warps are done; then the next wave. A grid-stride (persistent)
+// kernel's model numbers its tiles as blocks: tile t runs on block t mod grid, and the grid
+// is one wave, so a wave is one round of the loop. No sampling: every warp instruction of
+// the kernel is replayed (the per-access cost keeps the modeled kernels within seconds).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memhier/model/access.hpp"
+#include "memhier/model/card.hpp"
+#include "memhier/model/memsys.hpp"
+
+namespace memhier::model {
+
+/// What a kernel's stream model calls: the launch once, then each warp's accesses.
+class AccessSink {
+ public:
+  virtual ~AccessSink() = default;
+  /// The kernel's block size and shared memory per block (static + dynamic), before any access.
+  virtual void launch(int block_threads, int smem_bytes_per_block) = 0;
+  /// The accesses that follow are warp `warp` of block `block` (blocks in launch order).
+  virtual void at(std::uint64_t block, int warp) = 0;
+  /// One global-memory warp instruction of the current warp; inactive lanes access nothing.
+  virtual void global(const WarpAccess& w) = 0;
+};
+
+/// What a replay predicts for one kernel launch on one card.
+struct SimResult {
+  Traffic traffic;
+  int blocks_per_sm = 0;   ///< resident blocks per SM (occupancy model)
+  long long l1_bytes = 0;  ///< L1 per SM left by the shared-memory carveout
+  long long blocks = 0;    ///< blocks (or tiles) replayed
+  long long waves = 0;
+  long long instructions = 0;  ///< global warp instructions with a lane on
+  /// Time the traffic needs at least: DRAM bytes at the card's DRAM bandwidth, or L2<->SM
+  /// bytes at its L2 bandwidth when that is larger (and known). Seconds.
+  double time_bound_s = 0;
+  bool l2_bound = false;  ///< the L2 figure set the bound
+};
+
+/// The sink that replays a stream through a MemorySystem of `card`, in the order above.
+class LaunchSimulator : public AccessSink {
+ public:
+  /// `persist`: an access-policy window (inactive by default). `regs_per_thread`: the
+  /// occupancy model's register count.
+  explicit LaunchSimulator(const Card& card, PersistWindow persist = {}, int regs_per_thread = 32);
+  void launch(int block_threads, int smem_bytes_per_block) override;
+  void at(std::uint64_t block, int warp) override;
+  void global(const WarpAccess& w) override;
+  /// Replays what is left and returns the counts and the time bound.
+  SimResult finish();
+
+ private:
+  void flush();
+
+  const Card& card_;
+  PersistWindow persist_;
+  int regs_;
+  std::unique_ptr<MemorySystem> mem_;
+  SimResult r_;
+  std::uint64_t wave_size_ = 0;  ///< blocks per wave
+  std::uint64_t wave_ = 0;       ///< the wave being collected
+  int warps_per_block_ = 0;
+  bool launched_ = false;
+  bool any_ = false;                        ///< the wave holds an access
+  std::vector<std::uint64_t> blocks_seen_;  ///< distinct blocks, counted per wave
+  /// The wave's warps, slot (block mod wave) * warps_per_block + warp: encoded sector
+  /// accesses (see replay.cpp).
+  std::vector<std::vector<std::uint64_t>> queues_;
+  std::vector<std::uint64_t>* current_ = nullptr;
+};
+
+/// The L1 per SM the driver leaves beside `blocks_per_sm` blocks of `smem_per_block` bytes
+/// (reservation included): the smallest carveout that holds them (assumed: the driver's
+/// default preference picks it), taken from the unified L1 + shared capacity.
+long long l1_bytes_beside(const ArchSpec& arch, int blocks_per_sm, int smem_per_block);
+
+}  // namespace memhier::model

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Collects the simulated-against-measured traffic tables (profile-*-traffic) of
+`memhier profile --json` outputs: prints a summary on stderr (items within every bar, per
+figure, and the misses) and the fixture on stdout that tests/cpu/test_stream.cpp holds the
+memory-system model to (each item's ncu figures and whether the model was within its bars).
+
+Usage: scripts/traffic-fixture.py PROFILE_JSON... > tests/fixtures/h100-traffic.json
+"""
+import json
+import sys
+
+FIELDS = ["dram_read_bytes", "dram_write_bytes", "l1_hit_rate", "l2_hit_rate"]
+
+
+def rows(paths):
+    """Yields (meta, row) for every row of every traffic table in the given documents."""
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        for section in doc["sections"]:
+            for table in section["tables"]:
+                if table["id"].startswith("profile-") and table["id"].endswith("-traffic"):
+                    for row in table["rows"]:
+                        yield doc["meta"], row
+
+
+def main():
+    """Prints the fixture and the summary of the documents named on the command line."""
+    if len(sys.argv) < 2:
+        sys.exit(__doc__.strip().splitlines()[-1])
+    items, meta = [], None
+    per_field = {f: 0 for f in FIELDS}
+    for meta, row in rows(sys.argv[1:]):
+        within = row["verdict"] == "within"
+        items.append({"target": row["target"], "item": row["item"], "shape": row["shape"],
+                      "within": within,
+                      "ncu": [row.get(f + "_ncu") for f in FIELDS],
+                      "simulated": [row.get(f + "_sim") for f in FIELDS]})
+        for f in FIELDS:
+            if f not in row["verdict"]:
+                per_field[f] += 1
+    if not items:
+        sys.exit("traffic-fixture: no simulated-against-measured table in the inputs")
+    ok = sum(i["within"] for i in items)
+    print(f"{ok} of {len(items)} items within every bar ({100.0 * ok / len(items):.0f}%; the bar "
+          "is 90%); per figure: " + ", ".join(f"{f} {n}" for f, n in per_field.items()),
+          file=sys.stderr)
+    for i in items:
+        if not i["within"]:
+            print(f"  miss: {i['target']} {i['item']} {i['shape']}: simulated {i['simulated']} "
+                  f"ncu {i['ncu']}", file=sys.stderr)
+    head = {"made_by": "scripts/traffic-fixture.py",
+            "record": {k: meta.get(k) for k in ("device", "driver", "toolkit", "git_commit",
+                                                "date_utc")},
+            "fields": FIELDS}
+    print(json.dumps(head, indent=1)[:-2] + ',\n "items": [')
+    print(",\n".join("  " + json.dumps(i) for i in items))
+    print(" ]\n}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+// Claims judged from profiler counters (see profile_claims.hpp).
+#include "memhier/claims/profile_claims.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/judge.hpp"
+
+namespace memhier::claims {
+namespace {
+
+double get(const ProfiledCounters& c, const std::string& variant, const std::string& key) {
+  const auto v = c.find(variant);
+  if (v == c.end()) return NAN;
+  const auto k = v->second.find(key);
+  return k == v->second.end() ? NAN : k->second;
+}
+
+// "padding eliminates 67% of the memory stalls": the stall cycles padding removes from the
+// unpadded tile `plain`, as a percentage of the unpadded tile's.
+Check stall_check(const ProfiledCounters& c, const std::string& plain, const std::string& padded) {
+  const auto p = c.find(plain), q = c.find(padded);
+  const double before = p == c.end() ? NAN : memory_stall_cycles(p->second);
+  const double after = q == c.end() ? NAN : memory_stall_cycles(q->second);
+  const double removed = 100.0 * (1.0 - after / before);
+  const Judgement j = judge(removed, Claimed::value(67, "%"), band("padding-stalls-67pct"_claim),
+                            "the profile has no stall counters for " + plain + " and " + padded);
+  return {"padding-stalls-67pct"_claim,
+          std::isfinite(removed)
+              ? report::strf("%s -> %s: memory stall cycles %.3g -> %.3g (%.0f%% removed)",
+                             plain.c_str(), padded.c_str(), before, after, removed)
+              : "n/a",
+          j.text};
+}
+
+// The GEMM claims speak of large problems: every extent at least 2048 (operands far
+// beyond the L2, K spanning many tiles of 64).
+bool large_gemm(const std::string& shape) {
+  int m = 0, n = 0, k = 0;
+  return std::sscanf(shape.c_str(), "%dx%dx%d", &m, &n, &k) == 3 && m >= 2048 && n >= 2048 &&
+         k >= 2048;
+}
+
+Judgement too_small(const std::string& shape) {
+  return {Verdict::not_measurable, "not measurable here: at " + shape +
+                                       " the operands fit in L2 and K spans few tiles; profile "
+                                       "gemm at 4096x4096x4096"};
+}
+
+// The naive rung's DRAM throughput.
+Check bandwidth_check(const ProfiledCounters& c, const std::string& shape) {
+  const double pct = get(c, "naive", "dram_pct");
+  const Judgement j = large_gemm(shape) ? judge(pct, Claimed::value(8.3, "% of peak"),
+                                                band("gemm-8pct-bandwidth"_claim),
+                                                "the profile has no DRAM throughput for naive")
+                                        : too_small(shape);
+  return {"gemm-8pct-bandwidth"_claim,
+          std::isfinite(pct) ? report::strf("naive at %s: DRAM %.1f%% of peak", shape.c_str(), pct)
+                             : "n/a",
+          j.text};
+}
+
+// A T x T tile against the naive rung: the sectors that leave the SMs for L2 (L1 misses of
+// every load, lts__t_sectors_srcunit_tex), naive over tiled, for T = 16, 32, 64.
+Check traffic_check(const ProfiledCounters& c, const std::string& shape) {
+  const double naive = get(c, "naive", "l2_sm_sectors");
+  std::vector<Figure> figures;
+  std::string measured;
+  for (int t : {16, 32, 64}) {
+    const std::string v = "smem_tile" + std::to_string(t);
+    const double cut = naive / get(c, v, "l2_sm_sectors");
+    figures.push_back({"T=" + std::to_string(t), cut, Claimed::value(t, "x less traffic"),
+                       Tolerance::within_factor(2)});
+    if (std::isfinite(cut))
+      measured += (measured.empty() ? "" : ", ") + report::strf("T=%d: %.1fx", t, cut);
+  }
+  const Judgement j =
+      large_gemm(shape) ? judge_all(figures, "the profile has no L2 sector counts for these rungs")
+                        : too_small(shape);
+  return {"tile-traffic-reduction"_claim,
+          measured.empty() ? "n/a" : "L1->L2 sectors, naive over tiled: " + measured, j.text};
+}
+
+}  // namespace
+
+double memory_stall_cycles(const std::map<std::string, double>& c) {
+  auto at = [&c](const char* k) {
+    const auto it = c.find(k);
+    return it == c.end() ? NAN : it->second;
+  };
+  const double share = at("stall_short_scoreboard_pct") + at("stall_mio_throttle_pct") +
+                       at("stall_long_scoreboard_pct");
+  return share / 100.0 * at("warps_active");
+}
+
+std::vector<Check> profile_checks(const std::string& family, const std::string& shape,
+                                  const ProfiledCounters& counters) {
+  if (family == "gemm")
+    return {stall_check(counters, "smem_tile32", "padded"), bandwidth_check(counters, shape),
+            traffic_check(counters, shape)};
+  if (family == "transpose") return {stall_check(counters, "tile", "padded")};
+  return {};
+}
+
+}  // namespace memhier::claims

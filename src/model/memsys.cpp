@@ -1,0 +1,208 @@
+// The memory-system model (see memsys.hpp for the rules it follows).
+#include "memhier/model/memsys.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "memhier/model/card.hpp"
+
+namespace memhier::model {
+
+namespace {
+
+// splitmix64's finalizer: spreads power-of-two strides over the sets, partitions and the
+// persisting share (hardware hashes its L2 slices likewise; the exact hash is unpublished).
+inline std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+inline int popcount4(unsigned m) {
+  return static_cast<int>((m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u));
+}
+
+}  // namespace
+
+/// A sectored set-associative cache with true LRU: each way holds a line's tag, its valid
+/// and dirty sectors and the time of its last use.
+class SectorCache {
+ public:
+  /// `lines` lines in sets of `ways`; `hashed`: sets chosen by mix(line), else line % sets.
+  SectorCache(long long lines, int ways, bool hashed) : ways_(ways), hashed_(hashed) {
+    if (ways < 1 || lines < ways) throw std::invalid_argument("a cache needs at least one set.");
+    sets_ = static_cast<std::uint64_t>(lines / ways);
+    way_.resize(static_cast<std::size_t>(sets_ * ways_));
+  }
+
+  struct Result {
+    unsigned hit = 0;            ///< sectors found valid
+    unsigned evicted_dirty = 0;  ///< dirty sectors of a line evicted to make room
+  };
+
+  /// Looks up `sectors` of `line`. allocate: make room for the line when absent (LRU
+  /// victim); fill: mark the sectors valid; dirty: mark them dirty.
+  Result access(std::uint64_t line, unsigned sectors, bool allocate, bool dirty) {
+    Result r;
+    Way* set = &way_[static_cast<std::size_t>(set_of(line) * ways_)];
+    const std::uint64_t tag = line + 1;  // 0 marks an empty way
+    ++clock_;
+    Way* victim = set;
+    for (int w = 0; w < ways_; ++w) {
+      Way& way = set[w];
+      if (way.tag == tag) {
+        r.hit = sectors & way.valid;
+        if (allocate || r.hit) way.stamp = clock_;
+        if (allocate) way.valid |= sectors;
+        if (dirty) way.dirty |= sectors & way.valid;
+        return r;
+      }
+      if (way.stamp < victim->stamp) victim = &way;
+    }
+    if (!allocate) return r;
+    r.evicted_dirty = victim->tag ? victim->dirty : 0;
+    victim->tag = tag;
+    victim->valid = sectors;
+    victim->dirty = dirty ? sectors : 0;
+    victim->stamp = clock_;
+    return r;
+  }
+
+  /// Dirty sectors held now.
+  long long dirty_sectors() const {
+    long long n = 0;
+    for (const Way& w : way_) n += popcount4(w.dirty);
+    return n;
+  }
+
+ private:
+  struct Way {
+    std::uint64_t tag = 0;
+    std::uint64_t stamp = 0;  ///< 0 for an empty way: empty ways are chosen first
+    unsigned valid = 0, dirty = 0;
+  };
+
+  std::uint64_t set_of(std::uint64_t line) const { return (hashed_ ? mix(line) : line) % sets_; }
+
+  int ways_;
+  bool hashed_;
+  std::uint64_t sets_ = 1;
+  std::uint64_t clock_ = 0;
+  std::vector<Way> way_;
+};
+
+HierarchyConfig hierarchy_for(const Card& card, long long l1_bytes) {
+  const ArchSpec& a = card.arch();
+  HierarchyConfig h;
+  h.sms = card.sms;
+  h.line_bytes = a.cache_line_bytes;
+  h.sector_bytes = a.sector_bytes;
+  h.l1_bytes = l1_bytes;
+  h.l1_ways = a.l1_ways;
+  h.l2_bytes = card.l2_bytes;
+  h.l2_ways = a.l2_ways;
+  h.l2_partitions = a.l2_partitions;
+  return h;
+}
+
+double Traffic::l1_hit_rate() const {
+  const long long n = l1_ld_sectors + l1_st_sectors;
+  return n == 0 ? NAN
+                : 100.0 * static_cast<double>(l1_ld_hits + l1_st_hits) / static_cast<double>(n);
+}
+
+double Traffic::l2_hit_rate() const {
+  const long long n = l2_ld_sectors + l2_st_sectors;
+  return n == 0 ? NAN
+                : 100.0 * static_cast<double>(l2_ld_hits + l2_st_hits) / static_cast<double>(n);
+}
+
+MemorySystem::MemorySystem(const HierarchyConfig& c) : config_(c) {
+  if (c.line_bytes != 128 || c.sector_bytes != 32)
+    throw std::invalid_argument("the memory-system model knows 128-byte lines of 32-byte sectors.");
+  if (c.sms < 1 || c.l2_partitions < 1)
+    throw std::invalid_argument("the memory-system model needs at least one SM and L2 partition.");
+  const PersistWindow& p = c.persist;
+  if (p.active() && (p.hit_ratio > 1.0 || p.carve_bytes >= c.l2_bytes))
+    throw std::invalid_argument(
+        "the persisting window needs a hit ratio of at most 1 and a set-aside below the L2 size.");
+  t_.sector_bytes = c.sector_bytes;
+  const long long l1_lines = c.l1_bytes / c.line_bytes;
+  for (int s = 0; s < c.sms; ++s)
+    l1_.push_back(l1_lines >= c.l1_ways ? std::make_unique<SectorCache>(l1_lines, c.l1_ways, false)
+                                        : nullptr);  // no L1 left by the carveout
+  const long long carve = p.active() ? p.carve_bytes : 0;
+  const long long part_lines = (c.l2_bytes - carve) / c.line_bytes / c.l2_partitions;
+  const long long carve_lines = carve / c.line_bytes / c.l2_partitions;
+  for (int i = 0; i < c.l2_partitions; ++i) {
+    l2_.push_back(std::make_unique<SectorCache>(part_lines, c.l2_ways, true));
+    if (carve > 0)
+      persist_.push_back(std::make_unique<SectorCache>(std::max<long long>(carve_lines, c.l2_ways),
+                                                       c.l2_ways, true));
+  }
+}
+
+MemorySystem::~MemorySystem() = default;
+MemorySystem::MemorySystem(MemorySystem&&) noexcept = default;
+MemorySystem& MemorySystem::operator=(MemorySystem&&) noexcept = default;
+
+void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool store,
+                          bool l1_cached) {
+  sectors &= 0xfu;
+  if (!sectors) return;
+  const int n = popcount4(sectors);
+  SectorCache* l1 = l1_[static_cast<std::size_t>(sm % config_.sms)].get();
+  if (store) {
+    // Write-through, no write-allocate: a store updates a present sector (a hit) and goes on.
+    t_.l1_st_sectors += n;
+    if (l1) t_.l1_st_hits += popcount4(l1->access(line, sectors, false, false).hit);
+    l2_access(line, sectors, true);
+    return;
+  }
+  t_.l1_ld_sectors += n;
+  unsigned miss = sectors;
+  if (l1) {
+    const unsigned hit = l1->access(line, sectors, l1_cached, false).hit;
+    t_.l1_ld_hits += popcount4(hit);
+    miss = sectors & ~hit;
+  }
+  if (miss) l2_access(line, miss, false);
+}
+
+void MemorySystem::l2_access(std::uint64_t line, unsigned sectors, bool store) {
+  const int n = popcount4(sectors);
+  const std::uint64_t h = mix(line ^ 0x9e3779b97f4a7c15ull);
+  const std::size_t part = static_cast<std::size_t>(h % static_cast<std::uint64_t>(l2_.size()));
+  SectorCache* cache = l2_[part].get();
+  const PersistWindow& p = config_.persist;
+  const std::uint64_t byte = line * static_cast<std::uint64_t>(config_.line_bytes);
+  bool persisting = false;
+  if (!persist_.empty() && byte >= p.base && byte < p.base + p.bytes) {
+    // The hit-ratio share: the top 24 bits of a second hash as a fraction in [0, 1).
+    const double u = static_cast<double>(mix(h) >> 40) / static_cast<double>(1u << 24);
+    if (u < p.hit_ratio) {
+      cache = persist_[part].get();
+      persisting = true;
+    }
+  }
+  const SectorCache::Result r = cache->access(line, sectors, true, store);
+  const int hits = store && config_.l2_store_hits ? n : popcount4(r.hit);
+  (store ? t_.l2_st_sectors : t_.l2_ld_sectors) += n;
+  (store ? t_.l2_st_hits : t_.l2_ld_hits) += hits;
+  if (persisting) t_.l2_persist_hits += hits;
+  if (!store) t_.dram_rd_sectors += n - popcount4(r.hit);
+  t_.dram_wr_sectors += popcount4(r.evicted_dirty);
+}
+
+Traffic MemorySystem::traffic() const {
+  Traffic t = t_;
+  t.l2_dirty_end_sectors = 0;
+  for (const auto& c : l2_) t.l2_dirty_end_sectors += c->dirty_sectors();
+  for (const auto& c : persist_) t.l2_dirty_end_sectors += c->dirty_sectors();
+  return t;
+}
+
+}  // namespace memhier::model

@@ -1,0 +1,163 @@
+// The launch-order replay (see replay.hpp).
+#include "memhier/model/replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "memhier/model/occupancy.hpp"
+
+namespace memhier::model {
+
+namespace {
+
+// One entry per (instruction, line): the line in the high bits, then the 4-bit sector mask,
+// the store bit, the L1-caching bit and a bit marking an instruction's last line.
+constexpr int kLineShift = 8;
+inline std::uint64_t encode(std::uint64_t line, unsigned mask, bool store, bool cached, bool last) {
+  return line << kLineShift | std::uint64_t{mask} << 4 | std::uint64_t{store} << 2 |
+         std::uint64_t{cached} << 1 | std::uint64_t{last};
+}
+
+}  // namespace
+
+long long l1_bytes_beside(const ArchSpec& arch, int blocks_per_sm, int smem_per_block) {
+  const long long need = static_cast<long long>(blocks_per_sm) * smem_per_block;
+  long long carveout = static_cast<long long>(arch.smem_per_sm);
+  for (int kb : arch.carveout_kb)
+    if (kb * 1024LL >= need) {
+      carveout = kb * 1024LL;
+      break;
+    }
+  return std::max(0LL, arch.l1_plus_smem_kb * 1024LL - carveout);
+}
+
+LaunchSimulator::LaunchSimulator(const Card& card, PersistWindow persist, int regs_per_thread)
+    : card_(card), persist_(persist), regs_(regs_per_thread) {}
+
+void LaunchSimulator::launch(int block_threads, int smem_bytes_per_block) {
+  if (launched_) throw std::logic_error("a stream model announced its launch twice");
+  LaunchResources lr;
+  lr.block_threads = block_threads;
+  lr.regs_per_thread = regs_;
+  lr.static_smem_bytes = smem_bytes_per_block;
+  OccupancyResult occ;
+  try {
+    occ = occupancy(card_.arch(), lr);
+  } catch (const OccupancyError& e) {
+    throw std::invalid_argument(e.message);
+  }
+  r_.blocks_per_sm = occ.blocks_per_sm;
+  r_.l1_bytes = l1_bytes_beside(card_.arch(), occ.blocks_per_sm, occ.smem_per_block);
+  HierarchyConfig h = hierarchy_for(card_, r_.l1_bytes);
+  h.persist = persist_;
+  mem_ = std::make_unique<MemorySystem>(h);
+  warps_per_block_ = (block_threads + kWarpSize - 1) / kWarpSize;
+  wave_size_ =
+      static_cast<std::uint64_t>(card_.sms) * static_cast<std::uint64_t>(occ.blocks_per_sm);
+  queues_.assign(static_cast<std::size_t>(wave_size_ * warps_per_block_), {});
+  blocks_seen_.assign(static_cast<std::size_t>(wave_size_), ~std::uint64_t{0});
+  launched_ = true;
+}
+
+void LaunchSimulator::at(std::uint64_t block, int warp) {
+  if (!launched_) throw std::logic_error("a stream model reported accesses before its launch");
+  if (warp < 0 || warp >= warps_per_block_)
+    throw std::logic_error("a stream model named a warp outside its block");
+  if (block / wave_size_ > wave_) {
+    flush();
+    wave_ = block / wave_size_;
+  }
+  const std::size_t slot = static_cast<std::size_t>(block % wave_size_);
+  if (blocks_seen_[slot] != block) {
+    blocks_seen_[slot] = block;
+    ++r_.blocks;
+  }
+  current_ =
+      &queues_[slot * static_cast<std::size_t>(warps_per_block_) + static_cast<std::size_t>(warp)];
+}
+
+void LaunchSimulator::global(const WarpAccess& w) {
+  if (!current_) throw std::logic_error("a stream model reported an access before naming its warp");
+  if (w.active_mask == 0) return;
+  // The distinct lines the instruction touches and each one's sectors, in lane order.
+  std::uint64_t lines[2 * kWarpSize];
+  unsigned masks[2 * kWarpSize];
+  int n = 0;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!w.active(lane)) continue;
+    const std::uint64_t first = w.address[lane], last = first + w.width_bytes - 1;
+    for (std::uint64_t s = first >> 5; s <= last >> 5; ++s) {
+      const std::uint64_t line = s >> 2;
+      const unsigned bit = 1u << (s & 3u);
+      int i = n - 1;
+      while (i >= 0 && lines[i] != line) --i;  // recent lines first: coalesced runs end fast
+      if (i < 0) {
+        lines[n] = line;
+        masks[n++] = bit;
+      } else {
+        masks[i] |= bit;
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i)
+    current_->push_back(encode(lines[i], masks[i], w.is_store, w.l1_cached, i == n - 1));
+  ++r_.instructions;
+  any_ = true;
+}
+
+void LaunchSimulator::flush() {
+  if (!any_) return;
+  ++r_.waves;
+  struct Cursor {
+    std::vector<std::uint64_t>* q;
+    std::size_t pos;
+  };
+  const int sms = card_.sms;
+  std::vector<std::vector<Cursor>> on_sm(static_cast<std::size_t>(sms));
+  for (std::size_t slot = 0; slot < wave_size_; ++slot)
+    for (int w = 0; w < warps_per_block_; ++w) {
+      std::vector<std::uint64_t>& q = queues_[slot * warps_per_block_ + w];
+      if (!q.empty()) on_sm[slot % sms].push_back({&q, 0});
+    }
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (int sm = 0; sm < sms; ++sm) {
+      std::vector<Cursor>& cs = on_sm[static_cast<std::size_t>(sm)];
+      std::size_t keep = 0;
+      for (Cursor c : cs) {
+        const std::vector<std::uint64_t>& q = *c.q;
+        for (;;) {  // one instruction: its lines up to the one marked last
+          const std::uint64_t e = q[c.pos++];
+          mem_->access(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu, (e >> 2) & 1u,
+                       (e >> 1) & 1u);
+          if (e & 1u) break;
+        }
+        if (c.pos < q.size()) cs[keep++] = c;
+      }
+      cs.resize(keep);
+      progress = progress || keep > 0;
+    }
+  }
+  for (auto& q : queues_) q.clear();
+  std::fill(blocks_seen_.begin(), blocks_seen_.end(), ~std::uint64_t{0});
+  any_ = false;
+}
+
+SimResult LaunchSimulator::finish() {
+  if (!launched_) throw std::logic_error("a stream model reported no launch");
+  flush();
+  r_.traffic = mem_->traffic();
+  const Traffic& t = r_.traffic;
+  const double dram = t.dram_read_bytes() + t.dram_write_bytes();
+  const double dram_s = dram / (card_.dram_gbps * 1e9);
+  const double l2_s = card_.l2_gbps > 0 ? static_cast<double>(t.l2_sm_sectors()) * t.sector_bytes /
+                                              (card_.l2_gbps * 1e9)
+                                        : 0.0;
+  r_.l2_bound = l2_s > dram_s;
+  r_.time_bound_s = std::max(dram_s, l2_s);
+  return r_;
+}
+
+}  // namespace memhier::model

@@ -1,0 +1,245 @@
+// The memory-system model against traffic computed by hand for small streams: a copy, a
+// strided read, a transpose tile, an L2 working set one line over capacity, dirty
+// evictions, the persisting window, and the launch order's waves.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "memhier/model/card.hpp"
+#include "memhier/model/memsys.hpp"
+#include "memhier/model/replay.hpp"
+
+using namespace memhier::model;
+
+namespace {
+
+// One SM, a 4 KiB L1 of 4 ways, and an L2 of `l2_lines` lines in one fully associative set
+// (so LRU is exact and the counts can be worked out by hand). Stores count as L2 hits only
+// when they find their sector, so the tests see the cache's contents.
+HierarchyConfig tiny(long long l2_lines, long long l1_bytes = 4096) {
+  HierarchyConfig h;
+  h.l2_store_hits = false;
+  h.sms = 1;
+  h.l1_bytes = l1_bytes;
+  h.l1_ways = 4;
+  h.l2_bytes = l2_lines * 128;
+  h.l2_ways = static_cast<int>(l2_lines);
+  h.l2_partitions = 1;
+  return h;
+}
+
+// A warp instruction on one SM: 32 lanes at base + lane * stride bytes, 4 bytes each.
+void warp(MemorySystem& m, std::uint64_t base, std::uint64_t stride, bool store) {
+  unsigned masks[1 << 12] = {};
+  std::uint64_t first = ~0ull, last = 0;
+  for (int l = 0; l < 32; ++l) {
+    const std::uint64_t s = (base + l * stride) >> 5;
+    first = std::min(first, s >> 2);
+    last = std::max(last, s >> 2);
+  }
+  ASSERT_LT(last - first, 1u << 12);
+  for (int l = 0; l < 32; ++l) {
+    const std::uint64_t s = (base + l * stride) >> 5;
+    masks[(s >> 2) - first] |= 1u << (s & 3);
+  }
+  for (std::uint64_t line = first; line <= last; ++line)
+    if (masks[line - first]) m.access(0, line, masks[line - first], store);
+}
+
+}  // namespace
+
+// Copy of 1024 floats (32 warps, 128 bytes each): every load sector misses L1 and L2 once;
+// the stores allocate in L2 without reading DRAM and stay dirty (no DRAM write yet).
+TEST(MemorySystem, CopyCountsEachSectorOnce) {
+  MemorySystem m(tiny(1024));
+  for (int w = 0; w < 32; ++w) {
+    warp(m, (1ull << 20) + w * 128, 4, false);
+    warp(m, (2ull << 20) + w * 128, 4, true);
+  }
+  const Traffic t = m.traffic();
+  EXPECT_EQ(t.l1_ld_sectors, 128);
+  EXPECT_EQ(t.l1_ld_hits, 0);
+  EXPECT_EQ(t.l1_st_sectors, 128);
+  EXPECT_EQ(t.l2_ld_sectors, 128);
+  EXPECT_EQ(t.l2_st_sectors, 128);
+  EXPECT_EQ(t.l2_ld_hits + t.l2_st_hits, 0);
+  EXPECT_EQ(t.dram_rd_sectors, 128);
+  EXPECT_EQ(t.dram_wr_sectors, 0);
+  EXPECT_EQ(t.l2_dirty_end_sectors, 128);
+  EXPECT_DOUBLE_EQ(t.l2_hit_rate(), 0.0);
+}
+
+// A read at a 128-byte stride (one sector per lane, 32 lines), then the same at +4 bytes:
+// the second pass hits L1 in every sector (32 lines fit the 4 KiB L1), so 50% overall.
+TEST(MemorySystem, StridedReadHitsL1OnTheNeighbourWord) {
+  MemorySystem m(tiny(1024));
+  warp(m, 0, 128, false);
+  warp(m, 4, 128, false);
+  const Traffic t = m.traffic();
+  EXPECT_EQ(t.l1_ld_sectors, 64);
+  EXPECT_EQ(t.l1_ld_hits, 32);
+  EXPECT_DOUBLE_EQ(t.l1_hit_rate(), 50.0);
+  EXPECT_EQ(t.l2_ld_sectors, 32);
+  EXPECT_EQ(t.dram_rd_sectors, 32);
+}
+
+// A non-caching load (ld.global.cg) looks up L1 and never allocates: the re-read misses.
+TEST(MemorySystem, NonCachingLoadsDoNotAllocate) {
+  MemorySystem m(tiny(1024));
+  m.access(0, 7, 0xf, false, false);
+  m.access(0, 7, 0xf, false, false);
+  const Traffic t = m.traffic();
+  EXPECT_EQ(t.l1_ld_hits, 0);
+  EXPECT_EQ(t.l2_ld_sectors, 8);
+  EXPECT_EQ(t.l2_ld_hits, 4);
+}
+
+// A 32x32 transpose tile: 32 row reads (4 sectors each), then 32 column writes (32 lines,
+// one sector each). Each output sector gets 8 of the 4-byte writes: the first misses, the
+// next seven hit in L2; nothing hits in L1 (stores do not allocate).
+TEST(MemorySystem, TransposeTileByHand) {
+  MemorySystem m(tiny(1024));
+  const std::uint64_t in = 1ull << 20, out = 2ull << 20;
+  for (int r = 0; r < 32; ++r) warp(m, in + r * 128, 4, false);
+  for (int c = 0; c < 32; ++c) warp(m, out + c * 4, 128, true);
+  const Traffic t = m.traffic();
+  EXPECT_EQ(t.l1_ld_sectors, 128);
+  EXPECT_EQ(t.l1_st_sectors, 1024);
+  EXPECT_EQ(t.l1_st_hits, 0);
+  EXPECT_EQ(t.l2_st_sectors, 1024);
+  EXPECT_EQ(t.l2_st_hits, 896);
+  EXPECT_EQ(t.dram_rd_sectors, 128);
+  EXPECT_EQ(t.l2_dirty_end_sectors, 128);
+}
+
+// A working set of 32 lines in a 32-line L2 hits on the second pass; one line more and LRU
+// evicts each line just before it is needed again: no hit at all. (No L1: every load
+// reaches L2.)
+TEST(MemorySystem, L2WorkingSetOneLineOverCapacity) {
+  for (int lines : {32, 33}) {
+    MemorySystem m(tiny(32, 0));
+    for (int pass = 0; pass < 2; ++pass)
+      for (int l = 0; l < lines; ++l) m.access(0, 1000 + l, 0xf, false);
+    const Traffic t = m.traffic();
+    EXPECT_EQ(t.l2_ld_sectors, 2 * 4 * lines);
+    EXPECT_EQ(t.l2_ld_hits, lines == 32 ? 4 * 32 : 0) << lines << " lines";
+    EXPECT_EQ(t.dram_rd_sectors, lines == 32 ? 4 * 32 : 8 * 33) << lines << " lines";
+  }
+}
+
+// Writing 64 lines through a 32-line L2 evicts the first 32, each four dirty sectors.
+TEST(MemorySystem, DirtyEvictionsAreDramWrites) {
+  MemorySystem m(tiny(32, 0));
+  for (int l = 0; l < 64; ++l) m.access(0, 5000 + l, 0xf, true);
+  const Traffic t = m.traffic();
+  EXPECT_EQ(t.dram_wr_sectors, 32 * 4);
+  EXPECT_EQ(t.l2_dirty_end_sectors, 32 * 4);
+  EXPECT_EQ(t.dram_rd_sectors, 0);
+}
+
+// A hot set of 8 lines, then a stream of 1000 lines, then the hot set again, in an L2 of
+// 64 lines: without a window the stream evicts the hot lines; with a persisting window over
+// them (hit ratio 1, 16 lines set aside) every hot re-read hits.
+TEST(MemorySystem, PersistingWindowKeepsHotLines) {
+  for (bool window : {false, true}) {
+    HierarchyConfig h = tiny(64, 0);
+    h.l2_ways = 16;
+    if (window) h.persist = {100 * 128, 8 * 128, 1.0, 16 * 128};
+    MemorySystem m(h);
+    for (int l = 0; l < 8; ++l) m.access(0, 100 + l, 0xf, false);
+    for (int l = 0; l < 1000; ++l) m.access(0, 10000 + l, 0xf, false);
+    const long long before = m.traffic().l2_ld_hits;
+    for (int l = 0; l < 8; ++l) m.access(0, 100 + l, 0xf, false);
+    const Traffic t = m.traffic();
+    EXPECT_EQ(t.l2_ld_hits - before, window ? 32 : 0) << (window ? "with" : "without");
+    EXPECT_EQ(t.l2_persist_hits, window ? 32 : 0);
+  }
+}
+
+// As Nsight Compute counts them, stores hit in L2 whatever it held: a copy's hit rate is
+// its stores' share of the lookups, 50%.
+TEST(MemorySystem, StoresCountAsL2Hits) {
+  HierarchyConfig h = tiny(1024);
+  h.l2_store_hits = true;
+  MemorySystem m(h);
+  for (int w = 0; w < 32; ++w) {
+    warp(m, (1ull << 20) + w * 128, 4, false);
+    warp(m, (2ull << 20) + w * 128, 4, true);
+  }
+  const Traffic t = m.traffic();
+  EXPECT_EQ(t.l2_st_hits, 128);
+  EXPECT_EQ(t.l2_ld_hits, 0);
+  EXPECT_DOUBLE_EQ(t.l2_hit_rate(), 50.0);
+  EXPECT_EQ(t.dram_rd_sectors, 128);
+}
+
+TEST(MemorySystem, BadGeometryIsOneSentence) {
+  HierarchyConfig h = tiny(32);
+  h.persist = {0, 4096, 1.0, 32 * 128};  // the whole L2 set aside
+  EXPECT_THROW(MemorySystem{h}, std::invalid_argument);
+  h = tiny(32);
+  h.l2_bytes = 0;
+  EXPECT_THROW(MemorySystem{h}, std::invalid_argument);
+}
+
+// The tables: every compute capability has a card, found by name and by capability.
+TEST(Cards, EveryArchHasACard) {
+  for (const ArchSpec& a : all_archs()) {
+    const Card* c = find_card(a.cc());
+    ASSERT_NE(c, nullptr) << a.cc();
+    EXPECT_EQ(c->arch().cc(), a.cc());
+    EXPECT_GT(c->l2_bytes, 0);
+    EXPECT_FALSE(c->dram_source.empty());
+  }
+  ASSERT_NE(find_card("H100"), nullptr);
+  EXPECT_EQ(find_card("h100")->sms, 132);
+  EXPECT_EQ(find_card("sm_80")->l2_bytes, 40LL << 20);
+  EXPECT_EQ(find_card("a101"), nullptr);
+  EXPECT_EQ(find_card(""), nullptr);
+}
+
+// The launch order on an H100: 256-thread blocks with no shared memory are 8 per SM, so
+// a wave is 132 x 8 blocks; 2000 blocks are two waves; a coalesced copy counts as above.
+TEST(LaunchSimulator, WavesAndCounts) {
+  const Card& h100 = *find_card("h100");
+  LaunchSimulator sim(h100);
+  sim.launch(256, 0);
+  const long long blocks = 2000;
+  for (long long b = 0; b < blocks; ++b)
+    for (int w = 0; w < 8; ++w) {
+      sim.at(static_cast<std::uint64_t>(b), w);
+      WarpAccess ld, st;
+      st.is_store = true;
+      for (int l = 0; l < 32; ++l) {
+        const std::uint64_t i = static_cast<std::uint64_t>((b * 8 + w) * 32 + l);
+        ld.address[l] = (1ull << 40) + 4 * i;
+        st.address[l] = (2ull << 40) + 4 * i;
+      }
+      sim.global(ld);
+      sim.global(st);
+    }
+  const SimResult r = sim.finish();
+  EXPECT_EQ(r.blocks_per_sm, 8);
+  EXPECT_EQ(r.waves, 2);
+  EXPECT_EQ(r.blocks, blocks);
+  EXPECT_EQ(r.instructions, blocks * 16);
+  // 8 blocks reserve 8 KiB: the 8 KiB carveout leaves 248 KiB of the 256 KiB for L1.
+  EXPECT_EQ(r.l1_bytes, 248 * 1024);
+  EXPECT_EQ(r.traffic.dram_rd_sectors, blocks * 8 * 4);
+  EXPECT_EQ(r.traffic.dram_wr_sectors, 0);
+  EXPECT_EQ(r.traffic.l2_st_sectors, blocks * 8 * 4);
+  EXPECT_GT(r.time_bound_s, 0);
+}
+
+// Speed: the model replays tens of millions of sector accesses per second (a streaming
+// read through a 50 MiB L2; the bar is loose so that a loaded CI machine passes).
+TEST(MemorySystem, ReplaysMillionsOfSectorsPerSecond) {
+  MemorySystem m(hierarchy_for(*find_card("h100"), 200 * 1024));
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t lines = 4u << 20;  // 16 M sectors, 512 MiB
+  for (std::uint64_t l = 0; l < lines; ++l) m.access(static_cast<int>(l % 132), l, 0xf, false);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(m.traffic().dram_rd_sectors, static_cast<long long>(4 * lines));
+  EXPECT_GT(4.0 * lines / s, 5e6) << "sectors per second";
+  std::printf("memory-system model: %.1f M sectors/s\n", 4.0 * lines / s / 1e6);
+}

@@ -1,0 +1,104 @@
+// The claims profiler counters decide: verdicts from synthetic counters, and each profile
+// checker's claims match the catalogue's checked_by both ways.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/profile_claims.hpp"
+
+using namespace memhier::claims;
+
+namespace {
+
+std::map<std::string, double> stalls(double short_sb, double mio, double long_sb, double warps) {
+  return {{"stall_short_scoreboard_pct", short_sb},
+          {"stall_mio_throttle_pct", mio},
+          {"stall_long_scoreboard_pct", long_sb},
+          {"warps_active", warps}};
+}
+
+Check by_id(const std::vector<Check>& checks, const char* id) {
+  for (const Check& c : checks)
+    if (std::string(c.id.c_str()) == id) return c;
+  throw std::runtime_error(std::string("no check ") + id);
+}
+
+}  // namespace
+
+TEST(ProfileClaims, StallCyclesAreSharesOfActiveWarpCycles) {
+  EXPECT_DOUBLE_EQ(memory_stall_cycles(stalls(10, 20, 30, 1000)), 600);
+  EXPECT_TRUE(std::isnan(memory_stall_cycles({{"warps_active", 5}})));
+}
+
+TEST(ProfileClaims, PaddingStallsFromTheTransposePair) {
+  ProfiledCounters c;
+  c["tile"] = stalls(10, 50, 0, 1000);    // 600 stall cycles
+  c["padded"] = stalls(10, 10, 0, 1000);  // 200: 67% removed
+  const auto checks = profile_checks("transpose", "1000x772", c);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(classify(checks[0].verdict), Verdict::reproduced) << checks[0].verdict;
+  c["padded"] = stalls(10, 50, 0, 1000);  // nothing removed
+  EXPECT_EQ(classify(profile_checks("transpose", "1000x772", c)[0].verdict), Verdict::refuted);
+  c.erase("padded");
+  EXPECT_EQ(classify(profile_checks("transpose", "1000x772", c)[0].verdict),
+            Verdict::not_measurable);
+}
+
+TEST(ProfileClaims, GemmBandwidthNeedsABigShape) {
+  ProfiledCounters c;
+  c["naive"]["dram_pct"] = 9.0;
+  EXPECT_EQ(
+      classify(by_id(profile_checks("gemm", "4096x4096x4096", c), "gemm-8pct-bandwidth").verdict),
+      Verdict::reproduced);
+  EXPECT_EQ(
+      classify(by_id(profile_checks("gemm", "257x255x129", c), "gemm-8pct-bandwidth").verdict),
+      Verdict::not_measurable);
+  c["naive"]["dram_pct"] = 60.0;
+  EXPECT_EQ(
+      classify(by_id(profile_checks("gemm", "4096x4096x4096", c), "gemm-8pct-bandwidth").verdict),
+      Verdict::refuted);
+}
+
+TEST(ProfileClaims, TileTrafficIsNaiveOverTiledL2Sectors) {
+  ProfiledCounters c;
+  c["naive"]["l2_sm_sectors"] = 6400;
+  c["smem_tile16"]["l2_sm_sectors"] = 400;  // 16x
+  c["smem_tile32"]["l2_sm_sectors"] = 200;  // 32x
+  c["smem_tile64"]["l2_sm_sectors"] = 100;  // 64x
+  const std::vector<Check> checks = profile_checks("gemm", "4096x4096x4096", c);
+  const Check& t = by_id(checks, "tile-traffic-reduction");
+  EXPECT_EQ(classify(t.verdict), Verdict::reproduced) << t.verdict << " / " << t.measured;
+  EXPECT_EQ(
+      classify(by_id(profile_checks("gemm", "257x255x129", c), "tile-traffic-reduction").verdict),
+      Verdict::not_measurable);
+  c["smem_tile64"]["l2_sm_sectors"] = 1600;  // 4x: outside a factor 2 of 64x
+  EXPECT_EQ(
+      classify(
+          by_id(profile_checks("gemm", "4096x4096x4096", c), "tile-traffic-reduction").verdict),
+      Verdict::refuted);
+}
+
+TEST(ProfileClaims, CheckersMatchTheCatalogue) {
+  for (const char* family : {"gemm", "transpose", "softmax"}) {
+    std::set<std::string> ids;
+    for (const Check& ch : profile_checks(family, "1x1x1", {})) {
+      ids.insert(ch.id.c_str());
+      const Claim* c = find(ch.id.c_str());
+      ASSERT_NE(c, nullptr);
+      EXPECT_TRUE(
+          std::count(c->checked_by.begin(), c->checked_by.end(), std::string("profile-") + family))
+          << ch.id.c_str() << " is checked by profile " << family << "; say so";
+    }
+    for (const Claim& c : catalogue())
+      if (std::count(c.checked_by.begin(), c.checked_by.end(), std::string("profile-") + family)) {
+        EXPECT_TRUE(ids.count(c.id)) << c.id << " claims profile-" << family << " checks it";
+      }
+  }
+}
+
+TEST(ProfileClaims, CheckerReadsAsProfile) {
+  EXPECT_EQ(describe_checker("profile-gemm"), "profile gemm");
+  EXPECT_EQ(describe_checker("bench-gemm"), "bench gemm");
+  EXPECT_EQ(describe_checker("latency"), "probe latency");
+}
