@@ -19,7 +19,7 @@ for t in json.load(open(sys.argv[1]))["sections"][0]["tables"]:
             seen.append((r["family"], r["shape"]))
 for f, s in seen:
     print(f, s)' "$out/simulate.json" | while read -r family shape; do
-  name="profile-$family-${shape//[:x]/-}.json"
+  name="profile-$family-${shape//:/-}.json"
   echo "== memhier profile $family --size $shape"
   t0=$SECONDS
   "$bin" profile "$family" --size "$shape" --json >"$out/$name" || echo "   failed: $name"
