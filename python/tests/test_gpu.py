@@ -122,9 +122,10 @@ def test_histogram_int32_every_variant_skips_out_of_range(variant):
 
 
 def stencil_reference(x, w):
+    """The clamped-border stencil in float64 on x's device (w may be a host tensor)."""
     k = w.shape[0]
     padded = torch.nn.functional.pad(x.double()[None, None], (k // 2,) * 4, mode="replicate")
-    return torch.nn.functional.conv2d(padded, w.double()[None, None])[0, 0]
+    return torch.nn.functional.conv2d(padded, w.to(x.device, torch.float64)[None, None])[0, 0]
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (7, 1), (3, 33), (37, 129), (513, 1027)])
@@ -212,6 +213,8 @@ def test_runs_on_the_callers_stream_and_on_stream_override():
 def test_reduce_workspaces_per_stream():
     streams = [torch.cuda.Stream() for _ in range(3)]
     xs = [rand(1 << 22) for _ in streams]
+    # The side streams are non-blocking: they see xs only once the default stream wrote them.
+    torch.cuda.synchronize()
     outs = []
     for s, x in zip(streams, xs):
         with torch.cuda.stream(s):
