@@ -184,6 +184,19 @@ bool output(nb::handle x, const Tensor& a, nb::handle out, nb::handle shape, DTy
   return read(keep->ptr(), dtypes, o) && same_shape(*o, shape);
 }
 
+// variant= as text; false for a non-string, whose TypeError the general path raises.
+bool text_of(nb::handle name, std::string* out) {
+  if (!PyUnicode_Check(name.ptr())) return false;
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(name.ptr(), &size);
+  if (!data) {
+    PyErr_Clear();
+    return false;
+  }
+  out->assign(data, static_cast<std::size_t>(size));
+  return true;
+}
+
 bool fits_int(std::int64_t v) {
   return v >= 0 && v <= std::numeric_limits<int>::max();
 }
@@ -195,8 +208,10 @@ nb::object declined() {
 // Each kernel: `launch` false returns the launch's arguments instead of launching, so the
 // host cost of everything before the launch can be timed (and tested) without a GPU.
 
-nb::object softmax_fast(nb::handle x, nb::handle out, const std::string& variant, nb::handle stream,
+nb::object softmax_fast(nb::handle x, nb::handle out, nb::handle variant_name, nb::handle stream,
                         bool launch) {
+  std::string variant;
+  if (!text_of(variant_name, &variant)) return declined();
   Tensor a, o;
   nb::object result;
   Ptr s = 0;
@@ -212,8 +227,10 @@ nb::object softmax_fast(nb::handle x, nb::handle out, const std::string& variant
   return result;
 }
 
-nb::object transpose_fast(nb::handle x, nb::handle out, const std::string& variant,
-                          nb::handle stream, bool launch) {
+nb::object transpose_fast(nb::handle x, nb::handle out, nb::handle variant_name, nb::handle stream,
+                          bool launch) {
+  std::string variant;
+  if (!text_of(variant_name, &variant)) return declined();
   Tensor a, o;
   nb::object result;
   Ptr s = 0;
@@ -228,8 +245,10 @@ nb::object transpose_fast(nb::handle x, nb::handle out, const std::string& varia
   return result;
 }
 
-nb::object histogram_fast(nb::handle x, nb::handle out, const std::string& variant,
-                          nb::handle stream, bool launch) {
+nb::object histogram_fast(nb::handle x, nb::handle out, nb::handle variant_name, nb::handle stream,
+                          bool launch) {
+  std::string variant;
+  if (!text_of(variant_name, &variant)) return declined();
   Tensor a, o;
   nb::object result;
   Ptr s = 0;
@@ -244,8 +263,10 @@ nb::object histogram_fast(nb::handle x, nb::handle out, const std::string& varia
   return result;
 }
 
-nb::object axpy_fast(nb::handle alpha, nb::handle x, nb::handle y, const std::string& variant,
+nb::object axpy_fast(nb::handle alpha, nb::handle x, nb::handle y, nb::handle variant_name,
                      nb::handle stream, bool launch) {
+  std::string variant;
+  if (!text_of(variant_name, &variant)) return declined();
   Tensor a, b;
   Ptr s = 0;
   if (!(PyFloat_CheckExact(alpha.ptr()) || PyLong_CheckExact(alpha.ptr())) ||
@@ -293,19 +314,20 @@ void bind_fast(nb::module_& m) {
         "int32"_a.none(), "uint32"_a.none(), "raw_stream"_a.none(),
         "Lets the fast path take tensors of `type` (dtypes and the current-stream accessor "
         "from torch; None where torch lacks one).");
-  m.def("softmax_fast", &softmax_fast, "x"_a, "out"_a.none(), "variant"_a, "stream"_a.none(),
+  m.def("softmax_fast", &softmax_fast, "x"_a, "out"_a.none(), "variant"_a.none(), "stream"_a.none(),
         "launch"_a,
         "memhier.softmax for a registered tensor, or NotImplemented; launch=False returns "
         "(x, out, rows, cols, device, stream) without launching.");
-  m.def("transpose_fast", &transpose_fast, "x"_a, "out"_a.none(), "variant"_a, "stream"_a.none(),
-        "launch"_a,
+  m.def("transpose_fast", &transpose_fast, "x"_a, "out"_a.none(), "variant"_a.none(),
+        "stream"_a.none(), "launch"_a,
         "memhier.transpose for a registered tensor, or NotImplemented; launch=False returns "
         "(x, out, rows, cols, device, stream).");
-  m.def("histogram256_fast", &histogram_fast, "x"_a, "out"_a.none(), "variant"_a, "stream"_a.none(),
-        "launch"_a,
+  m.def("histogram256_fast", &histogram_fast, "x"_a, "out"_a.none(), "variant"_a.none(),
+        "stream"_a.none(), "launch"_a,
         "memhier.histogram256 for a registered tensor, or NotImplemented; launch=False returns "
         "(x, n, bits, out, device, stream).");
-  m.def("axpy_fast", &axpy_fast, "a"_a, "x"_a, "y"_a, "variant"_a, "stream"_a.none(), "launch"_a,
+  m.def("axpy_fast", &axpy_fast, "a"_a, "x"_a, "y"_a, "variant"_a.none(), "stream"_a.none(),
+        "launch"_a,
         "memhier.axpy for registered tensors, or NotImplemented; launch=False returns "
         "(a, x, y, n, device, stream).");
 }

@@ -107,6 +107,7 @@ def test_declines_what_the_general_path_must_explain():
     x, out = T((4, 4)), T((4, 4))
     assert plan("softmax", x, out, stream=object()) is NO  # stream objects convert in Python
     assert plan("softmax", x, out, stream=-1) is NO
+    assert _ext.softmax_fast(x, out, None, None, False) is NO  # variant= must be a name
     assert plan("softmax", T((1 << 31, 1)), T((1 << 31, 1))) is NO  # rows past int
     assert plan("transpose", T((4,)), T((4,))) is NO
     assert plan("transpose", x, T((4, 4), ptr=64)) is not NO
