@@ -146,6 +146,9 @@ def reduce(x: Any, op: str = "sum", out: Any = None, *, variant: str = "best",
 
     max skips NaN (fmaxf); sum propagates it. An empty array is a ValueError.
     """
+    done = _ext.reduce_fast(x, op, out, variant, stream, True)
+    if done is not NotImplemented:
+        return done
     s = _stream(stream, x)
     a = _input(x, "x", s)
     if op not in ("sum", "max"):

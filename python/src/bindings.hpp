@@ -26,6 +26,9 @@ void softmax_call(const std::string& variant, std::uintptr_t in, std::uintptr_t 
 /// Transpose of rows x cols float32 into cols x rows.
 void transpose_call(const std::string& variant, std::uintptr_t in, std::uintptr_t out,
                     std::int64_t rows, std::int64_t cols, int device, std::uintptr_t stream);
+/// Sum or max (op) of n float32 into the float32 at out (a workspace per device and stream).
+void reduce_call(const std::string& variant, const std::string& op, std::uintptr_t in,
+                 std::size_t n, std::uintptr_t out, int device, std::uintptr_t stream);
 /// 256 uint32 bins of n uint8 (bits 8) or int32 (bits 32) values.
 void histogram_call(const std::string& variant, std::uintptr_t in, std::size_t n, int bits,
                     std::uintptr_t bins, int device, std::uintptr_t stream);

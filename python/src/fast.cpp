@@ -1,6 +1,6 @@
-// The fast path for the common kernel call: PyTorch tensors, CUDA, C-contiguous, the right
-// dtypes and shapes. It reads each tensor through a few C-level attribute calls and
-// launches, with no Python frame in between. Anything else (another framework, a wrong
+// The fast path for the common kernel call (softmax, transpose, reduce, histogram256, axpy):
+// PyTorch tensors, CUDA, C-contiguous, the right dtypes and shapes. It reads each tensor
+// through a few C-level attribute calls and launches, with no Python frame in between. Anything else (another framework, a wrong
 // dtype, a view, a stream object, ...) answers NotImplemented and memhier/kernels.py takes
 // its general path, which owns every check and error message: the fast path never raises
 // for a wrong argument, it only declines.
@@ -245,6 +245,23 @@ nb::object transpose_fast(nb::handle x, nb::handle out, nb::handle variant_name,
   return result;
 }
 
+nb::object reduce_fast(nb::handle x, nb::handle op_name, nb::handle out, nb::handle variant_name,
+                       nb::handle stream, bool launch) {
+  std::string variant, op;
+  if (!text_of(variant_name, &variant) || !text_of(op_name, &op) || (op != "sum" && op != "max"))
+    return declined();
+  Tensor a, o;
+  nb::object result;
+  Ptr s = 0;
+  if (!read(x.ptr(), {&Family::float32}, &a) || a.size == 0 || !stream_of(stream, a, &s) ||
+      !output(x, a, out, nb::make_tuple(), nullptr, {&Family::float32}, &o, &result) ||
+      o.device != a.device)
+    return declined();
+  if (!launch) return nb::make_tuple(op, a.ptr, a.size, o.ptr, a.device, s);
+  reduce_call(variant, op, a.ptr, static_cast<std::size_t>(a.size), o.ptr, a.device, s);
+  return result;
+}
+
 nb::object histogram_fast(nb::handle x, nb::handle out, nb::handle variant_name, nb::handle stream,
                           bool launch) {
   std::string variant;
@@ -322,6 +339,10 @@ void bind_fast(nb::module_& m) {
         "stream"_a.none(), "launch"_a,
         "memhier.transpose for a registered tensor, or NotImplemented; launch=False returns "
         "(x, out, rows, cols, device, stream).");
+  m.def("reduce_fast", &reduce_fast, "x"_a, "op"_a.none(), "out"_a.none(), "variant"_a.none(),
+        "stream"_a.none(), "launch"_a,
+        "memhier.reduce for a registered tensor, or NotImplemented; launch=False returns "
+        "(op, x, n, out, device, stream).");
   m.def("histogram256_fast", &histogram_fast, "x"_a, "out"_a.none(), "variant"_a.none(),
         "stream"_a.none(), "launch"_a,
         "memhier.histogram256 for a registered tensor, or NotImplemented; launch=False returns "

@@ -194,6 +194,22 @@ void axpy_call(const std::string& variant, float a, Ptr x, Ptr y, std::size_t n,
   elementwise::axpy(v, a, in_ptr<float>(x), out_ptr<float>(y), n, as_stream(stream));
 }
 
+void reduce_call(const std::string& variant, const std::string& op, Ptr in, std::size_t n, Ptr out,
+                 int device, Ptr stream) {
+  const auto v = variant_named(reduction::kAllVariants, reduction::to_string, "reduce", variant);
+  reduction::Op o;
+  if (op == "sum")
+    o = reduction::Op::sum;
+  else if (op == "max")
+    o = reduction::Op::max;
+  else
+    throw std::invalid_argument("unknown reduce op '" + op + "'; known: sum, max.");
+  nb::gil_scoped_release unlocked;
+  DeviceScope scope(device);
+  reduction::Workspace& ws = workspace_for(device, stream, n);
+  reduction::reduce(v, o, in_ptr<float>(in), n, out_ptr<float>(out), ws, as_stream(stream));
+}
+
 namespace {
 
 // Host seconds that `calls` back-to-back C++ softmax calls take (the launches only): the
@@ -216,22 +232,6 @@ void gemm_call(const std::string& variant, int m, int n, int k, float alpha, Ptr
   DeviceScope scope(device);
   gemm::sgemm(v, m, n, k, alpha, in_ptr<float>(a), lda, in_ptr<float>(b), ldb, beta,
               out_ptr<float>(c), ldc, as_stream(stream));
-}
-
-void reduce_call(const std::string& variant, const std::string& op, Ptr in, std::size_t n, Ptr out,
-                 int device, Ptr stream) {
-  const auto v = variant_named(reduction::kAllVariants, reduction::to_string, "reduce", variant);
-  reduction::Op o;
-  if (op == "sum")
-    o = reduction::Op::sum;
-  else if (op == "max")
-    o = reduction::Op::max;
-  else
-    throw std::invalid_argument("unknown reduce op '" + op + "'; known: sum, max.");
-  nb::gil_scoped_release unlocked;
-  DeviceScope scope(device);
-  reduction::Workspace& ws = workspace_for(device, stream, n);
-  reduction::reduce(v, o, in_ptr<float>(in), n, out_ptr<float>(out), ws, as_stream(stream));
 }
 
 void stencil_call(const std::string& variant, Ptr in, Ptr out, int rows, int cols,

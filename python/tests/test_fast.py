@@ -73,6 +73,16 @@ def test_outputs_are_allocated_like_the_input():
     assert T.made[-1].shape == (256,) and T.made[-1].dtype is U32
 
 
+def test_reduce_arguments_and_declines():
+    T.made.clear()
+    assert plan("reduce", T((3, 5)), "max", None) == ("max", 4096, 15, 4096 + (1 << 20), 0, 111)
+    assert T.made[-1].shape == () and T.made[-1].dtype is F32
+    assert plan("reduce", T((3, 5)), "sum", T((), ptr=64)) == ("sum", 4096, 15, 64, 0, 111)
+    assert plan("reduce", T((3, 5)), "mean", None) is NotImplemented  # the op's message
+    assert plan("reduce", T((3, 0)), "sum", None) is NotImplemented  # an empty array's
+    assert plan("reduce", T((3, 5)), "sum", T((1,))) is NotImplemented  # out must be 0-d
+
+
 def test_transpose_histogram_axpy_arguments():
     assert plan("transpose", T((2, 9)), T((9, 2), ptr=64)) == (4096, 64, 2, 9, 0, 111)
     assert plan("histogram256", T((5, 4), I32), T((256,), I32, ptr=64)) == (
