@@ -9,7 +9,7 @@ included): the kernels need only element alignment and fall back from 16-byte ac
 themselves. ``variant`` picks a rung of the ladder by name (``memhier.variants(family)``).
 
 The common call (PyTorch CUDA tensors, C-contiguous, right dtypes and shapes, ``stream``
-None or an int) is decided and launched in C++ (``_ext.*_fast``, about a microsecond);
+None or an int) is decided and launched in C++ (``_ext.*_fast``, no Python layer in between);
 anything else, errors included, takes the general path below, which owns every check.
 """
 

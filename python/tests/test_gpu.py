@@ -4,6 +4,7 @@ variant, the other array protocols, and the caller's stream. Skipped without tor
 import pytest
 
 import memhier
+from memhier import _ext
 
 torch = pytest.importorskip("torch")
 if not torch.cuda.is_available() or memhier.device_count() == 0:
@@ -208,6 +209,17 @@ def test_runs_on_the_callers_stream_and_on_stream_override():
         done.record(side)
         torch.cuda.current_stream().wait_event(done)
         assert rel_err(out, want) < 1e-5, "the kernel ran before the side stream wrote x"
+
+
+def test_plain_tensors_take_the_fast_path_on_the_current_stream():
+    x = rand(3, 40)
+    out = torch.empty_like(x)
+    memhier.softmax(x, out)  # the first call registers torch's tensor type
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        args = _ext.softmax_fast(x, out, "best", None, False)
+    assert args == (x.data_ptr(), out.data_ptr(), 3, 40, x.device.index, side.cuda_stream)
+    assert _ext.softmax_fast(rand(40, 3).t(), None, "best", None, False) is NotImplemented
 
 
 def test_reduce_workspaces_per_stream():
