@@ -79,8 +79,17 @@ def _is_torch(x: Any) -> bool:
         return True
     if _root(x) == "torch" and hasattr(x, "data_ptr") and "torch" in sys.modules:
         _torch_types.add(t)
+        _register_fast(t)
         return True
     return False
+
+
+def _register_fast(t: type) -> None:
+    """Lets the compiled fast path (python/src/fast.cpp) take tensors of type ``t``."""
+    torch = sys.modules["torch"]
+    raw_stream = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+    _ext.register_torch(t, *(getattr(torch, n, None) for n in ("float32", "uint8", "int32",
+                                                               "uint32")), raw_stream)
 
 
 # Array(...) through tuple.__new__: a NamedTuple's own constructor is a Python function

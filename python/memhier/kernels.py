@@ -7,6 +7,10 @@ must be C-contiguous (gemm also takes row-strided views): a non-contiguous input
 error, never a silent copy. Views that start at any element work (a slice from element 1
 included): the kernels need only element alignment and fall back from 16-byte accesses
 themselves. ``variant`` picks a rung of the ladder by name (``memhier.variants(family)``).
+
+The common call (PyTorch CUDA tensors, C-contiguous, right dtypes and shapes, ``stream``
+None or an int) is decided and launched in C++ (``_ext.*_fast``, no Python layer in between);
+anything else, errors included, takes the general path below, which owns every check.
 """
 
 from __future__ import annotations
@@ -57,6 +61,9 @@ def softmax(x: Any, out: Any = None, *, variant: str = "best", stream: Any = Non
 
     Any rank >= 1 (leading axes are rows). Returns ``out`` (a new array like ``x`` when None).
     """
+    done = _ext.softmax_fast(x, out, variant, stream, True)
+    if done is not NotImplemented:
+        return done
     s = _stream(stream, x)
     a = _input(x, "x", s)
     if not a.shape:
@@ -72,6 +79,9 @@ def softmax(x: Any, out: Any = None, *, variant: str = "best", stream: Any = Non
 
 def transpose(x: Any, out: Any = None, *, variant: str = "best", stream: Any = None) -> Any:
     """The transpose of a 2-D float32 array (rows x cols in, cols x rows out, row-major)."""
+    done = _ext.transpose_fast(x, out, variant, stream, True)
+    if done is not NotImplemented:
+        return done
     s = _stream(stream, x)
     a = _input(x, "x", s, ndim=2)
     rows, cols = a.shape
@@ -136,6 +146,9 @@ def reduce(x: Any, op: str = "sum", out: Any = None, *, variant: str = "best",
 
     max skips NaN (fmaxf); sum propagates it. An empty array is a ValueError.
     """
+    done = _ext.reduce_fast(x, op, out, variant, stream, True)
+    if done is not NotImplemented:
+        return done
     s = _stream(stream, x)
     a = _input(x, "x", s)
     if op not in ("sum", "max"):
@@ -154,6 +167,9 @@ def histogram256(x: Any, out: Any = None, *, variant: str = "best", stream: Any 
     ``x`` is uint8, or int32 (values outside 0..255 are skipped). ``out`` may be uint32 or
     int32 of shape (256,); it is zeroed by the call.
     """
+    done = _ext.histogram256_fast(x, out, variant, stream, True)
+    if done is not NotImplemented:
+        return done
     s = _stream(stream, x)
     a = _input(x, "x", s, ("uint8", "int32"))
     o = _output(a, out, "out", (256,), ("uint32", "int32"), s)
@@ -195,6 +211,9 @@ def stencil2d(x: Any, filter: Any, out: Any = None, *, variant: str = "best",
 
 def axpy(a: float, x: Any, y: Any, *, variant: str = "best", stream: Any = None) -> Any:
     """y = a * x + y in place (float32, same shape; one fma per element). Returns ``y``."""
+    done = _ext.axpy_fast(a, x, y, variant, stream, True)
+    if done is not NotImplemented:
+        return done
     s = _stream(stream, x)
     X = _input(x, "x", s)
     Y = _input(y, "y", s)

@@ -1,6 +1,7 @@
 // The kernels over raw device pointers, and the reading of DLPack capsules. Shapes, dtypes
-// and the choice of stream are settled in Python (memhier/_arrays.py); the library's own
-// checks (std::invalid_argument, a ValueError in Python) guard everything below.
+// and the choice of stream are settled in Python (memhier/_arrays.py), or for the common
+// PyTorch call in fast.cpp; the library's own checks (std::invalid_argument, a ValueError
+// in Python) guard everything below.
 #include <cuda_runtime_api.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -151,25 +152,16 @@ reduction::Workspace& workspace_for(int device, Ptr stream, std::size_t n) {
   return *ws;
 }
 
+}  // namespace
+
+// The launches fast.cpp shares (bindings.hpp documents them).
+
 void softmax_call(const std::string& variant, Ptr in, Ptr out, int rows, int cols, int device,
                   Ptr stream) {
   const auto v = variant_named(softmax::kAllVariants, softmax::to_string, "softmax", variant);
   nb::gil_scoped_release unlocked;
   DeviceScope scope(device);
   softmax::softmax(v, in_ptr<float>(in), out_ptr<float>(out), rows, cols, as_stream(stream));
-}
-
-// Host seconds that `calls` back-to-back C++ softmax calls take (the launches only): the
-// baseline of the Python per-call overhead benchmark.
-double softmax_host_seconds(const std::string& variant, Ptr in, Ptr out, int rows, int cols,
-                            int device, Ptr stream, int calls) {
-  const auto v = variant_named(softmax::kAllVariants, softmax::to_string, "softmax", variant);
-  nb::gil_scoped_release unlocked;
-  DeviceScope scope(device);
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < calls; ++i)
-    softmax::softmax(v, in_ptr<float>(in), out_ptr<float>(out), rows, cols, as_stream(stream));
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 void transpose_call(const std::string& variant, Ptr in, Ptr out, std::int64_t rows,
@@ -180,13 +172,26 @@ void transpose_call(const std::string& variant, Ptr in, Ptr out, std::int64_t ro
   transpose::transpose(v, in_ptr<float>(in), out_ptr<float>(out), rows, cols, as_stream(stream));
 }
 
-void gemm_call(const std::string& variant, int m, int n, int k, float alpha, Ptr a, int lda, Ptr b,
-               int ldb, float beta, Ptr c, int ldc, int device, Ptr stream) {
-  const auto v = variant_named(gemm::kAllVariants, gemm::to_string, "gemm", variant);
+void histogram_call(const std::string& variant, Ptr in, std::size_t n, int bits, Ptr bins,
+                    int device, Ptr stream) {
+  const auto v =
+      variant_named(histogram::kAllVariants, histogram::to_string, "histogram256", variant);
   nb::gil_scoped_release unlocked;
   DeviceScope scope(device);
-  gemm::sgemm(v, m, n, k, alpha, in_ptr<float>(a), lda, in_ptr<float>(b), ldb, beta,
-              out_ptr<float>(c), ldc, as_stream(stream));
+  if (bits == 8)
+    histogram::histogram256(v, in_ptr<std::uint8_t>(in), n, out_ptr<std::uint32_t>(bins),
+                            as_stream(stream));
+  else
+    histogram::histogram256(v, in_ptr<std::int32_t>(in), n, out_ptr<std::uint32_t>(bins),
+                            as_stream(stream));
+}
+
+void axpy_call(const std::string& variant, float a, Ptr x, Ptr y, std::size_t n, int device,
+               Ptr stream) {
+  const auto v = variant_named(elementwise::kAllVariants, elementwise::to_string, "axpy", variant);
+  nb::gil_scoped_release unlocked;
+  DeviceScope scope(device);
+  elementwise::axpy(v, a, in_ptr<float>(x), out_ptr<float>(y), n, as_stream(stream));
 }
 
 void reduce_call(const std::string& variant, const std::string& op, Ptr in, std::size_t n, Ptr out,
@@ -205,18 +210,28 @@ void reduce_call(const std::string& variant, const std::string& op, Ptr in, std:
   reduction::reduce(v, o, in_ptr<float>(in), n, out_ptr<float>(out), ws, as_stream(stream));
 }
 
-void histogram_call(const std::string& variant, Ptr in, std::size_t n, int bits, Ptr bins,
-                    int device, Ptr stream) {
-  const auto v =
-      variant_named(histogram::kAllVariants, histogram::to_string, "histogram256", variant);
+namespace {
+
+// Host seconds that `calls` back-to-back C++ softmax calls take (the launches only): the
+// baseline of the Python per-call overhead benchmark.
+double softmax_host_seconds(const std::string& variant, Ptr in, Ptr out, int rows, int cols,
+                            int device, Ptr stream, int calls) {
+  const auto v = variant_named(softmax::kAllVariants, softmax::to_string, "softmax", variant);
   nb::gil_scoped_release unlocked;
   DeviceScope scope(device);
-  if (bits == 8)
-    histogram::histogram256(v, in_ptr<std::uint8_t>(in), n, out_ptr<std::uint32_t>(bins),
-                            as_stream(stream));
-  else
-    histogram::histogram256(v, in_ptr<std::int32_t>(in), n, out_ptr<std::uint32_t>(bins),
-                            as_stream(stream));
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i)
+    softmax::softmax(v, in_ptr<float>(in), out_ptr<float>(out), rows, cols, as_stream(stream));
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void gemm_call(const std::string& variant, int m, int n, int k, float alpha, Ptr a, int lda, Ptr b,
+               int ldb, float beta, Ptr c, int ldc, int device, Ptr stream) {
+  const auto v = variant_named(gemm::kAllVariants, gemm::to_string, "gemm", variant);
+  nb::gil_scoped_release unlocked;
+  DeviceScope scope(device);
+  gemm::sgemm(v, m, n, k, alpha, in_ptr<float>(a), lda, in_ptr<float>(b), ldb, beta,
+              out_ptr<float>(c), ldc, as_stream(stream));
 }
 
 void stencil_call(const std::string& variant, Ptr in, Ptr out, int rows, int cols,
@@ -228,14 +243,6 @@ void stencil_call(const std::string& variant, Ptr in, Ptr out, int rows, int col
   DeviceScope scope(device);
   stencil::stencil2d(v, in_ptr<float>(in), out_ptr<float>(out), rows, cols, filter.data(), k,
                      as_stream(stream));
-}
-
-void axpy_call(const std::string& variant, float a, Ptr x, Ptr y, std::size_t n, int device,
-               Ptr stream) {
-  const auto v = variant_named(elementwise::kAllVariants, elementwise::to_string, "axpy", variant);
-  nb::gil_scoped_release unlocked;
-  DeviceScope scope(device);
-  elementwise::axpy(v, a, in_ptr<float>(x), out_ptr<float>(y), n, as_stream(stream));
 }
 
 // How many CUDA devices this process sees (0 without a driver or a GPU).

@@ -5,4 +5,5 @@ NB_MODULE(_ext, m) {
   m.doc() = "memhier's C++ libraries: kernels over device pointers, the CPU models, claims.";
   memhier::python::bind_kernels(m);
   memhier::python::bind_models(m);
+  memhier::python::bind_fast(m);
 }

@@ -4,6 +4,7 @@ variant, the other array protocols, and the caller's stream. Skipped without tor
 import pytest
 
 import memhier
+from memhier import _ext
 
 torch = pytest.importorskip("torch")
 if not torch.cuda.is_available() or memhier.device_count() == 0:
@@ -122,9 +123,10 @@ def test_histogram_int32_every_variant_skips_out_of_range(variant):
 
 
 def stencil_reference(x, w):
+    """The clamped-border stencil in float64 on x's device (w may be a host tensor)."""
     k = w.shape[0]
     padded = torch.nn.functional.pad(x.double()[None, None], (k // 2,) * 4, mode="replicate")
-    return torch.nn.functional.conv2d(padded, w.double()[None, None])[0, 0]
+    return torch.nn.functional.conv2d(padded, w.to(x.device, torch.float64)[None, None])[0, 0]
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (7, 1), (3, 33), (37, 129), (513, 1027)])
@@ -209,9 +211,22 @@ def test_runs_on_the_callers_stream_and_on_stream_override():
         assert rel_err(out, want) < 1e-5, "the kernel ran before the side stream wrote x"
 
 
+def test_plain_tensors_take_the_fast_path_on_the_current_stream():
+    x = rand(3, 40)
+    out = torch.empty_like(x)
+    memhier.softmax(x, out)  # the first call registers torch's tensor type
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        args = _ext.softmax_fast(x, out, "best", None, False)
+    assert args == (x.data_ptr(), out.data_ptr(), 3, 40, x.device.index, side.cuda_stream)
+    assert _ext.softmax_fast(rand(40, 3).t(), None, "best", None, False) is NotImplemented
+
+
 def test_reduce_workspaces_per_stream():
     streams = [torch.cuda.Stream() for _ in range(3)]
     xs = [rand(1 << 22) for _ in streams]
+    # The side streams are non-blocking: they see xs only once the default stream wrote them.
+    torch.cuda.synchronize()
     outs = []
     for s, x in zip(streams, xs):
         with torch.cuda.stream(s):
