@@ -137,7 +137,8 @@ def prepare(torch, kind, p, gen):
         return (lambda: torch.softmax(x, -1)), torch.softmax(x.double(), -1), 1e-5
     if kind == "sum":
         x = randn(p["n"])
-        return (lambda: torch.sum(x)), torch.sum(x, dtype=torch.float64), 1e-5
+        # Random signs: the sum is small against sum(|x|), so its relative error is looser.
+        return (lambda: torch.sum(x)), torch.sum(x, dtype=torch.float64), 1e-4
     if kind == "transpose":
         x = randn(*p["dims"])
         return (lambda: x.t().contiguous()), x.double().t(), 0.0
