@@ -189,6 +189,25 @@ void record_verification(Case& c, BenchRecord* r) {
               std::to_string(r->rel_error) + " (tolerance " + std::to_string(r->tolerance) + ")";
 }
 
+// What the section says of PyTorch's rows: how they were timed, or in one sentence why
+// there are none; "" where PyTorch was not asked (--no-torch, bench without --torch).
+std::string torch_paragraph(const std::vector<BenchRecord>& records) {
+  const BenchRecord* any = nullptr;
+  bool timed = false;
+  for (const BenchRecord& r : records) {
+    if (r.reference != "pytorch") continue;
+    if (!any) any = &r;
+    timed = timed || r.verified;
+  }
+  if (!any) return {};
+  if (!timed) return "No PyTorch line: " + any->declined + ".";
+  return "The PyTorch rows time PyTorch's own call for the problem (python3 -m "
+         "memhier.torch_reference, the note names its version) with the same method, checked "
+         "against a float64 computation first, but in another process: their x memcpy and x "
+         "vendor, and every row's x torch (PyTorch's median time over the row's), are ratios of "
+         "medians, not paired. fp32 matmul and conv2d run with TF32 off.";
+}
+
 }  // namespace
 
 void verify_last_repetition(Case& c, const std::function<void(cudaStream_t)>& run, BenchRecord* r) {
@@ -364,7 +383,8 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
       "the operation, and the relative L2 error (rel. error) within the family's tolerance; "
       "then timed (median of repeated launches, L2 flushed before each), and the output of "
       "the last timed repetition (of one more run where the problem updates its output in "
-      "place) verified again. GB/s counts the fewest bytes the problem must move. The ceilings move the same bytes: "
+      "place) verified again. GB/s counts the fewest bytes the problem must move. The ceilings "
+      "move the same bytes: "
       "cudaMemcpy device-to-device (half read, half written), a kernel that only reads them "
       "and one that only writes them (a store kernel or cudaMemsetAsync, the faster). x memcpy "
       "and x vendor are paired: the reference's repetitions alternate with the variant's, each "
@@ -380,8 +400,12 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
       "fp32 peak is GFLOP/s over SMs x fp32 lanes per SM x 2 x the maximum SM clock "
       "(tensor-core reference lines can exceed it). A variant that cannot run at a shape is "
       "shown as declined, with its reason.");
+  s.paragraphs.push_back(torch_paragraph(records));
+  if (s.paragraphs.back().empty()) s.paragraphs.pop_back();
   const bool flops = std::any_of(records.begin(), records.end(),
                                  [](const BenchRecord& r) { return std::isfinite(r.gflops); });
+  const bool torch = std::any_of(records.begin(), records.end(),
+                                 [](const BenchRecord& r) { return std::isfinite(r.x_torch); });
   report::Table t;
   t.id = "bench-" + family.name;
   t.title = family.title + ": the ladder";
@@ -399,6 +423,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
   if (copy) t.columns.push_back({"x memcpy", "", "x_memcpy"});
   if (family.read_dominated) t.columns.push_back({"x read-only", "", "x_read_only"});
   for (report::Column c : std::vector<report::Column>{{"x vendor", "", "x_vendor"},
+                                                      {"x torch", "", "x_torch"},
                                                       {"x prev", "", "x_prev"},
                                                       {"registers", "", "regs"},
                                                       {"local", "B", "local_bytes"},
@@ -408,7 +433,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
                                                       {"rel. error", "", "rel_error"},
                                                       {"verified", "", "verified"},
                                                       {"note", "", "note"}})
-    t.columns.push_back(c);
+    if (torch || c.key != "x_torch") t.columns.push_back(c);
   for (const BenchRecord& r : records) {
     std::vector<Value> row{Value::str(r.variant), r.rung ? Value::integer(r.rung) : Value::none(),
                            Value::str(r.shape), Value::num_or_none(r.ms, 4),
@@ -426,6 +451,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
                                           r.x_read_only_spread.p90, 2));
     row.push_back(
         Value::median_or_none(r.x_vendor, r.x_vendor_spread.p10, r.x_vendor_spread.p90, 2));
+    if (torch) row.push_back(Value::num_or_none(r.x_torch, 2));
     row.push_back(Value::num_or_none(r.x_prev, 2));
     row.push_back(kernel && r.regs ? Value::integer(r.regs) : Value::none());
     row.push_back(kernel && r.regs ? Value::integer(r.local_bytes) : Value::none());

@@ -274,6 +274,36 @@ std::vector<Check> transpose_from(const Runs& runs) {
   return c;
 }
 
+// PyTorch's softmax (its row from memhier.torch_reference) as a fraction of cudaMemcpy D2D,
+// as the ladder's 66 % claim is judged: the source's 1,240 GB/s is of the A100's 2,039.
+Check torch_softmax(const Runs& runs, const std::string& s) {
+  const Id id = "softmax-pytorch-1240"_claim;
+  return guarded(id, [&] {
+    runs.need(s);
+    const BenchRecord* row = nullptr;
+    for (const BenchRecord& r : runs.all())
+      if (r.shape == s && r.reference == "pytorch" && (!row || r.variant == "torch.softmax"))
+        row = &r;
+    if (!row)
+      throw Unmeasurable{
+          "no PyTorch row in this run (memhier report --no-torch, or bench "
+          "without --torch)"};
+    if (!row->declined.empty()) throw Unmeasurable{"no PyTorch softmax: " + row->declined};
+    const BenchRecord& t = runs.timed(row->variant, s);
+    if (!std::isfinite(t.frac_memcpy))
+      throw Unmeasurable{"no cudaMemcpy D2D row at " + s + " to compare PyTorch with"};
+    std::string m = strf(
+        "%s %.4g ms (%.0f GB/s) at %s: %.3g%% of cudaMemcpy D2D (medians of two "
+        "processes, not paired; the source: of peak)",
+        t.variant.c_str(), t.ms, t.gbps, s.c_str(), 100 * t.frac_memcpy);
+    if (const BenchRecord* lb = runs.find("launch_bounds", s); lb && lb->verified && lb->ms > 0)
+      m += strf("; launch_bounds %.4g ms (the source: 25 against 27 us)", lb->ms);
+    return Check{
+        id, m,
+        judge_band(t.frac_memcpy, tolerance_band(id, 1240.0 / 2039, 1240.0 / 2039), true).text};
+  });
+}
+
 std::vector<Check> softmax_from(const Runs& runs) {
   const std::string s = kSoftmaxShape;
   // The source's times, us: naive 89, parallel max 42, warp shuffles 35, float4 28, bounds 25.
@@ -293,6 +323,7 @@ std::vector<Check> softmax_from(const Runs& runs) {
                        "of cudaMemcpy D2D (the source: of peak)", 1340.0 / 2039));
   c.push_back(
       speedup("tune-registers-1-0-1-3x"_claim, runs, s, "vectorized", "launch_bounds", 1.0, 1.3));
+  c.push_back(torch_softmax(runs, s));
   return c;
 }
 

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/bench/torch_reference.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/kernels/register.hpp"
@@ -18,18 +19,34 @@
 
 namespace memhier::cli {
 
+// PyTorch's timings take seconds (import, inputs, about 25 ms per shape); a hung one must
+// not hold the report.
+constexpr int kTorchTimeoutS = 180;
+
 std::vector<report::Section> measure_ladders(const std::vector<const registry::Family*>& fams,
                                              const bench::BenchOptions& base,
                                              std::vector<registry::BenchRecord>* all) {
   ProgressLine progress("memhier bench");
-  std::vector<report::Section> sections;
+  std::vector<std::vector<registry::BenchRecord>> records;
+  std::vector<std::pair<std::string, std::string>> cases;
   for (const registry::Family* f : fams) {
     bench::BenchOptions opt = base;
     opt.progress = [&progress](const std::string& s) { progress.step(s); };
-    const std::vector<registry::BenchRecord> records =
-        as_bad_input([&] { return bench::run_family(*f, opt); });
-    sections.push_back(bench::family_section(*f, records));
-    if (all) all->insert(all->end(), records.begin(), records.end());
+    records.push_back(as_bad_input([&] { return bench::run_family(*f, opt); }));
+    for (const registry::BenchRecord& r : records.back())
+      if (cases.empty() || cases.back() != std::make_pair(f->name, r.shape))
+        cases.emplace_back(f->name, r.shape);
+  }
+  // One PyTorch subprocess for every shape, after the ladders (their GPU memory freed).
+  if (base.torch_reference && !cases.empty()) {
+    progress.step("PyTorch's calls at " + std::to_string(cases.size()) + " shapes");
+    const bench::TorchRun torch = bench::run_torch_reference(cases, base.quick, kTorchTimeoutS);
+    for (auto& family_records : records) bench::add_torch_rows(torch, &family_records);
+  }
+  std::vector<report::Section> sections;
+  for (std::size_t i = 0; i < fams.size(); ++i) {
+    sections.push_back(bench::family_section(*fams[i], records[i]));
+    if (all) all->insert(all->end(), records[i].begin(), records[i].end());
   }
   return sections;
 }
@@ -59,6 +76,7 @@ struct BenchCliOptions {
   int gemm_given = 0;   ///< how many of --m, --n, --k were given
   bool quick = false;
   bool json = false;
+  bool torch = false;
 };
 
 int run_bench(const BenchCliOptions& o) {
@@ -77,6 +95,7 @@ int run_bench(const BenchCliOptions& o) {
     opt.shapes.push_back(fmt::format("{}x{}x{}", m, n, k));
   }
   opt.quick = o.quick;
+  opt.torch_reference = o.torch;
   if (fams.size() > 1 && (!opt.variants.empty() || !opt.shapes.empty()))
     throw UsageError("--variant and --size apply to one family; name it instead of 'all'.");
   // Bad variants and shapes are bad input (exit 2), all of them refused before the device
@@ -138,6 +157,10 @@ void add_bench(CLI::App& app, int& rc) {
   const CLI::Option* k = sub->add_option("--k", o->k, "GEMM: columns of A, rows of B");
   sub->add_flag("--quick", o->quick, "Smaller shapes, fewer repetitions");
   sub->add_flag("--json", o->json, "Print JSON");
+  // Off by default here: a bench of one shape would wait seconds for Python and torch.
+  sub->add_flag("--torch", o->torch,
+                "Add PyTorch's call at each shape (python3 -m memhier.torch_reference; "
+                "$MEMHIER_PYTHON overrides python3)");
   sub->footer(variants_footer());
   sub->callback([o, m, n, k, &rc] {
     o->gemm_given = (m->count() > 0) + (n->count() > 0) + (k->count() > 0);

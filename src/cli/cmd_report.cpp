@@ -26,6 +26,7 @@ struct ReportOptions {
   bool quick = false;
   bool no_gpu = false;
   bool no_profile = false;
+  bool no_torch = false;
 };
 
 // The merged tier figures as the summary takes them (the same numbers as the memory-spaces
@@ -61,6 +62,7 @@ int run_report(const ReportOptions& o) {
     for (const auto& s : run.sections) doc.sections.push_back(s);
     bench::BenchOptions bopt;
     bopt.quick = o.quick;
+    bopt.torch_reference = !o.no_torch;
     for (auto& s : measure_ladders(select_families("all"), bopt, &summary.records))
       doc.sections.push_back(std::move(s));
     if (!o.no_profile)
@@ -123,6 +125,9 @@ CLI::App* add_report(CLI::App& app, int& rc) {
   sub->add_flag("--no-gpu", o->no_gpu, "Skip the measurements even when a GPU is present");
   sub->add_flag("--no-profile", o->no_profile,
                 "Skip the model-against-counter sections (Nsight Compute runs)");
+  sub->add_flag("--no-torch", o->no_torch,
+                "Skip the PyTorch rows (python3 -m memhier.torch_reference, where torch imports; "
+                "$MEMHIER_PYTHON overrides python3)");
   sub->callback([o, &rc] { rc = run_report(*o); });
   return sub;
 }

@@ -178,7 +178,8 @@ std::vector<LadderBest> ladder_bests(const std::vector<registry::BenchRecord>& r
     const bool copy = copy_ceiling_applies(own);
     int top_rung = 0;
     for (const registry::BenchRecord& r : own) {
-      if (r.rung == 0 && !r.ceiling && b.vendor.empty()) b.vendor = r.variant;
+      if (r.rung == 0 && !r.ceiling && r.reference.empty() && b.vendor.empty())
+        b.vendor = r.variant;
       if (timed(r) && b.variant != "best" && (r.variant == "best" || r.rung > top_rung)) {
         b.variant = r.variant;
         top_rung = r.rung;

@@ -19,6 +19,8 @@ struct BenchOptions {
   std::vector<std::string> shapes;    ///< empty = bench_shapes (quick_shapes with quick)
   bool quick = false;
   std::uint32_t seed = 0x5eed;
+  /// Also time PyTorch's call at each shape (a subprocess; see torch_reference.hpp).
+  bool torch_reference = true;
   std::function<void(const std::string&)> progress = [](const std::string&) {};
 };
 

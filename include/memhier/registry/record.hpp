@@ -49,6 +49,10 @@ struct BenchRecord {
   double x_read_only = NAN;  ///< paired: read-only ceiling's time / this time (read-dominated)
   Spread x_read_only_spread;
   double x_prev = NAN;  ///< previous rung's median time / this median time
+  /// Not paired: PyTorch's median time (timed in another process) / this median time.
+  double x_torch = NAN;
+  /// "pytorch" for PyTorch's call timed as a reference line (rung 0); "" otherwise.
+  std::string reference;
   int regs = 0, local_bytes = 0, static_smem = 0, dynamic_smem = 0;
   int blocks_per_sm = 0;
   double occupancy = NAN;  ///< active warps / max warps, 0..1

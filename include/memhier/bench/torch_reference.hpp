@@ -1,0 +1,44 @@
+// PyTorch as a reference line beside memcpy and the vendor library: its own call for each
+// ladder's problem (torch.softmax, torch.sum, ...), timed by the Python module
+// memhier.torch_reference in a subprocess. Host C++ only: the CLI and the build never need
+// Python; without it (or without torch) the rows say why.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "memhier/registry/record.hpp"
+
+namespace memhier::bench {
+
+/// One PyTorch measurement as the module returned it.
+struct TorchRecord {
+  registry::BenchRecord record;  ///< family, shape, variant, ms, rel_error, declined
+  double p10 = 0, p90 = 0;       ///< percentiles of its repetitions, ms
+  int reps = 0;
+  bool compare = false;  ///< the call the ladder's rows are compared with (x torch)
+};
+
+/// What the PyTorch subprocess gave: records, or why there are none.
+struct TorchRun {
+  std::string error;  ///< one sentence; "" when it ran
+  std::string version, device;
+  std::vector<TorchRecord> records;
+};
+
+/// Parses the module's stdout (its exit status and stderr explain a failure); a malformed
+/// answer becomes an error sentence, never an exception.
+TorchRun parse_torch_output(const std::string& out, int exit_status, const std::string& err);
+
+/// Runs `PYTHON -m memhier.torch_reference --json --case FAMILY SHAPE ...` once for every
+/// (family, shape), PYTHON from $MEMHIER_PYTHON or python3; gives up after `timeout_s`.
+TorchRun run_torch_reference(const std::vector<std::pair<std::string, std::string>>& cases,
+                             bool quick, int timeout_s);
+
+/// Adds PyTorch's rows to one family's records, after each shape's vendor row (reference
+/// "pytorch", rung 0; declined with the reason when torch did not run), and sets every
+/// record's x_torch. Its ratios are of medians from two processes, not paired.
+void add_torch_rows(const TorchRun& run, std::vector<registry::BenchRecord>* records);
+
+}  // namespace memhier::bench

@@ -1,0 +1,141 @@
+// PyTorch's reference rows without PyTorch: the module's JSON written by hand, the rows and
+// ratios built from it, the failure sentences, and the softmax claim judged from a row.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "memhier/bench/torch_reference.hpp"
+#include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/ladders.hpp"
+
+namespace {
+
+using memhier::bench::TorchRun;
+using memhier::registry::BenchRecord;
+
+BenchRecord row(const std::string& variant, const std::string& shape, int rung, double ms,
+                double gbps) {
+  BenchRecord r;
+  r.family = "softmax";
+  r.variant = variant;
+  r.shape = shape;
+  r.rung = rung;
+  r.ceiling = variant == "cudaMemcpy D2D";
+  r.verified = true;
+  r.ms = ms;
+  r.gbps = gbps;
+  return r;
+}
+
+const char* kAnswer = R"({"torch": "2.5.1", "device": "NVIDIA H100",
+  "records": [
+    {"family": "softmax", "shape": "1024x4096", "variant": "torch.softmax", "compare": true,
+     "ms": 0.04, "p10": 0.038, "p90": 0.044, "reps": 200, "rel_error": 1e-7},
+    {"family": "softmax", "shape": "8x65536", "variant": "torch.softmax", "compare": true,
+     "declined": "torch failed: out of memory"},
+    {"family": "gemm", "shape": "1024x4096", "variant": "torch.matmul fp32", "ms": 1.0}]})";
+
+TEST(TorchReference, ParsesRecordsAndDeclines) {
+  const TorchRun run = memhier::bench::parse_torch_output(kAnswer, 0, "");
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  EXPECT_EQ(run.version, "2.5.1");
+  ASSERT_EQ(run.records.size(), 3u);
+  const BenchRecord& a = run.records[0].record;
+  EXPECT_TRUE(a.verified);
+  EXPECT_EQ(a.reference, "pytorch");
+  EXPECT_DOUBLE_EQ(a.ms, 0.04);
+  EXPECT_NEAR(a.spread, (0.044 - 0.038) / 0.04, 1e-12);
+  EXPECT_TRUE(run.records[0].compare);
+  EXPECT_EQ(run.records[0].reps, 200);
+  EXPECT_FALSE(run.records[1].record.verified);
+  EXPECT_EQ(run.records[1].record.declined, "torch failed: out of memory");
+  EXPECT_FALSE(run.records[2].compare);
+}
+
+TEST(TorchReference, FailuresBecomeOneSentence) {
+  EXPECT_EQ(
+      memhier::bench::parse_torch_output(
+          R"({"error": "PyTorch not importable by /usr/bin/python3: No module named 'torch'"})", 3,
+          "")
+          .error,
+      "PyTorch not importable by /usr/bin/python3: No module named 'torch'");
+  // Not JSON: the last line of stderr says why (here, the package is not installed).
+  EXPECT_EQ(memhier::bench::parse_torch_output(
+                "", 1, "Traceback\n  ...\n/usr/bin/python3: No module named memhier\n")
+                .error,
+            "/usr/bin/python3: No module named memhier");
+  EXPECT_NE(memhier::bench::parse_torch_output("[1, 2", 1, "").error.find("exit status 1"),
+            std::string::npos);
+  EXPECT_FALSE(memhier::bench::parse_torch_output(R"({"records": 3})", 0, "").error.empty());
+}
+
+TEST(TorchReference, RowsAfterTheReferencesWithUnpairedRatios) {
+  std::vector<BenchRecord> rs{
+      row("cudaMemcpy D2D", "1024x4096", 0, 0.02, 1600), row("naive", "1024x4096", 1, 0.08, 400),
+      row("launch_bounds", "1024x4096", 2, 0.05, 640),
+      row("cudaMemcpy D2D", "8x65536", 0, 0.01, 400), row("naive", "8x65536", 1, 0.1, 40)};
+  memhier::bench::add_torch_rows(memhier::bench::parse_torch_output(kAnswer, 0, ""), &rs);
+  ASSERT_EQ(rs.size(), 7u);
+  const BenchRecord& t = rs[1];  // after the shape's memcpy row, before the rungs
+  EXPECT_EQ(t.variant, "torch.softmax");
+  EXPECT_NEAR(t.gbps, 1600 * 0.02 / 0.04, 1e-9);  // the problem's bytes over torch's time
+  EXPECT_NEAR(t.frac_memcpy, 0.5, 1e-12);
+  EXPECT_TRUE(std::isnan(t.frac_memcpy_spread.p10));  // not paired: no spread
+  EXPECT_NE(t.note.find("not paired"), std::string::npos);
+  EXPECT_NEAR(rs[2].x_torch, 0.04 / 0.08, 1e-12);
+  EXPECT_NEAR(rs[3].x_torch, 0.04 / 0.05, 1e-12);
+  EXPECT_NEAR(rs[0].x_torch, 2.0, 1e-12);
+  // The second shape: torch declined, so a row says why and nothing gets x torch.
+  EXPECT_EQ(rs[5].variant, "torch.softmax");
+  EXPECT_EQ(rs[5].declined, "torch failed: out of memory");
+  EXPECT_TRUE(std::isnan(rs[6].x_torch));
+}
+
+TEST(TorchReference, WithoutTorchEachShapeSaysWhy) {
+  TorchRun none;
+  none.error = "PyTorch not importable by python3: No module named 'torch'";
+  std::vector<BenchRecord> rs{row("cudaMemcpy D2D", "1024x4096", 0, 0.02, 1600),
+                              row("naive", "1024x4096", 1, 0.08, 400)};
+  memhier::bench::add_torch_rows(none, &rs);
+  ASSERT_EQ(rs.size(), 3u);
+  EXPECT_EQ(rs[1].variant, "PyTorch");
+  EXPECT_EQ(rs[1].declined, none.error);
+  EXPECT_TRUE(std::isnan(rs[2].x_torch));
+}
+
+TEST(TorchReference, AMissingInterpreterIsOneSentence) {
+  ASSERT_EQ(setenv("MEMHIER_PYTHON", "/nonexistent/python3", 1), 0);
+  const TorchRun run = memhier::bench::run_torch_reference({{"softmax", "1024x4096"}}, true, 30);
+  unsetenv("MEMHIER_PYTHON");
+  EXPECT_NE(run.error.find("/nonexistent/python3"), std::string::npos) << run.error;
+  EXPECT_TRUE(run.records.empty());
+}
+
+// The seed's "PyTorch's softmax: 27 us, 1,240 GB/s" judged from the PyTorch row at 1024x4096.
+std::string verdict(const std::vector<BenchRecord>& rs) {
+  for (const memhier::claims::Check& c : memhier::claims::softmax_checks(rs))
+    if (std::string(c.id.c_str()) == "softmax-pytorch-1240") return c.verdict;
+  return "(no check)";
+}
+
+TEST(TorchReference, SoftmaxClaimFromThePyTorchRow) {
+  std::vector<BenchRecord> rs{row("cudaMemcpy D2D", "1024x4096", 0, 0.02, 1600)};
+  EXPECT_EQ(verdict(rs).rfind("not measurable here: no PyTorch row", 0), 0u) << verdict(rs);
+  auto with = [&](double torch_ms) {
+    std::vector<BenchRecord> v = rs;
+    TorchRun run = memhier::bench::parse_torch_output(kAnswer, 0, "");
+    run.records[0].record.ms = torch_ms;
+    memhier::bench::add_torch_rows(run, &v);
+    return verdict(v);
+  };
+  // 1,240 of 2,039 GB/s is 60.8 % of the ceiling: memcpy 0.02 ms over 0.0329 ms.
+  EXPECT_EQ(with(0.0329).rfind("reproduced", 0), 0u) << with(0.0329);
+  EXPECT_EQ(memhier::claims::classify(with(0.02)), memhier::claims::Verdict::refuted) << with(0.02);
+  TorchRun none;
+  none.error = "PyTorch not importable by python3: No module named 'torch'";
+  std::vector<BenchRecord> v = rs;
+  memhier::bench::add_torch_rows(none, &v);
+  EXPECT_NE(verdict(v).find("No module named 'torch'"), std::string::npos) << verdict(v);
+}
+
+}  // namespace
