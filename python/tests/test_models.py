@@ -1,5 +1,6 @@
 """The CPU models from Python give the numbers the command line gives (no GPU needed)."""
 
+import numpy  # noqa: F401  (first: on the H100 host the model crashed once numpy was loaded)
 import pytest
 
 import memhier

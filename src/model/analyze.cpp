@@ -1,7 +1,6 @@
 #include "memhier/model/analyze.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 namespace memhier::model {
 
@@ -78,15 +77,11 @@ GlobalAnalysis analyze_global(const Access& access, const WarpContext& ctx) {
 
 std::string decl_text(const std::string& type_name, const std::string& name,
                       const std::vector<std::int64_t>& dims) {
-  std::ostringstream s;
-  s << type_name << ' ' << name;
-  for (std::int64_t d : dims) {
-    if (d < 0)
-      s << "[]";
-    else
-      s << '[' << d << ']';
-  }
-  return s.str();
+  // Plain strings, no iostream: from Python, after numpy was imported, an ostringstream
+  // here crashed inside the locale's number formatting on the H100 host.
+  std::string s = type_name + ' ' + name;
+  for (std::int64_t d : dims) s += d < 0 ? std::string("[]") : "[" + std::to_string(d) + "]";
+  return s;
 }
 
 namespace {
