@@ -17,6 +17,7 @@
 #include "memhier/model/analyze.hpp"
 #include "memhier/model/arch.hpp"
 #include "memhier/model/occupancy.hpp"
+#include "memhier/report/model_records.hpp"
 
 namespace nb = nanobind;
 
@@ -80,13 +81,32 @@ Prepared prepare(const std::string& decl, const std::string& expr, const std::ve
   return p;
 }
 
-nb::dict shared_totals(const model::SharedAnalysis& a) {
-  nb::dict d;
-  d["wavefronts"] = a.wavefronts;
-  d["ideal_wavefronts"] = a.ideal_wavefronts;
-  d["conflicts"] = a.conflicts;
-  d["degree"] = a.degree;
-  return d;
+// A JSON record as Python objects (dict, list, int, float, str, bool, None).
+nb::object to_python(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::object: {
+      nb::dict d;
+      for (const auto& [k, v] : j.items()) d[k.c_str()] = to_python(v);
+      return d;
+    }
+    case nlohmann::json::value_t::array: {
+      nb::list l;
+      for (const auto& v : j) l.append(to_python(v));
+      return l;
+    }
+    case nlohmann::json::value_t::string:
+      return nb::str(j.get_ref<const std::string&>().c_str());
+    case nlohmann::json::value_t::boolean:
+      return nb::bool_(j.get<bool>());
+    case nlohmann::json::value_t::number_integer:
+      return nb::int_(j.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+      return nb::int_(j.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float:
+      return nb::float_(j.get<double>());
+    default:
+      return nb::none();
+  }
 }
 
 nb::dict analyze_shared(const std::string& decl, const std::string& expr,
@@ -96,40 +116,10 @@ nb::dict analyze_shared(const std::string& decl, const std::string& expr,
   return model_errors([&] {
     const Prepared p = prepare(decl, expr, block, warp, store, offset_bytes, active, vars);
     const model::SharedAnalysis a = model::analyze_shared(p.access, p.ctx);
-    nb::dict d = shared_totals(a);
-    d["declaration"] = p.decl.text;
-    d["access"] = expr;
-    nb::list instructions;
-    for (const auto& ic : a.per_instruction) {
-      nb::dict i;
-      i["member"] = ic.instruction.label;
-      i["width_bytes"] = ic.instruction.width_bytes;
-      i["wavefronts"] = ic.cost.wavefronts;
-      i["ideal_wavefronts"] = ic.cost.ideal_wavefronts;
-      i["conflicts"] = ic.cost.conflicts;
-      i["degree"] = ic.cost.degree;
-      nb::list banks, words;
-      for (int l = 0; l < 32; ++l) {
-        banks.append(ic.warp.active(l) ? nb::object(nb::int_(ic.cost.lane_bank[l])) : nb::none());
-        words.append(ic.cost.bank_words[l]);
-      }
-      i["lane_bank"] = banks;
-      i["bank_words"] = words;
-      instructions.append(i);
-    }
-    d["instructions"] = instructions;
-    nb::list fixes;
-    if (a.conflicts > 0)
-      for (const model::SharedFix& f : model::suggest_shared_fixes(p.decl, p.access, p.ctx)) {
-        nb::dict fd = shared_totals(f.analysis);
-        fd["kind"] = f.kind;
-        fd["declaration"] = f.decl_text;
-        fd["access"] = f.access_text;
-        fd["note"] = f.note;
-        fixes.append(fd);
-      }
-    d["fixes"] = fixes;
-    return d;
+    const std::vector<model::SharedFix> fixes =
+        a.conflicts > 0 ? model::suggest_shared_fixes(p.decl, p.access, p.ctx)
+                        : std::vector<model::SharedFix>{};
+    return nb::borrow<nb::dict>(to_python(report::shared_record(p.decl.text, expr, a, fixes)));
   });
 }
 
@@ -140,19 +130,8 @@ nb::dict analyze_global(const std::string& decl, const std::string& expr,
   return model_errors([&] {
     const Prepared p = prepare(decl, expr, block, warp, store, offset_bytes, active, vars);
     const model::GlobalAnalysis a = model::analyze_global(p.access, p.ctx);
-    nb::dict d;
-    d["declaration"] = p.decl.text;
-    d["access"] = expr;
-    d["offset_bytes"] = offset_bytes;
-    d["requests"] = a.requests;
-    d["sectors"] = a.sectors;
-    d["sectors_per_request"] = a.sectors_per_request;
-    d["lines"] = a.lines;
-    d["ideal_sectors"] = a.ideal_sectors;
-    d["bytes_needed"] = a.bytes_needed;
-    d["caching_utilization"] = a.caching_utilization;
-    d["noncaching_utilization"] = a.noncaching_utilization;
-    return d;
+    return nb::borrow<nb::dict>(
+        to_python(report::global_record(p.decl.text, expr, offset_bytes, a)));
   });
 }
 
@@ -180,29 +159,8 @@ nb::dict occupancy(const std::string& cc, int block_threads, int regs, int smem,
   r.carveout_percent = carveout.value_or(-1);
   return model_errors([&] {
     const model::OccupancyResult res = model::occupancy(*arch, r);
-    nb::dict d;
-    d["cc"] = arch->cc();
-    d["block_threads"] = r.block_threads;
-    d["regs_per_thread"] = r.regs_per_thread;
-    d["dynamic_smem_bytes"] = r.dynamic_smem_bytes;
-    d["static_smem_bytes"] = r.static_smem_bytes;
-    d["carveout_percent"] = r.carveout_percent;
-    d["blocks_per_sm"] = res.blocks_per_sm;
-    d["active_warps"] = res.active_warps;
-    d["max_warps"] = res.max_warps;
-    d["occupancy"] = res.occupancy;
-    d["limiter"] = model::to_string(res.limiter);
-    nb::dict bounds;
-    bounds["warps"] = res.blocks_by_warps;
-    bounds["blocks"] = res.blocks_by_blocks;
-    bounds["registers"] = res.blocks_by_registers;
-    bounds["shared_memory"] = res.blocks_by_smem;
-    d["bounds"] = bounds;
-    d["regs_per_block"] = res.regs_per_block;
-    d["smem_per_block"] = res.smem_per_block;
-    d["smem_carveout_bytes"] = res.smem_carveout_bytes;
-    d["advice"] = model::occupancy_advice(*arch, r, res);
-    return d;
+    return nb::borrow<nb::dict>(
+        to_python(report::occupancy_record(*arch, r, res, model::occupancy_advice(*arch, r, res))));
   });
 }
 
@@ -217,23 +175,7 @@ nb::list claims(const std::vector<std::string>& ids) {
   if (ids.empty())
     for (const claims::Claim& c : claims::catalogue()) chosen.push_back(&c);
   nb::list out;
-  for (const claims::Claim* c : chosen) {
-    nb::list sources;
-    for (const claims::SourceRef& r : claims::parse_sources(c->source)) {
-      nb::dict s;
-      s["origin"] = r.origin;
-      s["section"] = r.section;
-      sources.append(s);
-    }
-    nb::dict d;
-    d["id"] = c->id;
-    d["source"] = c->source;
-    d["sources"] = sources;
-    d["text"] = c->text;
-    d["checked_by"] = nb::cast(c->checked_by);
-    d["unmeasured"] = c->unmeasured;
-    out.append(d);
-  }
+  for (const claims::Claim* c : chosen) out.append(to_python(claims::claim_record(*c)));
   return out;
 }
 

@@ -115,4 +115,12 @@ std::vector<SourceRef> parse_sources(const std::string& source) {
   return refs;
 }
 
+nlohmann::json claim_record(const Claim& c) {
+  nlohmann::json sources = nlohmann::json::array();
+  for (const SourceRef& r : parse_sources(c.source))
+    sources.push_back({{"origin", r.origin}, {"section", r.section}});
+  return {{"id", c.id},     {"source", c.source},         {"sources", sources},
+          {"text", c.text}, {"checked_by", c.checked_by}, {"unmeasured", c.unmeasured}};
+}
+
 }  // namespace memhier::claims

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/model/analyze.hpp"
+#include "memhier/report/model_records.hpp"
 #include "numbers.hpp"
 
 namespace memhier::cli {
@@ -65,28 +66,6 @@ void check_variables(const Prepared& p, const std::string& swept) {
           "variable '{}' has no value; give it with --set {}=N or --sweep {}=A..B.", v, v, v));
 }
 
-nlohmann::json shared_json(const model::SharedAnalysis& a) {
-  nlohmann::json j;
-  j["wavefronts"] = a.wavefronts;
-  j["ideal_wavefronts"] = a.ideal_wavefronts;
-  j["conflicts"] = a.conflicts;
-  j["degree"] = a.degree;
-  return j;
-}
-
-nlohmann::json global_json(const model::GlobalAnalysis& a) {
-  nlohmann::json j;
-  j["requests"] = a.requests;
-  j["sectors"] = a.sectors;
-  j["sectors_per_request"] = a.sectors_per_request;
-  j["lines"] = a.lines;
-  j["ideal_sectors"] = a.ideal_sectors;
-  j["bytes_needed"] = a.bytes_needed;
-  j["caching_utilization"] = a.caching_utilization;
-  j["noncaching_utilization"] = a.noncaching_utilization;
-  return j;
-}
-
 // An analysis without its per-instruction detail (lane addresses): what a sweep row keeps.
 template <class Analysis>
 Analysis totals_only(Analysis a) {
@@ -125,16 +104,18 @@ std::string lane_map(const model::WarpAccess& w, const std::array<int, 32>& valu
 
 void print_shared(const Prepared& p, const model::SharedAnalysis& a,
                   const std::vector<model::SharedFix>& fixes) {
-  std::cout << fmt::format("shared  {}  {}   (block {}x{}x{}, warp {})\n", p.decl.text,
-                           p.expr_text, p.ctx.block_x, p.ctx.block_y, p.ctx.block_z, p.ctx.warp);
+  std::cout << fmt::format("shared  {}  {}   (block {}x{}x{}, warp {})\n", p.decl.text, p.expr_text,
+                           p.ctx.block_x, p.ctx.block_y, p.ctx.block_z, p.ctx.warp);
   for (const auto& ic : a.per_instruction) {
     if (a.per_instruction.size() > 1) std::cout << instr_label(ic.instruction) << '\n';
     std::cout << lane_map(ic.warp, ic.cost.lane_bank, "bank");
     std::cout << "  words per bank (worst phase):";
-    for (int b = 0; b < 32; ++b) std::cout << (b % 16 == 0 ? "\n    " : " ") << fmt::format("{:>2}", ic.cost.bank_words[b]);
-    std::cout << fmt::format("\n  wavefronts {}  ideal {}  conflicts {}  degree {}-way  ({} phase{})\n",
-                             ic.cost.wavefronts, ic.cost.ideal_wavefronts, ic.cost.conflicts,
-                             ic.cost.degree, ic.cost.phases, ic.cost.phases > 1 ? "s" : "");
+    for (int b = 0; b < 32; ++b)
+      std::cout << (b % 16 == 0 ? "\n    " : " ") << fmt::format("{:>2}", ic.cost.bank_words[b]);
+    std::cout << fmt::format(
+        "\n  wavefronts {}  ideal {}  conflicts {}  degree {}-way  ({} phase{})\n",
+        ic.cost.wavefronts, ic.cost.ideal_wavefronts, ic.cost.conflicts, ic.cost.degree,
+        ic.cost.phases, ic.cost.phases > 1 ? "s" : "");
   }
   if (a.per_instruction.size() > 1)
     std::cout << fmt::format("total: wavefronts {}  ideal {}  conflicts {}  worst degree {}-way\n",
@@ -143,15 +124,15 @@ void print_shared(const Prepared& p, const model::SharedAnalysis& a,
     std::cout << "verdict: conflict-free.\n";
     return;
   }
-  std::cout << fmt::format("verdict: {} extra wavefront{} ({}x the ideal); fixes, each re-analyzed:\n",
-                           a.conflicts, a.conflicts > 1 ? "s" : "",
-                           fmt::format("{:.2g}", static_cast<double>(a.wavefronts) / a.ideal_wavefronts));
+  std::cout << fmt::format(
+      "verdict: {} extra wavefront{} ({}x the ideal); fixes, each re-analyzed:\n", a.conflicts,
+      a.conflicts > 1 ? "s" : "",
+      fmt::format("{:.2g}", static_cast<double>(a.wavefronts) / a.ideal_wavefronts));
   for (const auto& f : fixes)
-    std::cout << fmt::format("  {:<12} {}   {}\n  {:<12} -> wavefronts {}, conflicts {}{}; {}\n",
-                             f.kind, f.decl_text, f.access_text, "", f.analysis.wavefronts,
-                             f.analysis.conflicts,
-                             f.analysis.conflicts == 0 ? " (conflict-free)" : " (best found)",
-                             f.note);
+    std::cout << fmt::format(
+        "  {:<12} {}   {}\n  {:<12} -> wavefronts {}, conflicts {}{}; {}\n", f.kind, f.decl_text,
+        f.access_text, "", f.analysis.wavefronts, f.analysis.conflicts,
+        f.analysis.conflicts == 0 ? " (conflict-free)" : " (best found)", f.note);
   if (fixes.empty()) std::cout << "  (no padding or swizzle rewrite applies to a bare index)\n";
 }
 
@@ -160,36 +141,40 @@ std::string global_verdict(const model::GlobalAnalysis& a) {
   if (a.sectors == a.ideal_sectors && a.bytes_needed >= 32 * a.sectors)
     return "coalesced: every sector moved is fully used.";
   if (a.sectors == a.ideal_sectors)
-    return fmt::format("as few sectors as possible, but only {:.1f}% of the bytes moved are used "
-                       "(lanes share words: a broadcast).",
-                       100.0 * a.noncaching_utilization);
+    return fmt::format(
+        "as few sectors as possible, but only {:.1f}% of the bytes moved are used "
+        "(lanes share words: a broadcast).",
+        100.0 * a.noncaching_utilization);
   const double over = static_cast<double>(a.sectors) / a.ideal_sectors;
   if (over <= 1.5)
-    return fmt::format("nearly coalesced: {} sectors where {} would do (misaligned base or a "
-                       "straddled boundary).",
-                       a.sectors, a.ideal_sectors);
-  return fmt::format("uncoalesced: {} sectors where {} would do ({:.1f}x the traffic); make "
-                     "consecutive lanes touch consecutive addresses.",
-                     a.sectors, a.ideal_sectors, over);
+    return fmt::format(
+        "nearly coalesced: {} sectors where {} would do (misaligned base or a "
+        "straddled boundary).",
+        a.sectors, a.ideal_sectors);
+  return fmt::format(
+      "uncoalesced: {} sectors where {} would do ({:.1f}x the traffic); make "
+      "consecutive lanes touch consecutive addresses.",
+      a.sectors, a.ideal_sectors, over);
 }
 
 void print_global(const Prepared& p, const model::GlobalAnalysis& a) {
-  std::cout << fmt::format("global  {}  {}   (block {}x{}x{}, warp {}, base +{} B)\n",
-                           p.decl.text, p.expr_text, p.ctx.block_x, p.ctx.block_y, p.ctx.block_z, p.ctx.warp,
+  std::cout << fmt::format("global  {}  {}   (block {}x{}x{}, warp {}, base +{} B)\n", p.decl.text,
+                           p.expr_text, p.ctx.block_x, p.ctx.block_y, p.ctx.block_z, p.ctx.warp,
                            p.ctx.offset_bytes);
   for (const auto& ic : a.per_instruction) {
     if (a.per_instruction.size() > 1) std::cout << instr_label(ic.instruction) << '\n';
     std::array<int, 32> sector{};
-    for (int l = 0; l < 32; ++l)
-      sector[l] = static_cast<int>((ic.warp.address[l] / 32) % 1000);
+    for (int l = 0; l < 32; ++l) sector[l] = static_cast<int>((ic.warp.address[l] / 32) % 1000);
     std::cout << lane_map(ic.warp, sector, "sect");
     if (a.per_instruction.size() > 1)
-      std::cout << fmt::format("  requests {}  sectors {}  lines {}  ideal sectors {}  bytes needed {}\n",
-                               ic.cost.requests, ic.cost.sectors, ic.cost.lines,
-                               ic.cost.ideal_sectors, ic.cost.bytes_needed);
+      std::cout << fmt::format(
+          "  requests {}  sectors {}  lines {}  ideal sectors {}  bytes needed {}\n",
+          ic.cost.requests, ic.cost.sectors, ic.cost.lines, ic.cost.ideal_sectors,
+          ic.cost.bytes_needed);
   }
   std::cout << fmt::format(
-      "requests {}  sectors {}  sectors/request {:.2f}  lines {}  ideal sectors {}  bytes needed {}\n"
+      "requests {}  sectors {}  sectors/request {:.2f}  lines {}  ideal sectors {}  bytes needed "
+      "{}\n"
       "bus utilization: caching loads (128 B lines) {:.1f}%, non-caching loads (32 B sectors) "
       "{:.1f}%\nverdict: {}\n",
       a.requests, a.sectors, a.sectors_per_request, a.lines, a.ideal_sectors, a.bytes_needed,
@@ -213,31 +198,7 @@ int run_analyze(const AnalyzeOptions& o) {
         return kExitOk;
       }
       nlohmann::json j = json_header("memhier.analyze.shared", make_meta(false));
-      j["declaration"] = p.decl.text;
-      j["access"] = o.expr;
-      j.update(shared_json(a));
-      j["instructions"] = nlohmann::json::array();
-      for (const auto& ic : a.per_instruction) {
-        nlohmann::json ij = {{"member", ic.instruction.label},
-                             {"width_bytes", ic.instruction.width_bytes},
-                             {"wavefronts", ic.cost.wavefronts},
-                             {"ideal_wavefronts", ic.cost.ideal_wavefronts},
-                             {"conflicts", ic.cost.conflicts},
-                             {"degree", ic.cost.degree},
-                             {"bank_words", ic.cost.bank_words}};
-        nlohmann::json banks = nlohmann::json::array();
-        for (int l = 0; l < 32; ++l)
-          banks.push_back(ic.warp.active(l) ? nlohmann::json(ic.cost.lane_bank[l]) : nlohmann::json());
-        ij["lane_bank"] = banks;
-        j["instructions"].push_back(ij);
-      }
-      j["fixes"] = nlohmann::json::array();
-      for (const auto& f : fixes) {
-        nlohmann::json fj = {{"kind", f.kind}, {"declaration", f.decl_text},
-                             {"access", f.access_text}, {"note", f.note}};
-        fj.update(shared_json(f.analysis));
-        j["fixes"].push_back(fj);
-      }
+      j.update(report::shared_record(p.decl.text, o.expr, a, fixes));
       print_json(j);
       return kExitOk;
     }
@@ -247,10 +208,7 @@ int run_analyze(const AnalyzeOptions& o) {
       return kExitOk;
     }
     nlohmann::json j = json_header("memhier.analyze.global", make_meta(false));
-    j["declaration"] = p.decl.text;
-    j["access"] = o.expr;
-    j["offset_bytes"] = p.ctx.offset_bytes;
-    j.update(global_json(a));
+    j.update(report::global_record(p.decl.text, o.expr, p.ctx.offset_bytes, a));
     j["verdict"] = global_verdict(a);
     print_json(j);
     return kExitOk;
@@ -272,21 +230,21 @@ int run_analyze(const AnalyzeOptions& o) {
     std::cout << (o.shared ? fmt::format("{:>8}  {:>10}  {:>5}  {:>9}  {:>6}\n", sweep.name,
                                          "wavefronts", "ideal", "conflicts", "degree")
                            : fmt::format("{:>8}  {:>8}  {:>7}  {:>9}  {:>5}  {:>8}  {:>11}\n",
-                                         sweep.name, "requests", "sectors", "sect/req",
-                                         "lines", "caching", "non-caching"));
+                                         sweep.name, "requests", "sectors", "sect/req", "lines",
+                                         "caching", "non-caching"));
   for (std::int64_t i = 0; i < sweep.count(); ++i) {
     const std::int64_t v = sweep.value(i);
     nlohmann::json row;
     row[sweep.name] = v;
     if (o.shared) {
       const auto& a = shared_rows[static_cast<std::size_t>(i)];
-      row.update(shared_json(a));
+      row.update(report::shared_totals(a));
       if (!o.json)
         std::cout << fmt::format("{:>8}  {:>10}  {:>5}  {:>9}  {:>6}\n", v, a.wavefronts,
                                  a.ideal_wavefronts, a.conflicts, a.degree);
     } else {
       const auto& a = global_rows[static_cast<std::size_t>(i)];
-      row.update(global_json(a));
+      row.update(report::global_totals(a));
       if (!o.json)
         std::cout << fmt::format("{:>8}  {:>8}  {:>7}  {:>9.2f}  {:>5}  {:>7.1f}%  {:>10.1f}%\n", v,
                                  a.requests, a.sectors, a.sectors_per_request, a.lines,
@@ -302,13 +260,16 @@ void add_kind(CLI::App& analyze, const char* name, bool shared, int& rc) {
   auto o = std::make_shared<AnalyzeOptions>();
   o->shared = shared;
   CLI::App* sub = analyze.add_subcommand(
-      name, shared ? "Shared memory: banks, wavefronts, conflicts, and a fix when there are conflicts"
-                   : "Global memory: requests, sectors, lines, bus utilization, and a verdict");
-  sub->add_option("DECL", o->decl, "Declaration, e.g. 'float tile[32][33]', 'float4 v[]', "
-                                   "'struct {float x, y, z;} p[]'")
+      name, shared
+                ? "Shared memory: banks, wavefronts, conflicts, and a fix when there are conflicts"
+                : "Global memory: requests, sectors, lines, bus utilization, and a verdict");
+  sub->add_option("DECL", o->decl,
+                  "Declaration, e.g. 'float tile[32][33]', 'float4 v[]', "
+                  "'struct {float x, y, z;} p[]'")
       ->required();
-  sub->add_option("EXPR", o->expr, "Access, e.g. 'tile[tx][ty]', 'p[lane].y', or a bare "
-                                   "element index 'lane*2'")
+  sub->add_option("EXPR", o->expr,
+                  "Access, e.g. 'tile[tx][ty]', 'p[lane].y', or a bare "
+                  "element index 'lane*2'")
       ->required();
   sub->add_option("--block", o->block, "Block shape XxYxZ that defines tx, ty, tz (default 32)");
   sub->add_option("--warp", o->warp, "Warp index within the block (default 0)");
@@ -330,8 +291,8 @@ void add_kind(CLI::App& analyze, const char* name, bool shared, int& rc) {
 }  // namespace
 
 void add_analyze(CLI::App& app, int& rc) {
-  CLI::App* analyze = app.add_subcommand(
-      "analyze", "Predict what one warp's memory accesses cost (no GPU needed)");
+  CLI::App* analyze =
+      app.add_subcommand("analyze", "Predict what one warp's memory accesses cost (no GPU needed)");
   analyze->require_subcommand(1);
   add_kind(*analyze, "shared", true, rc);
   add_kind(*analyze, "global", false, rc);

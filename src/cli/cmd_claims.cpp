@@ -43,17 +43,7 @@ int run_claims(const ClaimsOptions& o) {
   } else if (o.json) {
     nlohmann::json j = json_header("memhier.claims", make_meta(false));
     j["claims"] = nlohmann::json::array();
-    for (const claims::Claim* c : chosen) {
-      nlohmann::json sources = nlohmann::json::array();
-      for (const claims::SourceRef& r : claims::parse_sources(c->source))
-        sources.push_back({{"origin", r.origin}, {"section", r.section}});
-      j["claims"].push_back({{"id", c->id},
-                             {"source", c->source},
-                             {"sources", sources},
-                             {"text", c->text},
-                             {"checked_by", c->checked_by},
-                             {"unmeasured", c->unmeasured}});
-    }
+    for (const claims::Claim* c : chosen) j["claims"].push_back(claims::claim_record(*c));
     print_json(j);
   } else {
     for (const claims::Claim* c : chosen)

@@ -9,6 +9,7 @@
 #include "common.hpp"
 #include "memhier/model/occupancy.hpp"
 #include "memhier/registry/decimal.hpp"
+#include "memhier/report/model_records.hpp"
 #include "numbers.hpp"
 
 namespace memhier::cli {
@@ -34,7 +35,9 @@ bool has_leading_zero(const std::string& text) {
   return false;
 }
 
-std::string kib(int bytes) { return fmt::format("{:.1f} KiB", bytes / 1024.0); }
+std::string kib(int bytes) {
+  return fmt::format("{:.1f} KiB", bytes / 1024.0);
+}
 
 int run_occupancy(const OccOptions& o) {
   // Strict like every number: "09.0" is refused, not read as 9.0.
@@ -71,25 +74,7 @@ int run_occupancy(const OccOptions& o) {
   const std::string advice = model::occupancy_advice(*arch, r, res);
   if (o.json) {
     nlohmann::json j = json_header("memhier.occupancy", make_meta(false));
-    j["cc"] = arch->cc();
-    j["block_threads"] = r.block_threads;
-    j["regs_per_thread"] = r.regs_per_thread;
-    j["dynamic_smem_bytes"] = r.dynamic_smem_bytes;
-    j["static_smem_bytes"] = r.static_smem_bytes;
-    j["carveout_percent"] = r.carveout_percent;
-    j["blocks_per_sm"] = res.blocks_per_sm;
-    j["active_warps"] = res.active_warps;
-    j["max_warps"] = res.max_warps;
-    j["occupancy"] = res.occupancy;
-    j["limiter"] = model::to_string(res.limiter);
-    j["bounds"] = {{"warps", res.blocks_by_warps},
-                   {"blocks", res.blocks_by_blocks},
-                   {"registers", res.blocks_by_registers},
-                   {"shared_memory", res.blocks_by_smem}};
-    j["regs_per_block"] = res.regs_per_block;
-    j["smem_per_block"] = res.smem_per_block;
-    j["smem_carveout_bytes"] = res.smem_carveout_bytes;
-    j["advice"] = advice;
+    j.update(report::occupancy_record(*arch, r, res, advice));
     print_json(j);
     return kExitOk;
   }
@@ -98,7 +83,8 @@ int run_occupancy(const OccOptions& o) {
       "({} static + {} dynamic), carveout {}\n",
       arch->cc(), arch->name, r.block_threads, r.regs_per_thread,
       kib(r.static_smem_bytes + r.dynamic_smem_bytes), kib(r.static_smem_bytes),
-      kib(r.dynamic_smem_bytes), r.carveout_percent < 0 ? "default" : fmt::format("{}%", r.carveout_percent));
+      kib(r.dynamic_smem_bytes),
+      r.carveout_percent < 0 ? "default" : fmt::format("{}%", r.carveout_percent));
   std::cout << fmt::format("  blocks per SM   {}\n", res.blocks_per_sm);
   std::cout << fmt::format("  active warps    {} of {}\n", res.active_warps, res.max_warps);
   std::cout << fmt::format("  occupancy       {:.1f}%\n", 100.0 * res.occupancy);
@@ -119,10 +105,12 @@ void add_occupancy(CLI::App& app, int& rc) {
   auto o = std::make_shared<OccOptions>();
   CLI::App* sub = app.add_subcommand(
       "occupancy", "Blocks and warps per SM, the limiter, and the smallest change that helps");
-  sub->add_option("--cc", o->cc, "Compute capability: 7.0 7.5 8.0 8.6 8.9 9.0 10.0 12.0 (default 9.0)");
+  sub->add_option("--cc", o->cc,
+                  "Compute capability: 7.0 7.5 8.0 8.6 8.9 9.0 10.0 12.0 (default 9.0)");
   sub->add_option("--block", o->block, "Threads per block, or a shape such as 32x8 (default 256)");
   sub->add_option("--regs", o->regs, "Registers per thread, 1..255 (default 32)");
-  sub->add_option("--smem", o->smem, "Dynamic shared memory per block: 48K, 100KiB, 4096 (default 0)");
+  sub->add_option("--smem", o->smem,
+                  "Dynamic shared memory per block: 48K, 100KiB, 4096 (default 0)");
   sub->add_option("--static-smem", o->static_smem,
                   "Static shared memory per block, at most 48K (default 0)");
   const CLI::Option* carveout = sub->add_option(

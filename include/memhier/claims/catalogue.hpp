@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,6 +65,10 @@ struct SourceRef {
 /// Splits "GPU Memory Hierarchy, §L2 Cache; memhier goal: ..." into its parts; an empty
 /// list when a part is none of the three forms.
 std::vector<SourceRef> parse_sources(const std::string& source);
+
+/// A claim as `memhier claims --json` lists it (id, source and its parsed parts, text,
+/// checkers, why unmeasured); the Python bindings return the same record.
+nlohmann::json claim_record(const Claim& c);
 
 class Id;
 constexpr Id operator""_claim(const char* text, std::size_t length);
