@@ -7,6 +7,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "memhier/bench/torch_reference.hpp"
 #include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/ceilings.hpp"
@@ -348,6 +349,29 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
     }
   }
   return out;
+}
+
+// PyTorch's timings take seconds (import, inputs, about 25 ms per shape); a hung one must
+// not hold the report.
+constexpr int kTorchTimeoutS = 180;
+
+std::vector<std::vector<BenchRecord>> run_families(const std::vector<const Family*>& families,
+                                                   const BenchOptions& opt) {
+  std::vector<std::vector<BenchRecord>> records;
+  std::vector<std::pair<std::string, std::string>> cases;
+  for (const Family* f : families) {
+    records.push_back(run_family(*f, opt));
+    for (const BenchRecord& r : records.back())
+      if (cases.empty() || cases.back() != std::make_pair(f->name, r.shape))
+        cases.emplace_back(f->name, r.shape);
+  }
+  // One PyTorch subprocess for every shape, after the ladders (their GPU memory freed).
+  if (opt.torch_reference && !cases.empty()) {
+    opt.progress("PyTorch's calls at " + std::to_string(cases.size()) + " shapes");
+    const TorchRun torch = run_torch_reference(cases, opt.quick, kTorchTimeoutS);
+    for (auto& family_records : records) add_torch_rows(torch, &family_records);
+  }
+  return records;
 }
 
 std::vector<std::string> verify_family(const Family& family, std::uint32_t seed) {

@@ -9,7 +9,6 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/bench/kernel_bench.hpp"
-#include "memhier/bench/torch_reference.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/kernels/register.hpp"
@@ -19,30 +18,13 @@
 
 namespace memhier::cli {
 
-// PyTorch's timings take seconds (import, inputs, about 25 ms per shape); a hung one must
-// not hold the report.
-constexpr int kTorchTimeoutS = 180;
-
 std::vector<report::Section> measure_ladders(const std::vector<const registry::Family*>& fams,
                                              const bench::BenchOptions& base,
                                              std::vector<registry::BenchRecord>* all) {
   ProgressLine progress("memhier bench");
-  std::vector<std::vector<registry::BenchRecord>> records;
-  std::vector<std::pair<std::string, std::string>> cases;
-  for (const registry::Family* f : fams) {
-    bench::BenchOptions opt = base;
-    opt.progress = [&progress](const std::string& s) { progress.step(s); };
-    records.push_back(as_bad_input([&] { return bench::run_family(*f, opt); }));
-    for (const registry::BenchRecord& r : records.back())
-      if (cases.empty() || cases.back() != std::make_pair(f->name, r.shape))
-        cases.emplace_back(f->name, r.shape);
-  }
-  // One PyTorch subprocess for every shape, after the ladders (their GPU memory freed).
-  if (base.torch_reference && !cases.empty()) {
-    progress.step("PyTorch's calls at " + std::to_string(cases.size()) + " shapes");
-    const bench::TorchRun torch = bench::run_torch_reference(cases, base.quick, kTorchTimeoutS);
-    for (auto& family_records : records) bench::add_torch_rows(torch, &family_records);
-  }
+  bench::BenchOptions opt = base;
+  opt.progress = [&progress](const std::string& s) { progress.step(s); };
+  const auto records = as_bad_input([&] { return bench::run_families(fams, opt); });
   std::vector<report::Section> sections;
   for (std::size_t i = 0; i < fams.size(); ++i) {
     sections.push_back(bench::family_section(*fams[i], records[i]));

@@ -34,6 +34,12 @@ struct BenchOptions {
 std::vector<registry::BenchRecord> run_family(const registry::Family& family,
                                               const BenchOptions& opt);
 
+/// run_family for each of `families` in order, then (with opt.torch_reference) one PyTorch
+/// subprocess for every shape they ran, its rows added to each family's records. Returns
+/// one record list per family.
+std::vector<std::vector<registry::BenchRecord>> run_families(
+    const std::vector<const registry::Family*>& families, const BenchOptions& opt);
+
 /// After `run` was timed on `c`: verifies the output its last repetition left (for an
 /// in_place() case, of one more run after poison(), since repeated runs compound) and marks
 /// `r` unverified, with a note, when it fails.
