@@ -532,6 +532,7 @@ std::vector<Claim> build() {
 }
 
 std::vector<Claim> with_titles(std::vector<Claim> claims) {
+  for (Claim& c : hopper_claims()) claims.push_back(std::move(c));
   for (Claim& c : claims) c.source = cite(c.source);
   return claims;
 }

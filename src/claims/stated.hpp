@@ -1,5 +1,5 @@
 // The catalogue's building blocks: how a claim states its band, the two kinds of entry,
-// and the bands many claims share. Included by catalogue.cpp only.
+// and the bands many claims share. Included by the catalogue's files only.
 #pragma once
 
 #include <string>
@@ -9,7 +9,6 @@
 #include "memhier/claims/catalogue.hpp"
 
 namespace memhier::claims {
-namespace {
 
 // A claim's band as the catalogue states it: the rule and why that rule.
 struct Stated {
@@ -18,43 +17,46 @@ struct Stated {
 };
 
 // A claim some probe or ladder checks, with the band every check of it uses.
-Claim checked(std::string id, std::string source, std::string text,
+inline Claim checked(std::string id, std::string source, std::string text,
               std::vector<std::string> checkers, Stated b) {
   return {std::move(id), std::move(source),  std::move(text), std::move(checkers), {},
           b.band,        std::move(b.reason)};
 }
 
 // A claim nothing here measures, with the reason.
-Claim unmeasured(std::string id, std::string source, std::string text, std::string why) {
+inline Claim unmeasured(std::string id, std::string source, std::string text, std::string why) {
   return {std::move(id), std::move(source), std::move(text), {}, std::move(why), {}, {}};
 }
 
 // Bands many claims share: ratios and fractions ±25 % by default; a wider band says why.
-const Stated kRatio{Tolerance::within_percent(25),
+inline const Stated kRatio{Tolerance::within_percent(25),
                     "the default for a ratio: noise and another card's balance, short of the "
                     "neighbouring claim"};
-const Stated kFraction{Tolerance::within_percent(25),
+inline const Stated kFraction{Tolerance::within_percent(25),
                        "the default for a fraction (of cuBLAS, cudaMemcpy, peak): another card's "
                        "balance moves it"};
-const Stated kGain{Tolerance::within_gain_factor(2),
+inline const Stated kGain{Tolerance::within_gain_factor(2),
                    "a gain under 2x: ±25 % would admit a slowdown, so the gain itself is halved "
                    "or doubled (1.25x: 1.125..1.5x)"};
-const Stated kLatency{Tolerance::within_percent(50),
+inline const Stated kLatency{Tolerance::within_percent(50),
                       "a latency rounded or from another card: wider than the default, yet a "
                       "figure a tier off is refuted"};
-const Stated kKnee{Tolerance::within_percent(50),
+inline const Stated kKnee{Tolerance::within_percent(50),
                    "a knee between two sizes of a power-of-two sweep: wider than the default, "
                    "the sweep's own resolution"};
-const Stated kTierBandwidth{Tolerance::within_factor(1.5),
+inline const Stated kTierBandwidth{Tolerance::within_factor(1.5),
                             "a bandwidth from another card or rounded: wider than the default, "
                             "a card generation apart; a tier off is refuted"};
-const Stated kL2Curve{Tolerance::within_percent(50),
+inline const Stated kL2Curve{Tolerance::within_percent(50),
                       "an A100 (40 MB L2) figure at a fraction of its L2: another L2's size and "
                       "hit rate make it wider than the default"};
-const Stated kModelBand{Tolerance::within_percent(35),
+inline const Stated kModelBand{Tolerance::within_percent(35),
                         "the probe's model tolerance (in its section), wider than the default: a "
                         "slowdown within it matches the model"};
-const Stated kExact{Tolerance::inside_range(), "a count or a hardware limit: exact"};
+inline const Stated kExact{Tolerance::inside_range(), "a count or a hardware limit: exact"};
 
-}  // namespace
+// The Hopper tiers' claims (TMA, clusters and distributed shared memory, the L2 halves,
+// tensor cores), kept apart from the older tiers': src/claims/catalogue_hopper.cpp.
+std::vector<Claim> hopper_claims();
+
 }  // namespace memhier::claims
