@@ -48,7 +48,8 @@ def _output(x: Array, out: Any, name: str, shape: tuple, dtypes: Sequence[str],
             stream: int) -> Array:
     """``out`` read and checked, or a new array like ``x`` (dtype ``dtypes[0]``)."""
     if out is None:
-        out = _arrays.empty_like(x.obj, shape, dtypes[0], x.device)
+        # A __cuda_array_interface__ input names no device (-1): ask the driver first.
+        out = _arrays.empty_like(x.obj, shape, dtypes[0], _arrays.device_of((x, "x")))
     o = _input(out, name, stream, dtypes)
     _writable(o, name)
     if tuple(o.shape) != tuple(shape):

@@ -46,7 +46,7 @@ class CountingSink : public AccessSink {
   }
 };
 
-const Family& family(const std::string& name) {
+const Family& family(const char* name) {
   memhier::kernels::register_families();
   return *memhier::registry::find_family(name);
 }
