@@ -116,9 +116,37 @@ class Timer:
             end.synchronize()
             times.append(start.elapsed_time(end))
             total += times[-1]
-        times.sort()
-        at = lambda q: times[min(len(times) - 1, int(q * (len(times) - 1) + 0.5))]
-        return at(0.5), at(0.1), at(0.9), len(times)
+        return _quantiles(times) + (len(times),)
+
+    def paired(self, fns, reps):
+        """Each of fns timed reps times, alternated after the same flush: per fn its median ms,
+        and per fn after the first the median, p10 and p90 of the per-pair ratios
+        fns[0]'s time / its time (above 1: faster than fns[0])."""
+        torch = self.torch
+        for _ in range(2):
+            for f in fns:
+                f()
+        times = [[] for _ in fns]
+        for _ in range(reps):
+            for side, f in enumerate(fns):
+                self.flush.fill_(1.0)
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+                f()
+                end.record()
+                end.synchronize()
+                times[side].append(start.elapsed_time(end))
+        medians = [_quantiles(t)[0] for t in times]
+        ratios = [_quantiles([a / b for a, b in zip(times[0], t)]) for t in times[1:]]
+        return medians, ratios
+
+
+def _quantiles(values):
+    """Median, p10 and p90 of a list of numbers."""
+    v = sorted(values)
+    at = lambda q: v[min(len(v) - 1, int(q * (len(v) - 1) + 0.5))]
+    return at(0.5), at(0.1), at(0.9)
 
 
 def rel_l2(torch, got, want):

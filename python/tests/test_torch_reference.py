@@ -85,3 +85,54 @@ def test_small_shapes_on_the_gpu():
             continue
         assert "declined" not in r, r
         assert 0 < r["p10"] <= r["ms"] <= r["p90"] and r["reps"] >= 3
+
+
+class _FakeClockTorch:
+    """Just enough of torch for Timer: events read a clock that each timed call advances by
+    its own duration, so the timer's arithmetic is checked without a GPU."""
+
+    def __init__(self):
+        self.now = 0.0
+        fake = self
+
+        class Event:
+            def __init__(self, enable_timing):
+                self.t = None
+
+            def record(self):
+                self.t = fake.now
+
+            def synchronize(self):
+                pass
+
+            def elapsed_time(self, end):
+                return end.t - self.t
+
+        class Flush:
+            def fill_(self, value):
+                pass
+
+        class Props:
+            L2_cache_size = 1 << 20
+
+        self.cuda = type("cuda", (), {"Event": Event,
+                                      "get_device_properties": staticmethod(lambda i: Props())})
+        self.float32 = "float32"
+        self.empty = lambda *a, **k: Flush()
+
+
+def test_paired_timer_reports_medians_and_per_pair_ratios():
+    t = _FakeClockTorch()
+    durations = {"a": iter([4.0] * 2 + [4.0, 4.0, 8.0, 4.0, 4.0]),
+                 "b": iter([2.0] * 2 + [2.0, 1.0, 2.0, 2.0, 2.0])}
+
+    def call(name):
+        def f():
+            t.now += next(durations[name])
+        return f
+
+    timer = tr.Timer(t, budget_ms=0, min_reps=5, max_reps=5)
+    medians, ratios = timer.paired([call("a"), call("b")], reps=5)
+    assert medians == [4.0, 2.0]
+    # per-pair ratios a/b: 2, 4, 4, 2, 2 -> median 2, p10 2, p90 4
+    assert ratios == [(2.0, 2.0, 4.0)]
