@@ -82,6 +82,7 @@ std::string band_text(const Claim& c) {
 std::string describe_checker(const std::string& checker) {
   if (starts_with(checker, "bench-")) return "bench " + checker.substr(6);
   if (starts_with(checker, "profile-")) return "profile " + checker.substr(8);
+  if (starts_with(checker, "report-")) return "report " + checker.substr(7);
   return "probe " + checker;
 }
 

@@ -12,7 +12,9 @@
 #include "common.hpp"
 #include "memhier/bench/model_tables.hpp"
 #include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/ladders.hpp"
 #include "memhier/core/device.hpp"
+#include "memhier/report/roofline.hpp"
 #include "memhier/report/summary.hpp"
 #include "memhier/report/writers.hpp"
 
@@ -65,6 +67,10 @@ int run_report(const ReportOptions& o) {
     bopt.torch_reference = !o.no_torch;
     for (auto& s : measure_ladders(select_families("all"), bopt, &summary.records))
       doc.sections.push_back(std::move(s));
+    const report::Roofline roof = report::roofline(summary);
+    doc.sections.push_back(report::roofline_section(roof));
+    doc.sections.back().tables.push_back(
+        claims::checks_table("report-roofline", claims::roofline_checks(roof)));
     if (!o.no_profile)
       for (auto& s : measure_profiles(o.quick)) doc.sections.push_back(std::move(s));
   } else {

@@ -43,7 +43,8 @@ std::string lower(std::string s) {
 }
 
 bool is_checker_probe(const std::string& checker) {
-  return checker.rfind("bench-", 0) != 0 && checker.rfind("profile-", 0) != 0;
+  return checker.rfind("bench-", 0) != 0 && checker.rfind("profile-", 0) != 0 &&
+         checker.rfind("report-", 0) != 0;
 }
 
 // Every "<id>"_claim literal under src/, by file.

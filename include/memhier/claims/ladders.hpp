@@ -10,6 +10,7 @@
 #include "memhier/claims/judge.hpp"
 #include "memhier/registry/record.hpp"
 #include "memhier/report/document.hpp"
+#include "memhier/report/roofline.hpp"
 
 namespace memhier::claims {
 
@@ -52,5 +53,8 @@ std::vector<report::Table> gemm_seed_tables(const std::vector<registry::BenchRec
 std::vector<report::Table> ladder_tables(const std::string& family,
                                          const registry::LadderClaims& claims,
                                          const std::vector<registry::BenchRecord>& records);
+
+/// The claims the roofline answers (the tensor-core ridge point), from one run's roofline.
+std::vector<Check> roofline_checks(const report::Roofline& r);
 
 }  // namespace memhier::claims
