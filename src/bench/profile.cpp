@@ -437,11 +437,17 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
   claims::ProfiledCounters counters;
   std::string shape;
   for (const ProfileItem& it : items) {
-    if (is_pattern_set(it.target) || it.kernels.empty() || !it.note.empty()) continue;
-    shape = it.shape;
+    if (it.kernels.empty() || !it.note.empty()) continue;
+    if (!is_pattern_set(it.target)) shape = it.shape;
     for (const profile::Metric& m : profile::metrics()) {
       const double v = it.measured(m.key);
       if (!std::isnan(v)) counters[it.name][m.key] = v;
+    }
+    if (it.has_prediction) {  // a pattern's own count, for claims stated per segment touched
+      counters[it.name]["predicted_global_ld_sectors"] =
+          static_cast<double>(it.predicted.global_ld_sectors);
+      counters[it.name]["predicted_global_ld_requests"] =
+          static_cast<double>(it.predicted.global_ld_requests);
     }
   }
   const std::vector<claims::Check> checks = claims::profile_checks(target, shape, counters);

@@ -73,6 +73,38 @@ Check traffic_check(const ProfiledCounters& c) {
           measured.empty() ? "n/a" : "L1->L2 sectors, naive over tiled: " + measured, j.text};
 }
 
+// Bus utilization of three warp loads from the global-stride set: bytes the lanes asked
+// for over the 32-byte sectors the card fetched per request (Nsight Compute's counts).
+Check utilization_check(const ProfiledCounters& c) {
+  const auto util = [&c](const std::string& item, double bytes) {
+    return 100.0 * bytes /
+           (32.0 * get(c, item, "global_ld_sectors") / get(c, item, "global_ld_requests"));
+  };
+  const std::string misaligned = "ld 4B stride 1 misaligned by 4 B";
+  const std::string broadcast = "ld 4B broadcast";
+  const std::string scattered = "ld 4B scattered words in 1 MiB";
+  // N: the distinct segments the scattered addresses touch, as the model counts them.
+  const double n = get(c, scattered, "predicted_global_ld_sectors") /
+                   get(c, scattered, "predicted_global_ld_requests");
+  const std::vector<Figure> figures = {
+      {"misaligned words", util(misaligned, 128), Claimed::range(80, 100, "%"),
+       Tolerance::inside_range()},
+      {"one word for all lanes", util(broadcast, 4), Claimed::value(12.5, "%"),
+       Tolerance::inside_range()},
+      {"scattered words (N = " + report::strf("%.0f", n) + ")", util(scattered, 128),
+       Claimed::value(100.0 * 128 / (n * 32), "%"), Tolerance::inside_range()}};
+  std::string measured;
+  for (const Figure& f : figures)
+    if (std::isfinite(f.measured))
+      measured +=
+          (measured.empty() ? "" : ", ") + report::strf("%s %.1f%%", f.label.c_str(), f.measured);
+  return {"coalescing-scenarios-utilization"_claim,
+          measured.empty() ? "n/a"
+                           : "useful bytes over fetched sectors: " + measured +
+                                 " (the 128-byte-line figures: not judged, L1 fetches sectors)",
+          judge_all(figures, "the profile has no sector counts for the global-stride loads").text};
+}
+
 }  // namespace
 
 double memory_stall_cycles(const std::map<std::string, double>& c) {
@@ -93,6 +125,7 @@ std::vector<Check> profile_checks(const std::string& family, const std::string& 
     return {bandwidth_check(counters, shape), traffic_check(counters)};
   if (family == "gemm") return {stall_check(counters, "smem_tile32", "padded")};
   if (family == "transpose") return {stall_check(counters, "tile", "padded")};
+  if (family == "global-stride") return {utilization_check(counters)};
   return {};
 }
 

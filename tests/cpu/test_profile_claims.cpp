@@ -81,8 +81,30 @@ TEST(ProfileClaims, TileTrafficIsNaiveOverTiledL2Sectors) {
       Verdict::refuted);
 }
 
+TEST(ProfileClaims, BusUtilizationFromSectorsPerRequest) {
+  ProfiledCounters c;
+  const auto load = [&c](const std::string& item, double sectors, double predicted) {
+    c[item]["global_ld_requests"] = 10;
+    c[item]["global_ld_sectors"] = 10 * sectors;
+    c[item]["predicted_global_ld_requests"] = 1;
+    c[item]["predicted_global_ld_sectors"] = predicted;
+  };
+  load("ld 4B stride 1 misaligned by 4 B", 5, 5);  // 128 / 160 = 80 %
+  load("ld 4B broadcast", 1, 1);                   // 4 / 32 = 12.5 %
+  load("ld 4B scattered words in 1 MiB", 31, 31);  // 128 / (31 x 32)
+  const Check ok = by_id(profile_checks("global-stride", "", c), "coalescing-scenarios-utilization");
+  EXPECT_EQ(classify(ok.verdict), Verdict::reproduced) << ok.verdict << " / " << ok.measured;
+  load("ld 4B broadcast", 2, 1);  // the card fetched two sectors for one word
+  const Check bad = by_id(profile_checks("global-stride", "", c), "coalescing-scenarios-utilization");
+  EXPECT_EQ(classify(bad.verdict), Verdict::refuted) << bad.verdict;
+  EXPECT_EQ(classify(by_id(profile_checks("global-stride", "", {}),
+                           "coalescing-scenarios-utilization")
+                         .verdict),
+            Verdict::not_measurable);
+}
+
 TEST(ProfileClaims, CheckersMatchTheCatalogue) {
-  for (const char* family : {"gemm", "transpose", "softmax"}) {
+  for (const char* family : {"gemm", "transpose", "softmax", "global-stride"}) {
     std::set<std::string> ids;
     std::vector<Check> all = profile_checks(family, "1x1x1", {});
     for (const Check& ch : profile_checks(family, "4096x4096x4096", {})) all.push_back(ch);
