@@ -45,7 +45,6 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ alignas(8) unsigned long long bars[S];
   const unsigned tid = threadIdx.x, b = blockIdx.x;
   const unsigned chunk_words = a.chunk_bytes / 4, vec = a.chunk_bytes / (16 * kThreads);
-  const unsigned mem = tma::smem_addr(stage_mem);
   const std::size_t first = static_cast<std::size_t>(b) * a.chunks;  // the block's first tile
   if (M == Load::bulk || M == Load::tensor) {
     if (tid == 0) {
@@ -251,11 +250,15 @@ double time_config(const Context& ctx, const std::string& name, bool flush,
   return core::time_it(launch, fewest_if_smallest(ctx, o)).median_ms;
 }
 
-/// Chunks per block for a launch of `blocks` blocks over at most `bytes`: a whole number of
-/// chunks, and for the one-SM runs enough rounds (64 per stage) to leave the pipeline's
-/// fill behind.
+/// Chunks per block for a launch of `blocks` blocks over at most `bytes`.
 unsigned chunks_for(std::size_t bytes, int blocks, int chunk) {
   return static_cast<unsigned>(std::max<std::size_t>(1, bytes / blocks / chunk));
+}
+
+/// Chunks for the one-SM run: 2 MiB per stage in flight (64 rounds of the largest chunk),
+/// so the pipeline's fill and drain stay small beside the stream.
+unsigned one_sm_chunks(int stages, int chunk) {
+  return static_cast<unsigned>(64 * stages * (32768 / chunk));
 }
 
 void measure_loads(Context& ctx, const Plan& p, TmaResult& m, const float* src, std::size_t rows,
@@ -280,8 +283,7 @@ void measure_loads(Context& ctx, const Plan& p, TmaResult& m, const float* src, 
           Args a;
           a.src = src;
           a.chunk_bytes = static_cast<unsigned>(chunk);
-          a.chunks = chip ? chunks_for(p.chip_bytes, sms, chunk)
-                          : static_cast<unsigned>(64 * stages * (32768 / chunk));
+          a.chunks = chip ? chunks_for(p.chip_bytes, sms, chunk) : one_sm_chunks(stages, chunk);
           a.sums = sums.data();
           const auto launch = [&](cudaStream_t s) {
             k<<<blocks, kThreads, smem, s>>>(map, a);
@@ -332,8 +334,7 @@ void measure_stores(Context& ctx, const Plan& p, TmaResult& m, float* dst,
           Args a;
           a.dst = dst;
           a.chunk_bytes = static_cast<unsigned>(chunk);
-          a.chunks = chip ? chunks_for(p.chip_bytes, sms, chunk)
-                          : static_cast<unsigned>(64 * r.stages * (32768 / chunk));
+          a.chunks = chip ? chunks_for(p.chip_bytes, sms, chunk) : one_sm_chunks(r.stages, chunk);
           const auto launch = [&](cudaStream_t s) {
             k<<<blocks, kThreads, smem, s>>>(a);
             MEMHIER_CHECK_LAUNCH();
@@ -355,7 +356,7 @@ void measure_stores(Context& ctx, const Plan& p, TmaResult& m, float* dst,
 /// One launch of each method at 16 KiB x 2 stages on every SM, inside the NVTX range
 /// "tma issue slots", so that Nsight Compute can count each method's instructions.
 void launch_for_profiler(const Context& ctx, const float* src, std::size_t rows, float* dst,
-                         core::DeviceBuffer<unsigned>& sums) {
+                         core::DeviceBuffer<unsigned>& sums, TmaResult& m) {
   core::NvtxRange range("tma issue slots");
   const int sms = ctx.device.sm_count, chunk = 16384;
   Args a;
@@ -364,6 +365,7 @@ void launch_for_profiler(const Context& ctx, const float* src, std::size_t rows,
   a.chunk_bytes = chunk;
   a.chunks = chunks_for(std::size_t{64} << 20, sms, chunk);
   a.sums = sums.data();
+  m.profile_chunks = static_cast<double>(a.chunks) * sms;
   const CUtensorMap map = stream_map(src, rows, chunk);
   for (Load method : {Load::ld_st, Load::cp_async, Load::bulk, Load::tensor}) {
     const LoadKernel k = load_kernel(method, 2);
@@ -426,7 +428,7 @@ TmaResult measure_tma(Context& ctx) {
     m.multicast.push_back(tma_detail::measure_multicast(ctx, cluster, src.data(), rows));
   ctx.progress("tma: edges and swizzle");
   tma_detail::check_edges(m);
-  launch_for_profiler(ctx, src.data(), rows, dst.data(), sums);
+  launch_for_profiler(ctx, src.data(), rows, dst.data(), sums, m);
   return m;
 }
 

@@ -220,11 +220,13 @@ Result present_tma(const TmaResult& m) {
     return out;
   }
   s.paragraphs.push_back(
-      "Instructions per 16 KiB: each method also runs once at 16 KiB x 2 stages on every SM "
-      "inside the NVTX range 'tma issue slots' (kernels tma_probe_load and tma_probe_store), "
-      "so Nsight Compute counts what the SM issued for it: ncu --nvtx --nvtx-include "
-      "\"tma issue slots/\" --metrics smsp__inst_issued.sum memhier probe --only tma --quick; "
-      "each launch moves 16 KiB x chunks per block x SMs.");
+      strf("Issue slots per 16 KiB: each method also runs once at 16 KiB x 2 stages on every SM "
+           "inside the NVTX range 'tma issue slots' (kernels tma_probe_load and tma_probe_store), "
+           "each launch moving %.0f chunks of 16 KiB, so that Nsight Compute counts what the SMs "
+           "issued for it: ncu --nvtx --nvtx-include \"tma issue slots/\" --metrics "
+           "smsp__inst_issued.sum memhier probe --only tma --quick, then each launch's count over "
+           "%.0f.",
+           m.profile_chunks, m.profile_chunks));
   s.tables.push_back(rate_table("tma-loads", "Global to shared memory, by method, chunk and stages",
                                 m.loads, m.sm_bytes, m.chip_bytes));
   s.charts.push_back(

@@ -43,8 +43,9 @@ struct TmaResult {
   std::vector<TmaRate> loads;   ///< global -> shared, method-major, then size, then stages
   std::vector<TmaRate> stores;  ///< shared -> global
   std::vector<TmaMulticast> multicast;
-  double chip_bytes = 0;  ///< bytes one chip-wide launch moves
-  double sm_bytes = 0;    ///< bytes the one-SM launch moves
+  double chip_bytes = 0;      ///< bytes one chip-wide launch moves
+  double sm_bytes = 0;        ///< bytes the one-SM launch moves
+  double profile_chunks = 0;  ///< 16 KiB chunks each launch in the "tma issue slots" range moves
   // The edge and swizzle checks: elements of a box straddling a 37 x 53 tensor's corner.
   std::uint64_t oob_checked = 0;        ///< elements checked (inside and outside the tensor)
   std::uint64_t oob_load_wrong = 0;     ///< loaded elements not equal to the tensor's or zero
