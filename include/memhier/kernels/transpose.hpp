@@ -45,6 +45,9 @@ void check_shape(std::int64_t rows, std::int64_t cols);
 /// aligned pointer, overlapping in/out (no in-place transpose), or an unknown variant.
 /// The best_* variants need 16-byte aligned pointers and rows, cols multiples of 4 for
 /// their float4 path; otherwise they fall back to the padded kernel (still correct).
+/// The tma variant declines (std::invalid_argument, the reason) below compute capability
+/// 9.0 and where TMA cannot describe a side: rows or cols not a multiple of 4, or a pointer
+/// not 16-byte aligned.
 void transpose(Variant v, const float* in, float* out, std::int64_t rows, std::int64_t cols,
                cudaStream_t stream = nullptr);
 

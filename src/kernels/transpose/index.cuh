@@ -82,4 +82,20 @@ MEMHIER_HD constexpr int vec_rows_per_pass(int th) {
   return kVecThreads / (th / 4);
 }
 
+/// TMA rung: a kTmaTile x kTmaTile tile per block, moved as two 64-row x 32-column boxes a
+/// side, each 128-byte swizzled (tma::swizzle_128b).
+inline constexpr int kTmaTile = 64;
+
+/// TMA rung: thread `tid` (of kVecThreads) transposes the 4x4 block of input row quad `br`
+/// and column quad `bc` (0..15 each). Lane i of each 8-lane phase takes column quad i and
+/// row quad (i + s) mod 8 for its group's shift s, so under the 128-byte swizzle both its
+/// 16-byte shared reads (row 4br+k, chunk bc) and writes (row 4bc+m, chunk br) hit eight
+/// distinct 16-byte bank groups per phase: conflict-free both ways.
+MEMHIER_HD inline void tma_role(int tid, int* br, int* bc) {
+  const int i = tid % 8, group = tid / 8;
+  const int s = group % 8, half_c = (group / 8) % 2, half_r = group / 16;
+  *bc = 8 * half_c + i;
+  *br = 8 * half_r + (i + s) % 8;
+}
+
 }  // namespace memhier::transpose::index

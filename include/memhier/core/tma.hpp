@@ -1,0 +1,52 @@
+// TMA on the host: a 2-D tiled tensor map (the descriptor cp.async.bulk.tensor reads) encoded
+// by cuTensorMapEncodeTiled, reached through the runtime's driver entry point so that nothing
+// links libcuda; and the checks that say, in one sentence, why TMA cannot describe a tensor
+// or run on this device. The device side is tma.cuh.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace memhier::core {
+
+/// How TMA lays a box out in shared memory: as in global memory, or with 16-byte chunks of
+/// each 128-byte row XORed with the row's index mod 8 (the bank-conflict-free layout).
+enum class TmaSwizzle { none, b128 };
+
+/// A row-major 2-D tensor in global memory and the box (tile) one TMA operation moves.
+struct Tensor2d {
+  const void* base = nullptr;
+  std::uint64_t cols = 0, rows = 0;  ///< extents in elements: inner (contiguous), outer
+  std::uint64_t pitch_bytes = 0;     ///< bytes from one row to the next
+  int elem_bytes = 4;                ///< 1, 2, 4 or 8 (the copy does not look at the values)
+  std::uint32_t box_cols = 0, box_rows = 0;
+  TmaSwizzle swizzle = TmaSwizzle::none;
+};
+
+/// The driver cannot encode tensor maps (too old, or no driver): one sentence.
+struct TmaUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Why TMA cannot describe `t` (one sentence naming the rule), or "" when it can: base
+/// 16-byte aligned, pitch a multiple of 16 bytes below 2^40 and at least a row, extents
+/// 1..2^32, box 1..256 per side with 16-byte multiples across, within 128 bytes across when
+/// swizzled. Pure host code: no device, no driver.
+std::string tma_unsupported(const Tensor2d& t);
+
+/// Why this device cannot run TMA (compute capability below 9.0), or "" when it can.
+std::string tma_device_unsupported(int cc_major, int cc_minor);
+
+/// The same for the current device (reads its properties once per device; thread-safe).
+std::string tma_current_device_unsupported();
+
+/// Encodes `t` as a tensor map: out-of-bounds elements of a load read as zero, and a store's
+/// out-of-bounds elements are dropped. Throws std::invalid_argument with tma_unsupported's
+/// sentence, TmaUnavailable when the driver has no cuTensorMapEncodeTiled, std::runtime_error
+/// when the driver refuses the map.
+CUtensorMap encode_tensor_map_2d(const Tensor2d& t);
+
+}  // namespace memhier::core

@@ -1,0 +1,136 @@
+// The host side of TMA: what a tensor map can describe, and its encoding through the driver
+// entry point (cudaGetDriverEntryPointByVersion), so memhier never links libcuda itself.
+#include "memhier/core/tma.hpp"
+
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "memhier/core/check.hpp"
+
+namespace memhier::core {
+namespace {
+
+constexpr std::uint64_t kMaxDim = std::uint64_t{1} << 32;
+constexpr std::uint64_t kMaxPitch = std::uint64_t{1} << 40;
+
+std::string n(std::uint64_t v) {
+  return std::to_string(v);
+}
+
+// The driver's encoder, looked up once; null when the driver has none.
+PFN_cuTensorMapEncodeTiled_v12000 encoder(std::string* why) {
+  static std::once_flag once;
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  static std::string reason;
+  std::call_once(once, [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                           cudaEnableDefault, &q);
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || p == nullptr) {
+      cudaGetLastError();  // the lookup's failure is reported here, not by a later call
+      reason = std::string("the CUDA driver offers no cuTensorMapEncodeTiled (") +
+               (e != cudaSuccess                               ? cudaGetErrorString(e)
+                : q == cudaDriverEntryPointVersionNotSufficent ? "driver older than CUDA 12.0"
+                                                               : "symbol not found") +
+               "), so TMA tensor maps cannot be made";
+      return;
+    }
+    fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  });
+  if (why) *why = reason;
+  return fn;
+}
+
+CUtensorMapDataType data_type(int elem_bytes) {
+  switch (elem_bytes) {
+    case 1:
+      return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    case 2:
+      return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+    case 8:
+      return CU_TENSOR_MAP_DATA_TYPE_UINT64;
+    default:
+      return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+  }
+}
+
+}  // namespace
+
+std::string tma_unsupported(const Tensor2d& t) {
+  if (t.elem_bytes != 1 && t.elem_bytes != 2 && t.elem_bytes != 4 && t.elem_bytes != 8)
+    return "TMA copies elements of 1, 2, 4 or 8 bytes, not " + std::to_string(t.elem_bytes) + ".";
+  if (t.base == nullptr) return "TMA needs a tensor's base address, and it is null.";
+  if (reinterpret_cast<std::uintptr_t>(t.base) % 16 != 0)
+    return "TMA needs the tensor's base address 16-byte aligned.";
+  if (t.cols < 1 || t.rows < 1 || t.cols > kMaxDim || t.rows > kMaxDim)
+    return "TMA describes extents of 1 to 2^32 elements, not " + n(t.rows) + " x " + n(t.cols) +
+           ".";
+  const std::uint64_t row_bytes = t.cols * static_cast<std::uint64_t>(t.elem_bytes);
+  if (t.pitch_bytes < row_bytes)
+    return "the row pitch (" + n(t.pitch_bytes) + " bytes) is shorter than a row (" + n(row_bytes) +
+           " bytes).";
+  // A single row never steps to the next, but the map still states the stride.
+  if (t.pitch_bytes % 16 != 0 || t.pitch_bytes >= kMaxPitch)
+    return "TMA needs each row to start on a 16-byte boundary: the row pitch of " +
+           n(t.pitch_bytes) + " bytes is not a multiple of 16 below 2^40.";
+  if (t.box_cols < 1 || t.box_rows < 1 || t.box_cols > 256 || t.box_rows > 256)
+    return "a TMA box spans 1 to 256 elements per side, not " + n(t.box_rows) + " x " +
+           n(t.box_cols) + ".";
+  const std::uint64_t box_bytes =
+      std::uint64_t{t.box_cols} * static_cast<std::uint64_t>(t.elem_bytes);
+  if (box_bytes % 16 != 0)
+    return "a TMA box row must be a multiple of 16 bytes, not " + n(box_bytes) + ".";
+  if (t.swizzle == TmaSwizzle::b128 && box_bytes > 128)
+    return "a 128-byte-swizzled TMA box row holds at most 128 bytes, not " + n(box_bytes) + ".";
+  return "";
+}
+
+std::string tma_device_unsupported(int cc_major, int cc_minor) {
+  if (cc_major >= 9) return "";
+  return "TMA (cp.async.bulk) needs compute capability 9.0 or newer; this device is " +
+         std::to_string(cc_major) + "." + std::to_string(cc_minor) + ".";
+}
+
+std::string tma_current_device_unsupported() {
+  static std::mutex mu;
+  static std::map<int, std::string> by_device;
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mu);
+  const auto hit = by_device.find(dev);
+  if (hit != by_device.end()) return hit->second;
+  int major = 0, minor = 0;
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  return by_device[dev] = tma_device_unsupported(major, minor);
+}
+
+CUtensorMap encode_tensor_map_2d(const Tensor2d& t) {
+  const std::string bad = tma_unsupported(t);
+  if (!bad.empty()) throw std::invalid_argument(bad);
+  std::string why;
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = encoder(&why);
+  if (!encode) throw TmaUnavailable(why + ".");
+  alignas(64) CUtensorMap map{};
+  const cuuint64_t dims[2] = {t.cols, t.rows};
+  const cuuint64_t strides[1] = {t.pitch_bytes};
+  const cuuint32_t box[2] = {t.box_cols, t.box_rows};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  const CUresult r = encode(
+      &map, data_type(t.elem_bytes), 2, const_cast<void*>(t.base), dims, strides, box, elem_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE,
+      t.swizzle == TmaSwizzle::b128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled refused a " + n(t.rows) + " x " + n(t.cols) +
+                             " tensor with a " + n(t.box_rows) + " x " + n(t.box_cols) +
+                             " box (CUresult " + std::to_string(static_cast<int>(r)) + ").");
+  return map;
+}
+
+}  // namespace memhier::core
