@@ -95,8 +95,9 @@ struct Problem {
   core::DeviceBuffer<std::uint16_t> da, db;
   core::DeviceBuffer<float> dc;
 
-  Problem(int m_, int n_, int k_, int ldc_, std::uint32_t seed)
-      : m(m_), n(n_), k(k_), lda(round_up8(k_)), ldb(round_up8(n_) + 8), ldc(ldc_) {
+  /// lda and ldb: k and n rounded up to 8, plus `pad` (NaN-filled) elements.
+  Problem(int m_, int n_, int k_, int ldc_, int pad, std::uint32_t seed)
+      : m(m_), n(n_), k(k_), lda(round_up8(k_) + pad), ldb(round_up8(n_) + pad), ldc(ldc_) {
     std::mt19937 rng(seed);
     a = random_bf16(m, k, lda, rng);
     b = random_bf16(k, n, ldb, rng);
@@ -206,11 +207,12 @@ TEST(GemmBf16Hopper, MatchFloat64ReferenceOnSmallAndOddShapes) {
   std::uint32_t seed = 1;
   for (const Shape& s : shapes) {
     for (int variant = 0; variant < 2; ++variant) {
-      // beta == 0 with a NaN-poisoned C and ldc = n; beta != 0 with ldc = n + 1 (odd when n
-      // is even: the scalar store path) and negative alpha.
+      // beta == 0 with a NaN-poisoned C, ldc = n and lda, ldb = k, n rounded up to 8; beta != 0
+      // with negative alpha, ldc = n + 1 (odd when n is even: the scalar store path) and 8 more
+      // NaN columns in A and B (a read past k or n would show).
       const bool poison = variant == 0;
       const float alpha = poison ? 1.f : -0.75f, beta = poison ? 0.f : 0.5f;
-      Problem p(s.m, s.n, s.k, poison ? s.n : s.n + 1, seed++);
+      Problem p(s.m, s.n, s.k, poison ? s.n : s.n + 1, poison ? 0 : 8, seed++);
       for (const Rung& r : kRungs) {
         p.reset_c(poison, seed++);
         r.run(p.m, p.n, p.k, alpha, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, beta, p.dc.data(),
@@ -260,7 +262,7 @@ TEST(GemmBf16Hopper, MatchCublasAt1024And4096) {
   MEMHIER_REQUIRE_HOPPER();
   Cublas blas;
   for (int size : {1024, 4096}) {
-    Problem p(size, size, size, size, 100u + static_cast<std::uint32_t>(size));
+    Problem p(size, size, size, size, 0, 100u + static_cast<std::uint32_t>(size));
     p.reset_c(true, 7);
     // sum_k |a||b| for every element, on the device: cuBLAS over |A| and |B|.
     core::DeviceBuffer<std::uint16_t> abs_a(p.a.size()), abs_b(p.b.size());
@@ -299,7 +301,7 @@ TEST(GemmBf16Hopper, MatchCublasAt1024And4096) {
 TEST(GemmBf16Hopper, SpeedBesideCublasAt4096) {
   MEMHIER_REQUIRE_HOPPER();
   constexpr int kSize = 4096;
-  Problem p(kSize, kSize, kSize, kSize, 4096);
+  Problem p(kSize, kSize, kSize, kSize, 0, 4096);
   core::DeviceBuffer<float> dref(p.dc.size());
   Cublas blas;
   const bf16* a = as_bf16(p.da);

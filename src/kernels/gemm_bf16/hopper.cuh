@@ -177,24 +177,37 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) 
       : "memory");
 }
 
-/// Spins until the phase of `bar` with parity `parity` has completed (acquire, CTA scope).
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\nWAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
+/// One test of `bar` for the completion of the phase with parity `parity` (the instruction
+/// itself waits a while in hardware); acquire at CTA scope, or at cluster scope (Cluster) for
+/// barriers that peer blocks arrive on.
+template <bool Cluster>
+__device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  if constexpr (Cluster)
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
+        "%2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  else
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  return done != 0;
 }
 
-/// mbar_wait acquiring at cluster scope: for barriers that peer blocks arrive on.
-__device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\nWAIT:\n"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
+/// Waits for the phase of `bar` with parity `parity`. A wait past ~2^35 cycles (some 20 s)
+/// means a pipeline bug: the kernel traps, so the launch fails instead of hanging the device.
+template <bool Cluster = false>
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  if (mbar_try_wait<Cluster>(bar, parity)) return;
+  const long long start = clock64();
+  while (!mbar_try_wait<Cluster>(bar, parity))
+    if (clock64() - start > (1ll << 35)) __trap();
 }
 
 // ---- TMA ----------------------------------------------------------------------------------
@@ -288,37 +301,53 @@ struct Epilogue {
 };
 
 /// Writes a warpgroup's 64 x 256 accumulator whose top-left element is C(row0, col0). C is
-/// read only when beta != 0; alpha == 0 writes beta * C exactly (no 0 * inf).
+/// read only when beta != 0; alpha == 0 writes beta * C exactly (no 0 * inf). Eight column
+/// groups at a time: their old C values are all loaded before any store (the compiler may not
+/// move a load above a store that could alias it), so the loads overlap. Streaming hints
+/// (evict-first) keep C from pushing A and B out of L2.
 __device__ __forceinline__ void store_tile(const Epilogue& ep, const float (&d)[128], int row0,
                                            int col0) {
+  constexpr int kChunk = 8;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
   const int row_base = row0 + 16 * warp + lane / 4;
   const int col_base = col0 + 2 * (lane % 4);
+  const bool read_c = ep.beta != 0.f;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int row = row_base + 8 * h;
     if (row >= ep.m) continue;
     float* crow = ep.c + static_cast<long long>(row) * ep.ldc;
 #pragma unroll
-    for (int j = 0; j < 32; ++j) {
-      const int col = col_base + 8 * j;
-      if (col >= ep.n) continue;
-      float v0 = ep.alpha == 0.f ? 0.f : ep.alpha * d[4 * j + 2 * h];
-      float v1 = ep.alpha == 0.f ? 0.f : ep.alpha * d[4 * j + 2 * h + 1];
-      if (ep.pairs && col + 1 < ep.n) {
-        float2* p = reinterpret_cast<float2*>(crow + col);
-        if (ep.beta != 0.f) {
-          const float2 old = *p;
-          v0 += ep.beta * old.x;
-          v1 += ep.beta * old.y;
+    for (int j0 = 0; j0 < 32; j0 += kChunk) {
+      float2 old[kChunk];
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        const int col = col_base + 8 * (j0 + j);
+        old[j] = make_float2(0.f, 0.f);
+        if (!read_c || col >= ep.n) continue;
+        if (ep.pairs && col + 1 < ep.n) {
+          old[j] = __ldcs(reinterpret_cast<const float2*>(crow + col));
+        } else {
+          old[j].x = __ldcs(crow + col);
+          if (col + 1 < ep.n) old[j].y = __ldcs(crow + col + 1);
         }
-        *p = make_float2(v0, v1);
-      } else {
-        if (ep.beta != 0.f) v0 += ep.beta * crow[col];
-        crow[col] = v0;
-        if (col + 1 < ep.n) {
-          if (ep.beta != 0.f) v1 += ep.beta * crow[col + 1];
-          crow[col + 1] = v1;
+      }
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        const int col = col_base + 8 * (j0 + j);
+        if (col >= ep.n) continue;
+        const int v = 4 * (j0 + j) + 2 * h;  // d[v], d[v + 1]: columns col, col + 1 of row
+        float v0 = ep.alpha == 0.f ? 0.f : ep.alpha * d[v];
+        float v1 = ep.alpha == 0.f ? 0.f : ep.alpha * d[v + 1];
+        if (read_c) {
+          v0 += ep.beta * old[j].x;
+          v1 += ep.beta * old[j].y;
+        }
+        if (ep.pairs && col + 1 < ep.n) {
+          __stcs(reinterpret_cast<float2*>(crow + col), make_float2(v0, v1));
+        } else {
+          __stcs(crow + col, v0);
+          if (col + 1 < ep.n) __stcs(crow + col + 1, v1);
         }
       }
     }

@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kb = 0; kb < k_blocks; ++kb, ++it) {
           const int s = it % kStages;
           // A fresh barrier counts its phase before the first as complete: parity 1 passes.
-          mbar_wait_cluster(sm.empty(s), ((it / kStages) & 1) ^ 1);
+          mbar_wait<true>(sm.empty(s), ((it / kStages) & 1) ^ 1);
           mbar_arrive_expect_tx(sm.full(s), kStageBytes);
           tma_load_2d(sm.a(s), &map_a, sm.full(s), kb * kBlockK, m0);
           // B boxes 2 rank and 2 rank + 1 (columns n0 + 64 j) land at box j in both blocks.
