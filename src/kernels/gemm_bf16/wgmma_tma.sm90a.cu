@@ -5,8 +5,12 @@
 
 #include <climits>
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "kernels/gemm_bf16/hopper.cuh"
 #include "kernels/gemm_bf16/hopper_launch.hpp"
@@ -77,6 +81,40 @@ __global__ void __launch_bounds__(kThreads, 1)
   store_tile(ep, acc, m0 + wg * 64, n0);
 }
 
+/// The current device and its compute capability (major, minor), queried once per device;
+/// false with `why` set when there is no device.
+bool device_capability(int* dev, int* major, int* minor, std::string* why) {
+  const cudaError_t e = cudaGetDevice(dev);
+  if (e != cudaSuccess) {
+    *why = std::string("no CUDA device: ") + cudaGetErrorString(e) + ".";
+    return false;
+  }
+  static std::mutex mu;
+  static std::map<int, std::pair<int, int>> by_device;
+  std::lock_guard<std::mutex> lock(mu);
+  auto found = by_device.find(*dev);
+  if (found == by_device.end()) {
+    int ma = 0, mi = 0;
+    MEMHIER_CUDA(cudaDeviceGetAttribute(&ma, cudaDevAttrComputeCapabilityMajor, *dev));
+    MEMHIER_CUDA(cudaDeviceGetAttribute(&mi, cudaDevAttrComputeCapabilityMinor, *dev));
+    found = by_device.emplace(*dev, std::make_pair(ma, mi)).first;
+  }
+  *major = found->second.first;
+  *minor = found->second.second;
+  return true;
+}
+
+/// Opts the kernel into its dynamic shared memory, once per device.
+void prepare_device(int dev) {
+  static std::mutex mu;
+  static std::set<int> done;
+  std::lock_guard<std::mutex> lock(mu);
+  if (done.count(dev) != 0) return;
+  MEMHIER_CUDA(cudaFuncSetAttribute(wgmma_tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    kSmemBytes));
+  done.insert(dev);
+}
+
 }  // namespace
 
 std::string hopper_gemm_unsupported(int m, int n, int k, int lda, int ldb, int ldc) {
@@ -89,10 +127,8 @@ std::string hopper_gemm_unsupported(int m, int n, int k, int lda, int ldb, int l
       static_cast<long long>((m + kBlockM - 1) / kBlockM) * ((n + kBlockN - 1) / kBlockN);
   if (tiles > INT_MAX) return "the problem has more 128 x 256 tiles than a grid holds.";
   int dev = 0, major = 0, minor = 0;
-  const cudaError_t e = cudaGetDevice(&dev);
-  if (e != cudaSuccess) return std::string("no CUDA device: ") + cudaGetErrorString(e) + ".";
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  std::string why;
+  if (!device_capability(&dev, &major, &minor, &why)) return why;
   if (major != 9 || minor != 0)
     return "wgmma and TMA multicast need compute capability 9.0 (sm_90a); this device is " +
            std::to_string(major) + "." + std::to_string(minor) + ".";
@@ -119,8 +155,9 @@ void wgmma_tma(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda
   const bool pairs = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % 8 == 0;
   const Epilogue ep{c, ldc, m, n, alpha, beta, pairs};
   const int tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kBlockN - 1) / kBlockN;
-  MEMHIER_CUDA(cudaFuncSetAttribute(wgmma_tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSmemBytes));
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  prepare_device(dev);
   wgmma_tma_kernel<<<tiles_m * tiles_n, kThreads, kSmemBytes, stream>>>(
       map_a, map_b, ep, tiles_m, tiles_n, (k + kBlockK - 1) / kBlockK);
   MEMHIER_CHECK_LAUNCH();
