@@ -29,8 +29,8 @@ static_assert(kBlockN / kBoxN == 2 * kClusterSize, "each block multicasts two B 
 
 /// Persistent: cluster c takes cluster tiles c, c + clusters, ...; a cluster tile is 256 rows
 /// (block rank r takes rows 128 r..) by 256 columns. Stage barriers: `full` (1 arrival: the
-/// local producer's expect_tx, plus 48 KiB of transactions, a quarter of them multicast by the
-/// peer) and `empty` (4 arrivals: each consumer warpgroup of both blocks, since the producer
+/// local producer's expect_tx, plus 48 KiB of transactions, the peer's two multicast B boxes
+/// among them) and `empty` (4 arrivals: each consumer warpgroup of both blocks, since the producer
 /// of either block writes B into both).
 __global__ void __launch_bounds__(kThreads, 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a,
