@@ -193,17 +193,25 @@ TEST(GemmBf16Hopper, UnsupportedProblemsSayWhy) {
     EXPECT_NE(why.find("9.0"), std::string::npos) << why;
 }
 
-TEST(GemmBf16Hopper, MatchFloat64ReferenceOnSmallAndOddShapes) {
+/// One test per rung, so that a failing (or trapping) rung can be run alone:
+/// --gtest_filter='*GemmBf16HopperRung*warp_specialized*'.
+class GemmBf16HopperRung : public ::testing::TestWithParam<int> {
+ protected:
+  const Rung& rung() const { return kRungs[GetParam()]; }
+};
+
+TEST_P(GemmBf16HopperRung, MatchesFloat64OnSmallAndOddShapes) {
   MEMHIER_REQUIRE_HOPPER();
+  const Rung& r = rung();
   struct Shape {
     int m, n, k;
   };
-  // Tile-sized, two tiles, odd (257 = 2 * 128 + 1, k = 72 not a multiple of 64 nor 16 * 5),
-  // one row of 8 x 8, a long k with a 1000 % 64 tail, and a grid with a lone last row tile (the
-  // cluster partner of rung 7 then reads zeros and stores nothing) and k = 40 (not a multiple
-  // of 16).
-  const Shape shapes[] = {{64, 128, 64}, {128, 256, 128},  {257, 129, 72},
-                          {1, 8, 8},     {300, 200, 1000}, {515, 1030, 40}};
+  // Tile-sized, two tiles, one past a tile (257 = 2 * 128 + 1, n = 129, k = 72: a k-block
+  // tail), one row of 8 x 8, a long k (1000 = 15 * 64 + 40), a grid with a lone last row tile
+  // (rung 7's cluster partner then reads zeros and stores nothing) and k = 40 (not a multiple of
+  // 16), and k = 37 (not a multiple of 8: the row's last elements come from TMA's bound).
+  const Shape shapes[] = {{64, 128, 64},    {128, 256, 128}, {257, 129, 72}, {1, 8, 8},
+                          {300, 200, 1000}, {515, 1030, 40}, {130, 96, 37}};
   std::uint32_t seed = 1;
   for (const Shape& s : shapes) {
     for (int variant = 0; variant < 2; ++variant) {
@@ -213,15 +221,14 @@ TEST(GemmBf16Hopper, MatchFloat64ReferenceOnSmallAndOddShapes) {
       const bool poison = variant == 0;
       const float alpha = poison ? 1.f : -0.75f, beta = poison ? 0.f : 0.5f;
       Problem p(s.m, s.n, s.k, poison ? s.n : s.n + 1, poison ? 0 : 8, seed++);
-      for (const Rung& r : kRungs) {
-        p.reset_c(poison, seed++);
-        r.run(p.m, p.n, p.k, alpha, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, beta, p.dc.data(),
-              p.ldc, nullptr);
-        MEMHIER_CUDA(cudaDeviceSynchronize());
-        for (const std::string& f : compare_with_reference(p, alpha, beta, p.dc.download()))
-          ADD_FAILURE() << r.name << " " << s.m << "x" << s.n << "x" << s.k << " alpha " << alpha
-                        << " beta " << beta << " ldc " << p.ldc << ": " << f;
-      }
+      p.reset_c(poison, seed++);
+      r.run(p.m, p.n, p.k, alpha, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, beta, p.dc.data(),
+            p.ldc, nullptr);
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      for (const std::string& f : compare_with_reference(p, alpha, beta, p.dc.download()))
+        ADD_FAILURE() << r.name << " " << s.m << "x" << s.n << "x" << s.k << " alpha " << alpha
+                      << " beta " << beta << " lda " << p.lda << " ldb " << p.ldb << " ldc "
+                      << p.ldc << ": " << f;
     }
   }
 }
@@ -258,8 +265,9 @@ std::vector<std::uint16_t> abs_bf16(std::vector<std::uint16_t> v) {
   return v;
 }
 
-TEST(GemmBf16Hopper, MatchCublasAt1024And4096) {
+TEST_P(GemmBf16HopperRung, MatchesCublasAt1024And4096) {
   MEMHIER_REQUIRE_HOPPER();
+  const Rung& r = rung();
   Cublas blas;
   for (int size : {1024, 4096}) {
     Problem p(size, size, size, size, 0, 100u + static_cast<std::uint32_t>(size));
@@ -275,28 +283,31 @@ TEST(GemmBf16Hopper, MatchCublasAt1024And4096) {
               p.ldc, nullptr);
     MEMHIER_CUDA(cudaDeviceSynchronize());
     const std::vector<float> mag = dmag.download(), ref = dref.download();
-    for (const Rung& r : kRungs) {
-      p.dc.poison();
-      r.run(p.m, p.n, p.k, 1.f, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, 0.f, p.dc.data(), p.ldc,
-            nullptr);
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-      const std::vector<float> got = p.dc.download();
-      // Both results lie within the bound of the exact product: they differ by at most twice it.
-      int bad = 0;
-      for (std::size_t i = 0; i < got.size(); ++i) {
-        const double bound = 2.0 * (p.k + 2) * kEps32 * mag[i] + 1e-30;
-        if (!(std::fabs(static_cast<double>(got[i]) - ref[i]) <= bound) && ++bad <= 5)
-          ADD_FAILURE() << r.name << " " << size << "^3: C(" << i / p.ldc << ", " << i % p.ldc
-                        << ") = " << got[i] << ", cuBLAS " << ref[i] << " +- " << bound;
-      }
-      EXPECT_EQ(bad, 0) << r.name << " " << size << "^3: elements off cuBLAS";
-      // And some rows (both tile edges among them) against float64 directly.
-      for (const std::string& f :
-           compare_with_reference(p, 1.f, 0.f, got, {0, 1, 127, 128, 255, 256, size - 1}))
-        ADD_FAILURE() << r.name << " " << size << "^3: " << f;
+    p.dc.poison();
+    r.run(p.m, p.n, p.k, 1.f, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, 0.f, p.dc.data(), p.ldc,
+          nullptr);
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+    const std::vector<float> got = p.dc.download();
+    // Both results lie within the bound of the exact product: they differ by at most twice it.
+    int bad = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const double bound = 2.0 * (p.k + 2) * kEps32 * mag[i] + 1e-30;
+      if (!(std::fabs(static_cast<double>(got[i]) - ref[i]) <= bound) && ++bad <= 5)
+        ADD_FAILURE() << r.name << " " << size << "^3: C(" << i / p.ldc << ", " << i % p.ldc
+                      << ") = " << got[i] << ", cuBLAS " << ref[i] << " +- " << bound;
     }
+    EXPECT_EQ(bad, 0) << r.name << " " << size << "^3: elements off cuBLAS";
+    // And some rows (both tile edges among them) against float64 directly.
+    for (const std::string& f :
+         compare_with_reference(p, 1.f, 0.f, got, {0, 1, 127, 128, 255, 256, size - 1}))
+      ADD_FAILURE() << r.name << " " << size << "^3: " << f;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Rungs, GemmBf16HopperRung, ::testing::Values(0, 1),
+                         [](const ::testing::TestParamInfo<int>& param) {
+                           return std::string(kRungs[param.param].name);
+                         });
 
 TEST(GemmBf16Hopper, SpeedBesideCublasAt4096) {
   MEMHIER_REQUIRE_HOPPER();
