@@ -1,0 +1,395 @@
+// Hopper (sm_90a) pieces of the bf16 GEMM rungs 6 and 7: the tile geometry, wgmma shared-memory
+// descriptors and the m64n256k16 instruction, mbarriers, TMA tensor loads (with cluster
+// multicast), cluster registers, setmaxnreg, the tile order and the register epilogue; on the
+// host, the TMA tensor maps through the driver entry point (no libcuda link). Include only from
+// *.sm90a.cu files: wgmma, multicast and setmaxnreg exist on sm_90a alone.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap and its enums: types only, the driver is reached at run time
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "memhier/core/check.hpp"
+
+namespace memhier::kernels::gemm_bf16::sm90 {
+
+// ---- Tile geometry (both rungs) -----------------------------------------------------------
+// A CTA computes a 128 x 256 tile of C; each consumer warpgroup owns 64 of its rows, one
+// m64n256 fp32 accumulator (128 registers a thread). A k-block is 64 deep: one 128-byte row of
+// bf16, exactly the span of the 128-byte swizzle, so each operand row is one swizzle row.
+inline constexpr int kBlockM = 128;
+inline constexpr int kBlockN = 256;
+inline constexpr int kBlockK = 64;
+inline constexpr int kBoxN = 64;  // B travels as 64-column TMA boxes: 128 bytes a box row
+inline constexpr int kStages = 4;
+inline constexpr int kGroupM = 8;  // tile rows that sweep N together (L2 reuse of B)
+inline constexpr uint32_t kBytesA = kBlockM * kBlockK * 2;  // 16 KiB
+inline constexpr uint32_t kBytesBox = kBlockK * kBoxN * 2;  // 8 KiB
+inline constexpr uint32_t kBytesB = kBlockK * kBlockN * 2;  // 32 KiB
+inline constexpr uint32_t kStageBytes = kBytesA + kBytesB;  // 48 KiB
+// Stages, 1 KiB of slack to align the base to the swizzle period, the full and empty barriers.
+inline constexpr int kSmemBytes = kStages * int(kStageBytes) + 1024 + 2 * kStages * 8;
+
+/// Shared addresses of the stage buffers and barriers from a 1024-byte aligned base:
+/// [A x kStages][B x kStages][full x kStages][empty x kStages]. Every tile starts on a
+/// multiple of 1024 bytes, the period of the 128-byte swizzle (descriptor base offset 0).
+struct SmemLayout {
+  uint32_t base;
+  __device__ uint32_t a(int s) const { return base + uint32_t(s) * kBytesA; }
+  __device__ uint32_t b(int s) const { return base + kStages * kBytesA + uint32_t(s) * kBytesB; }
+  __device__ uint32_t full(int s) const { return base + kStages * kStageBytes + 8u * s; }
+  __device__ uint32_t empty(int s) const { return full(kStages) + 8u * s; }
+};
+
+/// The layout over this block's dynamic shared memory, its base rounded up to 1024 bytes.
+__device__ __forceinline__ SmemLayout smem_layout(const void* dynamic_smem) {
+  const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(dynamic_smem));
+  return SmemLayout{(raw + 1023u) & ~1023u};
+}
+
+// ---- wgmma --------------------------------------------------------------------------------
+// Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start
+// address >> 4, bits 16-29 leading-dimension byte offset >> 4, bits 32-45 stride-dimension
+// byte offset >> 4, bits 49-51 base offset (0: tiles start 1024-byte aligned), bits 62-63
+// swizzle mode (1 = 128-byte swizzle, the mode of the TMA maps below).
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+  return uint64_t((addr & 0x3FFFFu) >> 4) | (uint64_t(lbo >> 4) << 16) |
+         (uint64_t(sbo >> 4) << 32) | (uint64_t(1) << 62);
+}
+
+/// A, K-major: TMA wrote 128 rows of 64 k (128 bytes a row), swizzled per 8-row group of
+/// 1024 bytes, so SBO (next 8 rows) = 1024. LBO is unused when a wgmma's K (16 elements, 32
+/// bytes) stays inside the swizzle row; 16 by convention. The kk-th 16-deep slice starts
+/// 32 * kk bytes into the rows: the hardware applies the XOR swizzle to the address it forms
+/// from the start, as TMA did when it wrote.
+__device__ __forceinline__ uint64_t desc_a(uint32_t rows_addr, int kk) {
+  return smem_desc(rows_addr + 32u * uint32_t(kk), 16, 1024);
+}
+
+/// B, MN-major (transposed): four TMA boxes of 64 k-rows x 64 n (128 bytes a row), box j at
+/// j * 8 KiB. The canonical MN-major 128-byte layout is ((8 x 16 B of n, n-chunks),
+/// (8 k-rows of 128 B, k-groups)): LBO = bytes between 64-wide n chunks = 8192 (one box), SBO =
+/// bytes between 8-row k groups = 1024. The kk-th 16-deep slice starts 16 rows (2048 bytes) in,
+/// a multiple of the swizzle period.
+__device__ __forceinline__ uint64_t desc_b(uint32_t tile_addr, int kk) {
+  return smem_desc(tile_addr + 2048u * uint32_t(kk), kBytesBox, 1024);
+}
+
+/// Orders this warpgroup's earlier register accesses before the next wgmma (wgmma.fence).
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+/// Closes the wgmma operations issued so far into one group.
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+/// Waits until at most N of this warpgroup's wgmma groups are pending.
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+#define MEMHIER_ACC8(i)                                                                       \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+
+/// Keeps the compiler from moving accumulator reads or writes across a wgmma wait: the
+/// registers are "changed" here, after the asynchronous writes completed.
+__device__ __forceinline__ void fence_accumulators(float (&d)[128]) {
+#pragma unroll
+  for (int i = 0; i < 128; i += 8) asm volatile("" : MEMHIER_ACC8(i)::"memory");
+}
+
+/// D(64x256, fp32) = A(64x16) * B(16x256) + (accumulate ? D : 0), A K-major and B MN-major
+/// (imm-trans-b = 1) in shared memory, bf16. Register d[v] of a thread holds row
+/// 16 * warp + lane / 4 + 8 * ((v >> 1) & 1), column 8 * (v >> 2) + 2 * (lane % 4) + (v & 1).
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, uint64_t db,
+                                                 int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, "
+      "%111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, "
+      "%125, %126, %127}, %128, %129, p, 1, 1, 0, 1;\n}\n"
+      : MEMHIER_ACC8(0), MEMHIER_ACC8(8), MEMHIER_ACC8(16), MEMHIER_ACC8(24), MEMHIER_ACC8(32),
+        MEMHIER_ACC8(40), MEMHIER_ACC8(48), MEMHIER_ACC8(56), MEMHIER_ACC8(64), MEMHIER_ACC8(72),
+        MEMHIER_ACC8(80), MEMHIER_ACC8(88), MEMHIER_ACC8(96), MEMHIER_ACC8(104), MEMHIER_ACC8(112),
+        MEMHIER_ACC8(120)
+      : "l"(da), "l"(db), "r"(accumulate));
+}
+#undef MEMHIER_ACC8
+
+/// One k-block (64 deep) of a consumer warpgroup: four m64n256k16 steps over its 64 rows of
+/// A at `a_rows` and the 64 x 256 B tile at `b_tile`, then waits for them, so the stage may
+/// be released when this returns. `first` starts the accumulator from zero.
+__device__ __forceinline__ void mma_k_block(float (&acc)[128], uint32_t a_rows, uint32_t b_tile,
+                                            bool first) {
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < kBlockK / 16; ++kk)
+    wgmma_m64n256k16(acc, desc_a(a_rows, kk), desc_b(b_tile, kk), (first && kk == 0) ? 0 : 1);
+  wgmma_commit();
+  wgmma_wait<0>();
+  fence_accumulators(acc);
+}
+
+// ---- mbarriers ----------------------------------------------------------------------------
+
+/// Initialises the mbarrier at shared address `bar` to expect `count` arrivals a phase.
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+/// Makes the barrier initialisations visible to the async proxy and the cluster.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/// Arrives once on `bar` and adds `bytes` to the transaction count its phase waits for.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+/// Arrives once on this block's barrier `bar`.
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/// Arrives once on the barrier at the same offset as `bar` in cluster block `cta` (mapa).
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(cta)
+      : "memory");
+}
+
+/// One test of `bar` for the completion of the phase with parity `parity` (the instruction
+/// itself waits a while in hardware); acquire at CTA scope, or at cluster scope (Cluster) for
+/// barriers that peer blocks arrive on.
+template <bool Cluster>
+__device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  if constexpr (Cluster)
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
+        "%2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  else
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  return done != 0;
+}
+
+/// Waits for the phase of `bar` with parity `parity`. A wait past ~2^35 cycles (some 20 s)
+/// means a pipeline bug: the kernel traps, so the launch fails instead of hanging the device.
+template <bool Cluster = false>
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  if (mbar_try_wait<Cluster>(bar, parity)) return;
+  const long long start = clock64();
+  while (!mbar_try_wait<Cluster>(bar, parity))
+    if (clock64() - start > (1ll << 35)) __trap();
+}
+
+// ---- TMA ----------------------------------------------------------------------------------
+
+/// Pulls the tensor map (a __grid_constant__ parameter) into the descriptor cache.
+__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
+/// Loads the box at element coordinates (x = inner, y = outer) of `map` into shared `dst`,
+/// completing its bytes on `bar`. Out-of-bounds elements arrive as zeros and still count.
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
+                                            int x, int y) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+
+/// tma_load_2d into the same offset `dst` of every cluster block in `mask`, completing the
+/// bytes on each one's barrier at offset `bar`.
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map,
+                                                      uint32_t bar, int x, int y, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(bar), "h"(mask)
+      : "memory");
+}
+
+// ---- clusters and registers ---------------------------------------------------------------
+
+/// This block's rank in its cluster.
+__device__ __forceinline__ uint32_t cluster_ctarank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+/// This block's cluster index (x) and the number of clusters in the grid (x).
+__device__ __forceinline__ uint32_t cluster_id_x() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t cluster_count_x() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r));
+  return r;
+}
+
+/// Every thread of the cluster meets here (release, then acquire); threads of one warp may
+/// arrive apart (not .aligned).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive;\n" ::: "memory");
+  asm volatile("barrier.cluster.wait;\n" ::: "memory");
+}
+
+/// The warpgroup's register budget rises to (Inc) or falls to (Dec) N a thread.
+template <int N>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+// ---- tile order and epilogue ---------------------------------------------------------------
+
+/// Tile `t` of a tiles_m x tiles_n grid in grouped order: kGroupM tile rows sweep the columns
+/// together, so the A rows and B columns in flight at once stay few and hit in L2.
+__host__ __device__ inline void tile_coords(int t, int tiles_m, int tiles_n, int* tm, int* tn) {
+  const int per_group = kGroupM * tiles_n;
+  const int group = t / per_group;
+  const int first = group * kGroupM;
+  const int rows = (tiles_m - first) < kGroupM ? (tiles_m - first) : kGroupM;
+  const int r = t - group * per_group;
+  *tm = first + r % rows;
+  *tn = r / rows;
+}
+
+/// Where and how the accumulators land: C = alpha * acc + beta * C, rows below m and columns
+/// below n only. `pairs`: ldc even and C 8-byte aligned, so column pairs go as float2.
+struct Epilogue {
+  float* c;
+  long long ldc;
+  int m, n;
+  float alpha, beta;
+  bool pairs;
+};
+
+/// Writes a warpgroup's 64 x 256 accumulator whose top-left element is C(row0, col0). C is
+/// read only when beta != 0; alpha == 0 writes beta * C exactly (no 0 * inf). Eight column
+/// groups at a time: their old C values are all loaded before any store (the compiler may not
+/// move a load above a store that could alias it), so the loads overlap. Streaming hints
+/// (evict-first) keep C from pushing A and B out of L2.
+__device__ __forceinline__ void store_tile(const Epilogue& ep, const float (&d)[128], int row0,
+                                           int col0) {
+  constexpr int kChunk = 8;
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
+  const int row_base = row0 + 16 * warp + lane / 4;
+  const int col_base = col0 + 2 * (lane % 4);
+  const bool read_c = ep.beta != 0.f;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = row_base + 8 * h;
+    if (row >= ep.m) continue;
+    float* crow = ep.c + static_cast<long long>(row) * ep.ldc;
+#pragma unroll
+    for (int j0 = 0; j0 < 32; j0 += kChunk) {
+      float2 old[kChunk];
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        const int col = col_base + 8 * (j0 + j);
+        old[j] = make_float2(0.f, 0.f);
+        if (!read_c || col >= ep.n) continue;
+        if (ep.pairs && col + 1 < ep.n) {
+          old[j] = __ldcs(reinterpret_cast<const float2*>(crow + col));
+        } else {
+          old[j].x = __ldcs(crow + col);
+          if (col + 1 < ep.n) old[j].y = __ldcs(crow + col + 1);
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        const int col = col_base + 8 * (j0 + j);
+        if (col >= ep.n) continue;
+        const int v = 4 * (j0 + j) + 2 * h;  // d[v], d[v + 1]: columns col, col + 1 of row
+        float v0 = ep.alpha == 0.f ? 0.f : ep.alpha * d[v];
+        float v1 = ep.alpha == 0.f ? 0.f : ep.alpha * d[v + 1];
+        if (read_c) {
+          v0 += ep.beta * old[j].x;
+          v1 += ep.beta * old[j].y;
+        }
+        if (ep.pairs && col + 1 < ep.n) {
+          __stcs(reinterpret_cast<float2*>(crow + col), make_float2(v0, v1));
+        } else {
+          __stcs(crow + col, v0);
+          if (col + 1 < ep.n) __stcs(crow + col + 1, v1);
+        }
+      }
+    }
+  }
+}
+
+// ---- host: tensor maps ----------------------------------------------------------------------
+
+/// cuTensorMapEncodeTiled from the driver the runtime loaded (no libcuda link), looked up once.
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    MEMHIER_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                  cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || p == nullptr)
+      throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled (needs CUDA 12+)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+/// A TMA map over the row-major bf16 matrix `rows` x `cols` (leading dimension `ld`, a multiple
+/// of 8 elements: TMA strides are multiples of 16 bytes) read in boxes of box_rows x box_cols
+/// elements. box_cols * 2 = 128 bytes, the 128-byte swizzle span, which desc_a/desc_b assume.
+/// Elements outside the matrix read as zero, so edge tiles and K tails need no code.
+inline CUtensorMap make_tensor_map(const __nv_bfloat16* base, int rows, int cols, int ld,
+                                   int box_rows, int box_cols) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(__nv_bfloat16)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = tensor_map_encoder()(
+      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<__nv_bfloat16*>(base), dims, strides,
+      box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) +
+                             ") for a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                             " bf16 matrix, ld " + std::to_string(ld));
+  return map;
+}
+
+}  // namespace memhier::kernels::gemm_bf16::sm90
