@@ -204,10 +204,16 @@ Result present_l2_working_set(const L2WorkingSetResult& m) {
   TierFigure fl2;
   fl2.tier = "L2";
   fl2.bandwidth_gbps = m.plateaus.in_l2_gbps;
+  fl2.bandwidth_method =
+      "probe l2-working-set: in-L2 plateau (ld.cg re-reads, median of the sets "
+      "up to half the L2)";
   fl2.size = fmt_mib(static_cast<double>(m.l2_bytes));
   TierFigure fhbm;
   fhbm.tier = "HBM";
   fhbm.bandwidth_gbps = m.plateaus.hbm_gbps;
+  fhbm.bandwidth_method =
+      "probe l2-working-set: HBM plateau (ld.cg reads, median of the sets of "
+      "4x the L2 or more)";
   res.tiers = {fl2, fhbm};
   return res;
 }
