@@ -33,13 +33,14 @@ struct GlobalArray {
   __device__ std::uint32_t& operator[](std::uint32_t k) { return base[k * stride]; }
 };
 
-// Writes every word, then reads every word back, at warp-uniform rotated indices.
+// Writes every word, then reads them back in the same warp-uniform rotated order: each word
+// is read 1024 steps after its write, when every thread of the SM has written 4 KiB since.
 template <class Array>
 __device__ __forceinline__ std::uint32_t stream(Array& a, std::uint32_t rot, std::uint32_t acc) {
 #pragma unroll kUnroll
   for (std::uint32_t k = 0; k < kWords; ++k) a[(k + rot) & (kWords - 1)] = acc + k;
 #pragma unroll kUnroll
-  for (std::uint32_t k = 0; k < kWords; ++k) acc ^= a[(k + 3 * rot + 1) & (kWords - 1)];
+  for (std::uint32_t k = 0; k < kWords; ++k) acc ^= a[(k + rot) & (kWords - 1)];
   return acc;
 }
 

@@ -57,17 +57,17 @@ Result present_local(const LocalResult& m) {
   s.paragraphs.push_back(
       "Every resident thread (" + std::to_string(m.threads) + ", every SM full) writes its own " +
       std::to_string(m.array_bytes) +
-      "-byte array, then reads it back, at indices rotated by a run-time value: dynamic "
-      "indexing, so the compiler must place the array in local memory (the kernel's local size "
-      "says it did). All arrays together span " +
-      fmt_mib(m.footprint_bytes()) + " (" + fmt_mib(per_sm) + " per SM against L1's few hundred " +
-      "KiB, " + fmt(m.footprint_bytes() / static_cast<double>(m.l2_bytes), 0) +
-      "x the L2): between a word's write and its read the SM writes megabytes, so the reads "
-      "miss L1 and L2 and the written lines go back to DRAM. This measures local memory "
-      "streaming from HBM, not local hits in L1 (the latency probe times those). The twin "
-      "runs the same loop on a global buffer with local memory's layout (word k of thread t at "
-      "k x threads + t, so a warp's access is 128 contiguous bytes in both); the two are timed "
-      "alternately (paired).");
+      "-byte array, then reads it back in the same order, at indices rotated by a run-time "
+      "value: dynamic indexing, so the compiler must place the array in local memory (the "
+      "kernel's local size says it did). Between a word's write and its read every thread of "
+      "the SM writes its whole array: " +
+      fmt_mib(per_sm) + " per SM against L1's few hundred KiB, " + fmt_mib(m.footprint_bytes()) +
+      " in all, " + fmt(m.footprint_bytes() / static_cast<double>(m.l2_bytes), 0) +
+      "x the L2. So the reads miss L1 and L2 and the written lines go back to DRAM: this "
+      "measures local memory streaming from HBM, not local hits in L1 (the latency probe times "
+      "those). The twin runs the same loop on a global buffer with local memory's layout (word "
+      "k of thread t at k x threads + t, so a warp's access is 128 contiguous bytes in both); "
+      "the two are timed alternately (paired).");
   s.tables.push_back(streams_table(m));
   s.tables.push_back(claims_table("local-memory", {bandwidth_claim(m)}));
   if (m.unmeasured.empty()) {
