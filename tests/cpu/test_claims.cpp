@@ -432,21 +432,6 @@ TEST(ClaimsLadder, TransposeSoftmaxAndElementwise) {
   EXPECT_EQ(classify(em.at("vectorize-1-1-1-25x").verdict), Verdict::reproduced);
   EXPECT_EQ(classify(by_id(elementwise_checks({})).at("float4-1-25x").verdict),
             Verdict::not_measurable);
-
-  // cp.async staging against the single pass it builds on, at the largest size.
-  std::vector<BenchRecord> r{rec("reduction", "best_b512_v4x4", "1048576", 0.010),
-                             rec("reduction", "cp_async_pipeline", "1048576", 0.020),
-                             rec("reduction", "best_b512_v4x4", "268435456", 0.3546),
-                             rec("reduction", "cp_async_pipeline", "268435456", 0.3250)};
-  const auto rm = by_id(reduction_checks(r));
-  EXPECT_NE(rm.at("cp-async-reduction-1-09x").measured.find("268435456"), std::string::npos);
-  EXPECT_EQ(classify(rm.at("cp-async-reduction-1-09x").verdict), Verdict::reproduced);  // 1.09x
-  r[3].ms = 0.3600;  // cp.async loses: 0.985x
-  EXPECT_EQ(classify(by_id(reduction_checks(r)).at("cp-async-reduction-1-09x").verdict),
-            Verdict::refuted);
-  r[3].verified = false;
-  EXPECT_EQ(classify(by_id(reduction_checks(r)).at("cp-async-reduction-1-09x").verdict),
-            Verdict::not_measurable);
 }
 
 TEST(ClaimsLadder, AFractionIsJudgedOnThePairedMedianAndQuotedWithItsSpread) {
