@@ -108,9 +108,11 @@ std::vector<Claim> build() {
               {"bandwidth", "l2-working-set"},
               {Tolerance::within_factor(1.25),
                "the H100 datasheet figure: a streaming kernel reaches 80-95 % of it, so x/÷1.25"}),
-      unmeasured("local-bandwidth-3350", k000tiers, "local memory 3.35 TB/s: it is HBM",
-                 "no probe streams local memory; the latency probe times a local load that "
-                 "hits (its local row)"),
+      checked("local-bandwidth-3350", k000tiers, "local memory 3.35 TB/s: it is HBM",
+              {"local-memory"},
+              {Tolerance::within_factor(1.25),
+               "the HBM datasheet figure, which a stream from DRAM reaches 80-95 % of: x/÷1.25, "
+               "as for HBM itself"}),
       checked("constant-broadcast-one-cycle",
               "000 §Constant Memory: Read-Only Broadcast; 001 §Constant Memory",
               "a warp-uniform constant read is broadcast in a single cycle: essentially free",
@@ -193,11 +195,10 @@ std::vector<Claim> build() {
           {"layout"},
           {Tolerance::inside_range(),
            "~1.25x taken as 1.10..1.45x: the misaligned copy loses one sector in four at most"}),
-      unmeasured("gather-sort-8x", k001anti,
-                 "small irregular gathers: sorting the indices into coalesced runs gives 8x (~100 "
-                 "to ~800 GB/s)",
-                 "no registered kernel gathers through an index array (the global-stride probe's "
-                 "random gather has no sorted counterpart)"),
+      checked("gather-sort-8x", k001anti,
+              "small irregular gathers: sorting the indices into coalesced runs gives 8x (~100 "
+              "to ~800 GB/s)",
+              {"gather"}, kRatio),
 
       // ---- Shared-memory banks (probe shared-stride; padding on the ladders).
       checked("bank-degree-gcd",
@@ -294,10 +295,9 @@ std::vector<Claim> build() {
       unmeasured("cp-async-flashattention-1-07x", k001async,
                  "cp.async in FlashAttention-2: 145 to 156 TFLOP/s, 1.07x",
                  "no attention kernel is registered"),
-      unmeasured("cp-async-reduction-1-09x", k001async,
-                 "cp.async in a custom reduction: 1,600 to 1,750 GB/s, 1.09x",
-                 "the reduction ladder has no cp.async rung: its loads go straight to registers, "
-                 "with nothing to stage in shared memory"),
+      checked("cp-async-reduction-1-09x", k001async,
+              "cp.async in a custom reduction: 1,600 to 1,750 GB/s, 1.09x", {"bench-reduction"},
+              kGain),
       checked("tiling-5-30x", "000 §Summary",
               "tiling through shared memory: typically 5-30x over reading global memory in the "
               "inner loop",
@@ -459,10 +459,9 @@ std::vector<Claim> build() {
       checked("l2-working-set-40mb", k001l2table,
               "40 MB of a 40 MB L2 (barely fits, ~70% hits): ~2,500 GB/s, 1.4x the 200 MB set",
               {"l2-working-set"}, kL2Curve),
-      unmeasured("l2-working-set-random-2gb", k001l2table,
-                 "2 GB read at random (~1% hits): ~300 GB/s, 0.17x the 200 MB set",
-                 "the working-set sweep reads sequentially; random access is the global-stride "
-                 "probe's random gather (coalescing-random-25x)"),
+      checked("l2-working-set-random-2gb", k001l2table,
+              "2 GB read at random (~1% hits): ~300 GB/s, 0.17x the 200 MB set", {"l2-random"},
+              kL2Curve),
       checked("l2-fits-working-set", "001 §L2 Cache; 001 §Summary",
               "size the working set to fit the L2 (50 MB on an H100): it stays resident up to "
               "the L2 size",

@@ -345,6 +345,24 @@ std::vector<Check> elementwise_from(const Runs& runs) {
   return c;
 }
 
+std::vector<Check> reduction_from(const Runs& runs) {
+  // The source names no size for its custom reduction at 1,600-1,750 GB/s of an A100's 2,039:
+  // an HBM stream, so the largest shape of the run.
+  std::string shape = "any size";
+  long long best = -1;
+  for (const std::string& sh : runs.shapes()) {
+    const long long n = std::atoll(sh.c_str());
+    if (n > best) {
+      best = n;
+      shape = sh;
+    }
+  }
+  // cp_async_pipeline is best_b512_v4x4's single pass with its loads staged through shared
+  // memory: the rung it builds on is the "without cp.async" of the claim.
+  return {speedup("cp-async-reduction-1-09x"_claim, runs, shape, "best_b512_v4x4",
+                  "cp_async_pipeline", 1750.0 / 1600, 1750.0 / 1600)};
+}
+
 }  // namespace
 
 Band tolerance_band(Id id, double lo, double hi) {
@@ -376,6 +394,10 @@ std::vector<Check> softmax_checks(const std::vector<BenchRecord>& records) {
 
 std::vector<Check> elementwise_checks(const std::vector<BenchRecord>& records) {
   return elementwise_from(Runs(records));
+}
+
+std::vector<Check> reduction_checks(const std::vector<BenchRecord>& records) {
+  return reduction_from(Runs(records));
 }
 
 report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records) {

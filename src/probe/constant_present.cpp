@@ -165,6 +165,7 @@ Result present_constant(const ConstantResult& m) {
   tier.tier = "constant";
   tier.latency_cycles = m.latency_cycles;
   tier.bandwidth_gbps = m.reads[0].gbps;
+  tier.bandwidth_method = "probe constant: warp-uniform reads (bytes delivered to lanes)";
   tier.size = std::to_string(m.constant_bytes / 1024) + " KiB";
   result.tiers.push_back(tier);
   return result;

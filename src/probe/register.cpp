@@ -29,7 +29,11 @@ std::vector<TierFigure> merge_tiers(const std::vector<TierFigure>& figures) {
     TierFigure& m = merged[f.tier];
     m.tier = f.tier;
     if (std::isnan(m.latency_cycles)) m.latency_cycles = f.latency_cycles;
-    if (std::isnan(m.bandwidth_gbps)) m.bandwidth_gbps = f.bandwidth_gbps;
+    if (std::isfinite(f.bandwidth_gbps) &&
+        !(std::isfinite(m.bandwidth_gbps) && m.bandwidth_gbps >= f.bandwidth_gbps)) {
+      m.bandwidth_gbps = f.bandwidth_gbps;  // ties keep the first method named
+      m.bandwidth_method = f.bandwidth_method;
+    }
     if (m.size.empty()) m.size = f.size;
   }
   std::vector<TierFigure> out;
@@ -50,7 +54,9 @@ report::Section summary_section(const std::vector<TierFigure>& merged, const Con
   s.paragraphs.push_back(
       "Latency from dependent pointer chasing by one thread (cycles at the "
       "measured SM clock of " +
-      std::to_string(static_cast<int>(ctx.sm_clock_mhz)) + " MHz); bandwidth with every SM busy.");
+      std::to_string(static_cast<int>(ctx.sm_clock_mhz)) +
+      " MHz); bandwidth with every SM busy, the fastest of the methods that measured the tier "
+      "(named beside it).");
   report::Table t;
   t.id = "memory-spaces";
   t.title = "Latency and bandwidth per tier";
@@ -58,13 +64,14 @@ report::Section summary_section(const std::vector<TierFigure>& merged, const Con
                {"latency", "cycles", "latency_cycles"},
                {"latency", "ns", "latency_ns"},
                {"bandwidth", "GB/s", "bandwidth_gbps"},
+               {"bandwidth from", "", "bandwidth_method"},
                {"size", "", "size"}};
   using report::Value;
   for (const TierFigure& f : merged)
     t.rows.push_back(
         {Value::str(f.tier), Value::num(f.latency_cycles, 0),
          Value::num(std::isnan(f.latency_cycles) ? NAN : ctx.cycles_to_ns(f.latency_cycles), 1),
-         Value::num(f.bandwidth_gbps, 0), Value::str(f.size)});
+         Value::num(f.bandwidth_gbps, 0), Value::str(f.bandwidth_method), Value::str(f.size)});
   s.tables.push_back(std::move(t));
   return s;
 }

@@ -196,7 +196,7 @@ TEST(ClaimsCatalogue, LadderCheckersMatchTheLadderChecks) {
                                                              {"transpose", transpose_checks},
                                                              {"softmax", softmax_checks},
                                                              {"elementwise", elementwise_checks},
-                                                             {"reduction", nullptr}};
+                                                             {"reduction", reduction_checks}};
   for (const auto& [family, hook] : ladders) {
     std::set<std::string> ids;
     for (const Check& ch : hook ? hook({}) : std::vector<Check>{}) {

@@ -1,13 +1,16 @@
 // GPU tests of the L2 probes: plausibility with wide margins only, never tight timings.
 // They assert on the measurements; the presented sections are checked for their tables.
 #include <cmath>
+#include <string>
 
 #include "gpu_test_util.hpp"
+#include "memhier/claims/catalogue.hpp"
 #include "memhier/probe/l2.hpp"
 
 namespace {
 
 using memhier::testing::find_table;
+using memhier::testing::l1_ceiling_gbps;
 using memhier::testing::quick_context;
 
 TEST(ProbeL2, WorkingSetCurveAndCapacity) {
@@ -55,6 +58,62 @@ TEST(ProbeL2, PersistingWindowSpeedupIsFinite) {
     EXPECT_TRUE(std::isfinite(ms) && ms > 0) << ms;
   EXPECT_GE(m.bytes_per_read, static_cast<double>(m.hot_bytes));
   EXPECT_NE(find_table(memhier::probe::present_l2_persisting(m).section, "l2-persisting"), nullptr);
+}
+
+TEST(ProbeL2, RandomReadsHitL2AndFallBelowTheSequentialRead) {
+  MEMHIER_REQUIRE_GPU(dev);
+  memhier::probe::Context ctx = quick_context(*dev);
+  const memhier::probe::L2RandomResult m = memhier::probe::measure_l2_random(ctx);
+
+  ASSERT_GE(m.points.size(), 3u);
+  for (const auto& p : m.points) EXPECT_TRUE(std::isfinite(p.gbps) && p.gbps > 0) << p.bytes;
+  // Random sectors of a set that fits in L2 come back far faster than from a set far beyond
+  // it, and random reads from DRAM are slower than the sequential read of 5x the L2.
+  EXPECT_GT(m.points.front().gbps, 1.5 * m.points.back().gbps);
+  ASSERT_GT(m.sequential_bytes, 0u);
+  EXPECT_TRUE(std::isfinite(m.sequential_gbps) && m.sequential_gbps > 0);
+  if (m.points.back().bytes >= 4 * m.l2_bytes) {
+    EXPECT_LT(m.points.back().gbps, m.sequential_gbps);
+  }
+  EXPECT_LT(m.points.front().gbps, l1_ceiling_gbps(ctx));
+
+  const memhier::probe::Result r = memhier::probe::present_l2_random(m);
+  ASSERT_NE(find_table(r.section, "l2-random"), nullptr);
+  EXPECT_EQ(find_table(r.section, "l2-random")->rows.size(), m.points.size());
+  EXPECT_NE(find_table(r.section, "l2-random-plateaus"), nullptr);
+  EXPECT_NE(find_table(r.section, "l2-random-claims"), nullptr);
+  EXPECT_TRUE(r.tiers.empty());
+}
+
+std::string random_verdict(const memhier::probe::L2RandomResult& m) {
+  const memhier::probe::Result r = memhier::probe::present_l2_random(m);
+  const memhier::report::Table* t = find_table(r.section, "l2-random-claims");
+  if (!t || t->rows.empty()) return "no claims table";
+  EXPECT_EQ(t->rows[0][0].text, "l2-working-set-random-2gb");
+  return t->rows[0][t->column("verdict")].text;
+}
+
+// The claim's ratio is the 2 GiB random point over the sequential read of 5x the L2.
+TEST(ProbeL2, RandomClaimIsTheTwoGibPointOverTheSequentialRead) {
+  using memhier::claims::classify;
+  using memhier::claims::Verdict;
+  const std::uint64_t MiB = 1 << 20;
+  memhier::probe::L2RandomResult m;
+  m.l2_bytes = 50 * MiB;
+  m.sequential_bytes = 250 * MiB;
+  m.sequential_gbps = 3000;
+  m.sweep_top_bytes = 4096 * MiB;
+  for (std::uint64_t b = MiB; b <= 4096 * MiB; b *= 2)
+    m.points.push_back({b, b <= 32 * MiB ? 4000.0 : b == 2048 * MiB ? 510.0 : 600.0});
+  m.plateaus = memhier::probe::find_l2_plateaus(m.points, m.l2_bytes);
+  EXPECT_EQ(classify(random_verdict(m)), Verdict::reproduced);  // 0.17x
+  m.points[11].gbps = 1500;                                     // 2 GiB: 0.5x
+  EXPECT_EQ(classify(random_verdict(m)), Verdict::refuted);
+  m.sequential_gbps = NAN;
+  EXPECT_EQ(classify(random_verdict(m)), Verdict::not_measurable);
+  m.sequential_gbps = 3000;
+  m.points.resize(10);  // up to 512 MiB: no 2 GiB set
+  EXPECT_EQ(classify(random_verdict(m)), Verdict::not_measurable);
 }
 
 // The plateaus and the knee on a made-up curve: 7000 GB/s up to the L2 size, 3000 beyond.

@@ -18,9 +18,10 @@ TEST(ProbeRegistry, EveryProbeRegisteredWithARunFunction) {
       EXPECT_FALSE(e.technique.empty()) << e.name;
     }
   const std::vector<std::string> expected = {
-      "latency",        "latency-working-set", "bandwidth", "shared-stride", "global-stride",
-      "l2-working-set", "l2-persisting",       "layout",    "constant",      "registers",
-      "smem-dynamic",   "smem-carveout",       "caching",   "tma"};
+      "latency",        "latency-working-set", "bandwidth",     "shared-stride", "global-stride",
+      "l2-working-set", "l2-random",           "l2-persisting", "layout",        "constant",
+      "registers",      "smem-dynamic",        "smem-carveout", "caching",       "tma",
+      "gather",         "local-memory"};
   EXPECT_EQ(names, expected);
 }
 

@@ -155,7 +155,8 @@ TEST(ReductionApi, OneWorkspaceServesManyCallsInARow) {
   MEMHIER_CUDA(cudaStreamCreate(&s2));
   const std::size_t sizes[] = {1u << 20, 5000, largest, 1u << 20, 4097, largest};
   const rd::Variant singles[] = {rd::Variant::single_pass, rd::Variant::best_b512_v4x4,
-                                 rd::Variant::best_b256_v4x8_l2pf, rd::Variant::best};
+                                 rd::Variant::best_b256_v4x8_l2pf, rd::Variant::cp_async_pipeline,
+                                 rd::Variant::best};
   int call = 0;
   for (int round = 0; round < 2; ++round)
     for (rd::Variant v : singles)

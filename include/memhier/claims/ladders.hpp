@@ -39,6 +39,9 @@ std::vector<Check> transpose_checks(const std::vector<registry::BenchRecord>& re
 std::vector<Check> softmax_checks(const std::vector<registry::BenchRecord>& records);
 /// The elementwise ladder's checks (float4 against scalar on the largest axpy shape).
 std::vector<Check> elementwise_checks(const std::vector<registry::BenchRecord>& records);
+/// The reduction ladder's checks (cp.async staging against the single pass it builds on, on
+/// the largest shape).
+std::vector<Check> reduction_checks(const std::vector<registry::BenchRecord>& records);
 
 /// Shared Memory and Bank Conflicts' GEMM table (naive, tiled, register-tiled, cp.async, cuBLAS on
 /// an A100 at 4096^3) beside this run's rungs for each row, with the rows' verdicts.

@@ -34,6 +34,8 @@ struct TierFigure {
   double latency_cycles = NAN;
   double bandwidth_gbps = NAN;
   std::string size;  ///< "228 KiB/SM", "50 MiB", ...
+  /// What measured bandwidth_gbps: the probe and its method ("bandwidth: HBM copy, ...").
+  std::string bandwidth_method;
 };
 
 struct Result {
@@ -44,8 +46,10 @@ struct Result {
 /// Registers every built-in probe into the registry (once; later calls do nothing).
 void register_probes();
 
-/// Every probe's tier figures merged per tier (the first non-NaN value wins), in the
-/// hierarchy's order (registers, shared, L1, L2, HBM, constant, local, then any other).
+/// Every probe's tier figures merged per tier, in the hierarchy's order (registers, shared,
+/// L1, L2, HBM, constant, local, then any other): the first latency and size given, and
+/// the largest bandwidth any method measured with that method's name, so a tier's row is
+/// the best this project reaches on it rather than one kernel's figure.
 std::vector<TierFigure> merge_tiers(const std::vector<TierFigure>& figures);
 
 /// The "memory spaces" table measured on this card, from the merged tier figures.

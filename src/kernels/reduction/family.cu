@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/families.hpp"
+#include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -193,6 +194,7 @@ registry::Family reduction_family() {
 #include "memhier/kernels/reduction_rungs.inc"
   };
   f.read_dominated = true;  // every input read once, one word (or 256 bins) written
+  f.claims.checks = claims::reduction_checks;
   f.bench_shapes = {"268435456", "1048576"};
   f.quick_shapes = {"16777216", "1048576"};
   f.test_shapes = {"1",    "7",    "31",    "32",      "33",      "1023",

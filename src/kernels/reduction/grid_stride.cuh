@@ -110,15 +110,14 @@ enum class Ticket {
             ///< an H100 at 2^20 (full grid): 8.0 against 8.5 us with the fences.
 };
 
-/// Single pass: every block writes its partial and takes a ticket; the block that draws
-/// the last ticket reduces all partials into *out and resets the counter to zero for the
-/// next launch. No block waits for another (no co-residency needed).
-template <class OpT, int B, int U, Load L, Ticket T>
-__global__ void __launch_bounds__(B)
-    single_pass_kernel(const float* in, std::size_t n, float* partials, unsigned* counter,
-                       float* out) {
+/// The end of a single pass, once the block has reduced its share to `v` (thread 0's): every
+/// block writes its partial and takes a ticket; the block that draws the last ticket reduces
+/// all partials into *out and resets the counter to zero for the next launch. No block waits
+/// for another (no co-residency needed). Every thread of the block calls it.
+template <class OpT, int B, Ticket T>
+__device__ __forceinline__ void single_pass_finish(float v, float* partials, unsigned* counter,
+                                                   float* out) {
   __shared__ bool is_last;
-  const float v = block_reduce<OpT, B>(thread_accumulate<OpT, B, U, L>(in, n));
   if (gridDim.x == 1) {  // uniform: the block's value is the answer
     if (threadIdx.x == 0) *out = v;
     return;
@@ -143,6 +142,16 @@ __global__ void __launch_bounds__(B)
     *out = w;
     *counter = 0;  // the last block resets the counter: the workspace is ready again
   }
+}
+
+/// Single pass over registers: thread_accumulate's share of the array, then
+/// single_pass_finish.
+template <class OpT, int B, int U, Load L, Ticket T>
+__global__ void __launch_bounds__(B)
+    single_pass_kernel(const float* in, std::size_t n, float* partials, unsigned* counter,
+                       float* out) {
+  const float v = block_reduce<OpT, B>(thread_accumulate<OpT, B, U, L>(in, n));
+  single_pass_finish<OpT, B, T>(v, partials, counter, out);
 }
 
 /// Launches the single-pass kernel of one configuration for l.op.
