@@ -20,7 +20,7 @@ TEST(ProbeRegistry, EveryProbeRegisteredWithARunFunction) {
   const std::vector<std::string> expected = {
       "latency",        "latency-working-set", "bandwidth", "shared-stride", "global-stride",
       "l2-working-set", "l2-persisting",       "layout",    "constant",      "registers",
-      "smem-dynamic",   "smem-carveout",       "caching"};
+      "smem-dynamic",   "smem-carveout",       "caching",   "dsmem",         "l2-partitions"};
   EXPECT_EQ(names, expected);
 }
 
