@@ -15,6 +15,8 @@ namespace {
 
 using report::Value;
 
+constexpr int kMapPages = 64;  // pages the heat map draws
+
 // Otsu's rule on sorted values: the count of the low group that maximises the between-group
 // variance (at least 1, at most n - 1).
 std::size_t otsu_split(const std::vector<double>& v) {
@@ -54,7 +56,8 @@ void find_sides(L2Split& s, int rows, int cols) {
     for (int c = 0; c < cols && ref < 0; ++c)
       if (at(r, c) >= 0) ref = r;
   if (ref < 0) return;
-  std::vector<int> side(static_cast<std::size_t>(rows), -1);
+  std::vector<signed char>& side = s.side;
+  side.assign(static_cast<std::size_t>(rows), -1);
   for (int r = 0; r < rows; ++r) {
     int both = 0, same = 0;
     for (int c = 0; c < cols; ++c)
@@ -200,18 +203,28 @@ report::Table bandwidth_table(const L2PartitionsResult& m) {
   return t;
 }
 
+// The map's first pages in address order (a drawing of every page would be megabytes), the
+// SMs grouped by side so the halves show as stripes that flip between the groups.
 report::Chart heat_map(const L2PartitionsResult& m) {
   report::Chart ch;
   ch.id = "l2-partitions-map";
-  ch.title = "First-read L2 latency by SM and 4 KiB page";
+  const int shown = std::min(m.pages, kMapPages);
+  ch.title =
+      "First-read L2 latency by SM and 4 KiB page (first " + std::to_string(shown) + " pages)";
   ch.kind = report::Chart::Kind::heatmap;
   ch.x_label = "page (address order)";
-  ch.y_label = "SM";
+  ch.y_label = "SM (the first SM's side, then the other)";
   ch.y_unit = "cycles";
-  for (std::size_t r = 0; r < m.smids.size(); ++r) {
+  std::vector<std::size_t> order(m.smids.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const std::vector<signed char>& side = m.split.side;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return (a < side.size() ? side[a] : 0) < (b < side.size() ? side[b] : 0);
+  });
+  for (std::size_t r : order) {
     report::Series s;
     s.name = "SM " + std::to_string(m.smids[r]);
-    for (int q = 0; q < m.pages; ++q) {
+    for (int q = 0; q < shown; ++q) {
       s.x.push_back(q);
       s.y.push_back(m.cycles[r * static_cast<std::size_t>(m.pages) + static_cast<std::size_t>(q)]);
     }

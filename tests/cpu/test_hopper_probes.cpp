@@ -77,6 +77,7 @@ TEST(L2PartitionsClassify, TwoHalvesSplitCleanly) {
   EXPECT_EQ(s.side_b_sms, 8);
   EXPECT_DOUBLE_EQ(s.consistency, 1.0);
   EXPECT_DOUBLE_EQ(s.between_fraction, 0.0);
+  for (int r = 0; r < m.rows; ++r) EXPECT_EQ(s.side[static_cast<std::size_t>(r)], m.side[r]) << r;
   for (int r = 0; r < m.rows; ++r)
     for (int c = 0; c < m.cols; ++c)
       EXPECT_EQ(s.far[static_cast<std::size_t>(r * m.cols + c)], m.side[r] != m.home[c] ? 1 : 0)
@@ -171,7 +172,10 @@ TEST(L2PartitionsPresent, SectionHasTheMapAndJudgesTheClaims) {
   ASSERT_NE(map, nullptr);
   EXPECT_EQ(map->kind, report::Chart::Kind::heatmap);
   ASSERT_EQ(map->series.size(), m.smids.size());
-  EXPECT_EQ(map->series[1].name, "SM 2");
+  // Rows grouped by side (even rows of the made-up map first), each side in smid order.
+  EXPECT_EQ(map->series[0].name, "SM 0");
+  EXPECT_EQ(map->series[1].name, "SM 4");
+  EXPECT_EQ(map->series[8].name, "SM 2");
   for (const report::Series& s : map->series)
     EXPECT_EQ(s.y.size(), static_cast<std::size_t>(m.pages));
   const report::Chart* hist = chart(r.section, "l2-partitions-histogram");

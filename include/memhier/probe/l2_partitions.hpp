@@ -28,6 +28,7 @@ struct L2Split {
   double far_fraction = NAN;     ///< far cells over measured cells
   /// SMs whose far pages agree with the first measured SM's on most pages, and the others.
   int side_a_sms = 0, side_b_sms = 0;
+  std::vector<signed char> side;  ///< per row: 0 the first SM's side, 1 the other, -1 none
   /// Cells that match their side's majority (side B's majority is side A's complement when
   /// the halves mirror each other): how cleanly the pages split by SM side.
   double consistency = NAN;
