@@ -27,8 +27,11 @@ TEST(ProbeL2Partitions, MapAndBandwidthArePlausible) {
   for (double c : m.cycles)
     if (std::isfinite(c)) finite.push_back(c);
   EXPECT_GE(finite.size(), m.cycles.size() * 95 / 100);
-  // An L2 hit: slower than an L1 hit, faster than anything near a DRAM page miss.
-  for (double c : finite) ASSERT_TRUE(c > 50 && c < 3000) << c;
+  // An L2 hit: slower than an L1 hit, faster than anything near a DRAM page miss (all but
+  // the odd cell an interruption lands on).
+  const auto hits =
+      std::count_if(finite.begin(), finite.end(), [](double c) { return c > 50 && c < 3000; });
+  EXPECT_GE(static_cast<std::size_t>(hits), finite.size() * 99 / 100);
   std::sort(finite.begin(), finite.end());
   const double mid = finite[finite.size() / 2];
   EXPECT_TRUE(mid > 100 && mid < 1500) << mid;
