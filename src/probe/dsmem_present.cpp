@@ -43,33 +43,29 @@ report::Table by_size_table(const DsmemResult& m) {
   report::Table t;
   t.id = "dsmem-by-size";
   t.title = "Latency and bandwidth by cluster size";
-  t.columns = {{"cluster size", "blocks", "cluster_size"},
-               {"clusters at once", "", "active_clusters"},
-               {"own block (cluster window)", "cycles", "own_cycles"},
-               {"remote median", "cycles", "remote_cycles"},
-               {"remote min", "cycles", "remote_min_cycles"},
-               {"remote max", "cycles", "remote_max_cycles"},
-               {"remote median", "ns", "remote_ns"},
+  t.columns = {{"cluster", "blocks", "cluster_size"},
+               {"at once", "clusters", "active_clusters"},
+               {"own block", "cycles", "own_cycles"},
+               {"remote", "cycles", "remote_cycles"},
+               {"remote", "ns", "remote_ns"},
                {"one-to-one", "GB/s", "one_to_one_gbps"},
                {"all-to-all", "GB/s", "all_to_all_gbps"}};
   for (const DsmemClusterSize& z : m.sizes) {
-    const std::vector<double> r = remote_cycles(z);
-    const double lo = r.empty() ? NAN : *std::min_element(r.begin(), r.end());
-    const double hi = r.empty() ? NAN : *std::max_element(r.begin(), r.end());
-    const double med = median(r);
+    const double med = median(remote_cycles(z));
     t.rows.push_back(
         {Value::integer(z.size), Value::integer(z.active_clusters),
          Value::num_or_none(z.cycles.empty() ? NAN : z.cycles.front(), 1),
-         Value::num_or_none(med, 1), Value::num_or_none(lo, 1), Value::num_or_none(hi, 1),
-         Value::num_or_none(cycles_to_ns(med, m.sm_clock_mhz), 1),
+         Value::num_or_none(med, 1), Value::num_or_none(cycles_to_ns(med, m.sm_clock_mhz), 1),
          Value::num_or_none(z.one_to_one_gbps, 0), Value::num_or_none(z.all_to_all_gbps, 0)});
     if (!z.skipped.empty())
       t.notes.push_back("Cluster size " + std::to_string(z.size) + " not measured: " + z.skipped +
                         ".");
   }
-  t.notes.push_back("Plain ld.shared in the block's own shared memory: " + fmt(m.local_cycles, 1) +
-                    " cycles (" + fmt(cycles_to_ns(m.local_cycles, m.sm_clock_mhz), 1) +
-                    " ns); the own-block column reads the same ring through the cluster window.");
+  t.notes.push_back(
+      "Plain ld.shared in the block's own shared memory: " + fmt(m.local_cycles, 1) + " cycles (" +
+      fmt(cycles_to_ns(m.local_cycles, m.sm_clock_mhz), 1) +
+      " ns); own block reads the same ring through the cluster window; remote is the median of "
+      "the other ranks (each in the next table).");
   t.notes.push_back("Clusters at once: cudaOccupancyMaxActiveClusters at " +
                     fmt_bytes(static_cast<double>(m.smem_per_block)) +
                     " of shared memory per block, so that each block has an SM to itself.");
