@@ -38,8 +38,41 @@ std::vector<Claim> hopper_claims() {
                "edge box's wrong loaded and stored elements"}),
 
       // ---- Clusters and distributed shared memory (probe dsmem).
+      checked("dsmem-cluster-shares-shared-memory",
+              "003 §Cluster-Shared Memory; 004 §Memory and Cache Types",
+              "from compute capability 9.0 the threads of a thread-block cluster can access the "
+              "shared memory of every block in the cluster, not only their own block's",
+              {"dsmem"},
+              {Tolerance::inside_range(),
+               "a yes or no: every remote rank's shared memory read back as that rank wrote it"}),
+      checked("dsmem-latency-remote-215-237-cycles-published",
+              "published figures: H100 PCIe distributed shared memory microbenchmarks",
+              "a load from another block's shared memory in the cluster (ld.shared::cluster) "
+              "takes about 215-237 cycles",
+              {"dsmem"}, kLatency),
+      checked("dsmem-latency-own-49-cycles-published",
+              "published figures: H100 PCIe distributed shared memory microbenchmarks",
+              "a load from the block's own shared memory through the cluster window takes about "
+              "49 cycles, against 215-237 for another block's",
+              {"dsmem"}, kLatency),
+      checked("dsmem-all-to-all-3200-400-gbps-published",
+              "published figures: H100 PCIe distributed shared memory microbenchmarks",
+              "all-to-all distributed shared memory bandwidth is about 3.2 TB/s in clusters of 2 "
+              "and falls to about 0.4 TB/s in clusters of 16",
+              {"dsmem"},
+              {Tolerance::per_figure(),
+               "two figures, each within a factor of 2: another card (an H100 PCIe, 114 SMs), "
+               "another kernel, one hobby measurement"}),
 
       // ---- The two L2 partitions (probe l2-partitions).
+      checked("l2-far-half-1-8x-near-published",
+              "published figures: H100 PCIe L2 pointer-chase microbenchmarks",
+              "the L2 is two halves: a hit in the half far from the SM costs about 1.8x one in the "
+              "near half (about 475 against 265 cycles)",
+              {"l2-partitions"},
+              {Tolerance::within_percent(35),
+               "a ratio from another card (an H100 PCIe) and another chase: wider than the "
+               "default, yet short of the 1.15x where the map finds one cluster"}),
 
       // ---- Gathers, random working sets, local memory (probes gather, random, local).
 

@@ -71,6 +71,9 @@ std::string svg_chart(const Chart& c, bool standalone);
 /// A stack chart (the hierarchy pyramid) as SVG; its height grows with its bands.
 std::string svg_stack(const Chart& c, bool standalone);
 
+/// A heat map (rows of cells coloured by value) as SVG; its height grows with its rows.
+std::string svg_heatmap(const Chart& c, bool standalone);
+
 /// Indices of the columns worth showing: all of them, except a column empty in every row
 /// of a table that has rows (a ratio with no reference in this run, a note nobody wrote).
 std::vector<std::size_t> shown_columns(const Table& t);

@@ -55,9 +55,10 @@ json chart_json(const Chart& c) {
   for (const Series& s : c.series) {
     series.push_back({{"name", str(s.name)}, {"x", numbers(s.x)}, {"y", numbers(s.y)}});
   }
-  const char* kind = c.kind == Chart::Kind::bar     ? "bar"
-                     : c.kind == Chart::Kind::stack ? "stack"
-                                                    : "line";
+  const char* kind = c.kind == Chart::Kind::bar       ? "bar"
+                     : c.kind == Chart::Kind::stack   ? "stack"
+                     : c.kind == Chart::Kind::heatmap ? "heatmap"
+                                                      : "line";
   json out = {{"id", str(c.id)},
               {"title", str(c.title)},
               {"kind", kind},

@@ -488,6 +488,7 @@ namespace detail {
 
 std::string svg_chart(const Chart& c, bool standalone) {
   if (c.kind == Chart::Kind::stack) return svg_stack(c, standalone);
+  if (c.kind == Chart::Kind::heatmap) return svg_heatmap(c, standalone);
   std::string out;
   fmt::format_to(std::back_inserter(out),
                  "<svg{} viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "

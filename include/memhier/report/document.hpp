@@ -69,9 +69,12 @@ struct Series {
 };
 
 /// A line chart, a grouped bar chart, or a stack: one band per category, top first, each
-/// wider than the one above (a memory hierarchy), labelled beside it with its note.
+/// wider than the one above (a memory hierarchy), labelled beside it with its note. Or a
+/// heat map: one series per row, top first (its name the row's label, x the columns'
+/// positions, y the cells' values in y_unit, NaN for a cell not measured); x_label and
+/// x_unit name the columns, y_label the rows.
 struct Chart {
-  enum class Kind { line, bar, stack };
+  enum class Kind { line, bar, stack, heatmap };
   std::string id;
   std::string title;
   Kind kind = Kind::line;
