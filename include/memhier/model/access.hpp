@@ -14,7 +14,7 @@ inline constexpr int kWarpSize = 32;
 struct WarpAccess {
   std::array<std::uint64_t, kWarpSize> address{};
   std::uint32_t active_mask = 0xffffffffu;
-  int width_bytes = 4;    ///< 1, 2, 4, 8 or 16
+  int width_bytes = 4;  ///< 1, 2, 4, 8 or 16
   bool is_store = false;
   /// A load that allocates in L1 (ld.global.ca, the default from 7.0); false for
   /// ld.global.cg. Only the memory-system model reads it.
@@ -42,13 +42,20 @@ struct SharedCost {
 /// half-warp phases, 16-byte accesses in quarter-warp phases.
 SharedCost shared_cost(const WarpAccess& w);
 
+/// Shared-memory cost of one ldmatrix.x`matrices` (1, 2 or 4; .trans costs the same): lanes
+/// 8j..8j+7 give the 16-byte row addresses of 8x8 b16 matrix j (w.width_bytes 16). A matrix
+/// is 128 bytes, the banks' whole width, so it is one phase that never merges with another:
+/// 1 wavefront when its rows cover the 32 banks, more when rows share banks. Lanes past the
+/// last matrix give no address; w.active_mask is ignored.
+SharedCost ldmatrix_cost(const WarpAccess& w, int matrices);
+
 /// Global-memory cost of one instruction.
 struct GlobalCost {
-  int requests = 0;          ///< 1 when any lane is active
-  int sectors = 0;           ///< distinct 32-byte sectors touched
-  int lines = 0;             ///< distinct 128-byte lines touched
-  int ideal_sectors = 0;     ///< ceil(bytes_needed / 32): the fewest sectors that could carry them
-  int bytes_needed = 0;      ///< distinct bytes the active lanes touch
+  int requests = 0;       ///< 1 when any lane is active
+  int sectors = 0;        ///< distinct 32-byte sectors touched
+  int lines = 0;          ///< distinct 128-byte lines touched
+  int ideal_sectors = 0;  ///< ceil(bytes_needed / 32): the fewest sectors that could carry them
+  int bytes_needed = 0;   ///< distinct bytes the active lanes touch
   double sectors_per_request = 0.0;
   double caching_utilization = 0.0;     ///< bytes_needed / (lines * 128)
   double noncaching_utilization = 0.0;  ///< bytes_needed / (sectors * 32)
@@ -67,6 +74,8 @@ struct AccessCounts {
 
   /// Adds one shared-memory instruction (load or store from w.is_store).
   void add_shared(const WarpAccess& w);
+  /// Adds one ldmatrix.x`matrices` (a load; see ldmatrix_cost).
+  void add_ldmatrix(const WarpAccess& w, int matrices);
   /// Adds one global-memory instruction (load or store from w.is_store).
   void add_global(const WarpAccess& w);
   AccessCounts& operator+=(const AccessCounts& o);

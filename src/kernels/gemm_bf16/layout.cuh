@@ -35,6 +35,21 @@ MEMHIER_HD constexpr int tile_offset(Layout l, int row, int col, int cols) {
   return row * cols + chunk * 8 + (col & 7);
 }
 
+/// The block tile of the mma rungs (mma_tile.cuh): 128x128x32, 8 warps of 64x32 (2 x 4).
+struct MmaTile {
+  static constexpr int BM = 128, BN = 128, BK = 32, THREADS = 256;
+  static constexpr int WARPS_N = 4, WM = 64, WN = 32;
+  static constexpr int FM = WM / 16, FN = WN / 8;  // m16 and n8 fragments per warp
+};
+
+/// The 16-byte chunk `idx` of a tile whose rows hold `cols` elements, as the staging loops
+/// hand them out (consecutive threads take consecutive chunks of a row): its row and first
+/// column.
+MEMHIER_HD constexpr void staging_chunk(int idx, int cols, int* row, int* col) {
+  *row = idx / (cols / 8);
+  *col = (idx % (cols / 8)) * 8;
+}
+
 /// ldmatrix.x4 of a 16x16 A fragment (rows m, columns k): the row and column whose 16 bytes
 /// lane `lane` addresses, relative to the fragment. Lanes 0-15: rows 0-15 at k 0; lanes
 /// 16-31: rows 0-15 at k 8 (the registers a0..a3 of mma.m16n8k16).

@@ -37,12 +37,13 @@ __device__ __forceinline__ void stage_tile(const Params& p, int m0, int n0, int 
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     const int idx = tid + i * T::THREADS;
-    const int ar = idx / (T::BK / 8), ac = (idx % (T::BK / 8)) * 8;
+    int ar = 0, ac = 0, br = 0, bc = 0;
+    staging_chunk(idx, T::BK, &ar, &ac);
+    staging_chunk(idx, T::BN, &br, &bc);
     const bool a_in = m0 + ar < p.m;
     const int a_avail = a_in ? p.k - (k0 + ac) : 0;
     const __nv_bfloat16* a_src = a_avail > 0 ? p.A + rm_offset(m0 + ar, k0 + ac, p.lda) : p.A;
     __nv_bfloat16* a_dst = As + tile_offset(L, ar, ac, T::BK);
-    const int br = idx / (T::BN / 8), bc = (idx % (T::BN / 8)) * 8;
     const bool b_in = k0 + br < p.k;
     const int b_avail = b_in ? p.n - (n0 + bc) : 0;
     const __nv_bfloat16* b_src = b_avail > 0 ? p.B + rm_offset(k0 + br, n0 + bc, p.ldb) : p.B;
