@@ -25,15 +25,11 @@ int lanes_per_phase(int width_bytes) {
 
 }  // namespace
 
-bool valid_width(int w) {
-  return w == 1 || w == 2 || w == 4 || w == 8 || w == 16;
-}
+bool valid_width(int w) { return w == 1 || w == 2 || w == 4 || w == 8 || w == 16; }
 
 // Phases a load may merge into one wavefront: the whole warp for 8-byte accesses, each
 // half-warp for 16-byte ones (1 for narrower accesses, already one phase).
-int phases_per_merge_group(int width_bytes) {
-  return width_bytes == 8 || width_bytes == 16 ? 2 : 1;
-}
+int phases_per_merge_group(int width_bytes) { return width_bytes == 8 || width_bytes == 16 ? 2 : 1; }
 
 SharedCost shared_cost(const WarpAccess& w) {
   SharedCost c;
@@ -44,8 +40,8 @@ SharedCost shared_cost(const WarpAccess& w) {
   const std::uint64_t width = static_cast<std::uint64_t>(std::max(w.width_bytes, 1));
 
   // Distinct 32-bit words per bank in each phase: lanes on the same word share it.
-  std::vector<std::vector<std::set<std::uint64_t>>> words(
-      c.phases, std::vector<std::set<std::uint64_t>>(kBanks));
+  std::vector<std::vector<std::set<std::uint64_t>>> words(c.phases,
+                                                          std::vector<std::set<std::uint64_t>>(kBanks));
   std::vector<int> worst(c.phases, 0);
   for (int phase = 0; phase < c.phases; ++phase) {
     for (int lane = phase * per_phase; lane < (phase + 1) * per_phase; ++lane) {
@@ -53,8 +49,7 @@ SharedCost shared_cost(const WarpAccess& w) {
       const std::uint64_t first = w.address[lane] / kBankWidth;
       const std::uint64_t last = (w.address[lane] + width - 1) / kBankWidth;
       c.lane_bank[lane] = static_cast<int>(first % kBanks);
-      for (std::uint64_t word = first; word <= last; ++word)
-        words[phase][word % kBanks].insert(word);
+      for (std::uint64_t word = first; word <= last; ++word) words[phase][word % kBanks].insert(word);
     }
     for (int b = 0; b < kBanks; ++b) {
       const int n = static_cast<int>(words[phase][b].size());

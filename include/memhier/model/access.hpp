@@ -14,7 +14,7 @@ inline constexpr int kWarpSize = 32;
 struct WarpAccess {
   std::array<std::uint64_t, kWarpSize> address{};
   std::uint32_t active_mask = 0xffffffffu;
-  int width_bytes = 4;  ///< 1, 2, 4, 8 or 16
+  int width_bytes = 4;    ///< 1, 2, 4, 8 or 16
   bool is_store = false;
   /// A load that allocates in L1 (ld.global.ca, the default from 7.0); false for
   /// ld.global.cg. Only the memory-system model reads it.
@@ -51,11 +51,11 @@ SharedCost ldmatrix_cost(const WarpAccess& w, int matrices);
 
 /// Global-memory cost of one instruction.
 struct GlobalCost {
-  int requests = 0;       ///< 1 when any lane is active
-  int sectors = 0;        ///< distinct 32-byte sectors touched
-  int lines = 0;          ///< distinct 128-byte lines touched
-  int ideal_sectors = 0;  ///< ceil(bytes_needed / 32): the fewest sectors that could carry them
-  int bytes_needed = 0;   ///< distinct bytes the active lanes touch
+  int requests = 0;          ///< 1 when any lane is active
+  int sectors = 0;           ///< distinct 32-byte sectors touched
+  int lines = 0;             ///< distinct 128-byte lines touched
+  int ideal_sectors = 0;     ///< ceil(bytes_needed / 32): the fewest sectors that could carry them
+  int bytes_needed = 0;      ///< distinct bytes the active lanes touch
   double sectors_per_request = 0.0;
   double caching_utilization = 0.0;     ///< bytes_needed / (lines * 128)
   double noncaching_utilization = 0.0;  ///< bytes_needed / (sectors * 32)
