@@ -345,6 +345,49 @@ std::vector<Check> elementwise_from(const Runs& runs) {
   return c;
 }
 
+// The bf16 ladder's vendor row (its Case's baseline_name) and the bytes below which a copy
+// of the problem's bytes may sit in an H100's 50 MB L2 instead of measuring HBM.
+constexpr const char* kBf16Vendor = "cublasGemmEx bf16";
+constexpr double kBeyondL2Bytes = 1e8;
+
+// The card's balance for bf16 tensor-core work: the faster verified bf16 GEMM (cuBLAS or best)
+// over cudaMemcpy D2D, both at the run's shape with the most bytes.
+std::vector<Check> gemm_bf16_from(const Runs& runs) {
+  const Id id = "fp16-tensor-590-flop-per-byte"_claim;
+  return {guarded(id, [&] {
+    const BenchRecord* copy = nullptr;
+    for (const BenchRecord& r : runs.all())
+      if (r.ceiling && r.variant == "cudaMemcpy D2D" && r.ms > 0 && std::isfinite(r.gbps) &&
+          (!copy || r.gbps * r.ms > copy->gbps * copy->ms))
+        copy = &r;
+    if (!copy) throw Unmeasurable{"no cudaMemcpy D2D row in this run"};
+    const double bytes = copy->gbps * copy->ms * 1e6;
+    if (bytes < kBeyondL2Bytes)
+      throw Unmeasurable{strf("the largest shape (%s) moves %.3g MB, which L2 can hold: its copy "
+                              "ceiling is not HBM's",
+                              copy->shape.c_str(), bytes / 1e6)};
+    const BenchRecord* fastest = nullptr;
+    std::string why;
+    for (const char* v : {kBf16Vendor, "best"}) {
+      try {
+        const BenchRecord& r = runs.timed(v, copy->shape);
+        if (!fastest || r.gflops > fastest->gflops) fastest = &r;
+      } catch (const Unmeasurable& u) {
+        why = u.why;
+      }
+    }
+    if (!fastest || !std::isfinite(fastest->gflops)) throw Unmeasurable{why};
+    const double balance = fastest->gflops / copy->gbps;  // FLOP per byte
+    return Check{id,
+                 strf("%s %.0f TFLOP/s over cudaMemcpy D2D %.0f GB/s at %s: %.0f FLOP per byte",
+                      fastest->variant.c_str(), fastest->gflops / 1e3, copy->gbps,
+                      copy->shape.c_str(), balance),
+                 claims::judge(balance, Claimed::value(590, "FLOP per byte").with_decimals(0),
+                               claims::band(id))
+                     .text};
+  })};
+}
+
 }  // namespace
 
 Band tolerance_band(Id id, double lo, double hi) {
@@ -376,6 +419,10 @@ std::vector<Check> softmax_checks(const std::vector<BenchRecord>& records) {
 
 std::vector<Check> elementwise_checks(const std::vector<BenchRecord>& records) {
   return elementwise_from(Runs(records));
+}
+
+std::vector<Check> gemm_bf16_checks(const std::vector<BenchRecord>& records) {
+  return gemm_bf16_from(Runs(records));
 }
 
 report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records) {

@@ -38,6 +38,10 @@ std::vector<Check> transpose_checks(const std::vector<registry::BenchRecord>& re
 std::vector<Check> softmax_checks(const std::vector<registry::BenchRecord>& records);
 /// The elementwise ladder's checks (float4 against scalar on the largest axpy shape).
 std::vector<Check> elementwise_checks(const std::vector<registry::BenchRecord>& records);
+/// The bf16 GEMM ladder's check: this card's balance point for bf16 tensor-core work (the
+/// faster of cuBLAS and best over cudaMemcpy D2D at the run's largest shape) against the
+/// H100's 590 FLOP per byte.
+std::vector<Check> gemm_bf16_checks(const std::vector<registry::BenchRecord>& records);
 
 /// Shared Memory and Bank Conflicts' GEMM table (naive, tiled, register-tiled, cp.async, cuBLAS on
 /// an A100 at 4096^3) beside this run's rungs for each row, with the rows' verdicts.

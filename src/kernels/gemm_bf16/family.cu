@@ -246,6 +246,7 @@ class GemmBf16Case : public registry::Case {
 
   double tolerance() const override { return l2_tolerance(s_.k); }
 
+  /// The name the ladder's claim check looks the vendor row up by (claims::gemm_bf16_checks).
   std::string baseline_name() const override { return "cublasGemmEx bf16"; }
 
   /// Row-major C = A B is column-major C^T = B^T A^T: swap the operands, pass (n, m, k).
@@ -364,6 +365,7 @@ registry::Family gemm_bf16_family() {
     core::require_device_memory(case_bytes(s), "gemm_bf16 " + gemm_bf16::detail::shape_text(s));
     return std::make_unique<GemmBf16Case>(s, seed);
   };
+  f.claims = {claims::gemm_bf16_checks, nullptr};
   return f;
 }
 

@@ -10,12 +10,6 @@
 
 namespace memhier::gemm_bf16::detail {
 
-struct MmaTile {
-  static constexpr int BM = 128, BN = 128, BK = 32, THREADS = 256;
-  static constexpr int WARPS_N = 4, WM = 64, WN = 32;  // 2 x 4 warps
-  static constexpr int FM = WM / 16, FN = WN / 8;      // m16 and n8 fragments per warp
-};
-
 /// Elements of one stage (the A tile, then the B tile) in layout L.
 template <Layout L>
 constexpr int stage_elems() {
