@@ -6,6 +6,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "kernels/gemm/index.cuh"
 #include "layout.cuh"
 
 namespace memhier::gemm_bf16::detail {
@@ -87,7 +88,12 @@ __global__ void __launch_bounds__(MmaTile::THREADS, 2) mma_kernel(const Params p
   __nv_bfloat16* smem = reinterpret_cast<__nv_bfloat16*>(smem_raw);
   constexpr int kA = tile_elems(L, T::BM, T::BK), kStage = stage_elems<L>();
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-  const int m0 = blockIdx.y * T::BM, n0 = blockIdx.x * T::BN;
+  // Grouped rasterization (the SGEMM ladder's helper): consecutive blocks walk down 8 row
+  // tiles before moving right, so the blocks resident together share A and B panels in L2.
+  int tm = 0, tn = 0;
+  gemm::detail::grouped_tile(static_cast<int>(blockIdx.y * gridDim.x + blockIdx.x),
+                             static_cast<int>(gridDim.y), static_cast<int>(gridDim.x), 8, &tm, &tn);
+  const int m0 = tm * T::BM, n0 = tn * T::BN;
   const int wm = (warp / T::WARPS_N) * T::WM, wn = (warp % T::WARPS_N) * T::WN;
   const int nk = (p.k + T::BK - 1) / T::BK;
   float acc[T::FM][T::FN][4] = {};
