@@ -34,11 +34,13 @@ using gemm_bf16::detail::Shape;
 constexpr double kCpuReferenceMacs = 67108864.0;  // 2^26
 
 // Error bounds. bf16 inputs are exact in float64, and a product of two bf16 (8-bit
-// significands) is exact in fp32, so the only error is the fp32 accumulation. Tensor cores
-// add each k16 block of products to the accumulator aligned to the largest exponent and
-// truncated (round toward zero: Fasi, Higham, Mikaitis and Pranesh 2021, V100 to A100), so
-// the errors need not cancel: each block loses at most 2 units of 2^-23 of the largest
-// magnitude in it, which is at most sum_k |a b|.
+// significands) is exact in fp32, so the only error is the fp32 accumulation. Tensor cores add
+// a block of products to the accumulator with the significands aligned to the largest
+// exponent and the result truncated (round toward zero: Fasi, Higham, Mikaitis and Pranesh
+// 2021, V100 to A100), so the errors need not cancel: each block loses a few units of 2^-23 of
+// its largest magnitude (the accumulator or a product). For random inputs that magnitude is
+// far below sum_k |a b| (sqrt(K) against K), so 2 units of 2^-23 of sum_k |a b| per 16
+// products bound the error whatever the order of the sum or the signs of its errors.
 int k_blocks(int k) {
   return (k + 15) / 16;
 }
@@ -49,10 +51,11 @@ double element_factor(int k) {
   return k_blocks(k) * 0x1p-22 + 2 * core::kFp32Unit;
 }
 
-/// Relative L2: the truncations of one element drift one way, by at most 2^-23 of the partial
-/// sum per block, so the relative error grows like ceil(K/16) 2^-23 x (2/3 of it on average
-/// for a random walk's partial sums); 2^-22 ceil(K/16) + 1e-6 (6e-5 at K = 4096, 1.2e-4 at
-/// 8192) stays 15x below an output rounded to bf16 (2^-9) and far below a lost k-tile.
+/// Relative L2: the final truncation of each block drifts one way, about half a unit of 2^-23
+/// of the partial sum (the products' own truncations have random signs and cancel), so the
+/// relative error grows like ceil(K/16) 2^-24; 2^-22 ceil(K/16) + 1e-6 (6e-5 at K = 4096,
+/// 1.2e-4 at 8192) leaves 4x for that and stays 15x below an output rounded to bf16 (2^-9)
+/// and far below a lost k-tile.
 double l2_tolerance(int k) {
   return k_blocks(k) * 0x1p-22 + 1e-6;
 }
@@ -345,9 +348,9 @@ registry::Family gemm_bf16_family() {
       "the padding, and a cp.async pipeline. Each rung is timed against cublasGemmEx with the "
       "same types (bf16 in, fp32 compute, fp32 out). Verification: bf16 inputs are exact in "
       "float64 and their products exact in fp32, so the only error is the fp32 accumulation, "
-      "which tensor cores truncate per 16-long block: each element is held to (ceil(K/16) "
-      "2^-22 + 2^-23) x (|alpha| sum |a b| + |beta c|), and the relative L2 error to "
-      "ceil(K/16) 2^-22 + 1e-6.";
+      "which tensor cores truncate block by block, so its errors need not cancel: each element "
+      "is held to (ceil(K/16) 2^-22 + 2^-23) x (|alpha| sum |a b| + |beta c|), and the relative "
+      "L2 error to ceil(K/16) 2^-22 + 1e-6.";
   for (const RungInfo& r : rungs()) f.variants.push_back(make_variant(r));
   f.bench_shapes = {"4096x4096x4096", "1024x1024x1024", "8192x8192x8192"};
   f.quick_shapes = {"2048x2048x2048"};
