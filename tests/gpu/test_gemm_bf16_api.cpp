@@ -4,12 +4,14 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "../../src/kernels/gemm_bf16/variants.hpp"
 #include "gpu_test_util.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/verify.hpp"
@@ -95,6 +97,20 @@ TEST(GemmBf16Api, AlphaZeroScalesCWithoutReadingAOrB) {
   MEMHIER_REQUIRE_GPU(dev);
   check(Variant::best, {33, 65, 17, 17, 65, 70, 0, 0.f, 2.f});
   check(Variant::mma_pipelined, {33, 65, 17, 17, 65, 65, 0, 0.f, 0.f});
+}
+
+// best tunes once per shape class: afterwards best_config names the candidate it runs, one
+// the table marks, and the answer is right.
+TEST(GemmBf16Api, BestNamesTheCandidateItTuned) {
+  MEMHIER_REQUIRE_GPU(dev);
+  check(Variant::best, {512, 520, 256, 256, 520, 520, 0, 1.f, 0.f});
+  const std::string chosen = gemm_bf16::best_config(512, 520, 256);
+  Variant v = Variant::best;
+  ASSERT_TRUE(gemm_bf16::parse_variant(chosen, &v)) << "'" << chosen << "'";
+  EXPECT_NE(v, Variant::best);
+  const auto& candidates = gemm_bf16::detail::best_candidates();
+  EXPECT_NE(std::find(candidates.begin(), candidates.end(), v), candidates.end()) << chosen;
+  EXPECT_EQ(gemm_bf16::best_config(512, 520, 256, false), "");  // unaligned: not tuned yet
 }
 
 }  // namespace
