@@ -88,9 +88,6 @@ std::vector<Claim> build() {
                  "66.9 TFLOP/s fp32",
                  "device properties and a datasheet product, not measurements (memhier info "
                  "prints this card's; the GEMM ladder's fp32-peak column is computed from them)"),
-      checked("fp16-tensor-590-flop-per-byte", "001 §The 1000x Bandwidth Gap",
-              "H100: 1,979 TFLOP/s fp16 on tensor cores against 3,350 GB/s, ~590 FLOP per byte",
-              {"report-roofline"}, kRatio),
 
       // ---- Bandwidth per tier (probe bandwidth; L2 and HBM also l2-working-set).
       checked("shared-bandwidth-3tbs", k001tiers, "shared memory ~3+ TB/s aggregate", {"bandwidth"},

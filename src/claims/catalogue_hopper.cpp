@@ -77,6 +77,12 @@ std::vector<Claim> hopper_claims() {
       // ---- Gathers, random working sets, local memory (probes gather, random, local).
 
       // ---- Tensor cores (the gemm_bf16 ladder, the roofline).
+      checked("fp16-tensor-590-flop-per-byte", "001 §The 1000x Bandwidth Gap",
+              "H100: 1,979 TFLOP/s fp16 on tensor cores against 3,350 GB/s, ~590 FLOP per byte",
+              {"report-roofline"},
+              {Tolerance::within_percent(25),
+               "a ratio of two datasheet figures, judged as this card's measured ridge (its "
+               "fastest bf16 GEMM over its HBM tier's bandwidth): the default ±25 %"}),
   };
 }
 

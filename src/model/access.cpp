@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 namespace memhier::model {
@@ -98,6 +99,31 @@ SharedCost shared_cost(const WarpAccess& w) {
   return c;
 }
 
+SharedCost ldmatrix_cost(const WarpAccess& w, int matrices) {
+  if (matrices != 1 && matrices != 2 && matrices != 4)
+    throw std::invalid_argument("ldmatrix reads 1, 2 or 4 matrices");
+  if (w.width_bytes != 16) throw std::invalid_argument("ldmatrix rows are 16 bytes");
+  // Each matrix alone as a 16-byte load of its 8 lanes: one quarter-warp phase, so the
+  // load rules above give its wavefronts with nothing to merge it with.
+  SharedCost c;
+  c.lane_bank.fill(-1);
+  c.bank_words.fill(0);
+  c.phases = matrices;
+  for (int j = 0; j < matrices; ++j) {
+    WarpAccess one = w;
+    one.is_store = false;
+    one.active_mask = 0xffu << (8 * j);
+    const SharedCost m = shared_cost(one);
+    c.wavefronts += m.wavefronts;
+    c.ideal_wavefronts += m.ideal_wavefronts;
+    c.degree = std::max(c.degree, m.degree);
+    for (int lane = 8 * j; lane < 8 * j + 8; ++lane) c.lane_bank[lane] = m.lane_bank[lane];
+    for (int b = 0; b < kBanks; ++b) c.bank_words[b] = std::max(c.bank_words[b], m.bank_words[b]);
+  }
+  c.conflicts = c.wavefronts - c.ideal_wavefronts;
+  return c;
+}
+
 GlobalCost global_cost(const WarpAccess& w) {
   GlobalCost c;
   std::set<std::uint64_t> sectors, lines, bytes;
@@ -136,6 +162,13 @@ void AccessCounts::add_shared(const WarpAccess& w) {
     shared_ld_wavefronts += c.wavefronts;
     shared_ld_ideal += c.ideal_wavefronts;
   }
+}
+
+void AccessCounts::add_ldmatrix(const WarpAccess& w, int matrices) {
+  const SharedCost c = ldmatrix_cost(w, matrices);
+  ++shared_ld_instructions;
+  shared_ld_wavefronts += c.wavefronts;
+  shared_ld_ideal += c.ideal_wavefronts;
 }
 
 void AccessCounts::add_global(const WarpAccess& w) {

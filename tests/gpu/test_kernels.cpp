@@ -13,6 +13,7 @@
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/kernels/elementwise.hpp"
 #include "memhier/kernels/gemm.hpp"
+#include "memhier/kernels/gemm_bf16.hpp"
 #include "memhier/kernels/histogram.hpp"
 #include "memhier/kernels/reduction.hpp"
 #include "memhier/kernels/register.hpp"
@@ -65,7 +66,8 @@ TEST(LadderTables, RegistryFollowsEachTable) {
       {"elementwise", names_of(elementwise::kAllVariants)},
       {"histogram", names_of(histogram::kAllVariants)},
       {"stencil", names_of(stencil::kAllVariants)},
-      {"gemm", names_of(gemm::kAllVariants)}};
+      {"gemm", names_of(gemm::kAllVariants)},
+      {"gemm_bf16", names_of(gemm_bf16::kAllVariants)}};
   ASSERT_EQ(registry::families().size(), enums.size());
   for (const registry::Family& f : registry::families()) {
     SCOPED_TRACE(f.name);

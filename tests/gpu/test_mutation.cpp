@@ -47,6 +47,12 @@ double stated_max_ulps(const std::string& family, const std::string& shape) {
     // largest, so about 1.7 K ulps of c.
     return 2 * extent(shape, 2);
   }
+  if (family == "gemm_bf16") {
+    // (ceil(K/16) 2^-22) sum|a b| = (K/4) u x K/4 against |c| ~ 1.2 sqrt(K): about
+    // K^1.5 / 19 ulps of c (the bound allows a drift of truncated tensor-core sums).
+    const double k = extent(shape, 2);
+    return std::ceil(k * std::sqrt(k) / 16);
+  }
   if (family == "stencil") {
     // (T + 2) u sum|w x| with T = K^2 taps: sum|w x| ~ T/4 against |out| ~ 1.2 sqrt(T/9).
     const double taps = std::pow(extent(shape.substr(shape.find(':') + 1), 0), 2);

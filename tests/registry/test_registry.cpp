@@ -26,7 +26,8 @@ TEST(Registry, EveryBuiltInFamilyInReportOrder) {
   std::vector<std::string> names;
   for (const registry::Family& f : families()) names.push_back(f.name);
   const std::vector<std::string> expected = {"transpose", "reduction", "softmax", "elementwise",
-                                             "histogram", "stencil",   "gemm"};
+                                             "histogram", "stencil",   "gemm",
+                                             "gemm_bf16"};
   EXPECT_EQ(names, expected);
   kernels::register_families();  // a second call adds nothing
   EXPECT_EQ(registry::families().size(), expected.size());

@@ -42,6 +42,13 @@ struct SharedCost {
 /// half-warp phases, 16-byte accesses in quarter-warp phases.
 SharedCost shared_cost(const WarpAccess& w);
 
+/// Shared-memory cost of one ldmatrix.x`matrices` (1, 2 or 4; .trans costs the same): lanes
+/// 8j..8j+7 give the 16-byte row addresses of 8x8 b16 matrix j (w.width_bytes 16). A matrix
+/// is 128 bytes, the banks' whole width, so it is one phase that never merges with another:
+/// 1 wavefront when its rows cover the 32 banks, more when rows share banks. Lanes past the
+/// last matrix give no address; w.active_mask is ignored.
+SharedCost ldmatrix_cost(const WarpAccess& w, int matrices);
+
 /// Global-memory cost of one instruction.
 struct GlobalCost {
   int requests = 0;          ///< 1 when any lane is active
@@ -67,6 +74,8 @@ struct AccessCounts {
 
   /// Adds one shared-memory instruction (load or store from w.is_store).
   void add_shared(const WarpAccess& w);
+  /// Adds one ldmatrix.x`matrices` (a load; see ldmatrix_cost).
+  void add_ldmatrix(const WarpAccess& w, int matrices);
   /// Adds one global-memory instruction (load or store from w.is_store).
   void add_global(const WarpAccess& w);
   AccessCounts& operator+=(const AccessCounts& o);

@@ -1,0 +1,54 @@
+// The tensor-core GEMM ladder: C = alpha * A * B + beta * C with A and B in bf16, fp32
+// accumulation and C in fp32, row-major, any M, N, K, from WMMA fragments read straight
+// from global memory to a cp.async pipeline of mma.sync tiles.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+namespace memhier::gemm_bf16 {
+
+/// The rungs of the ladder, in rung order (gemm_bf16_rungs.inc); `best` picks the fastest
+/// candidate the table marks.
+enum class Variant {
+#define MEMHIER_RUNG(name, ...) name,
+#define MEMHIER_BEST(name, ...) name,
+#include "memhier/kernels/gemm_bf16_rungs.inc"
+};
+
+/// Every variant, in rung order (best last).
+inline constexpr Variant kAllVariants[] = {
+#define MEMHIER_RUNG(name, ...) Variant::name,
+#define MEMHIER_BEST(name, ...) Variant::name,
+#include "memhier/kernels/gemm_bf16_rungs.inc"
+};
+
+/// The variant's readable name ("mma_swizzled"), as `memhier bench --variant` takes it.
+const char* to_string(Variant v);
+
+/// Every variant, in rung order (best last).
+const std::vector<Variant>& all_variants();
+
+/// Parses a readable name; returns false when it names no variant.
+bool parse_variant(const std::string& name, Variant* out);
+
+/// C = alpha * A * B + beta * C: A is m x k bf16 (lda >= k), B is k x n bf16 (ldb >= n), C is
+/// m x n fp32 (ldc >= n), all row-major device pointers, accumulated in fp32 on the tensor
+/// cores, enqueued on `stream`. Throws std::invalid_argument for non-positive sizes, short
+/// leading dimensions, null or misaligned pointers (A and B 2-byte, C 4-byte), or a shape too
+/// large for the variant's grid. 16-byte accesses are used only where the base is 16-byte
+/// aligned and the leading dimension a multiple of 8 elements. BLAS semantics: C is not read
+/// when beta == 0; A and B are not read when alpha == 0. `best` tunes once per device,
+/// shape class and alignment (it synchronizes `stream` the first time).
+void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16* A, int lda,
+               const __nv_bfloat16* B, int ldb, float beta, float* C, int ldc,
+               cudaStream_t stream = nullptr);
+
+/// The candidate (a Variant's name) that `best` runs for this shape on the current device,
+/// or "" when it has not been chosen yet.
+std::string best_config(int m, int n, int k, bool aligned = true);
+
+}  // namespace memhier::gemm_bf16

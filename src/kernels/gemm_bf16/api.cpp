@@ -1,0 +1,170 @@
+// The public bf16 GEMM entry point: names, input validation (one sentence per bad input),
+// the alignment flags of the 16-byte paths, and dispatch to the rung or to `best`.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "memhier/core/check.hpp"
+#include "memhier/kernels/gemm_bf16.hpp"
+#include "memhier/registry/names.hpp"
+#include "variants.hpp"
+
+namespace memhier::gemm_bf16 {
+namespace {
+
+constexpr registry::Named<Variant> kNames[] = {
+#define MEMHIER_RUNG(name, ...) {Variant::name, #name},
+#define MEMHIER_BEST(name, ...) {Variant::name, #name},
+#include "memhier/kernels/gemm_bf16_rungs.inc"
+};
+
+bool aligned(const void* ptr, std::uintptr_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(ptr) % bytes == 0;
+}
+
+std::string dims(int m, int n, int k) {
+  return "m=" + std::to_string(m) + ", n=" + std::to_string(n) + ", k=" + std::to_string(k);
+}
+
+void validate(int m, int n, int k, const void* A, int lda, const void* B, int ldb, const float* C,
+              int ldc) {
+  const std::string me = "gemm_bf16: ";
+  if (m <= 0 || n <= 0 || k <= 0)
+    throw std::invalid_argument(me + "m, n and k must be positive (got " + dims(m, n, k) + ").");
+  if (lda < k)
+    throw std::invalid_argument(me + "lda (" + std::to_string(lda) + ") must be at least k (" +
+                                std::to_string(k) + ") for row-major A.");
+  if (ldb < n)
+    throw std::invalid_argument(me + "ldb (" + std::to_string(ldb) + ") must be at least n (" +
+                                std::to_string(n) + ") for row-major B.");
+  if (ldc < n)
+    throw std::invalid_argument(me + "ldc (" + std::to_string(ldc) + ") must be at least n (" +
+                                std::to_string(n) + ") for row-major C.");
+  if (!A || !B || !C)
+    throw std::invalid_argument(me + "A, B and C must be device pointers, not null.");
+  if (!aligned(A, 2) || !aligned(B, 2) || !aligned(C, 4))
+    throw std::invalid_argument(me +
+                                "A and B must be 2-byte aligned bf16 pointers and C a "
+                                "4-byte aligned float pointer.");
+}
+
+}  // namespace
+
+const char* to_string(Variant v) {
+  return registry::name_of(kNames, v);
+}
+
+const std::vector<Variant>& all_variants() {
+  static const std::vector<Variant> all(std::begin(kAllVariants), std::end(kAllVariants));
+  return all;
+}
+
+bool parse_variant(const std::string& name, Variant* out) {
+  const std::optional<Variant> v = registry::from_name(kNames, name);
+  if (v && out) *out = *v;
+  return v.has_value();
+}
+
+namespace detail {
+
+Launcher launcher_for(Variant v) {
+  switch (v) {
+#define MEMHIER_RUNG(name, launcher, ...) \
+  case Variant::name:                     \
+    return launcher();
+#define MEMHIER_BEST(name, ...) \
+  case Variant::name:           \
+    break;
+#include "memhier/kernels/gemm_bf16_rungs.inc"
+  }
+  throw std::invalid_argument(std::string("gemm_bf16: variant '") + to_string(v) +
+                              "' has no single kernel (best picks one per shape).");
+}
+
+const std::vector<Variant>& best_candidates() {
+  static const std::vector<Variant> c = [] {
+    std::vector<Variant> v;
+#define MEMHIER_RUNG(name, launcher, candidate, ...) \
+  if (candidate) v.push_back(Variant::name);
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/gemm_bf16_rungs.inc"
+    return v;
+  }();
+  return c;
+}
+
+void prepare_dynamic_smem(const void* kernel, int bytes, const char* what) {
+  constexpr int kDefaultLimit = 48 * 1024;
+  if (bytes <= kDefaultLimit) return;
+  static std::mutex mu;
+  static std::set<std::pair<int, const void*>> done;  // (device, kernel) already raised
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mu);
+  if (done.count({dev, kernel})) return;
+  int optin = 0;
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  if (bytes > optin)
+    throw std::invalid_argument(std::string(what) + ": needs " + std::to_string(bytes / 1024) +
+                                " KiB of shared memory per block; this device allows " +
+                                std::to_string(optin / 1024) + " KiB.");
+  MEMHIER_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  done.insert({dev, kernel});
+}
+
+dim3 grid_2d(long long tiles_x, long long tiles_y, const char* what) {
+  if (tiles_x > std::numeric_limits<int>::max() || tiles_y > 65535)
+    throw std::invalid_argument(
+        std::string(what) + ": the shape needs more blocks than a grid allows (" +
+        std::to_string(tiles_x) + " x " + std::to_string(tiles_y) + "; at most 2^31-1 x 65535).");
+  return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(tiles_y));
+}
+
+}  // namespace detail
+
+void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16* A, int lda,
+               const __nv_bfloat16* B, int ldb, float beta, float* C, int ldc,
+               cudaStream_t stream) {
+  validate(m, n, k, A, lda, B, ldb, C, ldc);
+  detail::Params p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.A = A;
+  p.B = B;
+  p.C = C;
+  p.lda = lda;
+  p.ldb = ldb;
+  p.ldc = ldc;
+  p.vec_a = aligned(A, 16) && lda % 8 == 0;
+  p.vec_b = aligned(B, 16) && ldb % 8 == 0;
+  if (alpha == 0.f) {  // BLAS: A and B are not read; C = beta * C
+    detail::launch_scale_c(p, stream);
+    return;
+  }
+  const Variant run = v == Variant::best ? detail::choose_best(p, stream) : v;
+  detail::launcher_for(run).launch(p, stream);
+}
+
+std::string best_config(int m, int n, int k, bool aligned_rows) {
+  if (m <= 0 || n <= 0 || k <= 0) return {};
+  detail::Params p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.vec_a = p.vec_b = aligned_rows;
+  return detail::cached_best(p);
+}
+
+}  // namespace memhier::gemm_bf16

@@ -1,0 +1,65 @@
+// Private to the bf16 GEMM ladder: the parameter block every kernel takes and one host
+// launcher per rung (each in its own .cu). Host-only declarations.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "memhier/kernels/gemm_bf16.hpp"
+
+namespace memhier::gemm_bf16::detail {
+
+/// One validated problem (row-major, device pointers). vec_a / vec_b say where 16-byte
+/// (8-element) accesses are legal: base 16-byte aligned and leading dimension a multiple of 8.
+struct Params {
+  int m = 0, n = 0, k = 0;
+  float alpha = 1.f, beta = 0.f;
+  const __nv_bfloat16* A = nullptr;
+  const __nv_bfloat16* B = nullptr;
+  float* C = nullptr;
+  int lda = 0, ldb = 0, ldc = 0;
+  bool vec_a = false, vec_b = false;
+};
+
+/// A runnable kernel: its launch, its main kernel, its block and dynamic shared memory.
+struct Launcher {
+  void (*launch)(const Params&, cudaStream_t) = nullptr;
+  const void* (*symbol)() = nullptr;
+  int block_threads = 0;
+  int dynamic_smem = 0;
+};
+
+// The rungs (gemm_bf16_rungs.inc): one launcher per rung, in the rung's .cu.
+#define MEMHIER_RUNG(name, launcher, ...) Launcher launcher();
+#define MEMHIER_BEST(...)
+#include "memhier/kernels/gemm_bf16_rungs.inc"
+
+/// The launcher of a variant other than `best` (throws std::invalid_argument for best).
+Launcher launcher_for(Variant v);
+
+/// The candidates `best` tunes among, in table order.
+const std::vector<Variant>& best_candidates();
+
+/// The candidate `best` runs for `p` on the current device: the choice made earlier in this
+/// process for its shape class, or one tuned now on `stream` (each candidate timed on the
+/// caller's A and B into a scratch C).
+Variant choose_best(const Params& p, cudaStream_t stream);
+
+/// The choice made for this shape's class on the current device, "" if none yet.
+std::string cached_best(const Params& p);
+
+/// C = beta * C (zeros when beta == 0, C unread): the alpha == 0 path of every variant.
+void launch_scale_c(const Params& p, cudaStream_t stream);
+
+/// The grid for `tiles_x` x `tiles_y` blocks; throws std::invalid_argument when the shape
+/// needs more blocks than a grid allows.
+dim3 grid_2d(long long tiles_x, long long tiles_y, const char* what);
+
+/// Raises the kernel's dynamic shared-memory limit when it needs more than 48 KiB (once per
+/// device); throws std::invalid_argument when the device cannot give that much.
+void prepare_dynamic_smem(const void* kernel, int bytes, const char* what);
+
+}  // namespace memhier::gemm_bf16::detail
