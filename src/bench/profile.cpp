@@ -111,7 +111,7 @@ std::vector<std::string> profile_targets() {
 
 std::vector<ProfileItem> plan_profile(const std::string& target,
                                       const std::vector<std::string>& variants,
-                                      const std::string& shape) {
+                                      const std::string& shape, bool predict) {
   kernels::register_families();
   const bool known = target == "all" || is_pattern_set(target) || find_family(target);
   if (!known) {
@@ -148,7 +148,7 @@ std::vector<ProfileItem> plan_profile(const std::string& target,
       it.name = name;
       it.shape = s;
       for (const Variant& v : f.variants)
-        if (v.name == name && v.predict) {
+        if (predict && v.name == name && v.predict) {
           it.predicted = v.predict(s);  // throws invalid_argument for a bad shape
           it.has_prediction = true;
         }
@@ -163,7 +163,7 @@ void execute_profile(const std::string& target, const std::vector<std::string>& 
   auto note = [&outcomes](std::size_t index, const std::string& text) {
     outcomes.push_back({index, text, ""});
   };
-  plan_profile(target, variants, shape);  // names and shapes checked before the GPU
+  plan_profile(target, variants, shape, false);  // names and shapes checked before the GPU
   std::size_t index = 0;
   cudaStream_t stream = nullptr;  // the legacy stream: every launch is ordered
   for (const std::string& t : expand(target)) {
@@ -265,8 +265,8 @@ std::string temp_file(const char* what) {
 std::vector<ProfileItem> profile_one(const std::string& ncu, const std::string& target_program,
                                      const std::string& target,
                                      const std::vector<std::string>& variants,
-                                     const std::string& shape) {
-  std::vector<ProfileItem> items = plan_profile(target, variants, shape);
+                                     const std::string& shape, bool with_model) {
+  std::vector<ProfileItem> items = plan_profile(target, variants, shape, with_model);
   const std::string log_name = temp_file("ncu's output");
   const std::string outcome_name = temp_file("the profiled process's outcomes");
   std::vector<std::string> child = {target_program};
@@ -304,8 +304,9 @@ std::vector<ProfileItem> profile_one(const std::string& ncu, const std::string& 
 std::vector<ProfileItem> run_profile(const std::string& target_program, const std::string& target,
                                      const std::vector<std::string>& variants,
                                      const std::string& shape,
-                                     const std::function<void(const std::string&)>& progress) {
-  plan_profile(target, variants, shape);  // bad input first, before looking for ncu
+                                     const std::function<void(const std::string&)>& progress,
+                                     bool with_model) {
+  plan_profile(target, variants, shape, false);  // bad input first, before looking for ncu
   const std::optional<std::string> ncu = profile::find_ncu();
   if (!ncu)
     throw ProfilerUnavailable(
@@ -314,7 +315,8 @@ std::vector<ProfileItem> run_profile(const std::string& target_program, const st
   std::vector<ProfileItem> items;
   for (const std::string& t : expand(target)) {
     progress("profile: " + t + " under ncu");
-    std::vector<ProfileItem> part = profile_one(*ncu, target_program, t, variants, shape);
+    std::vector<ProfileItem> part =
+        profile_one(*ncu, target_program, t, variants, shape, with_model);
     items.insert(items.end(), std::make_move_iterator(part.begin()),
                  std::make_move_iterator(part.end()));
   }
@@ -335,7 +337,8 @@ std::vector<Comparison> compare(const ProfileItem& it) {
   return out;
 }
 
-report::Section profile_section(const std::string& target, const std::vector<ProfileItem>& items) {
+report::Section profile_section(const std::string& target, const std::vector<ProfileItem>& items,
+                                bool with_model) {
   report::Section s;
   s.id = "profile-" + target;
   s.title = "Predicted against measured: " + target;
@@ -432,7 +435,7 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
     }
   }
   if (!k.rows.empty()) s.tables.push_back(std::move(k));
-  add_traffic_comparison(s, items, profiled_card());  // families with a stream model
+  if (with_model) add_traffic_comparison(s, items, profiled_card());  // stream models
   // The claims these counters decide (stalls, DRAM throughput, L2 traffic), if any.
   claims::ProfiledCounters counters;
   std::string shape;

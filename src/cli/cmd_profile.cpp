@@ -44,7 +44,7 @@ int run_profile_command(const ProfileCliOptions& o) {
   // Bad input is answered before anything else.
   if (o.size_given && o.size.empty())
     throw UsageError("--size '' is empty; give a shape such as 1000x772, or leave --size out.");
-  as_bad_input([&] { bench::plan_profile(o.target, o.variants, o.size); });
+  as_bad_input([&] { bench::plan_profile(o.target, o.variants, o.size, false); });
   require_device();
   std::vector<bench::ProfileItem> items;
   try {
@@ -88,10 +88,10 @@ std::vector<report::Section> measure_profiles(bool quick) {
         large ? std::vector<std::string>{"naive", "smem_tile16", "smem_tile32", "smem_tile64"}
               : std::vector<std::string>{};
     try {
-      const auto items =
-          bench::run_profile(target_program(), target, variants, large ? large_gemm : "",
-                             [&progress](const std::string& s) { progress.step(s); });
-      out.push_back(bench::profile_section(target, items));
+      const auto items = bench::run_profile(
+          target_program(), target, variants, large ? large_gemm : "",
+          [&progress](const std::string& s) { progress.step(s); }, !large);
+      out.push_back(bench::profile_section(target, items, !large));
       if (large) {
         out.back().id += "-large";
         out.back().title += " at " + large_gemm + " (the traffic claims)";

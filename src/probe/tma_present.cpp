@@ -110,7 +110,9 @@ report::Table edges_table(const TmaResult& m) {
   t.caption =
       "A 32 x 32 box at column 40, row 20 of a 37 x 53 tensor (row pitch 64 floats): "
       "a load must bring the tensor's elements and zeros outside it (the pitch's padding "
-      "columns included), a store must write only inside it. A 16 x 32 box loaded with "
+      "columns included), a store must write only inside it; a store's writes past the last "
+      "column but inside that row's last 16-byte chunk (padding, since a row pitch is a "
+      "multiple of 16 bytes) are counted apart. A 16 x 32 box loaded with "
       "the 128-byte swizzle: each word must sit at its 16-byte chunk XOR its row mod 8.";
   t.columns = {{"check", "", "check"}, {"elements", "", "checked"}, {"wrong", "", "wrong"}};
   t.rows = {
@@ -119,6 +121,9 @@ report::Table edges_table(const TmaResult& m) {
       {Value::str("store across the corner (whole buffer checked)"),
        Value::integer(static_cast<long long>(m.oob_store_checked)),
        Value::integer(static_cast<long long>(m.oob_store_wrong))},
+      {Value::str("store: written past the last column, inside its 16-byte chunk"),
+       Value::integer(static_cast<long long>(m.oob_store_checked)),
+       Value::integer(static_cast<long long>(m.oob_store_chunk_spill))},
       {Value::str("128-byte swizzle"), Value::integer(static_cast<long long>(m.swizzle_checked)),
        Value::integer(static_cast<long long>(m.swizzle_wrong))}};
   return t;
@@ -177,7 +182,8 @@ std::vector<ClaimRow> claims(const TmaResult& m) {
   const std::string edge_text =
       edges ? std::to_string(m.oob_load_wrong) + " of " + std::to_string(m.oob_checked) +
                   " loaded elements wrong, " + std::to_string(m.oob_store_wrong) +
-                  " stored elements wrong"
+                  " stored elements wrong (" + std::to_string(m.oob_store_chunk_spill) +
+                  " more written past the last column inside its 16-byte chunk)"
             : "n/a";
   const Figure load{"loaded elements wrong", load_wrong, Claimed::value(0, "elements"),
                     Tolerance::inside_range()};

@@ -16,16 +16,16 @@
 #include <vector>
 
 #include "memhier/bench/kernel_bench.hpp"
-#include "memhier/kernels/register.hpp"
 #include "memhier/bench/profile.hpp"
+#include "memhier/kernels/register.hpp"
 #include "memhier/profile/patterns.hpp"
 #include "memhier/profile/run.hpp"
 
 namespace {
 
+using memhier::model::AccessCounts;
 using memhier::registry::Family;
 using memhier::registry::Variant;
-using memhier::model::AccessCounts;
 
 const Family& family(const std::string& name) {
   memhier::kernels::register_families();
@@ -310,7 +310,8 @@ TEST(Predict, ATunedBestPredictsAsTheRungTheChildRan) {
   using memhier::bench::assign_counters;
   using memhier::bench::plan_profile;
   const std::string shape = "257x255x129";
-  std::vector<memhier::bench::ProfileItem> items = plan_profile("gemm", {"best", "naive"}, shape);
+  std::vector<memhier::bench::ProfileItem> items =
+      plan_profile("gemm", {"best", "naive"}, shape, true);
   ASSERT_EQ(items.size(), 2u);
   EXPECT_FALSE(items[0].has_prediction);  // unknown before the child has tuned
   memhier::profile::KernelCounters marker0, marker1, kernel;
@@ -343,7 +344,7 @@ TEST(Predict, ATunedBestPredictsAsTheRungTheChildRan) {
   for (const std::string& n : t.notes) explained = explained || n.rfind("runs: ", 0) == 0;
   EXPECT_TRUE(explained);
   // A rung the family does not have: named, but no prediction.
-  std::vector<memhier::bench::ProfileItem> other = plan_profile("gemm", {"best"}, shape);
+  std::vector<memhier::bench::ProfileItem> other = plan_profile("gemm", {"best"}, shape, true);
   assign_counters(other, {marker0, kernel}, {{0, "", "not_a_rung"}, {7, "out of range", ""}});
   EXPECT_EQ(other[0].runs, "not_a_rung");
   EXPECT_FALSE(other[0].has_prediction);
@@ -360,12 +361,10 @@ TEST(Predict, GemmBlockTilesAreConflictFreeAndReadEachPanelOnce) {
     int bm, bn, bk, rm, rn;
   };
   const int m = 256, n = 256, k = 64;
-  for (const Tile& t : {Tile{"double_buffered", 128, 128, 8, 2, 2},
-                        Tile{"cfg_128x128x16_8x8", 128, 128, 16, 2, 2},
-                        Tile{"cfg_128x256x8_8x16", 128, 256, 8, 2, 4},
-                        Tile{"cfg_128x64x16_8x4", 128, 64, 16, 2, 1},
-                        Tile{"cfg_64x64x16_4x4", 64, 64, 16, 1, 1},
-                        Tile{"cfg_64x64x16_8x4", 64, 64, 16, 2, 1}}) {
+  for (const Tile& t :
+       {Tile{"double_buffered", 128, 128, 8, 2, 2}, Tile{"cfg_128x128x16_8x8", 128, 128, 16, 2, 2},
+        Tile{"cfg_128x256x8_8x16", 128, 256, 8, 2, 4}, Tile{"cfg_128x64x16_8x4", 128, 64, 16, 2, 1},
+        Tile{"cfg_64x64x16_4x4", 64, 64, 16, 1, 1}, Tile{"cfg_64x64x16_8x4", 64, 64, 16, 2, 1}}) {
     const AccessCounts c = predict("gemm", t.name, "256x256x64");
     const long long blocks = (m / t.bm) * (n / t.bn);
     const long long warps = blocks * (t.bm / (4 * t.rm)) * (t.bn / (4 * t.rn)) / 32;

@@ -36,12 +36,13 @@ struct ProfileItem {
 /// What `memhier profile` can take: every family, every pattern set, and "all".
 std::vector<std::string> profile_targets();
 
-/// The items of `target` in execution order, with predictions. `variants` restricts a
-/// family's variants (empty: all, plus the vendor baseline); `shape` overrides the
-/// family's profile shape. Throws std::invalid_argument for bad names or shapes.
+/// The items of `target` in execution order, with the model's predictions when `predict`
+/// (a replay of every access: seconds to minutes at large shapes, so only where compared).
+/// `variants` restricts a family's variants (empty: all, plus the vendor baseline); `shape`
+/// overrides the family's profile shape. Throws std::invalid_argument for bad names or shapes.
 std::vector<ProfileItem> plan_profile(const std::string& target,
                                       const std::vector<std::string>& variants,
-                                      const std::string& shape);
+                                      const std::string& shape, bool predict);
 
 /// Parent side: gives each of ncu's kernel rows to the item whose marker precedes it;
 /// takes each item's note from the child's outcomes, and for an item that ran another
@@ -59,11 +60,13 @@ struct ProfilerUnavailable : std::runtime_error {
 /// counters.
 /// Throws ProfilerUnavailable (no ncu, counters not readable), invalid_argument (bad
 /// input) or std::runtime_error (ncu failed).
-/// One ncu run per family or pattern set; `progress` hears which.
+/// One ncu run per family or pattern set; `progress` hears which. Without `with_model` the
+/// items carry counters only (no predictions, no simulated traffic): for large shapes.
 std::vector<ProfileItem> run_profile(
     const std::string& target_program, const std::string& target,
     const std::vector<std::string>& variants, const std::string& shape,
-    const std::function<void(const std::string&)>& progress = [](const std::string&) {});
+    const std::function<void(const std::string&)>& progress = [](const std::string&) {},
+    bool with_model = true);
 
 /// The model-vs-counter comparisons made exactly: field name, predicted, measured.
 struct Comparison {
@@ -75,7 +78,8 @@ struct Comparison {
 std::vector<Comparison> compare(const ProfileItem& item);
 
 /// The report section: predicted against measured per item, and (for families) every
-/// kernel's counters.
-report::Section profile_section(const std::string& target, const std::vector<ProfileItem>& items);
+/// kernel's counters; the simulated traffic beside them `with_model`.
+report::Section profile_section(const std::string& target, const std::vector<ProfileItem>& items,
+                                bool with_model = true);
 
 }  // namespace memhier::bench
