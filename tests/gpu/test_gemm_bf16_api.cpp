@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -90,7 +91,17 @@ TEST(GemmBf16Api, PaddedLeadingDimensionsAndMisalignedBases) {
       {129, 131, 40, 48, 136, 131, 3, 0.5f, -1.5f},  // 16-byte ld but bases off: element loads
   };
   for (Variant v : gemm_bf16::all_variants())
-    for (const Problem& q : problems) check(v, q);
+    for (const Problem& q : problems) {
+      // The TMA rungs decline (invalid_argument) what TMA cannot describe: 16-byte row
+      // pitches and bases; every other rung and shape must run.
+      const bool tma_able = q.lda % 8 == 0 && q.ldb % 8 == 0 && q.offset % 8 == 0;
+      const bool hopper = v == Variant::wgmma_tma || v == Variant::warp_specialized;
+      try {
+        check(v, q);
+      } catch (const std::invalid_argument& e) {
+        EXPECT_TRUE(hopper && !tma_able) << gemm_bf16::to_string(v) << ": " << e.what();
+      }
+    }
 }
 
 TEST(GemmBf16Api, AlphaZeroScalesCWithoutReadingAOrB) {
