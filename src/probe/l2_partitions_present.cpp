@@ -119,7 +119,8 @@ L2Split classify_l2_partitions(const std::vector<double>& cycles, int rows, int 
     s.why_not = best + " but leaves fewer than 5 % of the cells on one side";
   else if (far < 1.15 * near)
     s.why_not = best + ", under 1.15x apart";
-  else if (20 * between >= static_cast<std::ptrdiff_t>(n))
+  // An even spread puts 25 % of its cells there, two clusters with noise far fewer.
+  else if (5 * between >= static_cast<std::ptrdiff_t>(n))
     s.why_not = best + ", and " + fmt(100 * s.between_fraction, 0) +
                 " % of the cells lie between them: no gap";
   s.far_fraction = 0.0;
@@ -309,7 +310,7 @@ Result present_l2_partitions(const L2PartitionsResult& m) {
       "no two SMs of a round share a line. A cell is the median of its lines. Rule: the threshold "
       "is the split of all cells' latencies with the largest between-group variance (Otsu); the "
       "cells form two clusters only if each group holds at least 5 % of them, the far median is "
-      "at least 1.15x the near one and fewer than 5 % of the cells lie in the middle half "
+      "at least 1.15x the near one and fewer than 20 % of the cells lie in the middle half "
       "between the two medians (a gap). Cells above the threshold are far.");
   sec.tables.push_back(summary_table(m));
   sec.tables.push_back(bandwidth_table(m));

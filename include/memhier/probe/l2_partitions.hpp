@@ -37,7 +37,8 @@ struct L2Split {
 /// The rule: all measured cell latencies sorted, the threshold is the split with the largest
 /// between-group variance (Otsu's rule). It counts as two clusters only if each group holds
 /// at least 5 % of the cells, the far median is at least 1.15x the near median, and fewer
-/// than 5 % of the cells lie in the middle half between the two medians (a gap). `cycles` is
+/// than 20 % of the cells lie in the middle half between the two medians (a gap; an even
+/// spread puts 25 % there). `cycles` is
 /// rows x cols, row-major; NaN marks a cell not measured.
 L2Split classify_l2_partitions(const std::vector<double>& cycles, int rows, int cols);
 
