@@ -27,8 +27,8 @@ inline int popcount4(unsigned m) {
 
 }  // namespace
 
-/// A sectored set-associative cache with true LRU: each way holds a line's tag, its valid
-/// and dirty sectors and the time of its last use.
+/// A sectored set-associative cache with true LRU: each way holds a line's tag, its valid,
+/// dirty and partly written sectors (with the bytes written so far) and its last use.
 class SectorCache {
  public:
   /// `lines` lines in sets of `ways`; `hashed`: sets chosen by mix(line), else line % sets.
@@ -39,35 +39,45 @@ class SectorCache {
   }
 
   struct Result {
-    unsigned hit = 0;            ///< sectors found valid
+    unsigned hit = 0;            ///< sectors found (valid; for a write, partly written too)
     unsigned evicted_dirty = 0;  ///< dirty sectors of a line evicted to make room
   };
 
-  /// Looks up `sectors` of `line`. allocate: make room for the line when absent (LRU
-  /// victim); fill: mark the sectors valid; dirty: mark them dirty.
-  Result access(std::uint64_t line, unsigned sectors, bool allocate, bool dirty) {
+  /// Looks up `sectors` of `line` for a read: allocate: make room for the line when absent
+  /// (LRU victim) and fill the sectors. A partly written sector is no hit for a read.
+  Result read(std::uint64_t line, unsigned sectors, bool allocate) {
     Result r;
-    Way* set = &way_[static_cast<std::size_t>(set_of(line) * ways_)];
-    const std::uint64_t tag = line + 1;  // 0 marks an empty way
-    ++clock_;
-    Way* victim = set;
-    for (int w = 0; w < ways_; ++w) {
-      Way& way = set[w];
-      if (way.tag == tag) {
-        r.hit = sectors & way.valid;
-        if (allocate || r.hit) way.stamp = clock_;
-        if (allocate) way.valid |= sectors;
-        if (dirty) way.dirty |= sectors & way.valid;
-        return r;
+    Way* w = find(line, allocate, r);
+    if (!w) return r;
+    r.hit = sectors & w->valid;
+    if (allocate || r.hit) w->stamp = clock_;
+    if (allocate) fill(*w, sectors);
+    return r;
+  }
+
+  /// Writes the bytes `bytes` (bit i: byte i of the line; nullptr: the whole sectors) of
+  /// `sectors` with write-allocate and no fetch: a sector becomes valid once every byte of it
+  /// is written; dirty marks the written sectors dirty. A hit is a sector already present,
+  /// valid or partly written.
+  Result write(std::uint64_t line, unsigned sectors, const std::uint64_t* bytes, bool dirty) {
+    Result r;
+    Way* w = find(line, true, r);
+    w->stamp = clock_;
+    for (int s = 0; s < 4; ++s) {
+      const unsigned bit = 1u << s;
+      if (!(sectors & bit)) continue;
+      const std::uint32_t b =
+          bytes ? static_cast<std::uint32_t>(bytes[s >> 1] >> (32 * (s & 1))) : 0xffffffffu;
+      if ((w->valid & bit) || w->part[s]) r.hit |= bit;
+      if (!(w->valid & bit)) {
+        w->part[s] |= b;
+        if (w->part[s] == 0xffffffffu) {
+          w->valid |= bit;
+          w->part[s] = 0;
+        }
       }
-      if (way.stamp < victim->stamp) victim = &way;
     }
-    if (!allocate) return r;
-    r.evicted_dirty = victim->tag ? victim->dirty : 0;
-    victim->tag = tag;
-    victim->valid = sectors;
-    victim->dirty = dirty ? sectors : 0;
-    victim->stamp = clock_;
+    if (dirty) w->dirty |= sectors;
     return r;
   }
 
@@ -83,7 +93,33 @@ class SectorCache {
     std::uint64_t tag = 0;
     std::uint64_t stamp = 0;  ///< 0 for an empty way: empty ways are chosen first
     unsigned valid = 0, dirty = 0;
+    std::uint32_t part[4] = {0, 0, 0, 0};  ///< bytes written of a sector not yet valid
   };
+
+  // The way holding `line`, or with allocate the LRU victim made its own (its dirty sectors
+  // reported in r), else nullptr. Advances the clock.
+  Way* find(std::uint64_t line, bool allocate, Result& r) {
+    Way* set = &way_[static_cast<std::size_t>(set_of(line) * ways_)];
+    const std::uint64_t tag = line + 1;  // 0 marks an empty way
+    ++clock_;
+    Way* victim = set;
+    for (int i = 0; i < ways_; ++i) {
+      if (set[i].tag == tag) return &set[i];
+      if (set[i].stamp < victim->stamp) victim = &set[i];
+    }
+    if (!allocate) return nullptr;
+    r.evicted_dirty = victim->tag ? victim->dirty : 0;
+    *victim = Way{};
+    victim->tag = tag;
+    victim->stamp = clock_;
+    return victim;
+  }
+
+  static void fill(Way& w, unsigned sectors) {
+    w.valid |= sectors;
+    for (int s = 0; s < 4; ++s)
+      if (sectors & (1u << s)) w.part[s] = 0;
+  }
 
   std::uint64_t set_of(std::uint64_t line) const { return (hashed_ ? mix(line) : line) % sets_; }
 
@@ -149,30 +185,34 @@ MemorySystem::~MemorySystem() = default;
 MemorySystem::MemorySystem(MemorySystem&&) noexcept = default;
 MemorySystem& MemorySystem::operator=(MemorySystem&&) noexcept = default;
 
-void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool store,
-                          bool l1_cached) {
+void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool store, bool l1_cached,
+                          const std::uint64_t* bytes) {
   sectors &= 0xfu;
   if (!sectors) return;
   const int n = popcount4(sectors);
   SectorCache* l1 = l1_[static_cast<std::size_t>(sm % config_.sms)].get();
   if (store) {
-    // Write-through, no write-allocate: a store updates a present sector (a hit) and goes on.
+    // Write-through with write-allocate and no fetch (Accel-Sim's Volta-and-later L1, after
+    // NVIDIA's GTC 2018 S81006): a store finds its sector when an earlier load or store put
+    // it there (a hit, as Nsight Compute counts it) and allocates it otherwise; it always goes
+    // on to L2.
     t_.l1_st_sectors += n;
-    if (l1) t_.l1_st_hits += popcount4(l1->access(line, sectors, false, false).hit);
-    l2_access(line, sectors, true);
+    if (l1) t_.l1_st_hits += popcount4(l1->write(line, sectors, bytes, false).hit);
+    l2_access(line, sectors, true, bytes);
     return;
   }
   t_.l1_ld_sectors += n;
   unsigned miss = sectors;
   if (l1) {
-    const unsigned hit = l1->access(line, sectors, l1_cached, false).hit;
+    const unsigned hit = l1->read(line, sectors, l1_cached).hit;
     t_.l1_ld_hits += popcount4(hit);
     miss = sectors & ~hit;
   }
-  if (miss) l2_access(line, miss, false);
+  if (miss) l2_access(line, miss, false, nullptr);
 }
 
-void MemorySystem::l2_access(std::uint64_t line, unsigned sectors, bool store) {
+void MemorySystem::l2_access(std::uint64_t line, unsigned sectors, bool store,
+                             const std::uint64_t* bytes) {
   const int n = popcount4(sectors);
   const std::uint64_t h = mix(line ^ 0x9e3779b97f4a7c15ull);
   const std::size_t part = static_cast<std::size_t>(h % static_cast<std::uint64_t>(l2_.size()));
@@ -188,7 +228,10 @@ void MemorySystem::l2_access(std::uint64_t line, unsigned sectors, bool store) {
       persisting = true;
     }
   }
-  const SectorCache::Result r = cache->access(line, sectors, true, store);
+  // Loads read the missing sectors from DRAM (a partly written sector too: its other bytes
+  // are there); stores allocate with their byte mask and fetch nothing.
+  const SectorCache::Result r =
+      store ? cache->write(line, sectors, bytes, true) : cache->read(line, sectors, true);
   const int hits = store && config_.l2_store_hits ? n : popcount4(r.hit);
   (store ? t_.l2_st_sectors : t_.l2_ld_sectors) += n;
   (store ? t_.l2_st_hits : t_.l2_ld_hits) += hits;

@@ -28,8 +28,10 @@ HierarchyConfig tiny(long long l2_lines, long long l1_bytes = 4096) {
   return h;
 }
 
-// A warp instruction on one SM: 32 lanes at base + lane * stride bytes, 4 bytes each.
+// A warp instruction on one SM: 32 lanes at base + lane * stride bytes, 4 bytes each (a
+// store passes the bytes it writes).
 void warp(MemorySystem& m, std::uint64_t base, std::uint64_t stride, bool store) {
+  static std::uint64_t bytes[1 << 12][2];
   unsigned masks[1 << 12] = {};
   std::uint64_t first = ~0ull, last = 0;
   for (int l = 0; l < 32; ++l) {
@@ -38,12 +40,17 @@ void warp(MemorySystem& m, std::uint64_t base, std::uint64_t stride, bool store)
     last = std::max(last, s >> 2);
   }
   ASSERT_LT(last - first, 1u << 12);
+  for (std::uint64_t line = first; line <= last; ++line)
+    bytes[line - first][0] = bytes[line - first][1] = 0;
   for (int l = 0; l < 32; ++l) {
-    const std::uint64_t s = (base + l * stride) >> 5;
+    const std::uint64_t a = base + l * stride, s = a >> 5;
     masks[(s >> 2) - first] |= 1u << (s & 3);
+    for (std::uint64_t b = a; b < a + 4; ++b)
+      bytes[(b >> 7) - first][(b >> 6) & 1] |= 1ull << (b & 63);
   }
   for (std::uint64_t line = first; line <= last; ++line)
-    if (masks[line - first]) m.access(0, line, masks[line - first], store);
+    if (masks[line - first])
+      m.access(0, line, masks[line - first], store, true, bytes[line - first]);
 }
 
 }  // namespace
@@ -96,7 +103,8 @@ TEST(MemorySystem, NonCachingLoadsDoNotAllocate) {
 
 // A 32x32 transpose tile: 32 row reads (4 sectors each), then 32 column writes (32 lines,
 // one sector each). Each output sector gets 8 of the 4-byte writes: the first misses, the
-// next seven hit in L2; nothing hits in L1 (stores do not allocate).
+// next seven hit, in L2 and in L1 alike (both write-allocate; the 32 output lines evict the
+// input's from the 32-line L1).
 TEST(MemorySystem, TransposeTileByHand) {
   MemorySystem m(tiny(1024));
   const std::uint64_t in = 1ull << 20, out = 2ull << 20;
@@ -105,11 +113,35 @@ TEST(MemorySystem, TransposeTileByHand) {
   const Traffic t = m.traffic();
   EXPECT_EQ(t.l1_ld_sectors, 128);
   EXPECT_EQ(t.l1_st_sectors, 1024);
-  EXPECT_EQ(t.l1_st_hits, 0);
+  EXPECT_EQ(t.l1_st_hits, 896);
   EXPECT_EQ(t.l2_st_sectors, 1024);
   EXPECT_EQ(t.l2_st_hits, 896);
   EXPECT_EQ(t.dram_rd_sectors, 128);
   EXPECT_EQ(t.l2_dirty_end_sectors, 128);
+}
+
+// A sector written in part is present for the next store but holds no data for a load: a
+// 4-byte store, a load of its sector (misses L1 and L2, reads DRAM), then seven stores that
+// complete the next sector, whose load then hits L1.
+TEST(MemorySystem, PartlyWrittenSectorsServeNoLoad) {
+  MemorySystem m(tiny(1024));
+  const std::uint64_t line = 50, word0[2] = {0xfull, 0};
+  m.access(0, line, 0x1, true, true, word0);
+  m.access(0, line, 0x1, false);
+  Traffic t = m.traffic();
+  EXPECT_EQ(t.l1_st_hits, 0);
+  EXPECT_EQ(t.l1_ld_hits, 0);
+  EXPECT_EQ(t.l2_ld_hits, 0);
+  EXPECT_EQ(t.dram_rd_sectors, 1);
+  for (int b = 0; b < 8; ++b) {  // sector 1: bytes 32..63, four at a time
+    const std::uint64_t word[2] = {0xfull << (32 + 4 * b), 0};
+    m.access(0, line, 0x2, true, true, word);
+  }
+  m.access(0, line, 0x2, false);
+  t = m.traffic();
+  EXPECT_EQ(t.l1_st_hits, 7);
+  EXPECT_EQ(t.l1_ld_hits, 1);
+  EXPECT_EQ(t.dram_rd_sectors, 1);
 }
 
 // A working set of 32 lines in a 32-line L2 hits on the second pass; one line more and LRU

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -219,4 +220,53 @@ TEST(TrafficComparison, RecordedCountersStillWithinTheBars) {
     ++checked;
   }
   EXPECT_GT(checked, 0);
+}
+
+// How many of the recorded items the model meets on every bar, per family, printed so a model
+// change's effect on the whole fixture shows on the CPU (`memhier_cpu_tests
+// --gtest_filter=TrafficComparison.FixtureScore`); the floor is the count this tree reaches,
+// so a change that loses items fails here.
+TEST(TrafficComparison, FixtureScore) {
+  std::ifstream in(MEMHIER_RECORDED_TRAFFIC);
+  if (!in) GTEST_SKIP() << "no recorded traffic counters yet (" << MEMHIER_RECORDED_TRAFFIC << ")";
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const memhier::model::Card h100 = *memhier::model::find_card("h100");
+  std::map<std::string, std::pair<int, int>> per_family;  // within, total
+  int within = 0, total = 0;
+  for (const auto& it : j["items"]) {
+    memhier::bench::ProfileItem p;
+    p.target = it["target"];
+    p.name = it["item"];
+    p.shape = it["shape"];
+    memhier::profile::KernelCounters k;
+    const char* keys[] = {"dram_read_bytes", "dram_write_bytes", "l1_hit_rate_pct",
+                          "l2_hit_rate_pct"};
+    for (int i = 0; i < 4; ++i)
+      if (it["ncu"][i].is_number()) k.values[keys[i]] = it["ncu"][i].get<double>();
+    p.kernels.push_back(k);
+    const auto checks = memhier::bench::traffic_checks(p, h100);
+    if (!checks) {  // a dispatching `best` the fixture does not resolve to its rung
+      std::printf("  unmodeled %s %s %s\n", p.target.c_str(), p.name.c_str(), p.shape.c_str());
+      continue;
+    }
+    std::string missed;
+    for (const auto& c : *checks)
+      if (!c.within())
+        missed +=
+            " " + c.field + " " + std::to_string(c.simulated) + " vs " + std::to_string(c.measured);
+    auto& f = per_family[p.target];
+    ++f.second;
+    ++total;
+    if (missed.empty()) {
+      ++f.first;
+      ++within;
+    } else {
+      std::printf("  miss %s %s %s:%s\n", p.target.c_str(), p.name.c_str(), p.shape.c_str(),
+                  missed.c_str());
+    }
+  }
+  for (const auto& [name, n] : per_family)
+    std::printf("  %s: %d of %d within every bar\n", name.c_str(), n.first, n.second);
+  std::printf("  all: %d of %d within every bar\n", within, total);
+  EXPECT_GE(within, 29) << "the model met 29 of the recorded items (16 when they were recorded)";
 }

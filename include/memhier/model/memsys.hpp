@@ -4,14 +4,17 @@
 //
 // L1: one per SM, 128-byte lines of four 32-byte sectors, set-associative with true LRU
 // (ArchSpec::l1_ways, assumed); a load miss fetches only the missing sectors (sector fill);
-// stores are write-through with no write-allocate (a store updates a sector that is already
-// there, never allocates one); non-caching loads (ld.global.cg) look up and never allocate.
+// stores are write-through with write-allocate and no fetch, bytes tracked per sector
+// (Accel-Sim's model of Volta and later: "L1 cache is write_allocate write_through", after
+// NVIDIA GTC 2018 S81006): a store hits a sector an earlier load or store put there and
+// allocates it otherwise, and a load hits a store-allocated sector only once it is written
+// whole; non-caching loads (ld.global.cg) look up and never allocate.
 // L2: ArchSpec::l2_partitions partitions of equal size, a line's home partition chosen by a
 // hash of its address (every SM reaches it; no far-side copies), each set-associative with
-// true LRU over hashed sets; write-back with write-allocate at sector granularity (a store
-// miss allocates the sector dirty without reading DRAM, and counts as a hit, see
-// HierarchyConfig::l2_store_hits); a load miss reads the missing
-// sectors from DRAM; an evicted dirty sector is one DRAM sector written. Dirty sectors still
+// true LRU over hashed sets; write-back with write-allocate at sector granularity and a byte
+// mask (a store miss allocates the sector dirty without reading DRAM, and counts as a hit, see
+// HierarchyConfig::l2_store_hits); a load miss reads the missing sectors from DRAM (a partly
+// written sector too); an evicted dirty sector is one DRAM sector written. Dirty sectors still
 // in L2 when the kernel ends are not DRAM traffic of the kernel (Nsight Compute counts them
 // neither) and are reported apart. The persisting-access window (cudaAccessPolicyWindow):
 // a `hit_ratio` share of the window's lines, chosen by a hash, lives in a set-aside of
@@ -93,15 +96,17 @@ class MemorySystem {
 
   /// One warp instruction's sectors in one 128-byte line: `line` is the byte address / 128,
   /// `sectors` a 4-bit mask. `l1_cached`: a caching load (ld.ca, the default from 7.0);
-  /// ignored for stores.
-  void access(int sm, std::uint64_t line, unsigned sectors, bool store, bool l1_cached = true);
+  /// ignored for stores. `bytes`: a store's bytes of the line (two words, bit i = byte i),
+  /// nullptr when it writes its sectors whole.
+  void access(int sm, std::uint64_t line, unsigned sectors, bool store, bool l1_cached = true,
+              const std::uint64_t* bytes = nullptr);
 
   /// The counts so far, with the dirty sectors now in L2.
   Traffic traffic() const;
   const HierarchyConfig& config() const { return config_; }
 
  private:
-  void l2_access(std::uint64_t line, unsigned sectors, bool store);
+  void l2_access(std::uint64_t line, unsigned sectors, bool store, const std::uint64_t* bytes);
 
   HierarchyConfig config_;
   Traffic t_;
