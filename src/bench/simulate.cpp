@@ -33,6 +33,8 @@ std::vector<std::string> comparison_shapes(const std::string& family) {
       // GEMM in L2 only: past it (C over 50 MiB) the naive rungs issue hundreds of millions of
       // warp loads, beyond the replay's budget without sampling.
       {"gemm", {"257x255x129"}},
+      // Reduction: 16 MiB, and 256 MiB (five L2s; 1 GiB would double the replay for nothing).
+      {"reduction", {"4194304", "67108864"}},
   };
   const auto it = shapes.find(family);
   return it == shapes.end() ? std::vector<std::string>{} : it->second;
