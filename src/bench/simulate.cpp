@@ -35,6 +35,8 @@ std::vector<std::string> comparison_shapes(const std::string& family) {
       {"gemm", {"257x255x129"}},
       // Reduction: 16 MiB, and 256 MiB (five L2s; 1 GiB would double the replay for nothing).
       {"reduction", {"4194304", "67108864"}},
+      // Stencil (K = 5): 4 MiB in and out; 64 MiB each (8192^2 would quadruple the replay).
+      {"stencil", {"1024x1024:5", "4096x4096:5"}},
   };
   const auto it = shapes.find(family);
   return it == shapes.end() ? std::vector<std::string>{} : it->second;
