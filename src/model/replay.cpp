@@ -105,10 +105,15 @@ void LaunchSimulator::global(const WarpAccess& w) {
       masks[i] |= bit;
     }
     if (!w.is_store) continue;
-    for (std::uint64_t b = first; b <= last; ++b) {  // at most 16 bytes
+    // The lane's bytes: one run of at most 16, split where it crosses a 64-byte word.
+    for (std::uint64_t b = first; b <= last;) {
+      const std::uint64_t end = std::min(last, b | 63u);  // the run's last byte in this word
+      const unsigned len = static_cast<unsigned>(end - b + 1);
       int i = n - 1;
       while (lines[i] != b >> 7) --i;
-      bytes[i][(b >> 6) & 1u] |= std::uint64_t{1} << (b & 63u);
+      const std::uint64_t run = len == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
+      bytes[i][(b >> 6) & 1u] |= run << (b & 63u);
+      b = end + 1;
     }
   }
   for (int i = 0; i < n; ++i) {
