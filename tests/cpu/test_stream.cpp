@@ -270,3 +270,52 @@ TEST(TrafficComparison, FixtureScore) {
   std::printf("  all: %d of %d within every bar\n", within, total);
   EXPECT_GE(within, 29) << "the model met 29 of the recorded items (16 when they were recorded)";
 }
+
+// The reduction streams, counted by hand at 2^22 floats (16 MiB, in L2): a classic rung's
+// first pass loads each float once (one 128-byte line per warp load, n / 32 loads) and
+// stores one partial per 256-float block; the grid-stride rungs load 512 bytes per float4
+// warp load, n / 128 loads, and store nothing modeled. Every input sector is read from DRAM
+// once and no load hits L1.
+TEST(Stream, ReductionCountsByHand) {
+  const double n = 4194304;
+  for (const char* v : {"sequential", "first_add_during_load", "single_pass"}) {
+    CountingSink sink;
+    for (const Variant& var : family("reduction").variants)
+      if (var.name == v) var.stream("4194304", sink);
+    const bool classic = std::string(v) != "single_pass";
+    const double per_block = std::string(v) == "sequential" ? 256 : 512;
+    EXPECT_EQ(sink.launches, 1) << v;
+    EXPECT_EQ(sink.ld_instr, classic ? n / 32 : n / 128) << v;
+    EXPECT_EQ(sink.ld_sectors, n / 8) << v;
+    EXPECT_EQ(sink.st_instr, classic ? n / per_block : 0) << v;
+    const auto it = memhier::bench::simulate_one("reduction", v, "4194304",
+                                                 *memhier::model::find_card("h100"));
+    EXPECT_EQ(it.result.traffic.dram_read_bytes(), 4 * n) << v;
+    EXPECT_EQ(it.result.traffic.l1_ld_hits, 0) << v;
+  }
+}
+
+// The one-output-per-thread stencil at 64x64 with a 3x3 filter, by hand: 16 tiles of 32x8
+// outputs, 8 warps each, 9 taps a warp: 1152 input loads (and as many filter loads for rung
+// 1, whose 36-byte filter spans two sectors), 128 stores of one line. Cold: the input's 16
+// KiB are read from DRAM once (the filter's 2 sectors besides), the output's 16 KiB stay
+// dirty in L2, and the taps' overlap hits L1.
+TEST(Stream, StencilCountsByHand) {
+  for (const char* v : {"naive_global", "constant_filter"}) {
+    const bool filter = std::string(v) == "naive_global";
+    CountingSink sink;
+    for (const Variant& var : family("stencil").variants)
+      if (var.name == v) var.stream("64x64:3", sink);
+    EXPECT_EQ(sink.ld_instr, filter ? 2 * 1152 : 1152) << v;
+    EXPECT_EQ(sink.st_instr, 128) << v;
+    EXPECT_EQ(sink.st_sectors, 128 * 4) << v;
+    const auto it = memhier::bench::simulate_one("stencil", v, "64x64:3",
+                                                 *memhier::model::find_card("h100"));
+    const auto& t = it.result.traffic;
+    EXPECT_EQ(t.dram_read_bytes(), 64.0 * 64 * 4 + (filter ? 64 : 0)) << v;
+    EXPECT_EQ(t.dram_write_bytes() + static_cast<double>(t.l2_dirty_end_sectors) * 32,
+              64.0 * 64 * 4)
+        << v;
+    EXPECT_GT(t.l1_hit_rate(), 50.0) << v;
+  }
+}
