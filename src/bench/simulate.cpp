@@ -37,6 +37,8 @@ std::vector<std::string> comparison_shapes(const std::string& family) {
       {"reduction", {"4194304", "67108864"}},
       // Stencil (K = 5): 4 MiB in and out; 64 MiB each (8192^2 would quadruple the replay).
       {"stencil", {"1024x1024:5", "4096x4096:5"}},
+      // Softmax: 4 MiB in and out, and 128 MiB each (rows of 1024: warp_per_row runs both).
+      {"softmax", {"1024x1024", "32768x1024"}},
   };
   const auto it = shapes.find(family);
   return it == shapes.end() ? std::vector<std::string>{} : it->second;

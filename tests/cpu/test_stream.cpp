@@ -319,3 +319,25 @@ TEST(Stream, StencilCountsByHand) {
     EXPECT_GT(t.l1_hit_rate(), 50.0) << v;
   }
 }
+
+// The softmax streams at 1024x1024, by hand: warp_per_row reads each 4 KiB row once with 8
+// float4 warp loads (16 sectors each) and writes it likewise; online reads it twice (pass 2
+// from L1: a row is 4 KiB) and writes it once; each of its warps issues one of its four
+// batched loads per pass with a lane on (a row is 256 float4, a warp's base + 32 lanes).
+TEST(Stream, SoftmaxCountsByHand) {
+  for (const char* v : {"warp_per_row", "online"}) {
+    const bool online = std::string(v) == "online";
+    CountingSink sink;
+    for (const Variant& var : family("softmax").variants)
+      if (var.name == v) var.stream("1024x1024", sink);
+    EXPECT_EQ(sink.ld_instr, (online ? 2 : 1) * 1024 * 8) << v;
+    EXPECT_EQ(sink.ld_sectors, (online ? 2 : 1) * 1024 * 128) << v;
+    EXPECT_EQ(sink.st_instr, 1024 * 8) << v;
+    EXPECT_EQ(sink.st_sectors, 1024 * 128) << v;
+    const auto it = memhier::bench::simulate_one("softmax", v, "1024x1024",
+                                                 *memhier::model::find_card("h100"));
+    const auto& t = it.result.traffic;
+    EXPECT_EQ(t.dram_read_bytes(), 4.0 * 1024 * 1024) << v;
+    EXPECT_EQ(t.l1_ld_hits, online ? 1024 * 128 : 0) << v;
+  }
+}
