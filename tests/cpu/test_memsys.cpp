@@ -205,6 +205,33 @@ TEST(MemorySystem, StoresCountAsL2Hits) {
   EXPECT_EQ(t.dram_rd_sectors, 128);
 }
 
+// Two partitions, an SM on each: a line read by both is fetched from DRAM once; whichever SM
+// is far from its home looks up its own partition (a miss) and then the home over the fabric,
+// and a second read from that SM hits its local copy with no fabric lookup.
+TEST(MemorySystem, FarLinesAreCachedLocallyToo) {
+  HierarchyConfig h = tiny(64, 0);
+  h.sms = 2;
+  h.l2_partitions = 2;
+  h.l2_ways = 16;
+  h.l2_bytes = 2 * 64 * 128;
+  for (std::uint64_t line : {10u, 11u, 12u, 13u}) {
+    MemorySystem m(h);
+    m.access(0, line, 0xf, false);
+    m.access(1, line, 0xf, false);
+    Traffic t = m.traffic();
+    EXPECT_EQ(t.dram_rd_sectors, 4) << line;
+    EXPECT_EQ(t.l2_ld_sectors, 8) << line;
+    EXPECT_EQ(t.l2_fabric_sectors, 4) << line;
+    const long long fabric = t.l2_fabric_sectors;
+    m.access(0, line, 0xf, false);
+    m.access(1, line, 0xf, false);
+    t = m.traffic();
+    EXPECT_EQ(t.l2_fabric_sectors, fabric) << line;
+    EXPECT_EQ(t.dram_rd_sectors, 4) << line;
+    EXPECT_EQ(t.l2_ld_hits, t.l2_fabric_hits == 4 ? 8 : 12) << line;  // home SM 0 or 1
+  }
+}
+
 TEST(MemorySystem, BadGeometryIsOneSentence) {
   HierarchyConfig h = tiny(32);
   h.persist = {0, 4096, 1.0, 32 * 128};  // the whole L2 set aside

@@ -50,6 +50,18 @@ struct HierarchyConfig {
   long long l2_bytes = 0;
   int l2_ways = 16;
   int l2_partitions = 1;
+  /// With several partitions, an SM's access to a line another partition is home to looks up
+  /// the SM's own partition first (the local caching node), which keeps a clean copy, and
+  /// on a load miss or any store goes on over the fabric to the home partition (the point of
+  /// coherence), where DRAM is read and dirty data lives; both lookups count (Nsight Compute
+  /// attributes the second to srcunit ltcfabric). NVIDIA on GH100 and GB100: "When a GPC on
+  /// one partition reads from memory attached to the other partition the request is sent to
+  /// a local L2 cache slice (local caching node) and then direct over the LTCFABRIC to the
+  /// remote memory partition L2 cache slice (point of coherence)" (developer forums, "NCU L2
+  /// metric understanding"); the A100 whitepaper: "each L2 partition localizes and caches
+  /// data for memory accesses from SMs in the GPCs directly connected to the partition".
+  /// SM s belongs to partition s * partitions / sms (assumed: SMs numbered GPC by GPC).
+  bool l2_local_caching = true;
   /// A store's L2 lookup counts as a hit whatever the sector held: the L2 allocates it
   /// with a byte mask and needs no fill, and Nsight Compute reports write hit rates of
   /// 100% (lts__t_sector_op_write_hit_rate). False counts a store to an absent sector a miss.
@@ -66,15 +78,18 @@ struct Traffic {
   long long l1_st_sectors = 0, l1_st_hits = 0;  ///< global-store sector lookups, hits
   long long l2_ld_sectors = 0, l2_ld_hits = 0;  ///< L2 sector lookups from loads (L1 misses)
   long long l2_st_sectors = 0, l2_st_hits = 0;  ///< L2 sector lookups from stores
-  long long l2_persist_hits = 0;                ///< hits in the persisting set-aside
-  long long dram_rd_sectors = 0;                ///< sectors read from DRAM
-  long long dram_wr_sectors = 0;                ///< dirty sectors evicted to DRAM
-  long long l2_dirty_end_sectors = 0;           ///< dirty sectors left in L2 at the end
+  /// Lookups (and hits) at a home partition for another partition's SMs, over the fabric.
+  long long l2_fabric_sectors = 0, l2_fabric_hits = 0;
+  long long l2_persist_hits = 0;       ///< hits in the persisting set-aside
+  long long dram_rd_sectors = 0;       ///< sectors read from DRAM
+  long long dram_wr_sectors = 0;       ///< dirty sectors evicted to DRAM
+  long long l2_dirty_end_sectors = 0;  ///< dirty sectors left in L2 at the end
   int sector_bytes = 32;
 
   /// L1 sector hit rate over loads and stores, percent (NaN with no lookup).
   double l1_hit_rate() const;
-  /// L2 sector hit rate over loads and stores, percent (NaN with no lookup).
+  /// L2 sector hit rate over the SMs' loads and stores (not the fabric's lookups), percent
+  /// (NaN with no lookup).
   double l2_hit_rate() const;
   /// Sectors crossing between the SMs and L2 (L1 load misses plus stores).
   long long l2_sm_sectors() const { return l2_ld_sectors + l2_st_sectors; }
@@ -106,7 +121,12 @@ class MemorySystem {
   const HierarchyConfig& config() const { return config_; }
 
  private:
-  void l2_access(std::uint64_t line, unsigned sectors, bool store, const std::uint64_t* bytes);
+  void l2_access(int sm, std::uint64_t line, unsigned sectors, bool store,
+                 const std::uint64_t* bytes);
+  // One lookup in a partition (its persisting set-aside for a line of the window); counts
+  // DRAM reads and dirty evictions at a home partition. Returns the sectors found.
+  unsigned l2_lookup(std::size_t part, std::uint64_t line, unsigned sectors, bool store,
+                     const std::uint64_t* bytes, bool home, long long& lookups, long long& hits);
 
   HierarchyConfig config_;
   Traffic t_;
