@@ -214,6 +214,11 @@ void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool sto
   if (miss) l2_access(sm, line, miss, false, nullptr);
 }
 
+void MemorySystem::l2_prefetch(int sm, std::uint64_t line, unsigned sectors) {
+  sectors &= 0xfu;
+  if (sectors) l2_access(sm, line, sectors, false, nullptr);
+}
+
 void MemorySystem::l2_access(int sm, std::uint64_t line, unsigned sectors, bool store,
                              const std::uint64_t* bytes) {
   const std::size_t parts = l2_.size();

@@ -11,10 +11,12 @@ namespace memhier::model {
 
 namespace {
 
-// One entry per (instruction, line): the line in the high bits, then the 4-bit sector mask,
-// a bit saying two words of byte mask follow (a store that writes part of a sector), the
-// store bit, the L1-caching bit and a bit marking an instruction's last line.
-constexpr int kLineShift = 8;
+// One entry per (instruction, line): the line in the high bits, then a bit marking an L2
+// prefetch, the 4-bit sector mask, a bit saying two words of byte mask follow (a store that
+// writes part of a sector), the store bit, the L1-caching bit and a bit marking an
+// instruction's last line.
+constexpr int kLineShift = 9;
+constexpr std::uint64_t kPrefetchBit = std::uint64_t{1} << 8;
 inline std::uint64_t encode(std::uint64_t line, unsigned mask, bool bytes, bool store, bool cached,
                             bool last) {
   return line << kLineShift | std::uint64_t{mask} << 4 | std::uint64_t{bytes} << 3 |
@@ -134,6 +136,19 @@ void LaunchSimulator::global(const WarpAccess& w) {
   any_ = true;
 }
 
+void LaunchSimulator::l2_prefetch(std::uint64_t address, std::uint64_t bytes) {
+  if (!current_) throw std::logic_error("a stream model prefetched before naming its warp");
+  if (bytes == 0) return;
+  const std::uint64_t first = address >> 5, last = (address + bytes - 1) >> 5;
+  for (std::uint64_t line = first >> 2; line <= last >> 2; ++line) {
+    unsigned mask = 0;
+    for (unsigned s = 0; s < 4; ++s)
+      if (line * 4 + s >= first && line * 4 + s <= last) mask |= 1u << s;
+    current_->push_back(encode(line, mask, false, false, false, line == last >> 2) | kPrefetchBit);
+  }
+  any_ = true;
+}
+
 void LaunchSimulator::flush() {
   if (!any_) return;
   ++r_.waves;
@@ -163,8 +178,11 @@ void LaunchSimulator::flush() {
             bytes = &q[c.pos];
             c.pos += 2;
           }
-          mem_->access(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu, (e >> 2) & 1u,
-                       (e >> 1) & 1u, bytes);
+          if (e & kPrefetchBit)
+            mem_->l2_prefetch(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu);
+          else
+            mem_->access(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu, (e >> 2) & 1u,
+                         (e >> 1) & 1u, bytes);
           if (e & 1u) break;
         }
         if (c.pos < q.size()) cs[keep++] = c;

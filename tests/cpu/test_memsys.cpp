@@ -290,6 +290,25 @@ TEST(LaunchSimulator, WavesAndCounts) {
   EXPECT_GT(r.time_bound_s, 0);
 }
 
+// An L2 prefetch of a 256-byte row (two lines) before the warp reads it: the prefetch's 8
+// sector lookups miss and read DRAM; the load then misses L1 and hits L2 in all 8 sectors.
+TEST(LaunchSimulator, L2PrefetchFillsL2NotL1) {
+  LaunchSimulator sim(*find_card("h100"));
+  sim.launch(32, 0);
+  sim.at(0, 0);
+  sim.l2_prefetch(1ull << 40, 256);
+  WarpAccess ld;
+  ld.width_bytes = 8;
+  for (int l = 0; l < 32; ++l) ld.address[l] = (1ull << 40) + 8 * l;
+  sim.global(ld);
+  const Traffic t = sim.finish().traffic;
+  EXPECT_EQ(t.dram_rd_sectors, 8);
+  EXPECT_EQ(t.l1_ld_sectors, 8);
+  EXPECT_EQ(t.l1_ld_hits, 0);
+  EXPECT_EQ(t.l2_ld_sectors, 16);
+  EXPECT_EQ(t.l2_ld_hits, 8);
+}
+
 // Speed: the model replays tens of millions of sector accesses per second (a streaming
 // read through a 50 MiB L2; the bar is loose so that a loaded CI machine passes).
 TEST(MemorySystem, ReplaysMillionsOfSectorsPerSecond) {

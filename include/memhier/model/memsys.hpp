@@ -116,6 +116,10 @@ class MemorySystem {
   void access(int sm, std::uint64_t line, unsigned sectors, bool store, bool l1_cached = true,
               const std::uint64_t* bytes = nullptr);
 
+  /// A prefetch of `sectors` of `line` into L2 from SM `sm`: counted as the SM's L2 load
+  /// lookups (Nsight Compute counts them under srcunit tex), never in L1.
+  void l2_prefetch(int sm, std::uint64_t line, unsigned sectors);
+
   /// The counts so far, with the dirty sectors now in L2.
   Traffic traffic() const;
   const HierarchyConfig& config() const { return config_; }
