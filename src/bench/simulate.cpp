@@ -121,9 +121,11 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
   s.paragraphs.push_back(report::strf(
       "Each kernel's global accesses, from the same index math as the kernel, replayed on the "
       "CPU through %d per-SM L1s (128-byte lines, 32-byte sectors, %d-way LRU, capacity left by "
-      "the shared-memory carveout) and a %.0f MiB L2 in %d partition(s) (%d-way LRU, hashed "
-      "sets, write-back; a store counts as an L2 hit, as Nsight Compute counts it); caches "
-      "start cold, as under Nsight Compute. Blocks go to SMs "
+      "the shared-memory carveout, write-through with write-allocate: a store hits a sector an "
+      "earlier load or store put there) and a %.0f MiB L2 in %d partition(s) (%d-way LRU, "
+      "hashed sets, write-back; a store counts as an L2 hit, as Nsight Compute counts it; with "
+      "two partitions an SM's access to the other partition's memory also keeps a copy in its "
+      "own); caches start cold, as under Nsight Compute. Blocks go to SMs "
       "round-robin in waves of SMs x resident blocks, warps interleaved one instruction at a "
       "time; no sampling.",
       card.sms, a.l1_ways, static_cast<double>(card.l2_bytes) / (1 << 20), a.l2_partitions,
@@ -182,9 +184,11 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
       "DRAM written counts dirty sectors evicted during the kernel; dirty sectors still in L2 "
       "at its end are shown apart (they reach DRAM later, outside the kernel's counters).");
   if (declined > 0)
-    t.notes.push_back(std::to_string(declined) +
-                      " variant-shape pairs left out: the variant launches no kernel at that "
-                      "shape (the particle rungs decline arrays, the array rungs particles).");
+    t.notes.push_back(
+        std::to_string(declined) +
+        " variant-shape pairs left out: the variant launches no kernel at that "
+        "shape (the particle rungs decline arrays, the array rungs particles, softmax "
+        "warp_per_row rows over 1024 columns).");
   if (!unmodeled.empty()) {
     std::string list;
     for (const std::string& u : unmodeled) {
