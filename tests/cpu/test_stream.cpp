@@ -191,6 +191,31 @@ TEST(TrafficComparison, CountsTheBars) {
   EXPECT_FALSE(memhier::bench::traffic_checks(none, h100).has_value());
 }
 
+// An item of several kernels (a classic reduction's passes): its hit rates are hits over
+// lookups of them all, so a small last pass weighs by its few lookups, not as much as the first.
+TEST(TrafficComparison, SeveralKernelsWeighByTheirLookups) {
+  memhier::bench::ProfileItem it;
+  it.target = "reduction";
+  it.name = "sequential";
+  it.shape = "4194304";
+  for (double lookups : {900.0, 100.0}) {
+    memhier::profile::KernelCounters k;
+    k.values["dram_read_bytes"] = 1e6;
+    k.values["dram_write_bytes"] = 0;
+    k.values["l2_hit_rate_pct"] = lookups > 500 ? 50.0 : 100.0;
+    k.values["l2_sm_sectors"] = lookups;
+    k.values["l1_hit_rate_pct"] = lookups > 500 ? 0.0 : 100.0;
+    k.values["global_ld_sectors"] = lookups;
+    k.values["global_st_sectors"] = 0;
+    it.kernels.push_back(k);
+  }
+  const auto checks = memhier::bench::traffic_checks(it, *memhier::model::find_card("h100"));
+  ASSERT_TRUE(checks.has_value());
+  EXPECT_DOUBLE_EQ((*checks)[0].measured, 2e6);  // bytes add up
+  EXPECT_DOUBLE_EQ((*checks)[2].measured, 10.0);
+  EXPECT_DOUBLE_EQ((*checks)[3].measured, 55.0);
+}
+
 // The DRAM bytes and hit rates Nsight Compute gave on an H100 (scripts/simulate-vs-ncu.sh):
 // every item the model met within its bars must still meet them, so a model change the
 // hardware contradicted fails here without a GPU. Skips until the fixture is recorded.
@@ -291,8 +316,8 @@ TEST(Stream, ReductionCountsByHand) {
     EXPECT_EQ(sink.ld_instr, classic ? n / 32 : n / 128) << v;
     EXPECT_EQ(sink.ld_sectors, n / 8) << v;
     EXPECT_EQ(sink.st_instr, classic ? n / per_block : 0) << v;
-    const auto it = memhier::bench::simulate_one("reduction", v, "4194304",
-                                                 *memhier::model::find_card("h100"));
+    const auto it =
+        memhier::bench::simulate_one("reduction", v, "4194304", *memhier::model::find_card("h100"));
     EXPECT_EQ(it.result.traffic.dram_read_bytes(), 4 * n) << v;
     EXPECT_EQ(it.result.traffic.l1_ld_hits, 0) << v;
   }
@@ -312,8 +337,8 @@ TEST(Stream, StencilCountsByHand) {
     EXPECT_EQ(sink.ld_instr, filter ? 2 * 1152 : 1152) << v;
     EXPECT_EQ(sink.st_instr, 128) << v;
     EXPECT_EQ(sink.st_sectors, 128 * 4) << v;
-    const auto it = memhier::bench::simulate_one("stencil", v, "64x64:3",
-                                                 *memhier::model::find_card("h100"));
+    const auto it =
+        memhier::bench::simulate_one("stencil", v, "64x64:3", *memhier::model::find_card("h100"));
     const auto& t = it.result.traffic;
     EXPECT_EQ(t.dram_read_bytes(), 64.0 * 64 * 4 + (filter ? 64 : 0)) << v;
     EXPECT_EQ(t.dram_write_bytes() + static_cast<double>(t.l2_dirty_end_sectors) * 32,
@@ -337,8 +362,8 @@ TEST(Stream, SoftmaxCountsByHand) {
     EXPECT_EQ(sink.ld_sectors, (online ? 2 : 1) * 1024 * 128) << v;
     EXPECT_EQ(sink.st_instr, 1024 * 8) << v;
     EXPECT_EQ(sink.st_sectors, 1024 * 128) << v;
-    const auto it = memhier::bench::simulate_one("softmax", v, "1024x1024",
-                                                 *memhier::model::find_card("h100"));
+    const auto it =
+        memhier::bench::simulate_one("softmax", v, "1024x1024", *memhier::model::find_card("h100"));
     const auto& t = it.result.traffic;
     EXPECT_EQ(t.dram_read_bytes(), 4.0 * 1024 * 1024) << v;
     EXPECT_EQ(t.l1_ld_hits, online ? 1024 * 128 : 0) << v;
