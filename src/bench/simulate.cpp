@@ -2,10 +2,13 @@
 #include "memhier/bench/simulate.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 #include "memhier/kernels/register.hpp"
 #include "memhier/registry/registry.hpp"
@@ -107,9 +110,32 @@ std::vector<SimulateItem> simulate(const std::string& target,
         if (!variants.empty() &&
             std::find(variants.begin(), variants.end(), v.name) == variants.end())
           continue;
-        items.push_back(simulate_one(name, v.name, s, card));
+        SimulateItem it;
+        it.family = name;
+        it.variant = v.name;
+        it.shape = s;
+        items.push_back(std::move(it));
       }
   }
+  // The replays are independent: one worker per core takes the next item in turn (each
+  // item's replay, and so its figures, is the same whatever runs beside it).
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(items.size());
+  auto work = [&] {
+    for (std::size_t i = next++; i < items.size(); i = next++) try {
+        items[i] = simulate_one(items[i].family, items[i].variant, items[i].shape, card);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+  };
+  const unsigned workers = std::max(
+      1u, std::min(std::thread::hardware_concurrency(), static_cast<unsigned>(items.size())));
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);  // the first failure in item order
   return items;
 }
 
