@@ -4,7 +4,9 @@
 figure, and the misses) and the fixture on stdout that tests/cpu/test_stream.cpp holds the
 memory-system model to (each item's ncu figures and whether the model was within its bars).
 
-Usage: scripts/traffic-fixture.py PROFILE_JSON... > tests/fixtures/h100-traffic.json
+Usage: scripts/traffic-fixture.py [--merge OLD_FIXTURE] PROFILE_JSON... > tests/fixtures/h100-traffic.json
+  --merge: keep OLD_FIXTURE's items that the inputs do not profile again (the summary counts
+  the inputs' items only).
 """
 import json
 import sys
@@ -15,8 +17,12 @@ FIELDS = ["dram_read_bytes", "dram_write_bytes", "l1_hit_rate", "l2_hit_rate"]
 def rows(paths):
     """Yields (meta, row) for every row of every traffic table in the given documents."""
     for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):  # a profile that failed leaves no JSON
+            print(f"traffic-fixture: skipped {path} (no JSON document)", file=sys.stderr)
+            continue
         for section in doc["sections"]:
             for table in section["tables"]:
                 if table["id"].startswith("profile-") and table["id"].endswith("-traffic"):
@@ -26,11 +32,17 @@ def rows(paths):
 
 def main():
     """Prints the fixture and the summary of the documents named on the command line."""
-    if len(sys.argv) < 2:
-        sys.exit(__doc__.strip().splitlines()[-1])
+    args = sys.argv[1:]
+    old = []
+    if args[:1] == ["--merge"] and len(args) >= 2:
+        with open(args[1]) as f:
+            old = json.load(f)["items"]
+        args = args[2:]
+    if not args:
+        sys.exit("usage: scripts/traffic-fixture.py [--merge OLD_FIXTURE] PROFILE_JSON...")
     items, meta = [], None
     per_field = {f: 0 for f in FIELDS}
-    for meta, row in rows(sys.argv[1:]):
+    for meta, row in rows(args):
         within = row["verdict"] == "within"
         items.append({"target": row["target"], "item": row["item"], "shape": row["shape"],
                       "within": within,
@@ -49,6 +61,8 @@ def main():
         if not i["within"]:
             print(f"  miss: {i['target']} {i['item']} {i['shape']}: simulated {i['simulated']} "
                   f"ncu {i['ncu']}", file=sys.stderr)
+    fresh = {(i["target"], i["item"], i["shape"]) for i in items}
+    items = [i for i in old if (i["target"], i["item"], i["shape"]) not in fresh] + items
     head = {"made_by": "scripts/traffic-fixture.py",
             "record": {k: meta.get(k) for k in ("device", "driver", "toolkit", "git_commit",
                                                 "date_utc")},

@@ -31,18 +31,30 @@ bool is_rate(const std::string& field) {
   return false;
 }
 
-// A hit rate over several kernels of one item: their mean weighted by nothing (the
-// modeled items are one kernel each; ncu's rate of a lone kernel is its own).
+// A hit rate over the kernels of one item (a classic reduction's passes): hits over lookups
+// of them all, each kernel's rate weighted by its lookups (its L1 global sectors, or its L2
+// sectors from the SMs); the plain mean where a kernel lacks that count. A lone kernel's rate
+// is its own.
 double measured_rate(const ProfileItem& it, const std::string& key) {
-  double sum = 0;
+  double sum = 0, weights = 0, plain = 0;
   int n = 0;
+  bool weighted = true;
   for (const profile::KernelCounters& k : it.kernels) {
     const double v = k.get(key);
     if (std::isnan(v)) continue;
-    sum += v;
+    const double w = key == "l2_hit_rate_pct"
+                         ? k.get("l2_sm_sectors")
+                         : k.get("global_ld_sectors") + k.get("global_st_sectors");
+    weighted = weighted && !std::isnan(w);
+    if (!std::isnan(w)) {
+      sum += v * w;
+      weights += w;
+    }
+    plain += v;
     ++n;
   }
-  return n == 0 ? NAN : sum / n;
+  if (n == 0) return NAN;
+  return weighted && weights > 0 ? sum / weights : plain / n;
 }
 
 }  // namespace

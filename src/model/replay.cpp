@@ -11,12 +11,16 @@ namespace memhier::model {
 
 namespace {
 
-// One entry per (instruction, line): the line in the high bits, then the 4-bit sector mask,
-// the store bit, the L1-caching bit and a bit marking an instruction's last line.
-constexpr int kLineShift = 8;
-inline std::uint64_t encode(std::uint64_t line, unsigned mask, bool store, bool cached, bool last) {
-  return line << kLineShift | std::uint64_t{mask} << 4 | std::uint64_t{store} << 2 |
-         std::uint64_t{cached} << 1 | std::uint64_t{last};
+// One entry per (instruction, line): the line in the high bits, then a bit marking an L2
+// prefetch, the 4-bit sector mask, a bit saying two words of byte mask follow (a store that
+// writes part of a sector), the store bit, the L1-caching bit and a bit marking an
+// instruction's last line.
+constexpr int kLineShift = 9;
+constexpr std::uint64_t kPrefetchBit = std::uint64_t{1} << 8;
+inline std::uint64_t encode(std::uint64_t line, unsigned mask, bool bytes, bool store, bool cached,
+                            bool last) {
+  return line << kLineShift | std::uint64_t{mask} << 4 | std::uint64_t{bytes} << 3 |
+         std::uint64_t{store} << 2 | std::uint64_t{cached} << 1 | std::uint64_t{last};
 }
 
 }  // namespace
@@ -80,9 +84,11 @@ void LaunchSimulator::at(std::uint64_t block, int warp) {
 void LaunchSimulator::global(const WarpAccess& w) {
   if (!current_) throw std::logic_error("a stream model reported an access before naming its warp");
   if (w.active_mask == 0) return;
-  // The distinct lines the instruction touches and each one's sectors, in lane order.
+  // The distinct lines the instruction touches and each one's sectors (and, for a store, its
+  // bytes), in lane order.
   std::uint64_t lines[2 * kWarpSize];
   unsigned masks[2 * kWarpSize];
+  std::uint64_t bytes[2 * kWarpSize][2];
   int n = 0;
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!w.active(lane)) continue;
@@ -93,16 +99,53 @@ void LaunchSimulator::global(const WarpAccess& w) {
       int i = n - 1;
       while (i >= 0 && lines[i] != line) --i;  // recent lines first: coalesced runs end fast
       if (i < 0) {
-        lines[n] = line;
-        masks[n++] = bit;
-      } else {
-        masks[i] |= bit;
+        i = n++;
+        lines[i] = line;
+        masks[i] = 0;
+        bytes[i][0] = bytes[i][1] = 0;
       }
+      masks[i] |= bit;
+    }
+    if (!w.is_store) continue;
+    // The lane's bytes: one run of at most 16, split where it crosses a 64-byte word.
+    for (std::uint64_t b = first; b <= last;) {
+      const std::uint64_t end = std::min(last, b | 63u);  // the run's last byte in this word
+      const unsigned len = static_cast<unsigned>(end - b + 1);
+      int i = n - 1;
+      while (lines[i] != b >> 7) --i;
+      const std::uint64_t run = len == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
+      bytes[i][(b >> 6) & 1u] |= run << (b & 63u);
+      b = end + 1;
     }
   }
-  for (int i = 0; i < n; ++i)
-    current_->push_back(encode(lines[i], masks[i], w.is_store, w.l1_cached, i == n - 1));
+  for (int i = 0; i < n; ++i) {
+    bool partial = false;  // a sector of the mask not written whole
+    for (int s = 0; s < 4; ++s)
+      if ((masks[i] >> s) & 1u)
+        partial = partial ||
+                  static_cast<std::uint32_t>(bytes[i][s >> 1] >> (32 * (s & 1))) != 0xffffffffu;
+    const bool with_bytes = w.is_store && partial;
+    current_->push_back(
+        encode(lines[i], masks[i], with_bytes, w.is_store, w.l1_cached, i == n - 1));
+    if (with_bytes) {
+      current_->push_back(bytes[i][0]);
+      current_->push_back(bytes[i][1]);
+    }
+  }
   ++r_.instructions;
+  any_ = true;
+}
+
+void LaunchSimulator::l2_prefetch(std::uint64_t address, std::uint64_t bytes) {
+  if (!current_) throw std::logic_error("a stream model prefetched before naming its warp");
+  if (bytes == 0) return;
+  const std::uint64_t first = address >> 5, last = (address + bytes - 1) >> 5;
+  for (std::uint64_t line = first >> 2; line <= last >> 2; ++line) {
+    unsigned mask = 0;
+    for (unsigned s = 0; s < 4; ++s)
+      if (line * 4 + s >= first && line * 4 + s <= last) mask |= 1u << s;
+    current_->push_back(encode(line, mask, false, false, false, line == last >> 2) | kPrefetchBit);
+  }
   any_ = true;
 }
 
@@ -130,8 +173,16 @@ void LaunchSimulator::flush() {
         const std::vector<std::uint64_t>& q = *c.q;
         for (;;) {  // one instruction: its lines up to the one marked last
           const std::uint64_t e = q[c.pos++];
-          mem_->access(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu, (e >> 2) & 1u,
-                       (e >> 1) & 1u);
+          const std::uint64_t* bytes = nullptr;
+          if ((e >> 3) & 1u) {
+            bytes = &q[c.pos];
+            c.pos += 2;
+          }
+          if (e & kPrefetchBit)
+            mem_->l2_prefetch(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu);
+          else
+            mem_->access(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu, (e >> 2) & 1u,
+                         (e >> 1) & 1u, bytes);
           if (e & 1u) break;
         }
         if (c.pos < q.size()) cs[keep++] = c;

@@ -28,8 +28,10 @@ HierarchyConfig tiny(long long l2_lines, long long l1_bytes = 4096) {
   return h;
 }
 
-// A warp instruction on one SM: 32 lanes at base + lane * stride bytes, 4 bytes each.
+// A warp instruction on one SM: 32 lanes at base + lane * stride bytes, 4 bytes each (a
+// store passes the bytes it writes).
 void warp(MemorySystem& m, std::uint64_t base, std::uint64_t stride, bool store) {
+  static std::uint64_t bytes[1 << 12][2];
   unsigned masks[1 << 12] = {};
   std::uint64_t first = ~0ull, last = 0;
   for (int l = 0; l < 32; ++l) {
@@ -38,12 +40,17 @@ void warp(MemorySystem& m, std::uint64_t base, std::uint64_t stride, bool store)
     last = std::max(last, s >> 2);
   }
   ASSERT_LT(last - first, 1u << 12);
+  for (std::uint64_t line = first; line <= last; ++line)
+    bytes[line - first][0] = bytes[line - first][1] = 0;
   for (int l = 0; l < 32; ++l) {
-    const std::uint64_t s = (base + l * stride) >> 5;
+    const std::uint64_t a = base + l * stride, s = a >> 5;
     masks[(s >> 2) - first] |= 1u << (s & 3);
+    for (std::uint64_t b = a; b < a + 4; ++b)
+      bytes[(b >> 7) - first][(b >> 6) & 1] |= 1ull << (b & 63);
   }
   for (std::uint64_t line = first; line <= last; ++line)
-    if (masks[line - first]) m.access(0, line, masks[line - first], store);
+    if (masks[line - first])
+      m.access(0, line, masks[line - first], store, true, bytes[line - first]);
 }
 
 }  // namespace
@@ -96,7 +103,8 @@ TEST(MemorySystem, NonCachingLoadsDoNotAllocate) {
 
 // A 32x32 transpose tile: 32 row reads (4 sectors each), then 32 column writes (32 lines,
 // one sector each). Each output sector gets 8 of the 4-byte writes: the first misses, the
-// next seven hit in L2; nothing hits in L1 (stores do not allocate).
+// next seven hit, in L2 and in L1 alike (both write-allocate; the 32 output lines evict the
+// input's from the 32-line L1).
 TEST(MemorySystem, TransposeTileByHand) {
   MemorySystem m(tiny(1024));
   const std::uint64_t in = 1ull << 20, out = 2ull << 20;
@@ -105,11 +113,35 @@ TEST(MemorySystem, TransposeTileByHand) {
   const Traffic t = m.traffic();
   EXPECT_EQ(t.l1_ld_sectors, 128);
   EXPECT_EQ(t.l1_st_sectors, 1024);
-  EXPECT_EQ(t.l1_st_hits, 0);
+  EXPECT_EQ(t.l1_st_hits, 896);
   EXPECT_EQ(t.l2_st_sectors, 1024);
   EXPECT_EQ(t.l2_st_hits, 896);
   EXPECT_EQ(t.dram_rd_sectors, 128);
   EXPECT_EQ(t.l2_dirty_end_sectors, 128);
+}
+
+// A sector written in part is present for the next store but holds no data for a load: a
+// 4-byte store, a load of its sector (misses L1 and L2, reads DRAM), then seven stores that
+// complete the next sector, whose load then hits L1.
+TEST(MemorySystem, PartlyWrittenSectorsServeNoLoad) {
+  MemorySystem m(tiny(1024));
+  const std::uint64_t line = 50, word0[2] = {0xfull, 0};
+  m.access(0, line, 0x1, true, true, word0);
+  m.access(0, line, 0x1, false);
+  Traffic t = m.traffic();
+  EXPECT_EQ(t.l1_st_hits, 0);
+  EXPECT_EQ(t.l1_ld_hits, 0);
+  EXPECT_EQ(t.l2_ld_hits, 0);
+  EXPECT_EQ(t.dram_rd_sectors, 1);
+  for (int b = 0; b < 8; ++b) {  // sector 1: bytes 32..63, four at a time
+    const std::uint64_t word[2] = {0xfull << (32 + 4 * b), 0};
+    m.access(0, line, 0x2, true, true, word);
+  }
+  m.access(0, line, 0x2, false);
+  t = m.traffic();
+  EXPECT_EQ(t.l1_st_hits, 7);
+  EXPECT_EQ(t.l1_ld_hits, 1);
+  EXPECT_EQ(t.dram_rd_sectors, 1);
 }
 
 // A working set of 32 lines in a 32-line L2 hits on the second pass; one line more and LRU
@@ -173,6 +205,33 @@ TEST(MemorySystem, StoresCountAsL2Hits) {
   EXPECT_EQ(t.dram_rd_sectors, 128);
 }
 
+// Two partitions, an SM on each: a line read by both is fetched from DRAM once; whichever SM
+// is far from its home looks up its own partition (a miss) and then the home over the fabric,
+// and a second read from that SM hits its local copy with no fabric lookup.
+TEST(MemorySystem, FarLinesAreCachedLocallyToo) {
+  HierarchyConfig h = tiny(64, 0);
+  h.sms = 2;
+  h.l2_partitions = 2;
+  h.l2_ways = 16;
+  h.l2_bytes = 2 * 64 * 128;
+  for (std::uint64_t line : {10u, 11u, 12u, 13u}) {
+    MemorySystem m(h);
+    m.access(0, line, 0xf, false);
+    m.access(1, line, 0xf, false);
+    Traffic t = m.traffic();
+    EXPECT_EQ(t.dram_rd_sectors, 4) << line;
+    EXPECT_EQ(t.l2_ld_sectors, 8) << line;
+    EXPECT_EQ(t.l2_fabric_sectors, 4) << line;
+    const long long fabric = t.l2_fabric_sectors;
+    m.access(0, line, 0xf, false);
+    m.access(1, line, 0xf, false);
+    t = m.traffic();
+    EXPECT_EQ(t.l2_fabric_sectors, fabric) << line;
+    EXPECT_EQ(t.dram_rd_sectors, 4) << line;
+    EXPECT_EQ(t.l2_ld_hits, t.l2_fabric_hits == 4 ? 8 : 12) << line;  // home SM 0 or 1
+  }
+}
+
 TEST(MemorySystem, BadGeometryIsOneSentence) {
   HierarchyConfig h = tiny(32);
   h.persist = {0, 4096, 1.0, 32 * 128};  // the whole L2 set aside
@@ -229,6 +288,25 @@ TEST(LaunchSimulator, WavesAndCounts) {
   EXPECT_EQ(r.traffic.dram_wr_sectors, 0);
   EXPECT_EQ(r.traffic.l2_st_sectors, blocks * 8 * 4);
   EXPECT_GT(r.time_bound_s, 0);
+}
+
+// An L2 prefetch of a 256-byte row (two lines) before the warp reads it: the prefetch's 8
+// sector lookups miss and read DRAM; the load then misses L1 and hits L2 in all 8 sectors.
+TEST(LaunchSimulator, L2PrefetchFillsL2NotL1) {
+  LaunchSimulator sim(*find_card("h100"));
+  sim.launch(32, 0);
+  sim.at(0, 0);
+  sim.l2_prefetch(1ull << 40, 256);
+  WarpAccess ld;
+  ld.width_bytes = 8;
+  for (int l = 0; l < 32; ++l) ld.address[l] = (1ull << 40) + 8 * l;
+  sim.global(ld);
+  const Traffic t = sim.finish().traffic;
+  EXPECT_EQ(t.dram_rd_sectors, 8);
+  EXPECT_EQ(t.l1_ld_sectors, 8);
+  EXPECT_EQ(t.l1_ld_hits, 0);
+  EXPECT_EQ(t.l2_ld_sectors, 16);
+  EXPECT_EQ(t.l2_ld_hits, 8);
 }
 
 // Speed: the model replays tens of millions of sector accesses per second (a streaming

@@ -4,14 +4,17 @@
 //
 // L1: one per SM, 128-byte lines of four 32-byte sectors, set-associative with true LRU
 // (ArchSpec::l1_ways, assumed); a load miss fetches only the missing sectors (sector fill);
-// stores are write-through with no write-allocate (a store updates a sector that is already
-// there, never allocates one); non-caching loads (ld.global.cg) look up and never allocate.
+// stores are write-through with write-allocate and no fetch, bytes tracked per sector
+// (Accel-Sim's model of Volta and later: "L1 cache is write_allocate write_through", after
+// NVIDIA GTC 2018 S81006): a store hits a sector an earlier load or store put there and
+// allocates it otherwise, and a load hits a store-allocated sector only once it is written
+// whole; non-caching loads (ld.global.cg) look up and never allocate.
 // L2: ArchSpec::l2_partitions partitions of equal size, a line's home partition chosen by a
 // hash of its address (every SM reaches it; no far-side copies), each set-associative with
-// true LRU over hashed sets; write-back with write-allocate at sector granularity (a store
-// miss allocates the sector dirty without reading DRAM, and counts as a hit, see
-// HierarchyConfig::l2_store_hits); a load miss reads the missing
-// sectors from DRAM; an evicted dirty sector is one DRAM sector written. Dirty sectors still
+// true LRU over hashed sets; write-back with write-allocate at sector granularity and a byte
+// mask (a store miss allocates the sector dirty without reading DRAM, and counts as a hit, see
+// HierarchyConfig::l2_store_hits); a load miss reads the missing sectors from DRAM (a partly
+// written sector too); an evicted dirty sector is one DRAM sector written. Dirty sectors still
 // in L2 when the kernel ends are not DRAM traffic of the kernel (Nsight Compute counts them
 // neither) and are reported apart. The persisting-access window (cudaAccessPolicyWindow):
 // a `hit_ratio` share of the window's lines, chosen by a hash, lives in a set-aside of
@@ -47,6 +50,18 @@ struct HierarchyConfig {
   long long l2_bytes = 0;
   int l2_ways = 16;
   int l2_partitions = 1;
+  /// With several partitions, an SM's access to a line another partition is home to looks up
+  /// the SM's own partition first (the local caching node), which keeps a clean copy, and
+  /// on a load miss or any store goes on over the fabric to the home partition (the point of
+  /// coherence), where DRAM is read and dirty data lives; both lookups count (Nsight Compute
+  /// attributes the second to srcunit ltcfabric). NVIDIA on GH100 and GB100: "When a GPC on
+  /// one partition reads from memory attached to the other partition the request is sent to
+  /// a local L2 cache slice (local caching node) and then direct over the LTCFABRIC to the
+  /// remote memory partition L2 cache slice (point of coherence)" (developer forums, "NCU L2
+  /// metric understanding"); the A100 whitepaper: "each L2 partition localizes and caches
+  /// data for memory accesses from SMs in the GPCs directly connected to the partition".
+  /// SM s belongs to partition s * partitions / sms (assumed: SMs numbered GPC by GPC).
+  bool l2_local_caching = true;
   /// A store's L2 lookup counts as a hit whatever the sector held: the L2 allocates it
   /// with a byte mask and needs no fill, and Nsight Compute reports write hit rates of
   /// 100% (lts__t_sector_op_write_hit_rate). False counts a store to an absent sector a miss.
@@ -63,15 +78,18 @@ struct Traffic {
   long long l1_st_sectors = 0, l1_st_hits = 0;  ///< global-store sector lookups, hits
   long long l2_ld_sectors = 0, l2_ld_hits = 0;  ///< L2 sector lookups from loads (L1 misses)
   long long l2_st_sectors = 0, l2_st_hits = 0;  ///< L2 sector lookups from stores
-  long long l2_persist_hits = 0;                ///< hits in the persisting set-aside
-  long long dram_rd_sectors = 0;                ///< sectors read from DRAM
-  long long dram_wr_sectors = 0;                ///< dirty sectors evicted to DRAM
-  long long l2_dirty_end_sectors = 0;           ///< dirty sectors left in L2 at the end
+  /// Lookups (and hits) at a home partition for another partition's SMs, over the fabric.
+  long long l2_fabric_sectors = 0, l2_fabric_hits = 0;
+  long long l2_persist_hits = 0;       ///< hits in the persisting set-aside
+  long long dram_rd_sectors = 0;       ///< sectors read from DRAM
+  long long dram_wr_sectors = 0;       ///< dirty sectors evicted to DRAM
+  long long l2_dirty_end_sectors = 0;  ///< dirty sectors left in L2 at the end
   int sector_bytes = 32;
 
   /// L1 sector hit rate over loads and stores, percent (NaN with no lookup).
   double l1_hit_rate() const;
-  /// L2 sector hit rate over loads and stores, percent (NaN with no lookup).
+  /// L2 sector hit rate over the SMs' loads and stores (not the fabric's lookups), percent
+  /// (NaN with no lookup).
   double l2_hit_rate() const;
   /// Sectors crossing between the SMs and L2 (L1 load misses plus stores).
   long long l2_sm_sectors() const { return l2_ld_sectors + l2_st_sectors; }
@@ -93,15 +111,26 @@ class MemorySystem {
 
   /// One warp instruction's sectors in one 128-byte line: `line` is the byte address / 128,
   /// `sectors` a 4-bit mask. `l1_cached`: a caching load (ld.ca, the default from 7.0);
-  /// ignored for stores.
-  void access(int sm, std::uint64_t line, unsigned sectors, bool store, bool l1_cached = true);
+  /// ignored for stores. `bytes`: a store's bytes of the line (two words, bit i = byte i),
+  /// nullptr when it writes its sectors whole.
+  void access(int sm, std::uint64_t line, unsigned sectors, bool store, bool l1_cached = true,
+              const std::uint64_t* bytes = nullptr);
+
+  /// A prefetch of `sectors` of `line` into L2 from SM `sm`: counted as the SM's L2 load
+  /// lookups (Nsight Compute counts them under srcunit tex), never in L1.
+  void l2_prefetch(int sm, std::uint64_t line, unsigned sectors);
 
   /// The counts so far, with the dirty sectors now in L2.
   Traffic traffic() const;
   const HierarchyConfig& config() const { return config_; }
 
  private:
-  void l2_access(std::uint64_t line, unsigned sectors, bool store);
+  void l2_access(int sm, std::uint64_t line, unsigned sectors, bool store,
+                 const std::uint64_t* bytes);
+  // One lookup in a partition (its persisting set-aside for a line of the window); counts
+  // DRAM reads and dirty evictions at a home partition. Returns the sectors found.
+  unsigned l2_lookup(std::size_t part, std::uint64_t line, unsigned sectors, bool store,
+                     const std::uint64_t* bytes, bool home, long long& lookups, long long& hits);
 
   HierarchyConfig config_;
   Traffic t_;

@@ -33,6 +33,12 @@ class AccessSink {
   virtual void at(std::uint64_t block, int warp) = 0;
   /// One global-memory warp instruction of the current warp; inactive lanes access nothing.
   virtual void global(const WarpAccess& w) = 0;
+  /// A prefetch of `bytes` from `address` into L2 by the current warp (prefetch.global.L2,
+  /// cp.async.bulk.prefetch.L2): L2 lookups that fill from DRAM, nothing in L1. A model
+  /// without prefetches never calls it.
+  virtual void l2_prefetch(std::uint64_t address, std::uint64_t bytes) {
+    (void)address, (void)bytes;
+  }
 };
 
 /// What a replay predicts for one kernel launch on one card.
@@ -58,6 +64,7 @@ class LaunchSimulator : public AccessSink {
   void launch(int block_threads, int smem_bytes_per_block) override;
   void at(std::uint64_t block, int warp) override;
   void global(const WarpAccess& w) override;
+  void l2_prefetch(std::uint64_t address, std::uint64_t bytes) override;
   /// Replays what is left and returns the counts and the time bound.
   SimResult finish();
 

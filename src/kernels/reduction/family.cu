@@ -4,18 +4,21 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "kernels/families.hpp"
+#include "kernels/reduction/stream.hpp"
 #include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/kernels/reduction.hpp"
+#include "memhier/model/replay.hpp"
 #include "variants.hpp"
 
 namespace memhier::kernels {
@@ -152,11 +155,14 @@ class ReductionCase final : public registry::Case {
   core::DeviceBuffer<char> cub_temp_;
 };
 
-/// A rung of the table (reduction_rungs.inc) as the bench registers it.
+/// A rung of the table (reduction_rungs.inc) as the bench registers it, with its stream.
 registry::Variant variant(rd::Variant v, int rung, std::string technique, registry::Claim claim,
-                          const void* symbol, int block_threads) {
-  return registry::make_variant(rd::to_string(v), rung, std::move(technique), std::move(claim),
-                                symbol, block_threads);
+                          const void* symbol, int block_threads,
+                          std::function<void(const std::string&, model::AccessSink&)> stream) {
+  registry::Variant out = registry::make_variant(rd::to_string(v), rung, std::move(technique),
+                                                 std::move(claim), symbol, block_threads);
+  out.stream = std::move(stream);
+  return out;
 }
 
 }  // namespace
@@ -183,14 +189,24 @@ registry::Family reduction_family() {
   // The table's lines in order (a braced list evaluates its elements left to right): a
   // line's rung number is its place.
   f.variants = {
-#define MEMHIER_CLASSIC_RUNG(name, launch, symbol, elems, technique, source, claim) \
-  variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol(), d::kClassicBlock),
+#define MEMHIER_CLASSIC_RUNG(name, launch, symbol, elems, technique, source, claim)            \
+  variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol(), d::kClassicBlock, \
+          [](const std::string& s, model::AccessSink& k) {                                     \
+            d::stream_classic(elems* d::kClassicBlock, s, k);                                  \
+          }),
+// The L2::256B rung's loads do not allocate in L1 (ld.global.nc.L1::no_allocate), nor do
+// cp.async.cg's copies.
 #define MEMHIER_GRID_RUNG(name, launch, config, technique, source, claim)               \
   variant(Variant::name, ++rung_no, technique, {source, claim}, d::config().sum_kernel, \
-          d::config().block_threads),
+          d::config().block_threads, [](const std::string& s, model::AccessSink& k) {   \
+            d::stream_grid(d::config().block_threads, d::config().unroll,               \
+                           Variant::name != Variant::best_b256_v4x8_l2pf &&             \
+                               Variant::name != Variant::cp_async_pipeline,             \
+                           s, k);                                                       \
+          }),
 #define MEMHIER_BEST(name, config, technique, source, claim)                            \
   variant(Variant::name, ++rung_no, technique, {source, claim}, d::config().sum_kernel, \
-          d::config().block_threads),
+          d::config().block_threads, nullptr),
 #include "memhier/kernels/reduction_rungs.inc"
   };
   f.read_dominated = true;  // every input read once, one word (or 256 bins) written

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/families.hpp"
+#include "kernels/softmax/stream.hpp"
 #include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
@@ -165,12 +166,24 @@ std::unique_ptr<registry::Case> make_softmax_case(const std::string& shape, std:
   return std::make_unique<SoftmaxCase>(static_cast<int>(d[0]), static_cast<int>(d[1]), seed);
 }
 
-/// A rung of the table (softmax_rungs.inc) as the bench registers it.
+/// A rung of the table (softmax_rungs.inc) as the bench registers it; rungs 6 and 7 with
+/// their address stream.
 registry::Variant rung(softmax::Variant v, int rung_no, std::string technique,
                        registry::Claim claim, const void* symbol, int block_threads) {
   // The cached kernels size their dynamic shared memory per shape: 0 here.
-  return registry::make_variant(softmax::to_string(v), rung_no, std::move(technique),
-                                std::move(claim), symbol, block_threads);
+  registry::Variant out =
+      registry::make_variant(softmax::to_string(v), rung_no, std::move(technique), std::move(claim),
+                             symbol, block_threads);
+  if (v == softmax::Variant::warp_per_row || v == softmax::Variant::online)
+    out.stream = [v](const std::string& shape, model::AccessSink& sink) {
+      const std::vector<std::int64_t> d = parse_softmax_shape(shape);
+      const int rows = static_cast<int>(d[0]), cols = static_cast<int>(d[1]);
+      if (v == softmax::Variant::online) return softmax::detail::stream_online(rows, cols, sink);
+      if (cols <= softmax::detail::kWarpPerRowMaxCols)
+        return softmax::detail::stream_warp_per_row(rows, cols, sink);
+      sink.launch(128, 0);  // longer rows: the rung declines the shape, no kernel runs
+    };
+  return out;
 }
 
 }  // namespace

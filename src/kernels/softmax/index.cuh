@@ -26,6 +26,20 @@ MEMHIER_HD inline int warp_row_col(int lane, int j, int pack) {
   return (j / pack) * 32 * pack + lane * pack + j % pack;
 }
 
+/// warp_per_row: elements a lane holds (CPL) for a row of `cols` columns, the power of two
+/// at or above cols / 32 (1 .. 32); with float4 packs at least 4.
+MEMHIER_HD inline int warp_row_elems(int cols, int pack) {
+  int per_lane = 1;
+  while (per_lane < 32 && per_lane * 32 < cols) per_lane *= 2;
+  return pack == 4 && per_lane < 4 ? 4 : per_lane;
+}
+
+/// warp_per_row: floats per access (PACK), float4 where rows are 16-byte aligned (`vec4`)
+/// and longer than 64 columns, else 1.
+MEMHIER_HD inline int warp_row_pack(int cols, bool vec4) {
+  return vec4 && cols > 64 ? 4 : 1;
+}
+
 /// A row split over a cluster of blocks: the first unit of chunk `rank` (64-bit: rank *
 /// chunk may pass the row's end by up to a chunk).
 MEMHIER_HD inline long long chunk_begin(int rank, int chunk_units) {

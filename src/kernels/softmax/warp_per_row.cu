@@ -90,8 +90,9 @@ void launch_warp_per_row(const Problem& p) {
     throw std::invalid_argument("warp_per_row holds a row in one warp's registers: at most " +
                                 std::to_string(kWarpPerRowMaxCols) + " columns, not " +
                                 std::to_string(p.cols) + ".");
-  const int per_lane = pow2_ceil(index::ceil_div(p.cols, 32));  // 1 .. 32
-  if (p.vec4 && p.cols > 64) {                                  // float4: 4 .. 32 elements a lane
+  const int pack = index::warp_row_pack(p.cols, p.vec4);
+  const int per_lane = index::warp_row_elems(p.cols, pack);  // the stream model's rule too
+  if (pack == 4) {                                           // float4: 4 .. 32 elements a lane
     switch (per_lane) {
       case 4:
         return launch<4, 4>(p);

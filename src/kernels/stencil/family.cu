@@ -12,6 +12,7 @@
 
 #include "kernels/families.hpp"
 #include "kernels/stencil/index.cuh"
+#include "kernels/stencil/stream.hpp"
 #include "kernels/stencil/variants.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
@@ -191,11 +192,18 @@ class StencilCase final : public registry::Case {
   bool ref_ready_ = false;
 };
 
-/// A rung of the table (stencil_rungs.inc) as the bench registers it.
+/// A rung of the table (stencil_rungs.inc) as the bench registers it; rungs 1 and 2 (one
+/// output per thread) with their address stream.
 registry::Variant make_variant(Variant v, int rung, const std::string& technique,
                                registry::Claim claim, const void* symbol, int threads) {
-  return registry::make_variant(stencil::to_string(v), rung, technique, std::move(claim), symbol,
-                                threads);
+  registry::Variant out = registry::make_variant(stencil::to_string(v), rung, technique,
+                                                 std::move(claim), symbol, threads);
+  if (v == Variant::naive_global || v == Variant::constant_filter)
+    out.stream = [v](const std::string& shape, model::AccessSink& sink) {
+      const StencilShape s = parse_stencil_shape(shape);
+      stencil::detail::stream_per_output(s.rows, s.cols, s.k, v == Variant::naive_global, sink);
+    };
+  return out;
 }
 
 }  // namespace
