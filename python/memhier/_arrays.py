@@ -30,7 +30,7 @@ _DLPACK_DTYPES = {(2, 32): "float32", (1, 8): "uint8", (0, 32): "int32", (1, 32)
                   (0, 8): "int8", (1, 16): "uint16", (0, 16): "int16", (6, 8): "bool"}
 _TYPESTRS = {"f4": "float32", "u1": "uint8", "i4": "int32", "u4": "uint32", "i8": "int64",
              "f8": "float64", "f2": "float16", "i1": "int8", "b1": "bool"}
-_ITEMSIZE = {"float32": 4, "uint8": 1, "int32": 4, "uint32": 4}
+_ITEMSIZE = {"float32": 4, "uint8": 1, "int32": 4, "uint32": 4, "bfloat16": 2}
 
 
 class Array(NamedTuple):

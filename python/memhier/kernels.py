@@ -22,6 +22,7 @@ from ._arrays import Array
 
 
 _F32 = ("float32",)
+_GEMM_INPUTS = ("float32", "bfloat16")
 
 
 def _stream(stream: Any, x: Any) -> int:
@@ -107,15 +108,20 @@ def _leading_dim(a: Array, name: str) -> int:
 
 def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, *,
          variant: str = "best", stream: Any = None) -> Any:
-    """C = alpha * A @ B + beta * C in float32 on CUDA cores (no tensor cores).
+    """C = alpha * A @ B + beta * C; C is float32.
 
-    ``a`` is m x k, ``b`` k x n, ``c`` m x n; each may be a row-strided view (unit stride
-    along rows). With ``c=None`` a new m x n array is returned and ``beta`` must be 0.
-    The first call at a shape class tunes ``best`` (it synchronizes the stream once).
+    float32 ``a`` and ``b`` run on CUDA cores (no tensor cores, no TF32); bfloat16 ``a`` and
+    ``b`` run the tensor-core ladder (bf16 products, float32 accumulation and C; variants:
+    ``memhier.variants("gemm_bf16")``). ``a`` is m x k, ``b`` k x n, ``c`` m x n; each may be
+    a row-strided view (unit stride along rows). With ``c=None`` a new float32 m x n array is
+    returned and ``beta`` must be 0. The first call at a shape class tunes ``best`` (it
+    synchronizes the stream once).
     """
     s = _stream(stream, a)
-    A = _input(a, "a", s, ndim=2, contiguous=False)
-    B = _input(b, "b", s, ndim=2, contiguous=False)
+    A = _input(a, "a", s, _GEMM_INPUTS, ndim=2, contiguous=False)
+    B = _input(b, "b", s, _GEMM_INPUTS, ndim=2, contiguous=False)
+    if A.dtype != B.dtype:
+        raise TypeError(f"a is {A.dtype} but b is {B.dtype}; both float32 or both bfloat16.")
     m, k = A.shape
     if B.shape[0] != k:
         raise ValueError(f"a is {m}x{k} but b has {B.shape[0]} rows; they must agree.")
@@ -131,13 +137,14 @@ def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, *
         raise ValueError(f"c must have shape {(m, n)}, not {tuple(C.shape)}.")
     lda, ldb, ldc = _leading_dim(A, "a"), _leading_dim(B, "b"), _leading_dim(C, "c")
     device = _arrays.device_of((A, "a"), (B, "b"), (C, "c"))
+    call = _ext.gemm_bf16 if A.dtype == "bfloat16" else _ext.gemm
     if m and n:
         if k == 0:  # an empty sum: C = beta * C, which the rungs take with alpha = 0
-            _ext.gemm(variant, m, n, 1, 0.0, A.ptr or C.ptr, 1, B.ptr or C.ptr, n, float(beta),
-                      C.ptr, ldc, device, s)
+            _ext.gemm(variant if call is _ext.gemm else "best", m, n, 1, 0.0, C.ptr, 1, C.ptr, n,
+                      float(beta), C.ptr, ldc, device, s)
         else:
-            _ext.gemm(variant, m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb, float(beta), C.ptr,
-                      ldc, device, s)
+            call(variant, m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb, float(beta), C.ptr, ldc,
+                 device, s)
     return C.obj
 
 
@@ -228,5 +235,6 @@ def axpy(a: float, x: Any, y: Any, *, variant: str = "best", stream: Any = None)
 
 
 def variants(family: str) -> list:
-    """The names ``variant=`` accepts for a kernel function ("softmax", "gemm", ...)."""
+    """The names ``variant=`` accepts for a kernel function ("softmax", "gemm", ...;
+    "gemm_bf16" for gemm on bfloat16 inputs)."""
     return list(_ext.variants(family))

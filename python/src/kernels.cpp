@@ -21,6 +21,7 @@
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/elementwise.hpp"
 #include "memhier/kernels/gemm.hpp"
+#include "memhier/kernels/gemm_bf16.hpp"
 #include "memhier/kernels/histogram.hpp"
 #include "memhier/kernels/reduction.hpp"
 #include "memhier/kernels/softmax.hpp"
@@ -114,10 +115,10 @@ T* out_ptr(Ptr p) {
   return reinterpret_cast<T*>(p);
 }
 
-// The variant of `family` named `name`, found among kAllVariants by its readable name.
-template <class Variant, std::size_t N>
-Variant variant_named(const Variant (&all)[N], const char* (*name_of)(Variant),
-                      const std::string& family, const std::string& name) {
+// The variant of `family` named `name`, found among all its variants by its readable name.
+template <class Range, class Variant>
+Variant variant_named(const Range& all, const char* (*name_of)(Variant), const std::string& family,
+                      const std::string& name) {
   std::string known;
   for (Variant v : all) {
     if (name == name_of(v)) return v;
@@ -127,8 +128,8 @@ Variant variant_named(const Variant (&all)[N], const char* (*name_of)(Variant),
                               ".");
 }
 
-template <class Variant, std::size_t N>
-std::vector<std::string> names_of(const Variant (&all)[N], const char* (*name_of)(Variant)) {
+template <class Range, class Variant>
+std::vector<std::string> names_of(const Range& all, const char* (*name_of)(Variant)) {
   std::vector<std::string> out;
   for (Variant v : all) out.emplace_back(name_of(v));
   return out;
@@ -234,6 +235,16 @@ void gemm_call(const std::string& variant, int m, int n, int k, float alpha, Ptr
               out_ptr<float>(c), ldc, as_stream(stream));
 }
 
+void gemm_bf16_call(const std::string& variant, int m, int n, int k, float alpha, Ptr a, int lda,
+                    Ptr b, int ldb, float beta, Ptr c, int ldc, int device, Ptr stream) {
+  const auto v = variant_named(gemm_bf16::all_variants(), gemm_bf16::to_string, "gemm (bf16)",
+                               variant);
+  nb::gil_scoped_release unlocked;
+  DeviceScope scope(device);
+  gemm_bf16::gemm_bf16(v, m, n, k, alpha, in_ptr<__nv_bfloat16>(a), lda, in_ptr<__nv_bfloat16>(b),
+                       ldb, beta, out_ptr<float>(c), ldc, as_stream(stream));
+}
+
 void stencil_call(const std::string& variant, Ptr in, Ptr out, int rows, int cols,
                   const std::vector<float>& filter, int k, int device, Ptr stream) {
   const auto v = variant_named(stencil::kAllVariants, stencil::to_string, "stencil2d", variant);
@@ -283,6 +294,8 @@ void bind_kernels(nb::module_& m) {
         if (family == "softmax") return names_of(softmax::kAllVariants, softmax::to_string);
         if (family == "transpose") return names_of(transpose::kAllVariants, transpose::to_string);
         if (family == "gemm") return names_of(gemm::kAllVariants, gemm::to_string);
+        if (family == "gemm_bf16")
+          return names_of(gemm_bf16::all_variants(), gemm_bf16::to_string);
         if (family == "reduce") return names_of(reduction::kAllVariants, reduction::to_string);
         if (family == "histogram256")
           return names_of(histogram::kAllVariants, histogram::to_string);
@@ -299,6 +312,9 @@ void bind_kernels(nb::module_& m) {
   m.def("gemm", &gemm_call, "variant"_a, "m"_a, "n"_a, "k"_a, "alpha"_a, "a"_a, "lda"_a, "b"_a,
         "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "device"_a, "stream"_a,
         "C = alpha A B + beta C, float32 row-major with leading dimensions in elements.");
+  m.def("gemm_bf16", &gemm_bf16_call, "variant"_a, "m"_a, "n"_a, "k"_a, "alpha"_a, "a"_a, "lda"_a,
+        "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "device"_a, "stream"_a,
+        "C = alpha A B + beta C on tensor cores: bf16 A and B, float32 C, row-major.");
   m.def("softmax_host_seconds", &softmax_host_seconds, "variant"_a, "x"_a, "out"_a, "rows"_a,
         "cols"_a, "device"_a, "stream"_a, "calls"_a,
         "Host seconds of `calls` C++ softmax calls in a row (benchmark baseline).");

@@ -82,6 +82,41 @@ def test_gemm_every_variant_on_row_strided_views(variant):
     assert rel_err(c, a.double() @ b.double()) < 1e-5
 
 
+def bf16_bound(a, b):
+    """The bf16 ladder's per-element bound: ceil(K/16) 2^-22 + 2^-23 of sum |a b|."""
+    k = a.shape[1]
+    return ((k + 15) // 16 * 2.0 ** -22 + 2.0 ** -23) * (a.double().abs() @ b.double().abs())
+
+
+@pytest.mark.parametrize("mnk", [(1, 1, 1), (7, 5, 3), (65, 129, 33), (128, 256, 64),
+                                 (257, 129, 1031), (1024, 1024, 1024)])
+def test_gemm_bf16_best(mnk):
+    m, n, k = mnk
+    a = rand(m, k, dtype=torch.bfloat16)
+    b = rand(k, n, dtype=torch.bfloat16)
+    got = memhier.gemm(a, b)
+    assert got.dtype == torch.float32 and got.shape == (m, n)
+    want = a.double() @ b.double()
+    assert bool(((got.double() - want).abs() <= bf16_bound(a, b)).all())
+    c = rand(m, n)
+    got = memhier.gemm(a, b, c.clone(), alpha=0.5, beta=2.0)
+    want = 0.5 * want + 2.0 * c.double()
+    assert bool(((got.double() - want).abs() <= bf16_bound(a, b) + 1e-6 * want.abs()).all())
+
+
+@pytest.mark.parametrize("variant", memhier.variants("gemm_bf16"))
+def test_gemm_bf16_every_variant(variant):
+    a, b = rand(200, 136, dtype=torch.bfloat16), rand(136, 72, dtype=torch.bfloat16)
+    c = torch.full((200, 80), float("nan"), device=DEV)[:, :72]
+    memhier.gemm(a, b, c, variant=variant)
+    assert bool(((c.double() - a.double() @ b.double()).abs() <= bf16_bound(a, b)).all())
+
+
+def test_gemm_mixed_dtypes_are_refused():
+    with pytest.raises(TypeError):
+        memhier.gemm(rand(4, 4, dtype=torch.bfloat16), rand(4, 4))
+
+
 @pytest.mark.parametrize("n", [1, 7, 1025, 4099, 1 << 20, (1 << 22) + 3])
 @pytest.mark.parametrize("op", ["sum", "max"])
 def test_reduce_best(n, op):
