@@ -41,6 +41,7 @@ struct Rung {
 const Rung kRungs[] = {{"wgmma_tma", &hk::wgmma_tma},
                        {"warp_specialized", &hk::warp_specialized},
                        {"ws_c1_s4_128x256", &hk::ws_c1_s4_128x256},
+                       {"ws_c4_s4_128x256", &hk::ws_c4_s4_128x256},
                        {"ws_c2_s6_128x128", &hk::ws_c2_s6_128x128},
                        {"ws_c1_s6_128x128", &hk::ws_c1_s6_128x128}};
 constexpr int kRungCount = static_cast<int>(sizeof kRungs / sizeof kRungs[0]);

@@ -43,6 +43,12 @@ void ws_c1_s4_128x256(int m, int n, int k, float alpha, const __nv_bfloat16* a, 
                       const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc,
                       cudaStream_t stream);
 
+/// Rung 7's kernel in clusters of four row tiles: each block loads a quarter of B and
+/// multicasts it, 24 KiB of L2 reads a 64-deep k-block instead of 32 (rung 7) or 48 (rung 6).
+void ws_c4_s4_128x256(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
+                      const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc,
+                      cudaStream_t stream);
+
 /// Rung 7's kernel on 128 x 128 tiles (twice the tiles, for shapes that do not fill the SMs)
 /// with six 32 KiB stages, clusters of two sharing B.
 void ws_c2_s6_128x128(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
@@ -70,6 +76,7 @@ HopperKernelInfo warp_specialized_info();
 
 /// The candidates' kernels and launch shapes (grids as rung 7's).
 HopperKernelInfo ws_c1_s4_128x256_info();
+HopperKernelInfo ws_c4_s4_128x256_info();
 HopperKernelInfo ws_c2_s6_128x128_info();
 HopperKernelInfo ws_c1_s6_128x128_info();
 

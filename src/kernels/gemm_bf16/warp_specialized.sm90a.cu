@@ -1,8 +1,9 @@
 // Rung 7 of the bf16 GEMM ladder and best's warp-specialized candidates: a producer warpgroup
 // gives its registers away (setmaxnreg) and only issues TMA loads; two consumer warpgroups take
 // them and only run wgmma and the epilogue. Blocks are persistent and walk the tiles in grouped
-// order; in a cluster of two, the blocks sit on neighbouring row tiles and share each B
-// k-block, each loading half of it and multicasting it to both, which halves B's L2 traffic.
+// order; in a cluster of two (four), the blocks sit on neighbouring row tiles and share each B
+// k-block, each loading half (a quarter) of it and multicasting it to all, which divides B's L2
+// traffic by the cluster size.
 // One template, instantiated as rung 7 (128 x 256, 4 stages, clusters of 2) and the candidates.
 #include <cuda_runtime.h>
 
@@ -26,8 +27,8 @@ constexpr int kThreads = 384;  // warpgroup 0 produces, 1 and 2 consume
 constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegs = 232;  // 128 * 40 + 256 * 232 = 64512 <= 65536 = 384 * 168
 
-/// Frees stage `s` for its producers: a CTA's own barrier alone, or (Cluster 2) thread i of
-/// the warpgroup arrives in block i, since both blocks' producers write into the stage.
+/// Frees stage `s` for its producers: a CTA's own barrier alone, or (clusters) thread i of
+/// the warpgroup arrives in block i, since every block's producer writes into the stage.
 template <int Cluster>
 __device__ __forceinline__ void release_stage(uint32_t empty, int t) {
   if constexpr (Cluster == 1) {
@@ -143,7 +144,7 @@ cudaLaunchConfig_t launch_config(int clusters, cudaStream_t stream, cudaLaunchAt
   attr[0].val.clusterDim.y = 1;
   attr[0].val.clusterDim.z = 1;
   config.attrs = attr;
-  config.numAttrs = 1;
+  config.numAttrs = Cluster > 1 ? 1 : 0;  // without clusters, a plain launch
   return config;
 }
 
@@ -163,11 +164,18 @@ int prepare_device() {
                                     Geometry<BN, Stages>::kSmemBytes));
   int sms = 0;
   MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  cudaLaunchAttribute attr[1];
-  const cudaLaunchConfig_t config =
-      launch_config<BN, Stages, Cluster>(sms / Cluster, nullptr, attr);
   int clusters = 0;
-  MEMHIER_CUDA(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+  if constexpr (Cluster > 1) {
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t config =
+        launch_config<BN, Stages, Cluster>(sms / Cluster, nullptr, attr);
+    MEMHIER_CUDA(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+  } else {
+    int per_sm = 0;
+    MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, kernel, kThreads, static_cast<size_t>(Geometry<BN, Stages>::kSmemBytes)));
+    clusters = per_sm * sms;
+  }
   if (clusters < 1)
     throw std::runtime_error("warp_specialized: no cluster of " + std::to_string(Cluster) +
                              " blocks fits on this device");
@@ -221,6 +229,7 @@ HopperKernelInfo ws_info() {
 
 MEMHIER_WS_ENTRY(warp_specialized, 256, 4, 2)
 MEMHIER_WS_ENTRY(ws_c1_s4_128x256, 256, 4, 1)
+MEMHIER_WS_ENTRY(ws_c4_s4_128x256, 256, 4, 4)
 MEMHIER_WS_ENTRY(ws_c2_s6_128x128, 128, 6, 2)
 MEMHIER_WS_ENTRY(ws_c1_s6_128x128, 128, 6, 1)
 #undef MEMHIER_WS_ENTRY
