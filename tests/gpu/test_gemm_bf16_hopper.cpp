@@ -1,4 +1,5 @@
-// The Hopper rungs of the bf16 GEMM ladder (6: wgmma_tma, 7: warp_specialized): right on small
+// The Hopper rungs of the bf16 GEMM ladder (6: wgmma_tma, 7: warp_specialized, and best's ws_*
+// candidates built from rung 7's kernel): right on small
 // and odd shapes against a float64 reference of the bf16 inputs, right at 1024^3 and 4096^3
 // against cuBLAS, and their speed beside cuBLAS printed (never asserted). Every element is held
 // to |C - ref| <= (k + 2) * 2^-23 * (|alpha| sum_k |a||b| + |beta| |C0|): fp32 accumulation
@@ -37,7 +38,13 @@ struct Rung {
   const char* name;
   GemmFn run;
 };
-const Rung kRungs[] = {{"wgmma_tma", &hk::wgmma_tma}, {"warp_specialized", &hk::warp_specialized}};
+const Rung kRungs[] = {{"wgmma_tma", &hk::wgmma_tma},
+                       {"warp_specialized", &hk::warp_specialized},
+                       {"ws_c1_s4_128x256", &hk::ws_c1_s4_128x256},
+                       {"ws_c4_s4_128x256", &hk::ws_c4_s4_128x256},
+                       {"ws_c2_s6_128x128", &hk::ws_c2_s6_128x128},
+                       {"ws_c1_s6_128x128", &hk::ws_c1_s6_128x128}};
+constexpr int kRungCount = static_cast<int>(sizeof kRungs / sizeof kRungs[0]);
 
 constexpr double kEps32 = 1.1920928955078125e-07;  // 2^-23
 constexpr std::uint16_t kBf16Nan = 0x7FC0;
@@ -304,7 +311,7 @@ TEST_P(GemmBf16HopperRung, MatchesCublasAt1024And4096) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Rungs, GemmBf16HopperRung, ::testing::Values(0, 1),
+INSTANTIATE_TEST_SUITE_P(Rungs, GemmBf16HopperRung, ::testing::Range(0, kRungCount),
                          [](const ::testing::TestParamInfo<int>& param) {
                            return std::string(kRungs[param.param].name);
                          });

@@ -29,7 +29,7 @@ TEST(GemmBf16, CheckShapeTakesTheGrammarAndTheTestShapes) {
   const registry::Family& f = family();
   ASSERT_TRUE(static_cast<bool>(f.check_shape));
   for (const std::string s : {"4096x4096x4096", "1x1x1", "65x33x17:1.25:0", "33x65x17:0.5:-2",
-                               "64x64x64:0:1.5", "1x1x2147483647"})
+                              "64x64x64:0:1.5", "1x1x2147483647"})
     EXPECT_NO_THROW(f.check_shape(s)) << s;
   for (const auto* shapes : {&f.test_shapes, &f.bench_shapes, &f.quick_shapes})
     for (const std::string& s : *shapes) EXPECT_NO_THROW(f.check_shape(s)) << s;
@@ -39,8 +39,8 @@ TEST(GemmBf16, CheckShapeTakesTheGrammarAndTheTestShapes) {
 TEST(GemmBf16, CheckShapeRefusesBadShapesWithOneSentence) {
   const registry::Family& f = family();
   for (const std::string s : {"4x4", "4x4x4x4", "0x1x1", "4x4x04", "4x4x-1", "x4x4", "4x4x4:1",
-                               "4x4x4:1:2:3", "4x4x4:inf:0", "4x4x4:1:1e309", "4x4x4: 1:0",
-                               "3000000000x1x1", "65536x65536x1", "1x65536x65536", ""}) {
+                              "4x4x4:1:2:3", "4x4x4:inf:0", "4x4x4:1:1e309", "4x4x4: 1:0",
+                              "3000000000x1x1", "65536x65536x1", "1x65536x65536", ""}) {
     try {
       f.check_shape(s);
       ADD_FAILURE() << "'" << s << "' was accepted";
@@ -83,8 +83,10 @@ TEST(GemmBf16, RungsAndCandidatesFollowTheTable) {
   std::vector<std::string> candidates;
   for (gemm_bf16::Variant v : gemm_bf16::detail::best_candidates())
     candidates.push_back(gemm_bf16::to_string(v));
-  EXPECT_EQ(candidates, (std::vector<std::string>{"mma_swizzled", "mma_pipelined", "wgmma_tma",
-                                                   "warp_specialized"}));
+  EXPECT_EQ(candidates,
+            (std::vector<std::string>{"mma_swizzled", "mma_pipelined", "wgmma_tma",
+                                      "warp_specialized", "ws_c1_s4_128x256", "ws_c4_s4_128x256",
+                                      "ws_c2_s6_128x128", "ws_c1_s6_128x128"}));
   EXPECT_THROW(gemm_bf16::detail::launcher_for(gemm_bf16::Variant::best), std::invalid_argument);
   gemm_bf16::Variant v;
   EXPECT_FALSE(gemm_bf16::parse_variant("nope", &v));

@@ -18,10 +18,11 @@
 
 namespace memhier::kernels::gemm_bf16::sm90 {
 
-// ---- Tile geometry (both rungs) -----------------------------------------------------------
-// A CTA computes a 128 x 256 tile of C; each consumer warpgroup owns 64 of its rows, one
-// m64n256 fp32 accumulator (128 registers a thread). A k-block is 64 deep: one 128-byte row of
-// bf16, exactly the span of the 128-byte swizzle, so each operand row is one swizzle row.
+// ---- Tile geometry ------------------------------------------------------------------------
+// A CTA computes a 128 x BN tile of C (BN = 256 or 128); each consumer warpgroup owns 64 of its
+// rows, one m64nBN fp32 accumulator (BN / 2 registers a thread). A k-block is 64 deep: one
+// 128-byte row of bf16, exactly the span of the 128-byte swizzle, so each operand row is one
+// swizzle row. Rung 6 is the 128 x 256 tile with four stages (the k* constants below).
 inline constexpr int kBlockM = 128;
 inline constexpr int kBlockN = 256;
 inline constexpr int kBlockK = 64;
@@ -30,26 +31,41 @@ inline constexpr int kStages = 4;
 inline constexpr int kGroupM = 8;  // tile rows that sweep N together (L2 reuse of B)
 inline constexpr uint32_t kBytesA = kBlockM * kBlockK * 2;  // 16 KiB
 inline constexpr uint32_t kBytesBox = kBlockK * kBoxN * 2;  // 8 KiB
-inline constexpr uint32_t kBytesB = kBlockK * kBlockN * 2;  // 32 KiB
-inline constexpr uint32_t kStageBytes = kBytesA + kBytesB;  // 48 KiB
-// Stages, 1 KiB of slack to align the base to the swizzle period, the full and empty barriers.
-inline constexpr int kSmemBytes = kStages * int(kStageBytes) + 1024 + 2 * kStages * 8;
+
+/// The stage sizes of a 128 x BN tile with `Stages` stages: B is BN / 64 boxes; shared memory
+/// holds the stages, 1 KiB of slack to align the base to the swizzle period and the full and
+/// empty barriers.
+template <int BN, int Stages>
+struct Geometry {
+  static_assert(BN == 128 || BN == 256, "wgmma tiles here are m64n128 or m64n256");
+  static constexpr int kBoxes = BN / kBoxN;
+  static constexpr uint32_t kBytesB = kBlockK * BN * 2;
+  static constexpr uint32_t kStageBytes = kBytesA + kBytesB;
+  static constexpr int kSmemBytes = Stages * int(kStageBytes) + 1024 + 2 * Stages * 8;
+};
+inline constexpr uint32_t kBytesB = Geometry<kBlockN, kStages>::kBytesB;          // 32 KiB
+inline constexpr uint32_t kStageBytes = Geometry<kBlockN, kStages>::kStageBytes;  // 48 KiB
+inline constexpr int kSmemBytes = Geometry<kBlockN, kStages>::kSmemBytes;
 
 /// Shared addresses of the stage buffers and barriers from a 1024-byte aligned base:
-/// [A x kStages][B x kStages][full x kStages][empty x kStages]. Every tile starts on a
-/// multiple of 1024 bytes, the period of the 128-byte swizzle (descriptor base offset 0).
-struct SmemLayout {
+/// [A x Stages][B x Stages][full x Stages][empty x Stages]. Every tile starts on a multiple of
+/// 1024 bytes, the period of the 128-byte swizzle (descriptor base offset 0).
+template <int BN, int Stages>
+struct SmemLayoutT {
+  using G = Geometry<BN, Stages>;
   uint32_t base;
   __device__ uint32_t a(int s) const { return base + uint32_t(s) * kBytesA; }
-  __device__ uint32_t b(int s) const { return base + kStages * kBytesA + uint32_t(s) * kBytesB; }
-  __device__ uint32_t full(int s) const { return base + kStages * kStageBytes + 8u * s; }
-  __device__ uint32_t empty(int s) const { return full(kStages) + 8u * s; }
+  __device__ uint32_t b(int s) const { return base + Stages * kBytesA + uint32_t(s) * G::kBytesB; }
+  __device__ uint32_t full(int s) const { return base + Stages * G::kStageBytes + 8u * s; }
+  __device__ uint32_t empty(int s) const { return full(Stages) + 8u * s; }
 };
+using SmemLayout = SmemLayoutT<kBlockN, kStages>;
 
 /// The layout over this block's dynamic shared memory, its base rounded up to 1024 bytes.
-__device__ __forceinline__ SmemLayout smem_layout(const void* dynamic_smem) {
+template <int BN = kBlockN, int Stages = kStages>
+__device__ __forceinline__ SmemLayoutT<BN, Stages> smem_layout(const void* dynamic_smem) {
   const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(dynamic_smem));
-  return SmemLayout{(raw + 1023u) & ~1023u};
+  return SmemLayoutT<BN, Stages>{(raw + 1023u) & ~1023u};
 }
 
 // ---- wgmma --------------------------------------------------------------------------------
@@ -71,7 +87,7 @@ __device__ __forceinline__ uint64_t desc_a(uint32_t rows_addr, int kk) {
   return smem_desc(rows_addr + 32u * uint32_t(kk), 16, 1024);
 }
 
-/// B, MN-major (transposed): four TMA boxes of 64 k-rows x 64 n (128 bytes a row), box j at
+/// B, MN-major (transposed): BN / 64 TMA boxes of 64 k-rows x 64 n (128 bytes a row), box j at
 /// j * 8 KiB. The canonical MN-major 128-byte layout is ((8 x 16 B of n, n-chunks),
 /// (8 k-rows of 128 B, k-groups)): LBO = bytes between 64-wide n chunks = 8192 (one box), SBO =
 /// bytes between 8-row k groups = 1024. The kk-th 16-deep slice starts 16 rows (2048 bytes) in,
@@ -100,9 +116,10 @@ __device__ __forceinline__ void wgmma_wait() {
 
 /// Keeps the compiler from moving accumulator reads or writes across a wgmma wait: the
 /// registers are "changed" here, after the asynchronous writes completed.
-__device__ __forceinline__ void fence_accumulators(float (&d)[128]) {
+template <int R>
+__device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
 #pragma unroll
-  for (int i = 0; i < 128; i += 8) asm volatile("" : MEMHIER_ACC8(i)::"memory");
+  for (int i = 0; i < R; i += 8) asm volatile("" : MEMHIER_ACC8(i)::"memory");
 }
 
 /// D(64x256, fp32) = A(64x16) * B(16x256) + (accumulate ? D : 0), A K-major and B MN-major
@@ -128,20 +145,40 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, u
         MEMHIER_ACC8(120)
       : "l"(da), "l"(db), "r"(accumulate));
 }
+/// The m64n128k16 form of wgmma_m64n256k16 (64 registers, columns 0..127).
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, uint64_t db,
+                                                 int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "%64, %65, p, 1, 1, 0, 1;\n}\n"
+      : MEMHIER_ACC8(0), MEMHIER_ACC8(8), MEMHIER_ACC8(16), MEMHIER_ACC8(24), MEMHIER_ACC8(32),
+        MEMHIER_ACC8(40), MEMHIER_ACC8(48), MEMHIER_ACC8(56)
+      : "l"(da), "l"(db), "r"(accumulate));
+}
 #undef MEMHIER_ACC8
 
-/// One k-block (64 deep) of a consumer warpgroup: four m64n256k16 steps over its 64 rows of
-/// A at `a_rows` and the 64 x 256 B tile at `b_tile`, then waits for them, so the stage may
-/// be released when this returns. `first` starts the accumulator from zero.
-__device__ __forceinline__ void mma_k_block(float (&acc)[128], uint32_t a_rows, uint32_t b_tile,
-                                            bool first) {
+/// Issues one k-block (64 deep) of a consumer warpgroup as one wgmma group: four m64nBNk16
+/// steps over its 64 rows of A at `a_rows` and the 64 x BN B tile at `b_tile`, accumulating
+/// into `acc` (from zero when `first`). It does not wait: the caller keeps one group in flight
+/// (wgmma_wait<1>) and frees a stage once the group that read it is done.
+template <int BN>
+__device__ __forceinline__ void mma_k_block_issue(float (&acc)[BN / 2], uint32_t a_rows,
+                                                  uint32_t b_tile, bool first) {
   wgmma_fence();
 #pragma unroll
-  for (int kk = 0; kk < kBlockK / 16; ++kk)
-    wgmma_m64n256k16(acc, desc_a(a_rows, kk), desc_b(b_tile, kk), (first && kk == 0) ? 0 : 1);
+  for (int kk = 0; kk < kBlockK / 16; ++kk) {
+    const int accumulate = (first && kk == 0) ? 0 : 1;
+    if constexpr (BN == 256)
+      wgmma_m64n256k16(acc, desc_a(a_rows, kk), desc_b(b_tile, kk), accumulate);
+    else
+      wgmma_m64n128k16(acc, desc_a(a_rows, kk), desc_b(b_tile, kk), accumulate);
+  }
   wgmma_commit();
-  wgmma_wait<0>();
-  fence_accumulators(acc);
 }
 
 // ---- mbarriers ----------------------------------------------------------------------------
@@ -168,11 +205,14 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 
-/// Arrives once on the barrier at the same offset as `bar` in cluster block `cta` (mapa).
+/// Arrives once on the barrier at the same offset as `bar` in cluster block `cta` (mapa). The
+/// arrive only says that this warpgroup's wgmma reads of a stage are done (wgmma_wait): no
+/// generic-proxy write needs ordering, so it keeps the default CTA-scope release; a cluster-
+/// scope release would make the thread wait for its earlier epilogue stores first.
 __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
   asm volatile(
       "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
       "r"(cta)
       : "memory");
 }
@@ -300,12 +340,13 @@ struct Epilogue {
   bool pairs;
 };
 
-/// Writes a warpgroup's 64 x 256 accumulator whose top-left element is C(row0, col0). C is
+/// Writes a warpgroup's 64 x BN accumulator whose top-left element is C(row0, col0). C is
 /// read only when beta != 0; alpha == 0 writes beta * C exactly (no 0 * inf). Eight column
 /// groups at a time: their old C values are all loaded before any store (the compiler may not
 /// move a load above a store that could alias it), so the loads overlap. Streaming hints
 /// (evict-first) keep C from pushing A and B out of L2.
-__device__ __forceinline__ void store_tile(const Epilogue& ep, const float (&d)[128], int row0,
+template <int BN = kBlockN>
+__device__ __forceinline__ void store_tile(const Epilogue& ep, const float (&d)[BN / 2], int row0,
                                            int col0) {
   constexpr int kChunk = 8;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
@@ -318,7 +359,7 @@ __device__ __forceinline__ void store_tile(const Epilogue& ep, const float (&d)[
     if (row >= ep.m) continue;
     float* crow = ep.c + static_cast<long long>(row) * ep.ldc;
 #pragma unroll
-    for (int j0 = 0; j0 < 32; j0 += kChunk) {
+    for (int j0 = 0; j0 < BN / 8; j0 += kChunk) {
       float2 old[kChunk];
 #pragma unroll
       for (int j = 0; j < kChunk; ++j) {

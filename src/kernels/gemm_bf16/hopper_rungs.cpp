@@ -11,8 +11,8 @@ namespace {
 namespace hopper = memhier::kernels::gemm_bf16;
 
 void check(const Params& p) {
-  const std::string why = hopper::hopper_gemm_unsupported(p.m, p.n, p.k, p.lda, p.ldb, p.ldc, p.A,
-                                                          p.B, p.C);
+  const std::string why =
+      hopper::hopper_gemm_unsupported(p.m, p.n, p.k, p.lda, p.ldb, p.ldc, p.A, p.B, p.C);
   if (!why.empty()) throw std::invalid_argument(why);
 }
 
@@ -21,10 +21,18 @@ void launch_wgmma_tma(const Params& p, cudaStream_t s) {
   hopper::wgmma_tma(p.m, p.n, p.k, p.alpha, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, s);
 }
 
-void launch_warp_specialized(const Params& p, cudaStream_t s) {
-  check(p);
-  hopper::warp_specialized(p.m, p.n, p.k, p.alpha, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, s);
-}
+// One launch per Hopper entry point: the support check, then the kernel.
+#define MEMHIER_HOPPER_LAUNCH(fn)                                                      \
+  void launch_##fn(const Params& p, cudaStream_t s) {                                  \
+    check(p);                                                                          \
+    hopper::fn(p.m, p.n, p.k, p.alpha, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, s); \
+  }
+MEMHIER_HOPPER_LAUNCH(warp_specialized)
+MEMHIER_HOPPER_LAUNCH(ws_c1_s4_128x256)
+MEMHIER_HOPPER_LAUNCH(ws_c4_s4_128x256)
+MEMHIER_HOPPER_LAUNCH(ws_c2_s6_128x128)
+MEMHIER_HOPPER_LAUNCH(ws_c1_s6_128x128)
+#undef MEMHIER_HOPPER_LAUNCH
 
 Launcher from(void (*launch)(const Params&, cudaStream_t), const void* (*symbol)(),
               const hopper::HopperKernelInfo& info) {
@@ -39,13 +47,21 @@ Launcher from(void (*launch)(const Params&, cudaStream_t), const void* (*symbol)
 }  // namespace
 
 Launcher wgmma_tma_launcher() {
-  return from(launch_wgmma_tma, [] { return hopper::wgmma_tma_info().symbol; },
-              hopper::wgmma_tma_info());
+  return from(
+      launch_wgmma_tma, [] { return hopper::wgmma_tma_info().symbol; }, hopper::wgmma_tma_info());
 }
 
-Launcher warp_specialized_launcher() {
-  return from(launch_warp_specialized, [] { return hopper::warp_specialized_info().symbol; },
-              hopper::warp_specialized_info());
-}
+// The table launchers of rung 7 and the ws_* candidates.
+#define MEMHIER_HOPPER_LAUNCHER(fn)                                                   \
+  Launcher fn##_launcher() {                                                          \
+    return from(                                                                      \
+        launch_##fn, [] { return hopper::fn##_info().symbol; }, hopper::fn##_info()); \
+  }
+MEMHIER_HOPPER_LAUNCHER(warp_specialized)
+MEMHIER_HOPPER_LAUNCHER(ws_c1_s4_128x256)
+MEMHIER_HOPPER_LAUNCHER(ws_c4_s4_128x256)
+MEMHIER_HOPPER_LAUNCHER(ws_c2_s6_128x128)
+MEMHIER_HOPPER_LAUNCHER(ws_c1_s6_128x128)
+#undef MEMHIER_HOPPER_LAUNCHER
 
 }  // namespace memhier::gemm_bf16::detail

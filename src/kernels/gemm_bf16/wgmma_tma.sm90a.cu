@@ -1,6 +1,6 @@
 // Rung 6 of the bf16 GEMM ladder: wgmma m64n256k16 fed by TMA tensor loads into 128-byte
-// swizzled shared memory through a four-stage mbarrier pipeline. Every warpgroup computes; one
-// thread also issues the loads. Also the Hopper rungs' support check.
+// swizzled shared memory through a four-stage mbarrier pipeline, one wgmma group in flight.
+// Every warpgroup computes; one thread also issues the loads. Also the Hopper rungs' support check.
 #include <cuda_runtime.h>
 
 #include <climits>
@@ -24,8 +24,8 @@ using namespace sm90;
 constexpr int kThreads = 256;  // two consumer warpgroups, 64 rows of the tile each
 
 /// One 128 x 256 tile of C a block. Thread 0 fills the stages: a stage's `full` barrier
-/// completes when its 48 KiB arrived; each warpgroup arrives on its `empty` barrier once its
-/// wgmma read the stage, and thread 0 waits for both before refilling it.
+/// completes when its 48 KiB arrived; each warpgroup arrives on its `empty` barrier once the
+/// wgmma group that read the stage completed, and thread 0 waits for both before refilling it.
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_tma_kernel(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b, Epilogue ep, int tiles_m,
@@ -65,19 +65,27 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
   for (int i = 0; i < 128; ++i) acc[i] = 0.f;
 
+  // One wgmma group stays in flight: k-block kb is issued before kb - 1 is waited for, so the
+  // tensor cores never drain between k-blocks; stage kb - 1 is freed (and refilled) then.
   for (int kb = 0; kb < k_blocks; ++kb) {
     const int s = kb % kStages;
-    const uint32_t parity = (kb / kStages) & 1;
-    mbar_wait(sm.full(s), parity);
+    mbar_wait(sm.full(s), (kb / kStages) & 1);
     // This warpgroup's 64 rows of A start 64 rows (8 KiB, 8 swizzle groups) into the stage.
-    mma_k_block(acc, sm.a(s) + uint32_t(wg) * 64 * 128, sm.b(s), kb == 0);
-    if (tid % 128 == 0) mbar_arrive(sm.empty(s));
-    if (tid == 0 && kb + kStages < k_blocks) {
-      mbar_wait(sm.empty(s), parity);  // both warpgroups are done reading stage s
-      issue(kb + kStages);
+    mma_k_block_issue<kBlockN>(acc, sm.a(s) + uint32_t(wg) * 64 * 128, sm.b(s), kb == 0);
+    wgmma_wait<1>();
+    const int done = kb - 1;
+    if (done >= 0) {
+      const int sd = done % kStages;
+      if (tid % 128 == 0) mbar_arrive(sm.empty(sd));
+      if (tid == 0 && done + kStages < k_blocks) {
+        mbar_wait(sm.empty(sd), (done / kStages) & 1);  // both warpgroups read stage sd
+        issue(done + kStages);
+      }
+      __syncwarp();
     }
-    __syncwarp();
   }
+  wgmma_wait<0>();
+  fence_accumulators(acc);
   store_tile(ep, acc, m0 + wg * 64, n0);
 }
 
@@ -123,9 +131,9 @@ std::string hopper_gemm_unsupported(int m, int n, int k, int lda, int ldb, int l
   if (lda % 8 != 0 || ldb % 8 != 0)
     return "lda and ldb must be multiples of 8 elements: TMA needs row pitches that are "
            "multiples of 16 bytes.";
-  const long long tiles =
-      static_cast<long long>((m + kBlockM - 1) / kBlockM) * ((n + kBlockN - 1) / kBlockN);
-  if (tiles > INT_MAX) return "the problem has more 128 x 256 tiles than a grid holds.";
+  // The 128 x 128 candidates have the most tiles; their tile indices are ints.
+  const long long tiles = static_cast<long long>((m + kBlockM - 1) / kBlockM) * ((n + 127) / 128);
+  if (tiles > INT_MAX) return "the problem has more 128 x 128 tiles than a grid holds.";
   int dev = 0, major = 0, minor = 0;
   std::string why;
   if (!device_capability(&dev, &major, &minor, &why)) return why;
