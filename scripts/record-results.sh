@@ -70,7 +70,8 @@ sanitizer_dir=$(cd "$(dirname "$bin")/.." && pwd)/sanitizer
 if ls "$sanitizer_dir"/*.summary >/dev/null 2>&1; then
   {
     echo "# compute-sanitizer over every registered variant and probe (ctest -L sanitizer)"
-    echo "# commit ${MEMHIER_GIT_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}, card: $state"
+    # MEMHIER_SANITIZER_COMMIT: the commit the summaries were made at, when an earlier run made them.
+    echo "# commit ${MEMHIER_SANITIZER_COMMIT:-${MEMHIER_GIT_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}}, card: $state"
     echo "# tool     target     result   time   summary"
     for tool in memcheck racecheck synccheck initcheck; do
       cat "$sanitizer_dir/$tool"-*.summary 2>/dev/null || true

@@ -9,11 +9,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -116,11 +118,16 @@ T* out_ptr(Ptr p) {
 }
 
 // The variant of `family` named `name`, found among all its variants by its readable name.
-template <class Range, class Variant>
-Variant variant_named(const Range& all, const char* (*name_of)(Variant), const std::string& family,
-                      const std::string& name) {
+// The element type of a range of variants (an array or a vector): it names the overload of
+// to_string meant, which a deduced parameter could not.
+template <class Range>
+using VariantOf = std::decay_t<decltype(*std::begin(std::declval<const Range&>()))>;
+
+template <class Range>
+VariantOf<Range> variant_named(const Range& all, const char* (*name_of)(VariantOf<Range>),
+                               const std::string& family, const std::string& name) {
   std::string known;
-  for (Variant v : all) {
+  for (const auto v : all) {
     if (name == name_of(v)) return v;
     known += (known.empty() ? "" : ", ") + std::string(name_of(v));
   }
@@ -128,10 +135,10 @@ Variant variant_named(const Range& all, const char* (*name_of)(Variant), const s
                               ".");
 }
 
-template <class Range, class Variant>
-std::vector<std::string> names_of(const Range& all, const char* (*name_of)(Variant)) {
+template <class Range>
+std::vector<std::string> names_of(const Range& all, const char* (*name_of)(VariantOf<Range>)) {
   std::vector<std::string> out;
-  for (Variant v : all) out.emplace_back(name_of(v));
+  for (const auto v : all) out.emplace_back(name_of(v));
   return out;
 }
 
@@ -237,8 +244,8 @@ void gemm_call(const std::string& variant, int m, int n, int k, float alpha, Ptr
 
 void gemm_bf16_call(const std::string& variant, int m, int n, int k, float alpha, Ptr a, int lda,
                     Ptr b, int ldb, float beta, Ptr c, int ldc, int device, Ptr stream) {
-  const auto v = variant_named(gemm_bf16::all_variants(), gemm_bf16::to_string, "gemm (bf16)",
-                               variant);
+  const auto v =
+      variant_named(gemm_bf16::all_variants(), gemm_bf16::to_string, "gemm (bf16)", variant);
   nb::gil_scoped_release unlocked;
   DeviceScope scope(device);
   gemm_bf16::gemm_bf16(v, m, n, k, alpha, in_ptr<__nv_bfloat16>(a), lda, in_ptr<__nv_bfloat16>(b),
@@ -294,8 +301,7 @@ void bind_kernels(nb::module_& m) {
         if (family == "softmax") return names_of(softmax::kAllVariants, softmax::to_string);
         if (family == "transpose") return names_of(transpose::kAllVariants, transpose::to_string);
         if (family == "gemm") return names_of(gemm::kAllVariants, gemm::to_string);
-        if (family == "gemm_bf16")
-          return names_of(gemm_bf16::all_variants(), gemm_bf16::to_string);
+        if (family == "gemm_bf16") return names_of(gemm_bf16::all_variants(), gemm_bf16::to_string);
         if (family == "reduce") return names_of(reduction::kAllVariants, reduction::to_string);
         if (family == "histogram256")
           return names_of(histogram::kAllVariants, histogram::to_string);
