@@ -18,8 +18,12 @@ STATE_FIELDS = ["name", "driver", "sm", "sm_max", "mem", "mem_max", "temp", "pow
 
 
 def tables(report):
-    """Every table of the report by its id."""
-    return {t["id"]: t for s in report["sections"] for t in s["tables"]}
+    """Every table of the report by its id (the first, should an id repeat)."""
+    out = {}
+    for s in report["sections"]:
+        for t in s["tables"]:
+            out.setdefault(t["id"], t)
+    return out
 
 
 def card_state(record_dir):
@@ -62,8 +66,12 @@ def model_agreement(report):
     out = {}
     for tid, t in tables(report).items():
         if tid.startswith("profile-") and tid.endswith("-compare"):
-            equal = sum(r["verdict"] == "equal" for r in t["rows"])
-            out[tid[len("profile-"):-len("-compare")]] = (equal, len(t["rows"]))
+            # Items the model speaks for: not those it has no model of or that do not apply.
+            rows = [r for r in t["rows"]
+                    if not r["verdict"].startswith("no model") and "apply" not in r["verdict"]]
+            if rows:
+                equal = sum(r["verdict"] == "equal" for r in rows)
+                out[tid[len("profile-"):-len("-compare")]] = (equal, len(rows))
     return out
 
 

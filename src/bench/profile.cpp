@@ -343,9 +343,13 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
   s.id = "profile-" + target;
   s.title = "Predicted against measured: " + target;
   s.paragraphs.push_back(
-      "Each item ran once under Nsight Compute (clocks untouched). The model's counts come "
-      "from the same addresses the kernel uses; 'predicted' and 'measured' must be equal for "
-      "shared-memory wavefronts and for global requests and sectors.");
+      with_model
+          ? "Each item ran once under Nsight Compute (clocks untouched). The model's counts come "
+            "from the same addresses the kernel uses; 'predicted' and 'measured' must be equal "
+            "for shared-memory wavefronts and for global requests and sectors."
+          : "Each item ran once under Nsight Compute (clocks untouched): the counters only, for "
+            "the claims they decide (no model at this shape: replaying every access would take "
+            "minutes).");
   Table t;
   t.id = "profile-" + target + "-compare";
   t.title = "Model against Nsight Compute";
@@ -406,7 +410,7 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
     t.notes.push_back(
         "runs: the rung a dispatching variant (a tuned best) ran in the profiled process, "
         "chosen there; its prediction is that rung's.");
-  s.tables.push_back(std::move(t));
+  if (with_model) s.tables.push_back(std::move(t));
 
   Table k;
   k.id = "profile-" + target + "-kernels";

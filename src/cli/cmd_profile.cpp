@@ -92,9 +92,12 @@ std::vector<report::Section> measure_profiles(bool quick) {
           target_program(), target, variants, large ? large_gemm : "",
           [&progress](const std::string& s) { progress.step(s); }, !large);
       out.push_back(bench::profile_section(target, items, !large));
-      if (large) {
+      if (large) {  // ids apart from the model-shape section's; the claims table keeps its owner
         out.back().id += "-large";
         out.back().title += " at " + large_gemm + " (the traffic claims)";
+        for (report::Table& tb : out.back().tables)
+          if (tb.id.rfind("profile-" + target + "-kernels", 0) == 0)
+            tb.id = "profile-" + target + "-large-kernels";
       }
     } catch (const std::exception& e) {
       // No ncu or no counters here: the report says why and goes on.
