@@ -54,7 +54,7 @@ TEST(ProfileClaims, GemmBandwidthNeedsABigShape) {
   // A small GEMM leaves the claim to the large profile: no row at all, not "not measurable".
   EXPECT_THROW(by_id(profile_checks("gemm", "257x255x129", c), "gemm-8pct-bandwidth"),
                std::runtime_error);
-  EXPECT_THROW(by_id(profile_checks("gemm", "2048x2048x1024", c), "gemm-8pct-bandwidth"),
+  EXPECT_THROW(by_id(profile_checks("gemm", "2048x2048x2048", c), "gemm-8pct-bandwidth"),
                std::runtime_error);
   EXPECT_NO_THROW(by_id(profile_checks("gemm", "257x255x129", c), "padding-stalls-67pct"));
   c["naive"]["dram_pct"] = 60.0;
