@@ -45,9 +45,9 @@ bool large_gemm(const std::string& shape) {
 // The naive rung's DRAM throughput.
 Check bandwidth_check(const ProfiledCounters& c, const std::string& shape) {
   const double pct = get(c, "naive", "dram_pct");
-  const Judgement j = judge(pct, Claimed::value(8.3, "% of peak"),
-                            band("gemm-8pct-bandwidth"_claim),
-                            "the profile has no DRAM throughput for naive");
+  const Judgement j =
+      judge(pct, Claimed::value(8.3, "% of peak"), band("gemm-8pct-bandwidth"_claim),
+            "the profile has no DRAM throughput for naive");
   return {"gemm-8pct-bandwidth"_claim,
           std::isfinite(pct) ? report::strf("naive at %s: DRAM %.1f%% of peak", shape.c_str(), pct)
                              : "n/a",

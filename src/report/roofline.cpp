@@ -16,12 +16,18 @@ bool timed(const registry::BenchRecord& r) {
          r.gbps > 0;
 }
 
-bool is_gemm(const std::string& family) { return family == "gemm" || family == "gemm_bf16"; }
+bool is_gemm(const std::string& family) {
+  return family == "gemm" || family == "gemm_bf16";
+}
 
 // A TF32 line is a reference for the fp32 ladder, not an fp32 result: it never sets a peak.
-bool tf32(const registry::BenchRecord& r) { return r.variant.find("tf32") != std::string::npos; }
+bool tf32(const registry::BenchRecord& r) {
+  return r.variant.find("tf32") != std::string::npos;
+}
 
-double flops_of(const registry::BenchRecord& r) { return r.gflops * r.ms * 1e6; }
+double flops_of(const registry::BenchRecord& r) {
+  return r.gflops * r.ms * 1e6;
+}
 
 RooflinePoint point(const registry::BenchRecord& r, const std::string& group) {
   RooflinePoint p;
@@ -75,8 +81,9 @@ Roofline roofline(const SummaryInput& in) {
   }
   for (const registry::BenchRecord& b : in.records) {  // record order: the ladders' order
     if (!is_gemm(b.family) || largest[{b.family, b.variant}] != &b || tf32(b)) continue;
-    const std::string group =
-        b.rung == 0 ? "vendor library" : b.family == "gemm_bf16" ? "bf16 GEMM" : "fp32 GEMM";
+    const std::string group = b.rung == 0               ? "vendor library"
+                              : b.family == "gemm_bf16" ? "bf16 GEMM"
+                                                        : "fp32 GEMM";
     r.points.push_back(point(b, group));
   }
   for (const LadderBest& best : ladder_bests(in.records)) {
@@ -135,10 +142,14 @@ Section roofline_section(const Roofline& r) {
   Table pts;
   pts.id = "roofline-points";
   pts.title = "Kernels on the roofline";
-  pts.columns = {{"kernel", "", ""},           {"shape", "", ""},
-                 {"group", "", ""},            {"intensity", "FLOP/B", "intensity"},
-                 {"measured", "GFLOP/s", ""}, {"roof", "GFLOP/s", ""},
-                 {"of roof", "%", "pct_roof"}, {"bound by", "", ""}};
+  pts.columns = {{"kernel", "", ""},
+                 {"shape", "", ""},
+                 {"group", "", ""},
+                 {"intensity", "FLOP/B", "intensity"},
+                 {"measured", "GFLOP/s", ""},
+                 {"roof", "GFLOP/s", ""},
+                 {"of roof", "%", "pct_roof"},
+                 {"bound by", "", ""}};
   double lo = INFINITY, hi = 0;
   for (const RooflinePoint& p : r.points) {
     lo = std::min(lo, p.intensity);

@@ -92,15 +92,17 @@ TEST(ProfileClaims, BusUtilizationFromSectorsPerRequest) {
   load("ld 4B stride 1 misaligned by 4 B", 5, 5);  // 128 / 160 = 80 %
   load("ld 4B broadcast", 1, 1);                   // 4 / 32 = 12.5 %
   load("ld 4B scattered words in 1 MiB", 31, 31);  // 128 / (31 x 32)
-  const Check ok = by_id(profile_checks("global-stride", "", c), "coalescing-scenarios-utilization");
+  const Check ok =
+      by_id(profile_checks("global-stride", "", c), "coalescing-scenarios-utilization");
   EXPECT_EQ(classify(ok.verdict), Verdict::reproduced) << ok.verdict << " / " << ok.measured;
   load("ld 4B broadcast", 2, 1);  // the card fetched two sectors for one word
-  const Check bad = by_id(profile_checks("global-stride", "", c), "coalescing-scenarios-utilization");
+  const Check bad =
+      by_id(profile_checks("global-stride", "", c), "coalescing-scenarios-utilization");
   EXPECT_EQ(classify(bad.verdict), Verdict::refuted) << bad.verdict;
-  EXPECT_EQ(classify(by_id(profile_checks("global-stride", "", {}),
-                           "coalescing-scenarios-utilization")
-                         .verdict),
-            Verdict::not_measurable);
+  EXPECT_EQ(
+      classify(by_id(profile_checks("global-stride", "", {}), "coalescing-scenarios-utilization")
+                   .verdict),
+      Verdict::not_measurable);
 }
 
 TEST(ProfileClaims, CheckersMatchTheCatalogue) {

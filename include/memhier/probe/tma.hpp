@@ -54,7 +54,7 @@ struct TmaResult {
   /// Elements past the tensor's last column a store wrote within that row's last 16-byte
   /// chunk (the pitch's padding): not counted in oob_store_wrong.
   std::uint64_t oob_store_chunk_spill = 0;
-  std::uint64_t swizzle_checked = 0;    ///< shared words checked against the 128-byte swizzle
+  std::uint64_t swizzle_checked = 0;  ///< shared words checked against the 128-byte swizzle
   std::uint64_t swizzle_wrong = 0;
 };
 
