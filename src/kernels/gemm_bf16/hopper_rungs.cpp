@@ -1,8 +1,13 @@
 // The WGMMA rungs as table launchers: the Hopper kernels (*.sm90a.cu) take plain arguments,
 // the ladder a Params; unsupported shapes and cards throw invalid_argument (declined rows).
+#include <map>
+#include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "hopper_launch.hpp"
+#include "memhier/core/buffer.hpp"
+#include "memhier/core/check.hpp"
 #include "variants.hpp"
 
 namespace memhier::gemm_bf16::detail {
@@ -34,6 +39,47 @@ MEMHIER_HOPPER_LAUNCH(ws_c2_s6_128x128)
 MEMHIER_HOPPER_LAUNCH(ws_c1_s6_128x128)
 #undef MEMHIER_HOPPER_LAUNCH
 
+// Operands TMA cannot describe (row pitch not a multiple of 16 bytes, a base off 16 bytes),
+// re-pitched into aligned staging copies per (device, stream): the copies are timed with the
+// GEMM, and their rows are padded to 8 elements (TMA zero-fills past k and n anyway).
+struct Staging {
+  core::DeviceBuffer<__nv_bfloat16> a, b;
+};
+
+Staging& staging_for(std::size_t a_elems, std::size_t b_elems, cudaStream_t s) {
+  static std::mutex mu;
+  static std::map<std::pair<int, cudaStream_t>, Staging> all;
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  const std::lock_guard<std::mutex> lock(mu);
+  Staging& st = all[{dev, s}];
+  // A larger problem on this stream: the old buffers may still be read by queued work.
+  if (st.a.size() < a_elems || st.b.size() < b_elems) MEMHIER_CUDA(cudaStreamSynchronize(s));
+  if (st.a.size() < a_elems) st.a = core::DeviceBuffer<__nv_bfloat16>(a_elems);
+  if (st.b.size() < b_elems) st.b = core::DeviceBuffer<__nv_bfloat16>(b_elems);
+  return st;
+}
+
+int round8(int x) {
+  return (x + 7) / 8 * 8;
+}
+
+void launch_wgmma_staged(const Params& p, cudaStream_t s) {
+  // Everything but the operands' layout must already suit the kernel (shape, card, C).
+  const int lda8 = round8(p.k), ldb8 = round8(p.n);
+  const std::string why = hopper::hopper_gemm_unsupported(p.m, p.n, p.k, lda8, ldb8, p.ldc);
+  if (!why.empty()) throw std::invalid_argument(why);
+  Staging& st =
+      staging_for(static_cast<std::size_t>(p.m) * lda8, static_cast<std::size_t>(p.k) * ldb8, s);
+  constexpr std::size_t e = sizeof(__nv_bfloat16);
+  MEMHIER_CUDA(cudaMemcpy2DAsync(st.a.data(), lda8 * e, p.A, p.lda * e, p.k * e, p.m,
+                                 cudaMemcpyDeviceToDevice, s));
+  MEMHIER_CUDA(cudaMemcpy2DAsync(st.b.data(), ldb8 * e, p.B, p.ldb * e, p.n * e, p.k,
+                                 cudaMemcpyDeviceToDevice, s));
+  hopper::ws_c1_s4_128x256(p.m, p.n, p.k, p.alpha, st.a.data(), lda8, st.b.data(), ldb8, p.beta,
+                           p.C, p.ldc, s);
+}
+
 Launcher from(void (*launch)(const Params&, cudaStream_t), const void* (*symbol)(),
               const hopper::HopperKernelInfo& info) {
   Launcher l;
@@ -63,5 +109,11 @@ MEMHIER_HOPPER_LAUNCHER(ws_c4_s4_128x256)
 MEMHIER_HOPPER_LAUNCHER(ws_c2_s6_128x128)
 MEMHIER_HOPPER_LAUNCHER(ws_c1_s6_128x128)
 #undef MEMHIER_HOPPER_LAUNCHER
+
+Launcher wgmma_staged_launcher() {
+  return from(
+      launch_wgmma_staged, [] { return hopper::ws_c1_s4_128x256_info().symbol; },
+      hopper::ws_c1_s4_128x256_info());
+}
 
 }  // namespace memhier::gemm_bf16::detail
