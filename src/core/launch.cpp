@@ -3,9 +3,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
 #include <tuple>
+#include <utility>
 
 #include "memhier/core/check.hpp"
 
@@ -91,6 +96,33 @@ void launch_clustered(const void* kernel, void** args, int blocks, int cluster, 
   const cudaLaunchConfig_t cfg = cluster_config(blocks, cluster, threads, smem, stream, &attr);
   MEMHIER_CUDA(cudaLaunchKernelExC(&cfg, kernel, args));
   MEMHIER_CHECK_LAUNCH();
+}
+
+void prepare_dynamic_smem(const void* kernel, int bytes, const char* what) {
+  constexpr int kDefaultLimit = 48 * 1024;
+  if (bytes <= kDefaultLimit) return;
+  static std::mutex mu;
+  static std::set<std::pair<int, const void*>> done;  // (device, kernel) already raised
+  int dev = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mu);
+  if (done.count({dev, kernel})) return;
+  int optin = 0;
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  if (bytes > optin)
+    throw std::invalid_argument(std::string(what) + ": needs " + std::to_string(bytes / 1024) +
+                                " KiB of shared memory per block; this device allows " +
+                                std::to_string(optin / 1024) + " KiB.");
+  MEMHIER_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  done.insert({dev, kernel});
+}
+
+dim3 grid_2d(long long tiles_x, long long tiles_y, const char* what) {
+  if (tiles_x > std::numeric_limits<int>::max() || tiles_y > 65535)
+    throw std::invalid_argument(
+        std::string(what) + ": the shape needs more blocks than a grid allows (" +
+        std::to_string(tiles_x) + " x " + std::to_string(tiles_y) + "; at most 2^31-1 x 65535).");
+  return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(tiles_y));
 }
 
 }  // namespace memhier::core

@@ -1,4 +1,5 @@
-// Grid sizing from the occupancy calculator, for kernels that fill the device once.
+// Launch helpers: grid sizing from the occupancy calculator, the dynamic shared-memory opt-in,
+// 2-D grids within the launch limits, clustered launches.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -19,6 +20,14 @@ int resident_grid(const void* kernel, int block_threads, std::size_t dynamic_sme
 /// current device can hold at once; 0 when the device has no thread-block clusters or
 /// such a cluster cannot run. Cached per device, kernel and arguments; thread-safe.
 int max_active_clusters(const void* kernel, int cluster, int threads, std::size_t smem = 0);
+
+/// Raises `kernel`'s dynamic shared-memory limit when it needs more than 48 KiB (once per
+/// device); throws std::invalid_argument, naming `what`, when the device cannot give that much.
+void prepare_dynamic_smem(const void* kernel, int bytes, const char* what);
+
+/// The grid for `tiles_x` x `tiles_y` blocks; throws std::invalid_argument, naming `what`,
+/// when the shape needs more blocks than a grid allows.
+dim3 grid_2d(long long tiles_x, long long tiles_y, const char* what);
 
 /// Launches `kernel` as a 1-D grid of `blocks` blocks in clusters of `cluster` along x.
 void launch_clustered(const void* kernel, void** args, int blocks, int cluster, int threads,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "memhier/core/launch.hpp"
 #include "memhier/kernels/gemm.hpp"
 
 namespace memhier::gemm::detail {
@@ -63,13 +64,9 @@ std::string cached_best(const Params& p);
 /// C = beta * C (zeros when beta == 0, C unread): the alpha == 0 path of every variant.
 void launch_scale_c(const Params& p, cudaStream_t stream);
 
-/// Raises the kernel's dynamic shared-memory limit when it needs more than 48 KiB (once
-/// per device); throws std::invalid_argument when the device cannot give that much.
-void prepare_dynamic_smem(const void* kernel, int bytes, const char* what);
+using core::prepare_dynamic_smem;
 
-/// The grid for `tiles_x` x `tiles_y` blocks; throws std::invalid_argument when the shape
-/// needs more blocks than the launch limits allow.
-dim3 grid_2d(long long tiles_x, long long tiles_y, const char* what);
+using core::grid_2d;
 dim3 grid_1d(long long blocks, const char* what);
 
 }  // namespace memhier::gemm::detail

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/families.hpp"
+#include "kernels/gemm/reference.cuh"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -95,48 +96,8 @@ void fill_bf16(__nv_bfloat16* out, std::size_t n, std::uint32_t seed, float* scr
   MEMHIER_CHECK_LAUNCH();
 }
 
-constexpr int kRefTile = 16;
-
-/// The float64 reference, one output per thread over 16x16 tiles of A and B in shared memory:
-/// ref = alpha sum_k a b + beta c0 and its bound's scale |alpha| sum_k |a b| + |beta c0|.
-__global__ void __launch_bounds__(kRefTile* kRefTile)
-    reference_kernel(int m, int n, int k, double alpha, const __nv_bfloat16* __restrict__ A,
-                     const __nv_bfloat16* __restrict__ B, double beta, const float* __restrict__ C0,
-                     double* __restrict__ ref, float* __restrict__ scale) {
-  __shared__ double as[kRefTile][kRefTile + 1], bs[kRefTile][kRefTile + 1];
-  const int tx = threadIdx.x, ty = threadIdx.y, col = blockIdx.x * kRefTile + tx;
-  const int row_tiles = (m + kRefTile - 1) / kRefTile;
-  for (int by = blockIdx.y; by < row_tiles; by += gridDim.y) {  // grid.y is at most 65535
-    const int row = by * kRefTile + ty;
-    double acc = 0, mag = 0;
-    for (int p0 = 0; p0 < k; p0 += kRefTile) {
-      as[ty][tx] =
-          row < m && p0 + tx < k
-              ? static_cast<double>(__bfloat162float(
-                    A[static_cast<std::size_t>(row) * k + static_cast<std::size_t>(p0 + tx)]))
-              : 0.0;
-      bs[ty][tx] =
-          p0 + ty < k && col < n
-              ? static_cast<double>(__bfloat162float(
-                    B[static_cast<std::size_t>(p0 + ty) * n + static_cast<std::size_t>(col)]))
-              : 0.0;
-      __syncthreads();
-#pragma unroll
-      for (int q = 0; q < kRefTile; ++q) {
-        const double ab = as[ty][q] * bs[q][tx];
-        acc += ab;
-        mag += fabs(ab);
-      }
-      __syncthreads();
-    }
-    if (row < m && col < n) {
-      const std::size_t o = static_cast<std::size_t>(row) * n + static_cast<std::size_t>(col);
-      const double c0 = C0 ? static_cast<double>(C0[o]) : 0.0;
-      ref[o] = alpha * acc + beta * c0;
-      scale[o] = static_cast<float>(fabs(alpha) * mag + fabs(beta) * fabs(c0));
-    }
-  }
-}
+using gemm_reference::kRefTile;
+using gemm_reference::reference_kernel;
 
 /// Device bytes a case needs: A and B (bf16), C (and C0 when beta != 0), the reference and
 /// its scale, and the fp32 scratch the inputs are drawn in.
