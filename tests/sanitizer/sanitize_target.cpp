@@ -1,7 +1,8 @@
 // The process compute-sanitizer watches (tests/sanitizer/run.sh): every registered variant
 // of every ladder on its family's small test shapes, the vendor baselines apart, or every
 // probe at --quick sizes with one repetition per timing. Usage:
-//   memhier_sanitize_target kernels|baselines|probes|gpu-check
+//   memhier_sanitize_target kernels|baselines|probes|gpu-check [FAMILY]
+// FAMILY narrows kernels or baselines to one ladder (a new rung checked without the rest).
 // Exit 0: all ran and verified; 1: a variant or baseline gave a wrong answer, or a CUDA
 // error; 77: no GPU (the test is skipped, the reason on stdout); 2: bad usage.
 #include <algorithm>
@@ -59,12 +60,14 @@ bool is_reference_line(const Family& f, const Variant& v) {
   return false;
 }
 
-// Runs `what` ("kernels" or "baselines") of every family on its small test shapes; each
-// output is verified, so a sanitizer finding and a wrong answer both fail.
-int run_ladders(bool baselines) {
+// Runs `what` ("kernels" or "baselines") of every family (or only `only`, when not empty) on
+// its small test shapes; each output is verified, so a sanitizer finding and a wrong answer
+// both fail.
+int run_ladders(bool baselines, const std::string& only) {
   memhier::kernels::register_families();
   int failures = 0, runs = 0;
   for (const Family& f : memhier::registry::families()) {
+    if (!only.empty() && f.name != only) continue;
     std::uint32_t seed = 1;
     for (const std::string& shape : f.test_shapes) {
       if (shape_elements(shape) > kMaxShapeElements) continue;
@@ -98,6 +101,10 @@ int run_ladders(bool baselines) {
       }
     }
   }
+  if (runs == 0 && !only.empty()) {
+    std::fprintf(stderr, "no ladder named %s ran (see memhier list)\n", only.c_str());
+    return 2;
+  }
   std::printf("%d runs, %d wrong\n", runs, failures);
   return failures == 0 ? 0 : 1;
 }
@@ -125,9 +132,11 @@ int run_probes(const memhier::core::DeviceInfo& dev) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string what = argc == 2 ? argv[1] : "";
+  const std::string what = argc >= 2 && argc <= 3 ? argv[1] : "";
+  const std::string only = argc == 3 ? argv[2] : "";
   if (what != "kernels" && what != "baselines" && what != "probes" && what != "gpu-check") {
-    std::fprintf(stderr, "usage: memhier_sanitize_target kernels|baselines|probes|gpu-check\n");
+    std::fprintf(stderr,
+                 "usage: memhier_sanitize_target kernels|baselines|probes|gpu-check [FAMILY]\n");
     return 2;
   }
   std::string why;
@@ -138,7 +147,7 @@ int main(int argc, char** argv) {
   }
   if (what == "gpu-check") return 0;
   try {
-    return what == "probes" ? run_probes(*dev) : run_ladders(what == "baselines");
+    return what == "probes" ? run_probes(*dev) : run_ladders(what == "baselines", only);
   } catch (const std::exception& e) {
     std::printf("FAIL: %s\n", e.what());
     return 1;

@@ -1,5 +1,6 @@
 // The WGMMA rungs as table launchers: the Hopper kernels (*.sm90a.cu) take plain arguments,
 // the ladder a Params; unsupported shapes and cards throw invalid_argument (declined rows).
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include "hopper_launch.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
+#include "repitch.hpp"
 #include "variants.hpp"
 
 namespace memhier::gemm_bf16::detail {
@@ -41,7 +43,8 @@ MEMHIER_HOPPER_LAUNCH(ws_c1_s6_128x128)
 
 // Operands TMA cannot describe (row pitch not a multiple of 16 bytes, a base off 16 bytes),
 // re-pitched into aligned staging copies per (device, stream): the copies are timed with the
-// GEMM, and their rows are padded to 8 elements (TMA zero-fills past k and n anyway).
+// GEMM, and their rows are padded to 8 elements (TMA zero-fills past k and n anyway). An
+// operand TMA can already describe is read in place.
 struct Staging {
   core::DeviceBuffer<__nv_bfloat16> a, b;
 };
@@ -64,20 +67,31 @@ int round8(int x) {
   return (x + 7) / 8 * 8;
 }
 
+/// Whether TMA can read rows of `ld` elements from `base` as they are.
+bool tma_legal(const __nv_bfloat16* base, int ld) {
+  return ld % 8 == 0 && reinterpret_cast<std::uintptr_t>(base) % 16 == 0;
+}
+
 void launch_wgmma_staged(const Params& p, cudaStream_t s) {
   // Everything but the operands' layout must already suit the kernel (shape, card, C).
   const int lda8 = round8(p.k), ldb8 = round8(p.n);
   const std::string why = hopper::hopper_gemm_unsupported(p.m, p.n, p.k, lda8, ldb8, p.ldc);
   if (!why.empty()) throw std::invalid_argument(why);
-  Staging& st =
-      staging_for(static_cast<std::size_t>(p.m) * lda8, static_cast<std::size_t>(p.k) * ldb8, s);
-  constexpr std::size_t e = sizeof(__nv_bfloat16);
-  MEMHIER_CUDA(cudaMemcpy2DAsync(st.a.data(), lda8 * e, p.A, p.lda * e, p.k * e, p.m,
-                                 cudaMemcpyDeviceToDevice, s));
-  MEMHIER_CUDA(cudaMemcpy2DAsync(st.b.data(), ldb8 * e, p.B, p.ldb * e, p.n * e, p.k,
-                                 cudaMemcpyDeviceToDevice, s));
-  hopper::ws_c1_s4_128x256(p.m, p.n, p.k, p.alpha, st.a.data(), lda8, st.b.data(), ldb8, p.beta,
-                           p.C, p.ldc, s);
+  const bool copy_a = !tma_legal(p.A, p.lda), copy_b = !tma_legal(p.B, p.ldb);
+  // Nothing to stage: the rung would be ws_c1_s4_128x256 again (and best would time it twice).
+  if (!copy_a && !copy_b)
+    throw std::invalid_argument(
+        "A and B are already TMA-legal (leading dimensions multiples of 8, 16-byte bases): "
+        "ws_c1_s4_128x256 runs them in place");
+  Staging& st = staging_for(copy_a ? static_cast<std::size_t>(p.m) * lda8 : 0,
+                            copy_b ? static_cast<std::size_t>(p.k) * ldb8 : 0, s);
+  Repitch ra, rb;
+  if (copy_a) ra = {p.A, st.a.data(), p.m, p.k, p.lda, lda8};
+  if (copy_b) rb = {p.B, st.b.data(), p.k, p.n, p.ldb, ldb8};
+  launch_repitch(ra, rb, s);
+  hopper::ws_c1_s4_128x256(p.m, p.n, p.k, p.alpha, copy_a ? st.a.data() : p.A,
+                           copy_a ? lda8 : p.lda, copy_b ? st.b.data() : p.B, copy_b ? ldb8 : p.ldb,
+                           p.beta, p.C, p.ldc, s);
 }
 
 Launcher from(void (*launch)(const Params&, cudaStream_t), const void* (*symbol)(),
