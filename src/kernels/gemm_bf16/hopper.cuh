@@ -19,7 +19,7 @@
 namespace memhier::kernels::gemm_bf16::sm90 {
 
 // ---- Tile geometry ------------------------------------------------------------------------
-// A CTA computes a 128 x BN tile of C (BN = 256 or 128); each consumer warpgroup owns 64 of its
+// A CTA computes a 128 x BN tile of C (BN = 256, 128 or 64); each consumer warpgroup owns 64 of its
 // rows, one m64nBN fp32 accumulator (BN / 2 registers a thread). A k-block is 64 deep: one
 // 128-byte row of bf16, exactly the span of the 128-byte swizzle, so each operand row is one
 // swizzle row. Rung 6 is the 128 x 256 tile with four stages (the k* constants below).
@@ -37,7 +37,7 @@ inline constexpr uint32_t kBytesBox = kBlockK * kBoxN * 2;  // 8 KiB
 /// empty barriers.
 template <int BN, int Stages>
 struct Geometry {
-  static_assert(BN == 128 || BN == 256, "wgmma tiles here are m64n128 or m64n256");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma tiles here are m64n64/128/256");
   static constexpr int kBoxes = BN / kBoxN;
   static constexpr uint32_t kBytesB = kBlockK * BN * 2;
   static constexpr uint32_t kStageBytes = kBytesA + kBytesB;
@@ -160,6 +160,19 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, ui
         MEMHIER_ACC8(40), MEMHIER_ACC8(48), MEMHIER_ACC8(56)
       : "l"(da), "l"(db), "r"(accumulate));
 }
+/// The m64n64k16 form (32 registers, columns 0..63): 128 x 64 tiles, twice as many again, for
+/// shapes whose 128 x 128 tiles leave SMs idle (cuBLAS's choice at 1024^3 on the H100).
+__device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], uint64_t da, uint64_t db,
+                                                int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "%32, %33, p, 1, 1, 0, 1;\n}\n"
+      : MEMHIER_ACC8(0), MEMHIER_ACC8(8), MEMHIER_ACC8(16), MEMHIER_ACC8(24)
+      : "l"(da), "l"(db), "r"(accumulate));
+}
 #undef MEMHIER_ACC8
 
 /// Issues one k-block (64 deep) of a consumer warpgroup as one wgmma group: four m64nBNk16
@@ -175,8 +188,10 @@ __device__ __forceinline__ void mma_k_block_issue(float (&acc)[BN / 2], uint32_t
     const int accumulate = (first && kk == 0) ? 0 : 1;
     if constexpr (BN == 256)
       wgmma_m64n256k16(acc, desc_a(a_rows, kk), desc_b(b_tile, kk), accumulate);
-    else
+    else if constexpr (BN == 128)
       wgmma_m64n128k16(acc, desc_a(a_rows, kk), desc_b(b_tile, kk), accumulate);
+    else
+      wgmma_m64n64k16(acc, desc_a(a_rows, kk), desc_b(b_tile, kk), accumulate);
   }
   wgmma_commit();
 }

@@ -60,6 +60,12 @@ void ws_c1_s6_128x128(int m, int n, int k, float alpha, const __nv_bfloat16* a, 
                       const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc,
                       cudaStream_t stream);
 
+/// Rung 7's kernel on 128 x 64 tiles (m64n64k16) with eight 24 KiB stages, no clusters: at
+/// 1024^3 that is 128 tiles for 132 SMs, against 64 of 128 x 128.
+void ws_c1_s8_128x64(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
+                     const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc,
+                     cudaStream_t stream);
+
 /// What the family table records of a Hopper rung.
 struct HopperKernelInfo {
   const void* symbol = nullptr;  ///< the __global__ function (registers, spills, static smem)
@@ -79,5 +85,6 @@ HopperKernelInfo ws_c1_s4_128x256_info();
 HopperKernelInfo ws_c4_s4_128x256_info();
 HopperKernelInfo ws_c2_s6_128x128_info();
 HopperKernelInfo ws_c1_s6_128x128_info();
+HopperKernelInfo ws_c1_s8_128x64_info();
 
 }  // namespace memhier::kernels::gemm_bf16

@@ -232,6 +232,7 @@ MEMHIER_WS_ENTRY(ws_c1_s4_128x256, 256, 4, 1)
 MEMHIER_WS_ENTRY(ws_c4_s4_128x256, 256, 4, 4)
 MEMHIER_WS_ENTRY(ws_c2_s6_128x128, 128, 6, 2)
 MEMHIER_WS_ENTRY(ws_c1_s6_128x128, 128, 6, 1)
+MEMHIER_WS_ENTRY(ws_c1_s8_128x64, 64, 8, 1)
 #undef MEMHIER_WS_ENTRY
 
 }  // namespace memhier::kernels::gemm_bf16
