@@ -42,10 +42,12 @@ MEMHIER_HOPPER_LAUNCH(ws_c1_s6_128x128)
 MEMHIER_HOPPER_LAUNCH(ws_c1_s8_128x64)
 #undef MEMHIER_HOPPER_LAUNCH
 
-// Operands TMA cannot describe (row pitch not a multiple of 16 bytes, a base off 16 bytes),
-// re-pitched into aligned staging copies per (device, stream): the copies are timed with the
-// GEMM, and their rows are padded to 8 elements (TMA zero-fills past k and n anyway). An
-// operand TMA can already describe is read in place.
+// Operands TMA cannot describe (row pitch not a multiple of 16 bytes, a base off 16 bytes)
+// or reads slowly (pitch not a multiple of 128 bytes: on the H100, ws_c1_s4_128x256 at
+// 4096x4104x4096 ran at 0.56x cuBLAS against 0.79x at 4096x4160x4096, the same tile count),
+// re-pitched into staging copies per (device, stream) with rows padded to 64 elements (128
+// bytes): the copies are timed with the GEMM (TMA zero-fills past k and n). An operand already
+// in that form is read in place.
 struct Staging {
   core::DeviceBuffer<__nv_bfloat16> a, b;
 };
@@ -64,35 +66,37 @@ Staging& staging_for(std::size_t a_elems, std::size_t b_elems, cudaStream_t s) {
   return st;
 }
 
-int round8(int x) {
-  return (x + 7) / 8 * 8;
+constexpr int kStagedRow = 64;  // elements: 128 bytes, one 128-byte swizzle row
+
+int round_row(int x) {
+  return (x + kStagedRow - 1) / kStagedRow * kStagedRow;
 }
 
-/// Whether TMA can read rows of `ld` elements from `base` as they are.
-bool tma_legal(const __nv_bfloat16* base, int ld) {
-  return ld % 8 == 0 && reinterpret_cast<std::uintptr_t>(base) % 16 == 0;
+/// Whether TMA reads rows of `ld` elements from `base` at full speed as they are.
+bool tma_fast(const __nv_bfloat16* base, int ld) {
+  return ld % kStagedRow == 0 && reinterpret_cast<std::uintptr_t>(base) % 128 == 0;
 }
 
 void launch_wgmma_staged(const Params& p, cudaStream_t s) {
   // Everything but the operands' layout must already suit the kernel (shape, card, C).
-  const int lda8 = round8(p.k), ldb8 = round8(p.n);
-  const std::string why = hopper::hopper_gemm_unsupported(p.m, p.n, p.k, lda8, ldb8, p.ldc);
+  const int lda_st = round_row(p.k), ldb_st = round_row(p.n);
+  const std::string why = hopper::hopper_gemm_unsupported(p.m, p.n, p.k, lda_st, ldb_st, p.ldc);
   if (!why.empty()) throw std::invalid_argument(why);
-  const bool copy_a = !tma_legal(p.A, p.lda), copy_b = !tma_legal(p.B, p.ldb);
+  const bool copy_a = !tma_fast(p.A, p.lda), copy_b = !tma_fast(p.B, p.ldb);
   // Nothing to stage: the rung would be ws_c1_s4_128x256 again (and best would time it twice).
   if (!copy_a && !copy_b)
     throw std::invalid_argument(
-        "A and B are already TMA-legal (leading dimensions multiples of 8, 16-byte bases): "
+        "A and B already have 128-byte rows and bases (leading dimensions multiples of 64): "
         "ws_c1_s4_128x256 runs them in place");
-  Staging& st = staging_for(copy_a ? static_cast<std::size_t>(p.m) * lda8 : 0,
-                            copy_b ? static_cast<std::size_t>(p.k) * ldb8 : 0, s);
+  Staging& st = staging_for(copy_a ? static_cast<std::size_t>(p.m) * lda_st : 0,
+                            copy_b ? static_cast<std::size_t>(p.k) * ldb_st : 0, s);
   Repitch ra, rb;
-  if (copy_a) ra = {p.A, st.a.data(), p.m, p.k, p.lda, lda8};
-  if (copy_b) rb = {p.B, st.b.data(), p.k, p.n, p.ldb, ldb8};
+  if (copy_a) ra = {p.A, st.a.data(), p.m, p.k, p.lda, lda_st};
+  if (copy_b) rb = {p.B, st.b.data(), p.k, p.n, p.ldb, ldb_st};
   launch_repitch(ra, rb, s);
   hopper::ws_c1_s4_128x256(p.m, p.n, p.k, p.alpha, copy_a ? st.a.data() : p.A,
-                           copy_a ? lda8 : p.lda, copy_b ? st.b.data() : p.B, copy_b ? ldb8 : p.ldb,
-                           p.beta, p.C, p.ldc, s);
+                           copy_a ? lda_st : p.lda, copy_b ? st.b.data() : p.B,
+                           copy_b ? ldb_st : p.ldb, p.beta, p.C, p.ldc, s);
 }
 
 Launcher from(void (*launch)(const Params&, cudaStream_t), const void* (*symbol)(),

@@ -1,5 +1,5 @@
-// The staging copy of wgmma_staged: operands whose rows TMA cannot describe (pitch not a
-// multiple of 16 bytes, base off 16 bytes) copied into rows padded to 8 elements. One launch
+// The staging copy of wgmma_staged: operands whose rows TMA cannot describe or reads slowly
+// copied into padded rows. One launch
 // for both operands; a warp copies 256 consecutive elements of a row: its lanes read them as
 // 2-byte loads 64 bytes apart (one wavefront each, any alignment), exchange them through
 // shared memory and write 16-byte chunks. cudaMemcpy2DAsync did the same at about half the

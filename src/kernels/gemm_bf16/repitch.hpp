@@ -7,8 +7,8 @@
 namespace memhier::gemm_bf16::detail {
 
 /// One operand to re-pitch: rows x cols elements of `src` (leading dimension ld, any
-/// alignment) into `dst` (leading dimension ld8, a multiple of 8, 16-byte aligned base). A null
-/// `dst` means nothing to copy.
+/// alignment) into `dst` (leading dimension ld8, a multiple of 8, 16-byte aligned base;
+/// wgmma_staged pads to 64). A null `dst` means nothing to copy.
 struct Repitch {
   const __nv_bfloat16* src = nullptr;
   __nv_bfloat16* dst = nullptr;
