@@ -17,6 +17,8 @@
 #include "kernels/gemm_bf16/hopper.cuh"
 #include "kernels/gemm_bf16/hopper_launch.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/tma.cuh"
+#include "memhier/core/tma.hpp"
 
 namespace memhier::kernels::gemm_bf16 {
 namespace {
@@ -26,6 +28,79 @@ using namespace sm90;
 constexpr int kThreads = 384;  // warpgroup 0 produces, 1 and 2 consume
 constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegs = 232;  // 128 * 40 + 256 * 232 = 64512 <= 65536 = 384 * 168
+
+// The epilogue through shared memory: each consumer warpgroup writes its 64 rows 32 columns
+// at a time into one of two 8 KiB boxes (128-byte swizzled rows of 32 fp32) and one thread
+// stores the box with TMA, so the next tile's wgmma starts while the copy engine drains C
+// (register stores cost a request per 32-byte sector: 4x cuBLAS's L2 write requests on the
+// H100). The boxes sit after the stages and barriers, 1024-byte aligned.
+constexpr int kEpiCols = 32;
+constexpr uint32_t kEpiBoxBytes = 64 * kEpiCols * 4;  // 8 KiB
+constexpr uint32_t kEpiBytes = 2 * 2 * kEpiBoxBytes;  // two boxes per consumer warpgroup
+
+/// Dynamic shared memory of ws_kernel<BN, Stages>: the stages, 1 KiB of alignment slack, the
+/// barriers rounded up to 1 KiB, and the epilogue boxes.
+template <int BN, int Stages>
+constexpr int ws_smem_bytes() {
+  return Stages * int(Geometry<BN, Stages>::kStageBytes) + 2048 + int(kEpiBytes);
+}
+
+/// Shared address of consumer warpgroup c's epilogue box b (0 or 1).
+template <int BN, int Stages>
+__device__ __forceinline__ uint32_t epi_box(const SmemLayoutT<BN, Stages>& sm, int c, int b) {
+  return sm.base + Stages * Geometry<BN, Stages>::kStageBytes + 1024 +
+         uint32_t(2 * c + b) * kEpiBoxBytes;
+}
+
+/// The 128 threads of consumer warpgroup c meet here (named barrier 1 + c).
+__device__ __forceinline__ void warpgroup_sync(int c) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory");
+}
+
+/// Writes a warpgroup's 64 x BN accumulator (top-left C(row0, col0)) through its two boxes:
+/// each 32-column slice of alpha * acc goes to shared memory (the 128-byte swizzle keeps the
+/// eight rows of a warp's float2 stores on distinct banks), then thread 0 stores it with TMA
+/// (rows past m and columns past n dropped) and keeps one store reading while the next slice
+/// is written. Used when beta == 0 and C suits TMA (see ws_gemm).
+template <int BN, int Stages>
+__device__ __forceinline__ void store_tile_tma(const SmemLayoutT<BN, Stages>& sm,
+                                               const CUtensorMap* map_c, float alpha,
+                                               const float (&d)[BN / 2], int c, int row0,
+                                               int col0) {
+  const int t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
+  // Row 16 warp + lane / 4 (+ 8 h) and, per 8-column group g of a slice, the swizzled byte of
+  // its column pair: row & 7 = lane / 4 for every h, so four addresses serve all 64 stores
+  // (box and h are offsets the compiler folds; more live addresses spill the accumulators).
+  const uint32_t row_addr = epi_box(sm, c, 0) + uint32_t(16 * warp + lane / 4) * kEpiCols * 4;
+  uint32_t addr[4];
+#pragma unroll
+  for (int g = 0; g < 4; ++g)
+    addr[g] = row_addr + ((32u * g + 8u * (lane % 4)) ^ (uint32_t(lane / 4) << 4));
+  const bool zero = alpha == 0.f;
+#pragma unroll
+  for (int q = 0; q < BN / kEpiCols; ++q) {
+    if (t == 0) tma::bulk_wait_read<1>();  // the store that read this box two slices ago
+    warpgroup_sync(c);
+#pragma unroll
+    for (int g = 0; g < 4; ++g) {
+      const int v = 4 * (4 * q + g);  // d[v..v+1]: row h = 0, d[v+2..v+3]: row h = 1
+      const float a0 = zero ? 0.f : alpha * d[v], a1 = zero ? 0.f : alpha * d[v + 1];
+      const float b0 = zero ? 0.f : alpha * d[v + 2], b1 = zero ? 0.f : alpha * d[v + 3];
+      const uint32_t at = addr[g] + uint32_t(q & 1) * kEpiBoxBytes;  // h = 1: 8 rows on
+      asm volatile(
+          "st.shared.v2.f32 [%0], {%1, %2};\n"
+          "st.shared.v2.f32 [%0+1024], {%3, %4};\n" ::"r"(at),
+          "f"(a0), "f"(a1), "f"(b0), "f"(b1)
+          : "memory");
+    }
+    tma::fence_proxy_async_shared();  // the writes above, visible to the copy engine
+    warpgroup_sync(c);
+    if (t == 0) {
+      tma::tensor_store_2d(map_c, col0 + kEpiCols * q, row0, epi_box(sm, c, q & 1));
+      tma::bulk_commit();
+    }
+  }
+}
 
 /// Frees stage `s` for its producers: a CTA's own barrier alone, or (clusters) thread i of
 /// the warpgroup arrives in block i, since every block's producer writes into the stage.
@@ -45,10 +120,13 @@ __device__ __forceinline__ void release_stage(uint32_t empty, int t) {
 /// that writes into the stage). Consumers keep one wgmma group in flight and free a stage as
 /// soon as the group that read it completed, so the producer runs up to Stages k-blocks ahead,
 /// into the next tile while the epilogue stores this one.
-template <int BN, int Stages, int Cluster>
+/// TmaEpi: the epilogue through shared memory and TMA (store_tile_tma), else register
+/// stores (store_tile); a template choice, since both paths in one kernel spill accumulators.
+template <int BN, int Stages, int Cluster, bool TmaEpi>
 __global__ void __launch_bounds__(kThreads, 1)
     ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-              Epilogue ep, int tiles_m, int tiles_n, int k_blocks) {
+              const __grid_constant__ CUtensorMap map_c, Epilogue ep, int tiles_m, int tiles_n,
+              int k_blocks) {
   using G = Geometry<BN, Stages>;
   static_assert(G::kBoxes % Cluster == 0, "each block multicasts a whole number of B boxes");
   constexpr int kMyBoxes = G::kBoxes / Cluster;
@@ -124,20 +202,24 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<0>();
       fence_accumulators(acc);
       release_stage<Cluster>(sm.empty((it - 1) % Stages), t);
-      store_tile<BN>(ep, acc, m0 + 64 * c, n0);
+      if constexpr (TmaEpi)
+        store_tile_tma(sm, &map_c, ep.alpha, acc, c, m0 + 64 * c, n0);
+      else
+        store_tile<BN>(ep, acc, m0 + 64 * c, n0);
     }
+    if (TmaEpi && t == 0) tma::bulk_wait<0>();  // C written before the block leaves
   }
   // No block leaves while its peer may still arrive on its barriers.
   if constexpr (Cluster > 1) cluster_sync();
 }
 
-/// The launch of ws_kernel<BN, Stages, Cluster> for `clusters` clusters.
+/// The launch of ws_kernel<BN, Stages, Cluster, *> for `clusters` clusters.
 template <int BN, int Stages, int Cluster>
 cudaLaunchConfig_t launch_config(int clusters, cudaStream_t stream, cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(clusters * Cluster));
   config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = static_cast<size_t>(Geometry<BN, Stages>::kSmemBytes);
+  config.dynamicSmemBytes = static_cast<size_t>(ws_smem_bytes<BN, Stages>());
   config.stream = stream;
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = Cluster;
@@ -159,9 +241,10 @@ int prepare_device() {
   std::lock_guard<std::mutex> lock(mu);
   const auto found = by_device.find(dev);
   if (found != by_device.end()) return found->second;
-  const auto kernel = ws_kernel<BN, Stages, Cluster>;
-  MEMHIER_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    Geometry<BN, Stages>::kSmemBytes));
+  const auto kernel = ws_kernel<BN, Stages, Cluster, true>;
+  for (const auto k : {kernel, ws_kernel<BN, Stages, Cluster, false>})
+    MEMHIER_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      ws_smem_bytes<BN, Stages>()));
   int sms = 0;
   MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   int clusters = 0;
@@ -173,7 +256,7 @@ int prepare_device() {
   } else {
     int per_sm = 0;
     MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, kernel, kThreads, static_cast<size_t>(Geometry<BN, Stages>::kSmemBytes)));
+        &per_sm, kernel, kThreads, static_cast<size_t>(ws_smem_bytes<BN, Stages>())));
     clusters = per_sm * sms;
   }
   if (clusters < 1)
@@ -193,24 +276,46 @@ void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bflo
   const CUtensorMap map_b = make_tensor_map(b, k, n, ldb, kBlockK, kBoxN);
   const bool pairs = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % 8 == 0;
   const Epilogue ep{c, ldc, m, n, alpha, beta, pairs};
+  // The TMA epilogue writes C without reading it (beta == 0) and only where a store's last
+  // 16-byte chunk ends at n: the H100 writes a partial chunk's rest past the tensor's width.
+  const bool tma_epilogue =
+      beta == 0.f && n % 4 == 0 && ldc % 4 == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
+  CUtensorMap map_c = {};
+  if (tma_epilogue) {
+    core::Tensor2d tc;
+    tc.base = c;
+    tc.cols = static_cast<std::uint64_t>(n);
+    tc.rows = static_cast<std::uint64_t>(m);
+    tc.pitch_bytes = static_cast<std::uint64_t>(ldc) * sizeof(float);
+    tc.elem_bytes = 4;
+    tc.box_cols = kEpiCols;
+    tc.box_rows = 64;
+    tc.swizzle = core::TmaSwizzle::b128;
+    map_c = core::encode_tensor_map_2d(tc);
+  }
   const int tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + BN - 1) / BN;
   const int cluster_tiles = (tiles_m + Cluster - 1) / Cluster * tiles_n;
   const int k_blocks = (k + kBlockK - 1) / kBlockK;
   const int clusters = std::min(cluster_tiles, prepare_device<BN, Stages, Cluster>());
   cudaLaunchAttribute attr[1];
   const cudaLaunchConfig_t config = launch_config<BN, Stages, Cluster>(clusters, stream, attr);
-  MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster>, map_a, map_b, ep,
-                                  tiles_m, tiles_n, k_blocks));
+  if (tma_epilogue)
+    MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, true>, map_a, map_b,
+                                    map_c, ep, tiles_m, tiles_n, k_blocks));
+  else
+    MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, false>, map_a, map_b,
+                                    map_c, ep, tiles_m, tiles_n, k_blocks));
   MEMHIER_CHECK_LAUNCH();
 }
 
-/// The table's record of ws_kernel<BN, Stages, Cluster>.
+/// The table's record of ws_kernel<BN, Stages, Cluster> (the TMA-epilogue build the bench's
+/// beta == 0 problems run).
 template <int BN, int Stages, int Cluster>
 HopperKernelInfo ws_info() {
   HopperKernelInfo info;
-  info.symbol = reinterpret_cast<const void*>(&ws_kernel<BN, Stages, Cluster>);
+  info.symbol = reinterpret_cast<const void*>(&ws_kernel<BN, Stages, Cluster, true>);
   info.block_threads = kThreads;
-  info.dynamic_smem = Geometry<BN, Stages>::kSmemBytes;
+  info.dynamic_smem = ws_smem_bytes<BN, Stages>();
   info.cluster_size = Cluster;
   return info;
 }
