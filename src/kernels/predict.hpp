@@ -48,6 +48,7 @@ model::WarpAccess warp_access(std::uint32_t live, int width_bytes, bool is_store
   return w;
 }
 
+/// The active mask of a whole warp.
 inline constexpr std::uint32_t kAllLanes = 0xffffffffu;
 
 /// One warp instruction over lanes 0..31 of warp `warp` of a block of `threads` threads

@@ -108,6 +108,19 @@ TEST(PredictBf16, WmmaSmemOnOneTile) {
   expect_counts("wmma_smem", "64x64x32", {384, 352, 16, 256, 128, 4096});
 }
 
+// 16x13x32: only warp 0's first fragment has outputs; its even lanes (columns 0-7) have all
+// 8 inside, its odd lanes (columns 8-12) 5. The SASS's loop unrolled by 4 stores them as
+// 4 + 4 STG (even lanes), 4 (odd lanes) and 1 (odd lanes, column 12): 13 requests, where a
+// loop over the 8 columns would make 8. Rows are 52 bytes apart: one sector per lane, 208
+// in all (each output once). Its 4 LDS.128 (16 lanes, rows 64 bytes apart: 2 a phase, 8
+// each) come on top of the 128 fragment loads.
+TEST(PredictBf16, WmmaSmemEpilogueFollowsTheUnrolledLoop) {
+  const AccessCounts c = predict("wmma_smem", "16x13x32");
+  EXPECT_EQ(c.global_st_requests, 13);
+  EXPECT_EQ(c.global_st_sectors, 208);
+  EXPECT_EQ(c.shared_ld_wavefronts, 128 + 4 * 8);
+}
+
 // 32x32x16: one block, each warp one 16x16 fragment of A and of B read straight from global
 // memory (lda = 16, ldb = 32: multiples of 8, inside): 4 LD.E each, 8 rows of 16 bytes, 8
 // sectors: 4 x 8 = 32 requests, 256 sectors. Epilogue: 4 STS.64 (4 wavefronts each, as in
