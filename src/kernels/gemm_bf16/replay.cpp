@@ -9,10 +9,11 @@
 //  - cp_async_cg_16_zfill: LDGSTS.E.BYPASS.128.ZFILL, which Nsight Compute counts as a global
 //    load only (no shared-store wavefronts; measured for the SGEMM ladder's cp.async rungs);
 //    a zero-byte copy (past an edge) counts nothing.
-//  - wmma::load_matrix_sync does NOT compile to LDSM here: the fragments are read through
-//    generic pointers, as 4 LD.E of 32 bits per 16x16 fragment (lane l: row l / 4 and
-//    row l / 4 + 8, columns 2 (l % 4) and 2 (l % 4) + 8; B's row-major fragments are then
-//    transposed in registers by MOVM.16.MT88). They are recorded as 4-byte loads of the
+//  - wmma::load_matrix_sync does NOT compile to LDSM here: its PTX (wmma.load.{a,b}) names
+//    no state space, so ptxas reads each 16x16 fragment by 4 generic LD.E of 32 bits, from
+//    shared memory too (wmma.store.d names .shared: STS); lane l reads rows l / 4 and
+//    l / 4 + 8, columns 2 (l % 4) and 2 (l % 4) + 8, and B's row-major fragments are then
+//    transposed in registers by MOVM.16.MT88. They are recorded as 4-byte loads of the
 //    memory they reach: shared loads from the tiles of rung 2 and rung 1's staging, global
 //    loads where rung 1 reads A or B directly.
 //  - wmma::store_matrix_sync of the fp32 accumulator to shared memory: 4 STS.64 (lane l: row
