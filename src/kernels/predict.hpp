@@ -48,6 +48,22 @@ model::WarpAccess warp_access(std::uint32_t live, int width_bytes, bool is_store
   return w;
 }
 
+/// The active mask of a whole warp.
+inline constexpr std::uint32_t kAllLanes = 0xffffffffu;
+
+/// One warp instruction over lanes 0..31 of warp `warp` of a block of `threads` threads
+/// (lanes past the block's last thread are off): rule(tid, &address) says whether thread
+/// tid takes part and where.
+template <class Rule>
+model::WarpAccess block_warp_access(int warp, int threads, int width_bytes, bool is_store,
+                                    Rule&& rule) {
+  const int first = warp * model::kWarpSize;
+  const std::uint32_t live =
+      threads - first >= model::kWarpSize ? kAllLanes : ((1u << (threads - first)) - 1u);
+  return warp_access(live, width_bytes, is_store,
+                     [&](int lane, std::uint64_t* a) { return rule(first + lane, a); });
+}
+
 /// Sums instruction costs into model::AccessCounts. The cost of an instruction depends
 /// only on its addresses relative to a 128-byte boundary (sectors, lines and banks repeat
 /// every 128 bytes), so identical relative patterns are costed once and reused: a
@@ -74,11 +90,15 @@ class Recorder {
     if (sink_)
       sink_->global(w);
     else
-      add(w, /*shared=*/false);
+      add(w, /*shared=*/false, 0);
   }
   /// One shared-memory load or store of the warp, likewise (not part of the stream).
   void shared(const model::WarpAccess& w) {
-    if (!sink_) add(w, /*shared=*/true);
+    if (!sink_) add(w, /*shared=*/true, 0);
+  }
+  /// One ldmatrix.x`matrices` of the warp (model::ldmatrix_cost: lanes give row addresses).
+  void ldmatrix(const model::WarpAccess& w, int matrices) {
+    if (!sink_) add(w, /*shared=*/true, matrices);
   }
 
   const model::AccessCounts& counts() const { return counts_; }
@@ -87,27 +107,29 @@ class Recorder {
   struct Key {
     std::array<std::uint64_t, model::kWarpSize> offset{};
     std::uint32_t mask = 0;
-    int width = 0;
+    int width = 0, matrices = 0;  // matrices: an ldmatrix's, 0 for any other instruction
     bool store = false, shared = false;
     bool operator==(const Key& o) const {
-      return mask == o.mask && width == o.width && store == o.store && shared == o.shared &&
-             offset == o.offset;
+      return mask == o.mask && width == o.width && matrices == o.matrices && store == o.store &&
+             shared == o.shared && offset == o.offset;
     }
   };
   struct KeyHash {
     std::size_t operator()(const Key& k) const {
-      std::uint64_t h = 1469598103934665603ull ^ (std::uint64_t{k.mask} << 8) ^
-                        static_cast<std::uint64_t>(k.width * 4 + k.store * 2 + k.shared);
+      std::uint64_t h =
+          1469598103934665603ull ^ (std::uint64_t{k.mask} << 8) ^
+          static_cast<std::uint64_t>(k.matrices * 256 + k.width * 4 + k.store * 2 + k.shared);
       for (std::uint64_t v : k.offset) h = (h ^ v) * 1099511628211ull;
       return static_cast<std::size_t>(h ^ (h >> 29));
     }
   };
 
-  void add(const model::WarpAccess& w, bool shared) {
+  void add(const model::WarpAccess& w, bool shared, int matrices) {
     if (w.active_mask == 0) return;  // not counted (see above)
     Key key;
     key.mask = w.active_mask;
     key.width = w.width_bytes;
+    key.matrices = matrices;
     key.store = w.is_store;
     key.shared = shared;
     std::uint64_t base = ~std::uint64_t{0};
@@ -119,7 +141,9 @@ class Recorder {
     auto it = memo_.find(key);
     if (it == memo_.end()) {
       model::AccessCounts one;
-      if (shared)
+      if (matrices > 0)
+        one.add_ldmatrix(w, matrices);
+      else if (shared)
         one.add_shared(w);
       else
         one.add_global(w);

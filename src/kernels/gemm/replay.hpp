@@ -16,11 +16,10 @@
 namespace memhier::gemm::detail::replay {
 
 using kernels::predict::buffer_base;
+using kernels::predict::kAllLanes;
 using kernels::predict::Recorder;
 using kernels::predict::warp_access;
 using model::kWarpSize;
-
-inline constexpr std::uint32_t kAllLanes = 0xffffffffu;
 
 /// The problem as the kernels see it (Params with byte addresses instead of pointers).
 struct Problem {
@@ -47,11 +46,7 @@ inline void check_block(Variant v, int threads) {
 /// rule(tid, &address) says whether thread tid takes part and where.
 template <class Rule>
 void warp_op(Recorder& rec, int warp, int threads, int width, bool store, Rule rule) {
-  const int first = warp * kWarpSize;
-  const std::uint32_t live =
-      threads - first >= kWarpSize ? kAllLanes : ((1u << (threads - first)) - 1u);
-  rec.global(warp_access(live, width, store,
-                         [&](int lane, std::uint64_t* a) { return rule(first + lane, a); }));
+  rec.global(kernels::predict::block_warp_access(warp, threads, width, store, rule));
 }
 /// One shared-memory instruction of warp `warp` (every lane live), likewise.
 template <class Rule>

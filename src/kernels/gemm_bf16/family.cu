@@ -21,6 +21,7 @@
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/kernels/gemm_bf16.hpp"
+#include "predict.hpp"
 #include "shape.hpp"
 #include "variants.hpp"
 
@@ -262,7 +263,7 @@ struct RungInfo {
 const std::vector<RungInfo>& rungs() {
   int rung_no = 0;
   static const std::vector<RungInfo> r{
-#define MEMHIER_RUNG(name, launcher, candidate, technique, source, claim) \
+#define MEMHIER_RUNG(name, launcher, candidate, prediction, technique, source, claim) \
   {Variant::name, ++rung_no, technique, source, claim},
 #define MEMHIER_BEST(name, technique, source, claim) \
   {Variant::name, ++rung_no, technique, source, claim},
@@ -271,14 +272,25 @@ const std::vector<RungInfo>& rungs() {
   return r;
 }
 
-/// A rung of the table as the bench registers it, with its launcher's resources. best runs
-/// the candidate the tuner chose for the shape's class, known once it has run (`runs`).
+/// A rung of the table as the bench registers it, with its launcher's resources and its
+/// prediction. best runs the candidate the tuner chose for the shape's class, known once it
+/// has run (`runs`): its prediction is that candidate's.
 registry::Variant make_variant(const RungInfo& r) {
   const Variant shown = r.v == Variant::best ? gemm_bf16::detail::best_candidates().back() : r.v;
   const gemm_bf16::detail::Launcher l = gemm_bf16::detail::launcher_for(shown);
   registry::Variant v =
       registry::make_variant(gemm_bf16::to_string(r.v), r.rung, r.technique, {r.source, r.claim},
                              l.symbol(), l.block_threads, l.dynamic_smem);
+  if (gemm_bf16::detail::has_prediction(r.v)) {
+    v.predict = [rung = r.v](const std::string& shape) {
+      const Shape s = gemm_bf16::detail::parse_shape(shape);
+      return gemm_bf16::detail::predict(rung, s.m, s.n, s.k, s.alpha, s.beta);
+    };
+    v.stream = [rung = r.v](const std::string& shape, model::AccessSink& sink) {
+      const Shape s = gemm_bf16::detail::parse_shape(shape);
+      gemm_bf16::detail::stream(rung, s.m, s.n, s.k, s.alpha, s.beta, sink);
+    };
+  }
   if (r.v == Variant::best)
     v.runs = [](const std::string& shape) {
       const Shape s = gemm_bf16::detail::parse_shape(shape);

@@ -42,6 +42,23 @@ struct MmaTile {
   static constexpr int FM = WM / 16, FN = WN / 8;  // m16 and n8 fragments per warp
 };
 
+/// The block tile of rung 2 (wmma_smem.cu): 64x64x32, 4 warps of 32x32 (2 x 2), tile rows
+/// padded by 8 elements (16 bytes), which keeps every WMMA fragment 32-byte aligned.
+struct WmmaSmemTile {
+  static constexpr int BM = 64, BN = 64, BK = 32, THREADS = 128;
+  static constexpr int LDA = BK + 8, LDB = BN + 8;
+};
+
+/// The warps of rung 1 (wmma_global.cu): 2 x 2 warps a block, each a 16x16 tile of C.
+inline constexpr int kWmmaGlobalWarps = 4;
+
+/// Half a row of a 16x16 tile per lane (the WMMA rungs' staging and epilogue): lane l takes
+/// row l / 2, columns (l % 2) * 8 .. + 7.
+MEMHIER_HD constexpr void half_row_lane(int lane, int* row, int* col) {
+  *row = lane >> 1;
+  *col = (lane & 1) * 8;
+}
+
 /// The 16-byte chunk `idx` of a tile whose rows hold `cols` elements, as the staging loops
 /// hand them out (consecutive threads take consecutive chunks of a row): its row and first
 /// column.

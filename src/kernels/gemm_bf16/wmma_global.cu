@@ -8,20 +8,22 @@
 #include <cstdint>
 
 #include "common.cuh"
+#include "layout.cuh"
 
 namespace memhier::gemm_bf16::detail {
 namespace {
 
 namespace wmma = nvcuda::wmma;
 
-constexpr int kWarps = 4;  // a block is 2 x 2 warps: a 32 x 32 tile of C
+constexpr int kWarps = kWmmaGlobalWarps;  // a block is 2 x 2 warps: a 32 x 32 tile of C
 constexpr int kThreads = kWarps * 32;
 
 /// The 16x16 block of a row-major matrix (rows x cols, ld) at (r0, c0), zero past the edges,
 /// into `tile` (16 x 16, row-major): each lane copies half a row.
 __device__ void stage16(__nv_bfloat16* tile, const __nv_bfloat16* x, int rows, int cols, int ld,
                         int r0, int c0, int lane) {
-  const int r = lane >> 1, c = (lane & 1) * 8;
+  int r = 0, c = 0;
+  half_row_lane(lane, &r, &c);
   const bool in = r0 + r < rows;
   const int avail = in ? cols - (c0 + c) : 0;
   const __nv_bfloat16* src = in ? x + rm_offset(r0 + r, c0 + c, ld) : x;
@@ -63,7 +65,8 @@ __global__ void __launch_bounds__(kThreads)
   }
   wmma::store_matrix_sync(sc[warp], acc, 16, wmma::mem_row_major);
   __syncwarp();
-  const int r = lane >> 1, c = (lane & 1) * 8;
+  int r = 0, c = 0;
+  half_row_lane(lane, &r, &c);
   if (row0 + r >= p.m) return;
   for (int i = 0; i < 8 && col0 + c + i < p.n; ++i)
     store1(p.C + rm_offset(row0 + r, col0 + c + i, p.ldc), sc[warp][r * 16 + c + i], p.alpha,

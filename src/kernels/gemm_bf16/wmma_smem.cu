@@ -5,14 +5,16 @@
 #include <mma.h>
 
 #include "common.cuh"
+#include "layout.cuh"
 
 namespace memhier::gemm_bf16::detail {
 namespace {
 
 namespace wmma = nvcuda::wmma;
 
-constexpr int BM = 64, BN = 64, BK = 32, kThreads = 128;
-constexpr int kLdA = BK + 8, kLdB = BN + 8;
+constexpr int BM = WmmaSmemTile::BM, BN = WmmaSmemTile::BN, BK = WmmaSmemTile::BK;
+constexpr int kThreads = WmmaSmemTile::THREADS;
+constexpr int kLdA = WmmaSmemTile::LDA, kLdB = WmmaSmemTile::LDB;
 
 __global__ void __launch_bounds__(kThreads) wmma_smem_kernel(const Params p) {
   __shared__ __align__(32) __nv_bfloat16 As[BM * kLdA];
@@ -59,7 +61,8 @@ __global__ void __launch_bounds__(kThreads) wmma_smem_kernel(const Params p) {
     __syncthreads();  // the tiles are rewritten next
   }
   // Each fragment through the warp's 16x16 buffer: guarded stores with the epilogue.
-  const int r = lane >> 1, c = (lane & 1) * 8;
+  int r = 0, c = 0;
+  half_row_lane(lane, &r, &c);
 #pragma unroll
   for (int i = 0; i < 2; ++i)
 #pragma unroll
