@@ -108,14 +108,22 @@ void set_ratios(BenchRecord* r, const core::PairedTiming& p, std::size_t self, c
   put(refs.read, &r->x_read_only, &r->x_read_only_spread);
 }
 
+// The peak a family's flops are quoted against: GFLOP/s and the number type's name.
+struct Peak {
+  double gflops = NAN;
+  model::NumberType type = model::NumberType::fp32;
+};
+
 // A record's time and the figures derived from it.
-void set_time(BenchRecord* r, const core::Timing& t, const registry::Work& w, double peak) {
+void set_time(BenchRecord* r, const core::Timing& t, const registry::Work& w, const Peak& peak) {
   r->ms = t.median_ms;
   r->spread = t.spread();
   r->gbps = w.bytes / (r->ms * 1e6);
   if (r->ceiling) return;
   r->gflops = w.flops > 0 ? w.flops / (r->ms * 1e6) : NAN;
-  r->peak_pct = 100.0 * r->gflops / peak;
+  if (!std::isfinite(r->gflops)) return;
+  r->peak_pct = 100.0 * r->gflops / peak.gflops;
+  r->peak_kind = model::to_string(peak.type);
 }
 
 /// The rung whose kernel `v` runs at `shape`: v itself unless v dispatches on shape;
@@ -162,9 +170,9 @@ void fill_resources(const Variant* pv, BenchRecord* r) {
       static_cast<double>(blocks * ((v.block_threads + 31) / 32)) / (threads_per_sm / 32);
 }
 
-// The fp32 FMA peak of the current device, GFLOP/s: SMs x fp32 lanes x 2 x max SM clock
-// (lanes from the architecture table); NaN for an architecture the table lacks.
-double fp32_peak_gflops() {
+// The current device's peak in `type`, GFLOP/s, at the maximum SM clock it reports (rates
+// from the architecture table); NaN for an architecture or number type the table lacks.
+Peak device_peak(model::NumberType type) {
   int dev = 0, sms = 0, khz = 0, major = 0, minor = 0;
   MEMHIER_CUDA(cudaGetDevice(&dev));
   MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -172,8 +180,7 @@ double fp32_peak_gflops() {
   MEMHIER_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
   MEMHIER_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
   const model::ArchSpec* a = model::find_arch(major, minor);
-  if (!a || khz <= 0) return NAN;
-  return static_cast<double>(sms) * a->cuda_cores_per_sm * 2.0 * khz * 1e3 / 1e9;
+  return {a ? model::peak_gflops(*a, type, sms, khz / 1e3) : NAN, type};
 }
 
 /// Checks every output element of `c` as its last run left them and fills r's verification:
@@ -211,6 +218,11 @@ std::string torch_paragraph(const std::vector<BenchRecord>& records) {
 
 }  // namespace
 
+model::NumberType number_type(const Family& family) {
+  // The one ladder on tensor cores; its table lives with its kernels, which others edit.
+  return family.name == "gemm_bf16" ? model::NumberType::bf16 : model::NumberType::fp32;
+}
+
 void verify_last_repetition(Case& c, const std::function<void(cudaStream_t)>& run, BenchRecord* r) {
   if (c.in_place()) {  // the timed runs compounded: restore the outputs and run once more
     c.poison(nullptr);
@@ -233,7 +245,7 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
   for (const std::string& shape : shapes) cases.push_back(family.make_case(shape, opt.seed));
 
   std::vector<BenchRecord> out;
-  const double peak = fp32_peak_gflops();
+  const Peak peak = device_peak(number_type(family));
   for (auto& c : cases) {
     const registry::Work w = c->work();
     const std::string tag = family.name + " " + c->shape();
@@ -421,9 +433,14 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
                         "way with the read-only ceiling. "
                       : "") +
       "x prev is the previous rung's median time over this one's. Where the problem has flops, "
-      "fp32 peak is GFLOP/s over SMs x fp32 lanes per SM x 2 x the maximum SM clock "
-      "(tensor-core reference lines can exceed it). A variant that cannot run at a shape is "
-      "shown as declined, with its reason.");
+      "the peak column is GFLOP/s over the peak of the family's number type at the maximum SM "
+      "clock the device reports: fp32 peak = SMs x fp32 lanes per SM x 2 x clock (tensor-core "
+      "reference lines can exceed it); bf16 peak = SMs x dense bf16 tensor-core FLOP per clock "
+      "per SM with fp32 accumulation (the architecture table's, from NVIDIA's whitepapers: "
+      "2048 on 8.0, 4096 on 9.0; none where the table has no confirmed figure) x clock. "
+      "NVIDIA quotes tensor peaks at a lower clock (an H100 SXM: 1830 MHz, 989 TFLOP/s; the "
+      "device reports 1980 MHz), so a bf16 peak here is the higher figure. A variant that "
+      "cannot run at a shape is shown as declined, with its reason.");
   s.paragraphs.push_back(torch_paragraph(records));
   if (s.paragraphs.back().empty()) s.paragraphs.pop_back();
   const bool flops = std::any_of(records.begin(), records.end(),
@@ -440,7 +457,9 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
                {"bandwidth", "GB/s", "gbps"}};
   if (flops) {
     t.columns.push_back({"throughput", "GFLOP/s", "gflops"});
-    t.columns.push_back({"fp32 peak", "%", "peak_pct"});
+    // The key stays peak_pct for every family; the column's name says which peak.
+    t.columns.push_back(
+        {std::string(model::to_string(number_type(family))) + " peak", "%", "peak_pct"});
   }
   // A problem bound by arithmetic (GEMM): the copy ceiling says nothing about it.
   const bool copy = report::copy_ceiling_applies(records);

@@ -71,6 +71,45 @@ std::vector<std::string> expand(const std::string& target) {
   return all;
 }
 
+// The family kernels of `items` (pattern sets have no kernel table).
+std::vector<const profile::KernelCounters*> family_kernels(const std::vector<ProfileItem>& items) {
+  std::vector<const profile::KernelCounters*> out;
+  for (const ProfileItem& it : items)
+    if (!is_pattern_set(it.target))
+      for (const profile::KernelCounters& k : it.kernels) out.push_back(&k);
+  return out;
+}
+
+// The columns of the per-kernel table: every counter but the instruction counts (the
+// comparison table has them), and an optional one only where some kernel counted a nonzero
+// value (the tensor pipes: the GEMM ladders' kernels, not a transpose's).
+std::vector<profile::Metric> kernel_columns(const std::vector<ProfileItem>& items) {
+  const std::vector<const profile::KernelCounters*> kernels = family_kernels(items);
+  std::vector<profile::Metric> out;
+  for (const profile::Metric& m : profile::metrics()) {
+    if (m.key.find("instructions") != std::string::npos) continue;
+    const bool counted = std::any_of(kernels.begin(), kernels.end(), [&m](const auto* k) {
+      const double v = k->get(m.key);
+      return !std::isnan(v) && v != 0;
+    });
+    if (!m.optional || counted) out.push_back(m);
+  }
+  return out;
+}
+
+// The optional counters no family kernel reported at all, by ncu name, comma-separated.
+std::string unreported_optional(const std::vector<ProfileItem>& items) {
+  const std::vector<const profile::KernelCounters*> kernels = family_kernels(items);
+  std::string out;
+  if (kernels.empty()) return out;
+  for (const profile::Metric& m : profile::metrics()) {
+    const bool reported = std::any_of(kernels.begin(), kernels.end(),
+                                      [&m](const auto* k) { return !std::isnan(k->get(m.key)); });
+    if (m.optional && !reported) out += (out.empty() ? "" : ", ") + m.metric;
+  }
+  return out;
+}
+
 /// An item that ran rung `runs` of its family predicts as that rung does.
 void predict_as(ProfileItem& it, const std::string& runs) {
   it.runs = runs;
@@ -251,7 +290,6 @@ void assign_counters(std::vector<ProfileItem>& items,
 
 namespace {
 
-// One ncu run over one family or pattern set.
 // A fresh temporary file's name (the file exists, empty); throws when none can be made.
 std::string temp_file(const char* what) {
   char name[] = "/tmp/memhier-XXXXXX";
@@ -262,40 +300,65 @@ std::string temp_file(const char* what) {
   return name;
 }
 
-std::vector<ProfileItem> profile_one(const std::string& ncu, const std::string& target_program,
-                                     const std::string& target,
-                                     const std::vector<std::string>& variants,
-                                     const std::string& shape, bool with_model) {
-  std::vector<ProfileItem> items = plan_profile(target, variants, shape, with_model);
+// What one ncu run over one family or pattern set left: its exit status, log and console output,
+// the child's outcomes and the kernel rows parsed from the log.
+struct NcuRun {
+  int rc = 0;
+  std::string all;  ///< the log, then the console output
+  std::vector<ItemOutcome> outcomes;
+  std::vector<profile::KernelCounters> rows;
+  bool failed() const { return rc != 0 || rows.empty(); }
+};
+
+NcuRun run_ncu(const std::string& ncu, const std::string& target_program, const std::string& target,
+               const std::vector<std::string>& variants, const std::string& shape,
+               const std::vector<std::string>& leave_out) {
   const std::string log_name = temp_file("ncu's output");
   const std::string outcome_name = temp_file("the profiled process's outcomes");
   std::vector<std::string> child = {target_program};
   for (std::string& a : profile_target_args(target, variants, shape, outcome_name))
     child.push_back(std::move(a));
+  NcuRun run;
   std::string output;
-  const int rc = profile::run_command(
-      profile::ncu_command(ncu, log_name, child, is_pattern_set(target)), output);
+  run.rc = profile::run_command(
+      profile::ncu_command(ncu, log_name, child, is_pattern_set(target), leave_out), output);
   std::ifstream log(log_name);
   std::stringstream text;
   text << log.rdbuf();
   std::filesystem::remove(log_name);
-  const std::vector<ItemOutcome> outcomes = read_outcomes(outcome_name);
+  run.outcomes = read_outcomes(outcome_name);
   std::filesystem::remove(outcome_name);
-  const std::string all = text.str() + "\n" + output;
-  if (const std::string why = profile::counters_unavailable_reason(all); !why.empty())
-    throw ProfilerUnavailable("cannot read hardware counters: " + why + ".");
-  std::vector<profile::KernelCounters> rows;
+  run.all = text.str() + "\n" + output;
   try {
-    rows = profile::parse_raw_csv(text.str());
+    run.rows = profile::parse_raw_csv(text.str());
   } catch (const profile::NcuError&) {
-    rows.clear();
+    run.rows.clear();
   }
-  if (rc != 0 || rows.empty()) {
+  return run;
+}
+
+std::vector<ProfileItem> profile_one(const std::string& ncu, const std::string& target_program,
+                                     const std::string& target,
+                                     const std::vector<std::string>& variants,
+                                     const std::string& shape, bool with_model) {
+  std::vector<ProfileItem> items = plan_profile(target, variants, shape, with_model);
+  NcuRun run = run_ncu(ncu, target_program, target, variants, shape, {});
+  // A metric this card or ncu version does not know may fail the run or draw a complaint:
+  // once more without it, so that it costs only its own column.
+  if (run.failed() || !profile::counters_unavailable_reason(run.all).empty()) {
+    const std::vector<std::string> drop =
+        profile::optional_to_leave_out(run.all, is_pattern_set(target));
+    if (!drop.empty()) run = run_ncu(ncu, target_program, target, variants, shape, drop);
+  }
+  if (const std::string why = profile::counters_unavailable_reason(run.all); !why.empty())
+    throw ProfilerUnavailable("cannot read hardware counters: " + why + ".");
+  if (run.failed()) {
+    const std::string& all = run.all;
     const std::string tail = all.size() > 2000 ? all.substr(all.size() - 2000) : all;
     throw std::runtime_error("Nsight Compute failed on " + target + " (exit status " +
-                             std::to_string(rc) + "); its last output:\n" + tail);
+                             std::to_string(run.rc) + "); its last output:\n" + tail);
   }
-  assign_counters(items, rows, outcomes);
+  assign_counters(items, run.rows, run.outcomes);
   return items;
 }
 
@@ -420,8 +483,8 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
                {"kernel", "", "kernel"},
                {"grid", "", "grid"},
                {"block", "", "block"}};
-  for (const profile::Metric& m : profile::metrics())
-    if (m.key.find("instructions") == std::string::npos) k.columns.push_back({m.title, "", m.key});
+  const std::vector<profile::Metric> shown = kernel_columns(items);
+  for (const profile::Metric& m : shown) k.columns.push_back({m.title, "", m.key});
   for (const ProfileItem& it : items) {
     if (is_pattern_set(it.target)) continue;  // one instruction each: the table above says all
     for (const profile::KernelCounters& kc : it.kernels) {
@@ -429,8 +492,7 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
       if (name.size() > 60) name = name.substr(0, 57) + "...";
       std::vector<Value> row = {Value::str(it.target), Value::str(it.name), Value::str(name),
                                 Value::str(kc.grid), Value::str(kc.block)};
-      for (const profile::Metric& m : profile::metrics()) {
-        if (m.key.find("instructions") != std::string::npos) continue;
+      for (const profile::Metric& m : shown) {
         const double v = kc.get(m.key);
         const bool pct = m.key.find("pct") != std::string::npos;
         row.push_back(std::isnan(v) ? Value::none() : Value::num(v, pct ? 1 : 0));
@@ -438,6 +500,12 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
       k.rows.push_back(std::move(row));
     }
   }
+  const std::string missing = unreported_optional(items);
+  if (!missing.empty())
+    k.notes.push_back(
+        "Not reported by Nsight Compute on this card (it rejected or ignored the "
+        "metric, and the run went on without it): " +
+        missing + ".");
   if (!k.rows.empty()) s.tables.push_back(std::move(k));
   if (with_model) add_traffic_comparison(s, items, profiled_card());  // stream models
   // The claims these counters decide (stalls, DRAM throughput, L2 traffic), if any.

@@ -226,6 +226,7 @@ void add_torch_rows(const TorchRun& run, std::vector<BenchRecord>* records) {
         if (flops) {
           r.gflops = flops->gflops * flops->ms / r.ms;
           r.peak_pct = flops->peak_pct * flops->ms / r.ms;
+          r.peak_kind = flops->peak_kind;
         }
         if (t.compare) compare_ms = r.ms;
       }

@@ -11,12 +11,14 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/bench/model_tables.hpp"
+#include "memhier/bench/profile.hpp"
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/claims/ladders.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/report/roofline.hpp"
 #include "memhier/report/summary.hpp"
 #include "memhier/report/writers.hpp"
+#include "progress.hpp"
 
 namespace memhier::cli {
 namespace {
@@ -71,8 +73,11 @@ int run_report(const ReportOptions& o) {
     doc.sections.push_back(report::roofline_section(roof));
     doc.sections.back().tables.push_back(
         claims::checks_table("report-roofline", claims::roofline_checks(roof)));
-    if (!o.no_profile)
-      for (auto& s : measure_profiles(o.quick)) doc.sections.push_back(std::move(s));
+    if (!o.no_profile) {
+      ProgressLine progress("memhier report");
+      const auto step = [&progress](const std::string& s) { progress.step(s); };
+      for (auto& s : bench::measure_profiles(o.quick, step)) doc.sections.push_back(std::move(s));
+    }
   } else {
     report::Section none;
     none.id = "no-gpu";

@@ -20,10 +20,6 @@ void add_bench(CLI::App& app, int& rc);
 void add_profile(CLI::App& app, int& rc);
 void add_simulate(CLI::App& app, int& rc);
 
-/// `memhier profile` over every target with a model, one section each; where ncu or the
-/// counters are missing, a section that says why (the report goes on).
-std::vector<report::Section> measure_profiles(bool quick);
-
 /// The families named ("all" or one); throws UsageError for an unknown name.
 std::vector<const registry::Family*> select_families(const std::string& name);
 

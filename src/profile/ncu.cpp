@@ -72,6 +72,18 @@ const std::vector<Metric>& metrics() {
       {"sm_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput %", false},
       {"achieved_occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
        "achieved occupancy %", false},
+      // How busy the warp schedulers and the tensor pipes were: the share of active cycles on
+      // which a scheduler issued, and on which the tensor pipe worked (all of it; its HMMA
+      // part, which mma.sync and WMMA use; its GMMA part, Hopper's wgmma). Optional: the
+      // names come from ncu users' reports, not from one list for every card.
+      {"issue_active_pct", "smsp__issue_active.avg.pct_of_peak_sustained_active",
+       "issue slots busy %", false, true},
+      {"tensor_pipe_pct", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+       "tensor pipe %", false, true},
+      {"tensor_hmma_pct", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+       "tensor pipe HMMA %", false, true},
+      {"tensor_gmma_pct", "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
+       "tensor pipe GMMA (wgmma) %", false, true},
       {"registers", "launch__registers_per_thread", "registers/thread", false},
       {"duration_ns", "gpu__time_duration.sum", "duration ns", false},
   };
@@ -197,11 +209,14 @@ std::optional<std::string> find_ncu() {
 }
 
 std::vector<std::string> ncu_command(const std::string& ncu, const std::string& log_file,
-                                     const std::vector<std::string>& target_args,
-                                     bool access_only) {
+                                     const std::vector<std::string>& target_args, bool access_only,
+                                     const std::vector<std::string>& leave_out) {
   std::string list;
-  for (const Metric& m : metrics())
-    if (m.access || !access_only) list += (list.empty() ? "" : ",") + m.metric;
+  for (const Metric& m : metrics()) {
+    if (!m.access && access_only) continue;
+    if (std::find(leave_out.begin(), leave_out.end(), m.metric) != leave_out.end()) continue;
+    list += (list.empty() ? "" : ",") + m.metric;
+  }
   std::vector<std::string> argv = {ncu,
                                    "--csv",
                                    "--page",
@@ -251,6 +266,19 @@ int run_command(const std::vector<std::string>& argv, std::string& output) {
   int status = 0;
   if (::waitpid(pid, &status, 0) < 0) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::vector<std::string> optional_to_leave_out(const std::string& ncu_output, bool access_only) {
+  std::vector<std::string> named, all;
+  for (const Metric& m : metrics()) {
+    if (!m.optional || (access_only && !m.access)) continue;
+    all.push_back(m.metric);
+    // ncu may name the metric or only its base (the part before the first '.').
+    if (ncu_output.find(m.metric.substr(0, m.metric.find('.'))) != std::string::npos)
+      named.push_back(m.metric);
+  }
+  if (!named.empty()) return named;
+  return counters_unavailable_reason(ncu_output).empty() ? all : std::vector<std::string>{};
 }
 
 std::string counters_unavailable_reason(const std::string& out) {

@@ -91,7 +91,8 @@ Table ladder_table(const std::vector<LadderBest>& bests) {
       "The lowest paired ratio over the shapes each ladder measured (above 1: faster than the "
       "ceiling): the median of the per-pair ratios, the ceiling timed alternately with the "
       "rung, with their 10th-90th percentiles in brackets. x memcpy is left out where the "
-      "problem is bound by arithmetic: its rungs come nearer the fp32 peak than the copy's "
+      "problem is bound by arithmetic: its rungs come nearer the peak of their number type than "
+      "the copy's "
       "time (GEMM); x read-only is given where the problem only reads its bytes.";
   t.columns = {{"ladder", "", "family"},     {"rung", "", "variant"},
                {"x vendor", "", "x_vendor"}, {"vendor", "", "vendor"},
@@ -145,9 +146,12 @@ Table tally_table(const ClaimsTally& tally) {
 }  // namespace
 
 bool copy_ceiling_applies(const std::vector<registry::BenchRecord>& family_records) {
-  for (const registry::BenchRecord& r : family_records)
-    if (r.rung > 0 && std::isfinite(r.frac_memcpy) && !(r.peak_pct / 100.0 >= r.frac_memcpy))
-      return true;  // NaN peak_pct: no flops, a pure data mover
+  for (const registry::BenchRecord& r : family_records) {
+    if (r.rung == 0 || !std::isfinite(r.frac_memcpy)) continue;
+    if (!std::isfinite(r.gflops)) return true;  // no flops: a pure data mover
+    // A peak the architecture table lacks (NaN) decides nothing.
+    if (r.peak_pct / 100.0 < r.frac_memcpy) return true;
+  }
   return false;
 }
 

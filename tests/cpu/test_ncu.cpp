@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "memhier/profile/ncu.hpp"
 #include "memhier/profile/patterns.hpp"
@@ -20,7 +22,8 @@ const char* kCsv =
     "\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\","
     "\"sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum\","
     "\"launch__registers_per_thread\",\"dram__throughput.avg.pct_of_peak_sustained_elapsed\"\n"
-    "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"sector\",\"\",\"register/thread\",\"%\"\n"
+    "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"sector\",\"\",\"register/"
+    "thread\",\"%\"\n"
     "\"0\",\"4242\",\"memhier\",\"h\",\"memhier_profile_marker()\",\"1\",\"7\",\"(1, 1, 1)\","
     "\"(3, 1, 1)\",\"0\",\"9.0\",\"0\",\"0\",\"16\",\"0.01\"\n"
     "\"1\",\"4242\",\"memhier\",\"h\",\"void k<float, 4>(const float *, int)\",\"1\",\"7\","
@@ -69,9 +72,51 @@ TEST(NcuCommand, CountsOnlyMarkedRangeWithClocksUntouched) {
   for (const Metric& m : metrics()) EXPECT_TRUE(keys.insert(m.key).second) << m.key;
 }
 
+// The --metrics list of a command line.
+std::string metric_list(const std::vector<std::string>& argv) {
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+    if (argv[i] == "--metrics") return argv[i + 1];
+  return {};
+}
+
+TEST(NcuCommand, CollectsTheIssueAndTensorPipeCountersAndLeavesOutWhatItIsTold) {
+  const std::string hmma = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active";
+  const std::string issue = "smsp__issue_active.avg.pct_of_peak_sustained_active";
+  const std::string all = metric_list(ncu_command("ncu", "/tmp/log", {"t"}));
+  EXPECT_NE(all.find(hmma), std::string::npos);
+  EXPECT_NE(all.find(issue), std::string::npos);
+  EXPECT_NE(all.find("sm__pipe_tensor_op_gmma_cycles_active"), std::string::npos);
+  const std::string fewer = metric_list(ncu_command("ncu", "/tmp/log", {"t"}, false, {hmma}));
+  EXPECT_EQ(fewer.find(hmma), std::string::npos);
+  EXPECT_NE(fewer.find(issue), std::string::npos);
+  EXPECT_EQ(fewer.size(), all.size() - hmma.size() - 1);  // one name and its comma
+  // Pattern runs take the access counters only: no pipe counters to drop there.
+  EXPECT_EQ(metric_list(ncu_command("ncu", "/tmp/log", {"t"}, true)).find(issue),
+            std::string::npos);
+  for (const Metric& m : metrics()) EXPECT_FALSE(m.optional && m.access) << m.key;
+}
+
+TEST(NcuOutput, AFailedRunLeavesOutTheOptionalMetricsItNames) {
+  std::set<std::string> optional;
+  for (const Metric& m : metrics())
+    if (m.optional) optional.insert(m.metric);
+  ASSERT_GE(optional.size(), 4u);
+  // Named by its base name only: that one goes, the others stay.
+  const auto named = optional_to_leave_out(
+      "==ERROR== Failed to find metric sm__pipe_tensor_op_gmma_cycles_active", false);
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0], "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active");
+  // Named by no name and for no known reason: every optional one, so the retry is plain.
+  const auto all = optional_to_leave_out("==ERROR== something went wrong", false);
+  EXPECT_EQ(std::set<std::string>(all.begin(), all.end()), optional);
+  // A reason a retry cannot mend (no permission): none, and the caller says why.
+  EXPECT_TRUE(optional_to_leave_out("==ERROR== ERR_NVGPUCTRPERM", false).empty());
+  // Pattern runs collect no optional metric.
+  EXPECT_TRUE(optional_to_leave_out("==ERROR== something went wrong", true).empty());
+}
+
 TEST(NcuOutput, RecognizesMissingPermission) {
-  EXPECT_NE(counters_unavailable_reason("==ERROR== ERR_NVGPUCTRPERM - The user does not have"),
-            "");
+  EXPECT_NE(counters_unavailable_reason("==ERROR== ERR_NVGPUCTRPERM - The user does not have"), "");
   EXPECT_EQ(counters_unavailable_reason("==PROF== Disconnected"), "");
 }
 
@@ -79,11 +124,12 @@ TEST(Patterns, CatalogueCoversTheIssueList) {
   const auto all = patterns("all");
   std::set<std::string> names;
   for (const Pattern& p : all) EXPECT_TRUE(names.insert(p.set + "/" + p.name).second) << p.name;
-  for (const char* n : {"shared-stride/ld 4B stride 33", "shared-stride/st 16B stride 1",
-                        "shared-stride/ld 8B d[lane/2]", "shared-stride/ld 16B v[lane/4]",
-                        "shared-stride/ld 1B stride 1", "shared-stride/ld 2B stride 1",
-                        "shared-stride/ld 4B broadcast", "global-stride/ld 4B stride 1 misaligned by 4 B",
-                        "global-stride/ld 4B scattered words in 1 MiB"})
+  for (const char* n :
+       {"shared-stride/ld 4B stride 33", "shared-stride/st 16B stride 1",
+        "shared-stride/ld 8B d[lane/2]", "shared-stride/ld 16B v[lane/4]",
+        "shared-stride/ld 1B stride 1", "shared-stride/ld 2B stride 1",
+        "shared-stride/ld 4B broadcast", "global-stride/ld 4B stride 1 misaligned by 4 B",
+        "global-stride/ld 4B scattered words in 1 MiB"})
     EXPECT_EQ(names.count(n), 1u) << n;
   EXPECT_THROW(patterns("latency"), std::invalid_argument);
   EXPECT_LE(pattern_extent(all, true), 48u * 1024u);
@@ -92,17 +138,31 @@ TEST(Patterns, CatalogueCoversTheIssueList) {
 TEST(Patterns, PredictionsFollowTheBankRules) {
   for (const Pattern& p : patterns("shared-stride")) {
     const model::AccessCounts c = predict(p);
-    if (p.name == "ld 4B stride 32") { EXPECT_EQ(c.shared_ld_wavefronts, 32); }
-    if (p.name == "ld 4B stride 1") { EXPECT_EQ(c.shared_ld_wavefronts, 1); }
-    if (p.name == "ld 16B stride 1") { EXPECT_EQ(c.shared_ld_wavefronts, 4); }
-    if (p.name == "st 4B stride 2") { EXPECT_EQ(c.shared_st_wavefronts, 2); }
+    if (p.name == "ld 4B stride 32") {
+      EXPECT_EQ(c.shared_ld_wavefronts, 32);
+    }
+    if (p.name == "ld 4B stride 1") {
+      EXPECT_EQ(c.shared_ld_wavefronts, 1);
+    }
+    if (p.name == "ld 16B stride 1") {
+      EXPECT_EQ(c.shared_ld_wavefronts, 4);
+    }
+    if (p.name == "st 4B stride 2") {
+      EXPECT_EQ(c.shared_st_wavefronts, 2);
+    }
     EXPECT_EQ(c.global_ld_requests + c.global_st_requests, 0);
   }
   for (const Pattern& p : patterns("global-stride")) {
     const model::AccessCounts c = predict(p);
-    if (p.name == "ld 4B stride 1") { EXPECT_EQ(c.global_ld_sectors, 4); }
-    if (p.name == "ld 4B stride 1 misaligned by 4 B") { EXPECT_EQ(c.global_ld_sectors, 5); }
-    if (p.name == "st 4B stride 8") { EXPECT_EQ(c.global_st_sectors, 32); }
+    if (p.name == "ld 4B stride 1") {
+      EXPECT_EQ(c.global_ld_sectors, 4);
+    }
+    if (p.name == "ld 4B stride 1 misaligned by 4 B") {
+      EXPECT_EQ(c.global_ld_sectors, 5);
+    }
+    if (p.name == "st 4B stride 8") {
+      EXPECT_EQ(c.global_st_sectors, 32);
+    }
     EXPECT_EQ(c.shared_ld_wavefronts + c.shared_st_wavefronts, 0);
   }
 }

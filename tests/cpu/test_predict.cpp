@@ -401,3 +401,58 @@ TEST(Predict, GemmAlphaZero) {
 }
 
 }  // namespace
+
+// The per-kernel table of a profile: the tensor-pipe columns where some kernel used the pipe,
+// the issue-slot column always, and a note naming an optional counter no kernel reported.
+TEST(Predict, TheKernelTableShowsThePipesAKernelUsed) {
+  using memhier::profile::KernelCounters;
+  const auto kernel = [](double tensor, double issue) {
+    KernelCounters k;
+    k.name = "k(int)";
+    k.values = {
+        {"tensor_pipe_pct", tensor}, {"tensor_hmma_pct", tensor}, {"issue_active_pct", issue}};
+    return k;
+  };
+  const auto table_of = [](const std::vector<memhier::bench::ProfileItem>& items) {
+    const memhier::report::Section s = memhier::bench::profile_section("gemm_bf16", items, false);
+    for (const memhier::report::Table& t : s.tables)
+      if (t.id == "profile-gemm_bf16-kernels") return t;
+    ADD_FAILURE() << "no kernel table";
+    return memhier::report::Table{};
+  };
+  const auto has = [](const memhier::report::Table& t, const std::string& key) {
+    for (const auto& c : t.columns)
+      if (c.key == key) return true;
+    return false;
+  };
+  memhier::bench::ProfileItem a, b;
+  a.target = b.target = "gemm_bf16";
+  a.name = "wmma_global";
+  b.name = "mma_pipelined";
+  a.kernels = {kernel(0, 40)};
+  b.kernels = {kernel(61.5, 35)};
+  const memhier::report::Table used = table_of({a, b});
+  EXPECT_TRUE(has(used, "tensor_pipe_pct"));
+  EXPECT_TRUE(has(used, "tensor_hmma_pct"));
+  EXPECT_TRUE(has(used, "issue_active_pct"));
+  EXPECT_FALSE(has(used, "tensor_gmma_pct"));  // reported by no kernel
+  ASSERT_EQ(used.rows.size(), 2u);
+  bool named = false;
+  for (const std::string& n : used.notes)
+    named = named || n.find("sm__pipe_tensor_op_gmma_cycles_active") != std::string::npos;
+  EXPECT_TRUE(named);
+  // No kernel on the tensor pipe (a CUDA-core ladder): its columns stay out.
+  b.kernels = {kernel(0, 35)};
+  const memhier::report::Table idle = table_of({a, b});
+  EXPECT_FALSE(has(idle, "tensor_pipe_pct"));
+  EXPECT_TRUE(has(idle, "issue_active_pct"));
+}
+
+// Each family's GFLOP/s are quoted against the peak of its number type.
+TEST(Predict, OnlyTheTensorCoreLadderIsQuotedAgainstTheBf16Peak) {
+  memhier::kernels::register_families();
+  for (const Family& f : memhier::registry::families())
+    EXPECT_EQ(memhier::bench::number_type(f) == memhier::model::NumberType::bf16,
+              f.name == "gemm_bf16")
+        << f.name;
+}

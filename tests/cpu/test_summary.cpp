@@ -166,6 +166,12 @@ TEST(ReportSummary, TheCopyCeilingAppliesWhereTheRooflineSaysMemoryBinds) {
   EXPECT_TRUE(copy_ceiling_applies(of("stencil")));    // flops, but 0.885 of memcpy > 24% of peak
   EXPECT_FALSE(copy_ceiling_applies(of("gemm")));      // 0.024 of memcpy < 25% of peak
   EXPECT_FALSE(copy_ceiling_applies({}));
+  // Flops against a peak the architecture table lacks (a bf16 rung on an unlisted card):
+  // nothing to compare, so no verdict either way from that rung.
+  EXPECT_FALSE(copy_ceiling_applies(
+      {record("gemm_bf16", "mma_pipelined", 5, "4096x4096x4096", 0.3, 0.1, 0.9, 450000.0)}));
+  EXPECT_TRUE(copy_ceiling_applies(
+      {record("gemm_bf16", "wmma_global", 1, "4096x4096x4096", 9.0, 0.01, 0.02, 15000.0, 0.5)}));
 }
 
 TEST(ReportSummary, TablesCarryTheFiguresAndTheTally) {

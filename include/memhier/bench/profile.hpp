@@ -68,6 +68,17 @@ std::vector<ProfileItem> run_profile(
     const std::function<void(const std::string&)>& progress = [](const std::string&) {},
     bool with_model = true);
 
+/// memhier-profile-target beside the running executable (the build puts the two together):
+/// the process ncu profiles. Throws ProfilerUnavailable when it is not there.
+std::string profile_target_beside_self();
+
+/// The report's profile sections: run_profile over every target with a model (without
+/// `quick`, the pattern sets too, and gemm's naive and tiled rungs once more at 4096^3 for
+/// the traffic claims), one section each; where ncu, the counters or the target program are
+/// missing, a section that says why, and the report goes on. `progress` hears each ncu run.
+std::vector<report::Section> measure_profiles(
+    bool quick, const std::function<void(const std::string&)>& progress);
+
 /// The model-vs-counter comparisons made exactly: field name, predicted, measured.
 struct Comparison {
   std::string field;  ///< "shared_ld_wavefronts", ...

@@ -51,10 +51,28 @@ struct ArchSpec {
   int l2_partitions = 1;
 
   int cuda_cores_per_sm = 0;         ///< fp32 lanes per SM (FMA per clock)
+  /// Dense bf16 tensor-core FLOP per clock per SM with fp32 accumulation (2 per FMA); 0 where
+  /// the architecture has no bf16 tensor path or no confirmed figure (its row says which).
+  int bf16_tensor_flops_per_clk = 0;
 
   /// "9.0"
   std::string cc() const;
 };
+
+/// The number type a peak is quoted in: the fp32 FMA pipes, or bf16 on the tensor cores
+/// (dense, fp32 accumulation).
+enum class NumberType { fp32, bf16 };
+
+/// "fp32" or "bf16".
+const char* to_string(NumberType type);
+
+/// Dense FLOP per clock per SM of `arch` in `type`: fp32 lanes x 2, or the bf16 tensor-core
+/// rate; NaN where the architecture has none or the table lacks it.
+double flops_per_clock_per_sm(const ArchSpec& arch, NumberType type);
+
+/// Peak GFLOP/s in `type` of `sms` SMs at `clock_mhz`: SMs x flops_per_clock_per_sm x clock;
+/// NaN where there is no rate or no clock.
+double peak_gflops(const ArchSpec& arch, NumberType type, int sms, double clock_mhz);
 
 /// Every compute capability memhier knows, in ascending order.
 const std::vector<ArchSpec>& all_archs();

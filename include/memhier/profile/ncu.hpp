@@ -12,10 +12,13 @@ namespace memhier::profile {
 
 /// One counter memhier collects: a short key and the Nsight Compute metric behind it.
 struct Metric {
-  std::string key;     ///< "shared_ld_wavefronts"
-  std::string metric;  ///< "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
-  std::string title;   ///< "shared ld wavefronts"
-  bool access = false; ///< an access counter (collected for pattern runs too)
+  std::string key;      ///< "shared_ld_wavefronts"
+  std::string metric;   ///< "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+  std::string title;    ///< "shared ld wavefronts"
+  bool access = false;  ///< an access counter (collected for pattern runs too)
+  /// Not documented for every card and ncu version: a run that ncu fails is retried without
+  /// it, and the counter is missing from that run's rows (see optional_to_leave_out).
+  bool optional = false;
 };
 
 /// Every counter `memhier profile` collects, in display order.
@@ -47,12 +50,20 @@ std::vector<std::string> split_csv_line(const std::string& line);
 /// /opt/nvidia/nsight-compute; nullopt when none exists.
 std::optional<std::string> find_ncu();
 
-/// The command line that profiles `target_args` (program first) with every metric,
-/// counting only between cudaProfilerStart and cudaProfilerStop, clocks untouched.
-/// `access_only`: only the access counters, no cache flush between passes (patterns).
+/// The command line that profiles `target_args` (program first) with every metric but the
+/// ones in `leave_out` (Metric::metric names), counting only between cudaProfilerStart and
+/// cudaProfilerStop, clocks untouched. `access_only`: only the access counters, no cache
+/// flush between passes (patterns).
 std::vector<std::string> ncu_command(const std::string& ncu, const std::string& log_file,
                                      const std::vector<std::string>& target_args,
-                                     bool access_only = false);
+                                     bool access_only = false,
+                                     const std::vector<std::string>& leave_out = {});
+
+/// After ncu failed a run (`access_only` as for ncu_command): the optional metrics to leave
+/// out of one retry, by Metric::metric name. Those its output names (ncu names a metric it
+/// does not know); when it names none and gives no reason counters_unavailable_reason knows,
+/// every optional metric of the run; otherwise none (a retry would fail the same way).
+std::vector<std::string> optional_to_leave_out(const std::string& ncu_output, bool access_only);
 
 /// Runs a command (no shell interpretation of the arguments); returns its exit status
 /// and puts stdout and stderr together in `output`.

@@ -37,11 +37,14 @@ struct BenchRecord {
   std::uint64_t bad_elements = 0;
   /// The largest |out - ref| / bound over the finite elements (at most 1 passes).
   double worst_ratio = NAN;
-  double ms = NAN;           ///< median, L2 flushed before each repetition
-  double spread = NAN;       ///< (p90 - p10) / median
-  double gbps = NAN;         ///< work.bytes / time
-  double gflops = NAN;       ///< work.flops / time
-  double peak_pct = NAN;     ///< gflops over the fp32 FMA peak (SMs x lanes x 2 x max clock), %
+  double ms = NAN;        ///< median, L2 flushed before each repetition
+  double spread = NAN;    ///< (p90 - p10) / median
+  double gbps = NAN;      ///< work.bytes / time
+  double gflops = NAN;    ///< work.flops / time
+  double peak_pct = NAN;  ///< gflops over the peak of peak_kind's number type, %
+  /// The number type peak_pct is quoted in: "fp32" (FMA pipes: SMs x lanes x 2 x max clock)
+  /// or "bf16" (tensor cores, dense: SMs x FLOP/clk/SM x max clock); "" with no flops.
+  std::string peak_kind;
   double frac_memcpy = NAN;  ///< paired: cudaMemcpy D2D time for the same bytes / this time
   Spread frac_memcpy_spread;
   double x_vendor = NAN;  ///< paired: vendor time / this time (above 1: faster than the vendor)

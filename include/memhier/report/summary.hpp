@@ -56,7 +56,7 @@ struct SummaryInput {
 };
 
 /// Whether cudaMemcpy is a ceiling for this family's records: some rung of it is nearer the
-/// copy's time than the fp32 peak's (x memcpy above its fraction of peak), or counts no
+/// copy's time than its number type's peak's (x memcpy above its fraction of peak), or counts no
 /// flops. By the roofline the longer of the two bounds binds, so for a problem bound by
 /// arithmetic (GEMM) the copy ceiling says nothing and its ratio is not shown.
 bool copy_ceiling_applies(const std::vector<registry::BenchRecord>& family_records);
