@@ -68,6 +68,7 @@ TEST_F(Profiler, GlobalPatternsMatchTheModel) { EXPECT_GT(check_target("global-s
 TEST_F(Profiler, TransposeTilesMatchTheModel) { EXPECT_GE(check_target("transpose"), 4); }
 // Every rung but the vendor lines: the 21 with their own model, and best as the rung it ran.
 TEST_F(Profiler, GemmTilesMatchTheModel) { EXPECT_GE(check_target("gemm"), 22); }
+TEST_F(Profiler, GemmBf16MatchesTheModel) { EXPECT_GE(check_target("gemm_bf16"), 5); }
 TEST_F(Profiler, ElementwiseMatchesTheModel) { EXPECT_GE(check_target("elementwise"), 4); }
 
 }  // namespace
