@@ -397,6 +397,9 @@ std::vector<Comparison> compare(const ProfileItem& it) {
       {"global_st_sectors", p.global_st_sectors}};
   std::vector<Comparison> out;
   for (const auto& [key, predicted] : fields) out.push_back({key, predicted, it.measured(key)});
+  // The model counts ldmatrix among the shared loads; ncu (sm_90) counts it apart (op_ldsm).
+  const double ldsm = it.measured("shared_ldsm_wavefronts");
+  if (std::isfinite(ldsm) && std::isfinite(out.front().measured)) out.front().measured += ldsm;
   return out;
 }
 
@@ -409,7 +412,9 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
       with_model
           ? "Each item ran once under Nsight Compute (clocks untouched). The model's counts come "
             "from the same addresses the kernel uses; 'predicted' and 'measured' must be equal "
-            "for shared-memory wavefronts and for global requests and sectors."
+            "for shared-memory wavefronts and for global requests and sectors (measured shared "
+            "loads are ncu's op_ld and, where it reports them apart, op_ldsm wavefronts: the "
+            "model counts ldmatrix as a shared load)."
           : "Each item ran once under Nsight Compute (clocks untouched): the counters only, for "
             "the claims they decide (no model at this shape: replaying every access would take "
             "minutes).");

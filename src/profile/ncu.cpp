@@ -24,6 +24,9 @@ const std::vector<Metric>& metrics() {
        true},
       {"shared_ld_wavefronts", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
        "shared ld wavefronts", true},
+      // ldmatrix (LDSM) is its own op on sm_90: the model's shared loads are op_ld + op_ldsm.
+      {"shared_ldsm_wavefronts", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+       "shared ldmatrix wavefronts", true, true},
       {"shared_ld_wavefronts_l1", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
        "shared ld wavefronts (L1 data stage)", true},
       {"shared_ld_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",

@@ -3,7 +3,8 @@
 // them and only run wgmma and the epilogue. Blocks are persistent and walk the tiles in grouped
 // order; in a cluster of two (four), the blocks sit on neighbouring row tiles and share each B
 // k-block, each loading half (a quarter) of it and multicasting it to all, which divides B's L2
-// traffic by the cluster size.
+// traffic by the cluster size. With beta == 0 the consumers store C through shared memory
+// and TMA (store_tile_tma), so the copy engine drains C while the next tile multiplies.
 // One template, instantiated as rung 7 (128 x 256, 4 stages, clusters of 2) and the candidates.
 #include <cuda_runtime.h>
 
