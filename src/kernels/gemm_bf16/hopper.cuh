@@ -1,12 +1,12 @@
 // Hopper (sm_90a) pieces of the bf16 GEMM rungs 6 and 7: the tile geometry, wgmma shared-memory
-// descriptors and the m64n256k16 instruction, mbarriers, TMA tensor loads (with cluster
-// multicast), cluster registers, setmaxnreg, the tile order and the register epilogue; on the
-// host, the TMA tensor maps through the driver entry point (no libcuda link). Include only from
+// descriptors and the wgmma instructions, the mbarrier waits and cluster arrives core/tma.cuh
+// lacks (its loads, stores and barrier set-up serve these kernels too), cluster registers,
+// setmaxnreg, the tile order and the register epilogue; on the host, the operands' TMA maps.
+// Include only from
 // *.sm90a.cu files: wgmma, multicast and setmaxnreg exist on sm_90a alone.
 #pragma once
 
-#include <cuda.h>  // CUtensorMap and its enums: types only, the driver is reached at run time
-#include <cudaTypedefs.h>
+#include <cuda.h>  // CUtensorMap: a type only, the driver is reached at run time (core/tma)
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -15,6 +15,8 @@
 #include <string>
 
 #include "memhier/core/check.hpp"
+#include "memhier/core/tma.cuh"
+#include "memhier/core/tma.hpp"
 
 namespace memhier::kernels::gemm_bf16::sm90 {
 
@@ -198,23 +200,6 @@ __device__ __forceinline__ void mma_k_block_issue(float (&acc)[BN / 2], uint32_t
 
 // ---- mbarriers ----------------------------------------------------------------------------
 
-/// Initialises the mbarrier at shared address `bar` to expect `count` arrivals a phase.
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-/// Makes the barrier initialisations visible to the async proxy and the cluster.
-__device__ __forceinline__ void fence_barrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
-/// Arrives once on `bar` and adds `bytes` to the transaction count its phase waits for.
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-
 /// Arrives once on this block's barrier `bar`.
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
@@ -266,33 +251,6 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 }
 
 // ---- TMA ----------------------------------------------------------------------------------
-
-/// Pulls the tensor map (a __grid_constant__ parameter) into the descriptor cache.
-__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
-}
-
-/// Loads the box at element coordinates (x = inner, y = outer) of `map` into shared `dst`,
-/// completing its bytes on `bar`. Out-of-bounds elements arrive as zeros and still count.
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
-                                            int x, int y) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(bar)
-      : "memory");
-}
-
-/// tma_load_2d into the same offset `dst` of every cluster block in `mask`, completing the
-/// bytes on each one's barrier at offset `bar`.
-__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map,
-                                                      uint32_t bar, int x, int y, uint16_t mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(bar), "h"(mask)
-      : "memory");
-}
 
 // ---- clusters and registers ---------------------------------------------------------------
 
@@ -412,40 +370,22 @@ __device__ __forceinline__ void store_tile(const Epilogue& ep, const float (&d)[
 
 // ---- host: tensor maps ----------------------------------------------------------------------
 
-/// cuTensorMapEncodeTiled from the driver the runtime loaded (no libcuda link), looked up once.
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    MEMHIER_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
-                                                  cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || p == nullptr)
-      throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled (needs CUDA 12+)");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
-  return fn;
-}
-
-/// A TMA map over the row-major bf16 matrix `rows` x `cols` (leading dimension `ld`, a multiple
+/// The TMA map over the row-major bf16 matrix `rows` x `cols` (leading dimension `ld`, a multiple
 /// of 8 elements: TMA strides are multiples of 16 bytes) read in boxes of box_rows x box_cols
-/// elements. box_cols * 2 = 128 bytes, the 128-byte swizzle span, which desc_a/desc_b assume.
-/// Elements outside the matrix read as zero, so edge tiles and K tails need no code.
+/// elements, 128-byte swizzled. box_cols * 2 = 128 bytes, the swizzle span, which desc_a/desc_b
+/// assume. Elements outside the matrix read as zero, so edge tiles and K tails need no code.
 inline CUtensorMap make_tensor_map(const __nv_bfloat16* base, int rows, int cols, int ld,
                                    int box_rows, int box_cols) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(__nv_bfloat16)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = tensor_map_encoder()(
-      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<__nv_bfloat16*>(base), dims, strides,
-      box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) +
-                             ") for a " + std::to_string(rows) + " x " + std::to_string(cols) +
-                             " bf16 matrix, ld " + std::to_string(ld));
-  return map;
+  core::Tensor2d t;
+  t.base = base;
+  t.cols = static_cast<std::uint64_t>(cols);
+  t.rows = static_cast<std::uint64_t>(rows);
+  t.pitch_bytes = static_cast<std::uint64_t>(ld) * sizeof(__nv_bfloat16);
+  t.elem_bytes = 2;
+  t.box_cols = static_cast<std::uint32_t>(box_cols);
+  t.box_rows = static_cast<std::uint32_t>(box_rows);
+  t.swizzle = core::TmaSwizzle::b128;
+  return core::encode_tensor_map_2d(t);
 }
 
 }  // namespace memhier::kernels::gemm_bf16::sm90

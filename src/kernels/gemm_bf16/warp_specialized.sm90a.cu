@@ -142,10 +142,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (tid == 0) {
     for (int s = 0; s < Stages; ++s) {
-      mbar_init(sm.full(s), 1);
-      mbar_init(sm.empty(s), 2 * Cluster);
+      tma::mbarrier_init(sm.full(s), 1);
+      tma::mbarrier_init(sm.empty(s), 2 * Cluster);
     }
-    fence_barrier_init();
+    tma::fence_mbarrier_init();
+    tma::fence_proxy_async_shared();
   }
   if constexpr (Cluster > 1)
     cluster_sync();  // the peer's barriers exist before any multicast or remote arrive
@@ -155,8 +156,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (wg == 0) {
     setmaxnreg_dec<kProducerRegs>();
     if (t == 0) {
-      prefetch_tensor_map(&map_a);
-      prefetch_tensor_map(&map_b);
+      tma::prefetch_tensor_map(&map_a);
+      tma::prefetch_tensor_map(&map_b);
       int it = 0;  // k-blocks issued so far, over all tiles: stage it % Stages
       for (int ct = cluster; ct < cluster_tiles; ct += clusters) {
         int gm = 0, tn = 0;
@@ -166,18 +167,18 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int s = it % Stages;
           // A fresh barrier counts its phase before the first as complete: parity 1 passes.
           mbar_wait<(Cluster > 1)>(sm.empty(s), ((it / Stages) & 1) ^ 1);
-          mbar_arrive_expect_tx(sm.full(s), G::kStageBytes);
-          tma_load_2d(sm.a(s), &map_a, sm.full(s), kb * kBlockK, m0);
+          tma::mbarrier_arrive_expect_tx(sm.full(s), G::kStageBytes);
+          tma::tensor_load_2d(sm.a(s), &map_a, kb * kBlockK, m0, sm.full(s));
           // This block's B boxes (columns n0 + 64 j) land at box j in every cluster block.
 #pragma unroll
           for (int h = 0; h < kMyBoxes; ++h) {
             const int j = kMyBoxes * rank + h;
             const uint32_t dst = sm.b(s) + uint32_t(j) * kBytesBox;
             if constexpr (Cluster > 1)
-              tma_load_2d_multicast(dst, &map_b, sm.full(s), n0 + j * kBoxN, kb * kBlockK,
-                                    static_cast<uint16_t>((1u << Cluster) - 1));
+              tma::tensor_load_2d_multicast(dst, &map_b, n0 + j * kBoxN, kb * kBlockK, sm.full(s),
+                                            static_cast<uint16_t>((1u << Cluster) - 1));
             else
-              tma_load_2d(dst, &map_b, sm.full(s), n0 + j * kBoxN, kb * kBlockK);
+              tma::tensor_load_2d(dst, &map_b, n0 + j * kBoxN, kb * kBlockK, sm.full(s));
           }
         }
       }

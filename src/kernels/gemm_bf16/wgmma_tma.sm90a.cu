@@ -38,13 +38,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int m0 = tm * kBlockM, n0 = tn * kBlockN;
 
   if (tid == 0) {
-    prefetch_tensor_map(&map_a);
-    prefetch_tensor_map(&map_b);
+    tma::prefetch_tensor_map(&map_a);
+    tma::prefetch_tensor_map(&map_b);
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(sm.full(s), 1);   // the issuing thread's arrive.expect_tx
-      mbar_init(sm.empty(s), 2);  // one arrival a warpgroup
+      tma::mbarrier_init(sm.full(s), 1);   // the issuing thread's arrive.expect_tx
+      tma::mbarrier_init(sm.empty(s), 2);  // one arrival a warpgroup
     }
-    fence_barrier_init();
+    tma::fence_mbarrier_init();
+    tma::fence_proxy_async_shared();
   }
   __syncthreads();
 
@@ -52,11 +53,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   // at (n0 + 64 j, k), box j at j * 8 KiB (desc_b's LBO).
   auto issue = [&](int kb) {
     const int s = kb % kStages;
-    mbar_arrive_expect_tx(sm.full(s), kStageBytes);
-    tma_load_2d(sm.a(s), &map_a, sm.full(s), kb * kBlockK, m0);
+    tma::mbarrier_arrive_expect_tx(sm.full(s), kStageBytes);
+    tma::tensor_load_2d(sm.a(s), &map_a, kb * kBlockK, m0, sm.full(s));
 #pragma unroll
     for (int j = 0; j < kBlockN / kBoxN; ++j)
-      tma_load_2d(sm.b(s) + j * kBytesBox, &map_b, sm.full(s), n0 + j * kBoxN, kb * kBlockK);
+      tma::tensor_load_2d(sm.b(s) + j * kBytesBox, &map_b, n0 + j * kBoxN, kb * kBlockK,
+                          sm.full(s));
   };
   if (tid == 0)
     for (int kb = 0; kb < kStages && kb < k_blocks; ++kb) issue(kb);
