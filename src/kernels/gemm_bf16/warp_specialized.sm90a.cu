@@ -3,8 +3,8 @@
 // them and only run wgmma and the epilogue. Blocks are persistent and walk the tiles in grouped
 // order; in a cluster of two (four), the blocks sit on neighbouring row tiles and share each B
 // k-block, each loading half (a quarter) of it and multicasting it to all, which divides B's L2
-// traffic by the cluster size. With beta == 0 the consumers store C through shared memory
-// and TMA (store_tile_tma), so the copy engine drains C while the next tile multiplies.
+// traffic by the cluster size. The consumers store C through shared memory (store_tile_smem):
+// by TMA where it can, so the copy engine drains C while the next tile multiplies.
 // One template, instantiated as rung 7 (128 x 256, 4 stages, clusters of 2) and the candidates.
 #include <cuda_runtime.h>
 
@@ -31,10 +31,13 @@ constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegs = 232;  // 128 * 40 + 256 * 232 = 64512 <= 65536 = 384 * 168
 
 // The epilogue through shared memory: each consumer warpgroup writes its 64 rows 32 columns
-// at a time into one of two 8 KiB boxes (128-byte swizzled rows of 32 fp32) and one thread
-// stores the box with TMA, so the next tile's wgmma starts while the copy engine drains C
-// (register stores cost a request per 32-byte sector: 4x cuBLAS's L2 write requests on the
-// H100). The boxes sit after the stages and barriers, 1024-byte aligned.
+// at a time into one of two 8 KiB boxes (128-byte swizzled rows of 32 fp32). Where C suits
+// TMA and beta == 0, one thread stores the box with TMA, so the next tile's wgmma starts while
+// the copy engine drains C; otherwise each warp writes 16 of the box's rows as 128-byte row
+// segments (reading C there when beta != 0). Register stores straight from the accumulators
+// cost a request per 32-byte sector (4x cuBLAS's L2 write requests on the H100 at 4096^3),
+// and with an odd ldc 3.4x the sectors of C in partial writes. The boxes sit after the stages
+// and barriers, 1024-byte aligned.
 constexpr int kEpiCols = 32;
 constexpr uint32_t kEpiBoxBytes = 64 * kEpiCols * 4;  // 8 KiB
 constexpr uint32_t kEpiBytes = 2 * 2 * kEpiBoxBytes;  // two boxes per consumer warpgroup
@@ -60,14 +63,14 @@ __device__ __forceinline__ void warpgroup_sync(int c) {
 
 /// Writes a warpgroup's 64 x BN accumulator (top-left C(row0, col0)) through its two boxes:
 /// each 32-column slice of alpha * acc goes to shared memory (the 128-byte swizzle keeps the
-/// eight rows of a warp's float2 stores on distinct banks), then thread 0 stores it with TMA
-/// (rows past m and columns past n dropped) and keeps one store reading while the next slice
-/// is written. Used when beta == 0 and C suits TMA (see ws_gemm).
-template <int BN, int Stages>
-__device__ __forceinline__ void store_tile_tma(const SmemLayoutT<BN, Stages>& sm,
-                                               const CUtensorMap* map_c, float alpha,
-                                               const float (&d)[BN / 2], int c, int row0,
-                                               int col0) {
+/// eight rows of a warp's float2 stores on distinct banks), then leaves by TMA (Tma: thread 0
+/// stores it, rows past m and columns past n dropped, and keeps one store reading while the
+/// next slice is written) or by row segments (any ldc and alignment, beta applied).
+template <bool Tma, int BN, int Stages>
+__device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& sm,
+                                                const CUtensorMap* map_c, const Epilogue& ep,
+                                                const float (&d)[BN / 2], int c, int row0,
+                                                int col0) {
   const int t = threadIdx.x % 128, lane = t % 32, warp = t / 32;
   // Row 16 warp + lane / 4 (+ 8 h) and, per 8-column group g of a slice, the swizzled byte of
   // its column pair: row & 7 = lane / 4 for every h, so four addresses serve all 64 stores
@@ -77,10 +80,13 @@ __device__ __forceinline__ void store_tile_tma(const SmemLayoutT<BN, Stages>& sm
 #pragma unroll
   for (int g = 0; g < 4; ++g)
     addr[g] = row_addr + ((32u * g + 8u * (lane % 4)) ^ (uint32_t(lane / 4) << 4));
+  const float alpha = ep.alpha;
   const bool zero = alpha == 0.f;
 #pragma unroll
   for (int q = 0; q < BN / kEpiCols; ++q) {
-    if (t == 0) tma::bulk_wait_read<1>();  // the store that read this box two slices ago
+    // The box was last read two slices ago: by the copy engine (waited for here) or by this
+    // warpgroup's threads (all past the barrier below since).
+    if (Tma && t == 0) tma::bulk_wait_read<1>();
     warpgroup_sync(c);
 #pragma unroll
     for (int g = 0; g < 4; ++g) {
@@ -94,11 +100,31 @@ __device__ __forceinline__ void store_tile_tma(const SmemLayoutT<BN, Stages>& sm
           "f"(a0), "f"(a1), "f"(b0), "f"(b1)
           : "memory");
     }
-    tma::fence_proxy_async_shared();  // the writes above, visible to the copy engine
-    warpgroup_sync(c);
-    if (t == 0) {
-      tma::tensor_store_2d(map_c, col0 + kEpiCols * q, row0, epi_box(sm, c, q & 1));
-      tma::bulk_commit();
+    const uint32_t box = epi_box(sm, c, q & 1);
+    if constexpr (Tma) {
+      tma::fence_proxy_async_shared();  // the writes above, visible to the copy engine
+      warpgroup_sync(c);
+      if (t == 0) {
+        tma::tensor_store_2d(map_c, col0 + kEpiCols * q, row0, box);
+        tma::bulk_commit();
+      }
+    } else {
+      warpgroup_sync(c);
+      const int col = col0 + kEpiCols * q + lane;
+      if (col >= ep.n) continue;
+#pragma unroll 4
+      for (int r = 16 * warp; r < 16 * warp + 16; ++r) {
+        if (row0 + r >= ep.m) break;
+        float v;
+        asm volatile("ld.shared.f32 %0, [%1];\n"
+                     : "=f"(v)
+                     : "r"(box + uint32_t(r) * kEpiCols * 4 +
+                           ((uint32_t(lane) * 4) ^ (uint32_t(r & 7) << 4)))
+                     : "memory");
+        float* p = ep.c + static_cast<long long>(row0 + r) * ep.ldc + col;
+        if (ep.beta != 0.f) v = fmaf(ep.beta, __ldcs(p), v);
+        __stcs(p, v);
+      }
     }
   }
 }
@@ -121,8 +147,8 @@ __device__ __forceinline__ void release_stage(uint32_t empty, int t) {
 /// that writes into the stage). Consumers keep one wgmma group in flight and free a stage as
 /// soon as the group that read it completed, so the producer runs up to Stages k-blocks ahead,
 /// into the next tile while the epilogue stores this one.
-/// TmaEpi: the epilogue through shared memory and TMA (store_tile_tma), else register
-/// stores (store_tile); a template choice, since both paths in one kernel spill accumulators.
+/// TmaEpi: the epilogue's boxes leave by TMA, else by row segments (store_tile_smem); a
+/// template choice, since both paths in one kernel spill accumulators.
 template <int BN, int Stages, int Cluster, bool TmaEpi>
 __global__ void __launch_bounds__(kThreads, 1)
     ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -204,10 +230,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<0>();
       fence_accumulators(acc);
       release_stage<Cluster>(sm.empty((it - 1) % Stages), t);
-      if constexpr (TmaEpi)
-        store_tile_tma(sm, &map_c, ep.alpha, acc, c, m0 + 64 * c, n0);
-      else
-        store_tile<BN>(ep, acc, m0 + 64 * c, n0);
+      store_tile_smem<TmaEpi>(sm, &map_c, ep, acc, c, m0 + 64 * c, n0);
     }
     if (TmaEpi && t == 0) tma::bulk_wait<0>();  // C written before the block leaves
   }
