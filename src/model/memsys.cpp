@@ -151,12 +151,11 @@ double Traffic::l1_hit_rate() const {
 }
 
 double Traffic::l2_hit_rate() const {
-  // The SMs' lookups only (lts__t_sectors_srcunit_tex): counting the fabric's second
-  // lookups too puts the recorded GEMMs' L2 hit rates 7 points under ncu's, counting them not
-  // within its bars; scripts/simulate-vs-ncu.sh collects the breakdown that settles it.
-  const long long n = l2_ld_sectors + l2_st_sectors;
-  return n == 0 ? NAN
-                : 100.0 * static_cast<double>(l2_ld_hits + l2_st_hits) / static_cast<double>(n);
+  // The fabric's second lookups count: Nsight Compute counts a far-homed sector at the near
+  // partition (srcunit tex) and again at its home (srcunit ltcfabric), as the H100's
+  // breakdown by source unit shows (scripts/simulate-vs-ncu.sh).
+  const long long n = l2_lookups();
+  return n == 0 ? NAN : 100.0 * static_cast<double>(l2_hits()) / static_cast<double>(n);
 }
 
 MemorySystem::MemorySystem(const HierarchyConfig& c) : config_(c) {

@@ -229,6 +229,11 @@ TEST(MemorySystem, FarLinesAreCachedLocallyToo) {
     EXPECT_EQ(t.l2_fabric_sectors, fabric) << line;
     EXPECT_EQ(t.dram_rd_sectors, 4) << line;
     EXPECT_EQ(t.l2_ld_hits, t.l2_fabric_hits == 4 ? 8 : 12) << line;  // home SM 0 or 1
+    // As ncu counts them: the SMs' 16 lookups and the 4 at home over the fabric; 8 miss (the
+    // far SM's first near lookup, and the first read's lookup that goes to DRAM): 12 of 20 hit.
+    EXPECT_EQ(t.l2_lookups(), 20) << line;
+    EXPECT_EQ(t.l2_hits(), 12) << line;
+    EXPECT_DOUBLE_EQ(t.l2_hit_rate(), 60.0) << line;
   }
 }
 

@@ -88,8 +88,12 @@ struct Traffic {
 
   /// L1 sector hit rate over loads and stores, percent (NaN with no lookup).
   double l1_hit_rate() const;
-  /// L2 sector hit rate over the SMs' loads and stores (not the fabric's lookups), percent
-  /// (NaN with no lookup).
+  /// Every L2 sector lookup as Nsight Compute counts them (lts__t_sectors_lookup_hit + _miss):
+  /// the SMs' (srcunit tex) and the home partitions' second lookups over the fabric.
+  long long l2_lookups() const { return l2_ld_sectors + l2_st_sectors + l2_fabric_sectors; }
+  /// The hits among l2_lookups().
+  long long l2_hits() const { return l2_ld_hits + l2_st_hits + l2_fabric_hits; }
+  /// L2 sector hit rate over l2_lookups(), percent (NaN with no lookup).
   double l2_hit_rate() const;
   /// Sectors crossing between the SMs and L2 (L1 load misses plus stores).
   long long l2_sm_sectors() const { return l2_ld_sectors + l2_st_sectors; }
