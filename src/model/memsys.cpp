@@ -188,7 +188,7 @@ MemorySystem::MemorySystem(MemorySystem&&) noexcept = default;
 MemorySystem& MemorySystem::operator=(MemorySystem&&) noexcept = default;
 
 void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool store, bool l1_cached,
-                          const std::uint64_t* bytes) {
+                          const std::uint64_t* bytes, int l2_promote_bytes) {
   sectors &= 0xfu;
   if (!sectors) return;
   const int n = popcount4(sectors);
@@ -210,7 +210,7 @@ void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool sto
     t_.l1_ld_hits += popcount4(hit);
     miss = sectors & ~hit;
   }
-  if (miss) l2_access(sm, line, miss, false, nullptr);
+  if (miss) l2_access(sm, line, miss, false, nullptr, l2_promote_bytes);
 }
 
 void MemorySystem::l2_prefetch(int sm, std::uint64_t line, unsigned sectors) {
@@ -218,17 +218,35 @@ void MemorySystem::l2_prefetch(int sm, std::uint64_t line, unsigned sectors) {
   if (sectors) l2_access(sm, line, sectors, false, nullptr);
 }
 
+std::size_t MemorySystem::home_of(std::uint64_t line) const {
+  return static_cast<std::size_t>(mix(line ^ 0x9e3779b97f4a7c15ull) %
+                                  static_cast<std::uint64_t>(l2_.size()));
+}
+
+void MemorySystem::l2_fill(std::uint64_t line, unsigned sectors) {
+  const SectorCache::Result r = l2_[home_of(line)]->read(line, sectors, true);
+  t_.dram_rd_sectors += popcount4(sectors & ~r.hit);
+  t_.dram_wr_sectors += popcount4(r.evicted_dirty);
+}
+
 void MemorySystem::l2_access(int sm, std::uint64_t line, unsigned sectors, bool store,
-                             const std::uint64_t* bytes) {
+                             const std::uint64_t* bytes, int promote) {
   const std::size_t parts = l2_.size();
-  const std::size_t home = static_cast<std::size_t>(mix(line ^ 0x9e3779b97f4a7c15ull) %
-                                                    static_cast<std::uint64_t>(parts));
+  const std::size_t home = home_of(line);
   const std::size_t local =
       static_cast<std::size_t>((sm % config_.sms) * parts) / static_cast<std::size_t>(config_.sms);
   long long& lookups = store ? t_.l2_st_sectors : t_.l2_ld_sectors;
   long long& hits = store ? t_.l2_st_hits : t_.l2_ld_hits;
+  // A promoted load that misses at home fetches the whole aligned block there: the line's
+  // other sectors and, for 256 bytes, its neighbour's (filled at that line's home, where its
+  // lookups go; the persisting set-aside is not modeled for promoted fills).
+  auto promoted = [&](unsigned home_hit, unsigned asked) {
+    if (store || promote < 128 || (asked & ~home_hit) == 0) return;
+    if (asked != 0xfu) l2_fill(line, 0xfu & ~asked);
+    if (promote >= 256) l2_fill(line ^ 1u, 0xfu);
+  };
   if (!config_.l2_local_caching || local == home) {
-    l2_lookup(home, line, sectors, store, bytes, true, lookups, hits);
+    promoted(l2_lookup(home, line, sectors, store, bytes, true, lookups, hits), sectors);
     return;
   }
   // The local caching node: a clean copy. A load it serves stops there; the rest, and every
@@ -236,7 +254,9 @@ void MemorySystem::l2_access(int sm, std::uint64_t line, unsigned sectors, bool 
   const unsigned found = l2_lookup(local, line, sectors, store, bytes, false, lookups, hits);
   const unsigned rest = store ? sectors : sectors & ~found;
   if (rest)
-    l2_lookup(home, line, rest, store, bytes, true, t_.l2_fabric_sectors, t_.l2_fabric_hits);
+    promoted(
+        l2_lookup(home, line, rest, store, bytes, true, t_.l2_fabric_sectors, t_.l2_fabric_hits),
+        rest);
 }
 
 unsigned MemorySystem::l2_lookup(std::size_t part, std::uint64_t line, unsigned sectors, bool store,

@@ -401,6 +401,21 @@ TEST(Stream, ReductionCountsByHand) {
   }
 }
 
+// The L2::256B rung (LDG.E.NA.LTC256B): each float4 warp load covers two 256-byte blocks; the
+// first line of each misses and fetches its neighbour, which then hits (at its home too when
+// far-homed): a third of the lookups hit, and DRAM still reads every input byte once.
+TEST(Stream, L2PromotionHitsTheNeighbourLine) {
+  const double n = 4194304;
+  const auto it = memhier::bench::simulate_one("reduction", "best_b256_v4x8_l2pf", "4194304",
+                                               *memhier::model::find_card("h100"));
+  const auto& t = it.result.traffic;
+  EXPECT_EQ(t.dram_read_bytes(), 4 * n);
+  EXPECT_NEAR(t.l2_hit_rate(), 100.0 / 3, 0.5);
+  const auto plain = memhier::bench::simulate_one("reduction", "best_b512_v4x4", "4194304",
+                                                  *memhier::model::find_card("h100"));
+  EXPECT_EQ(plain.result.traffic.l2_hits(), 0);
+}
+
 // The one-output-per-thread stencil at 64x64 with a 3x3 filter, by hand: 16 tiles of 32x8
 // outputs, 8 warps each, 9 taps a warp: 1152 input loads (and as many filter loads for rung
 // 1, whose 36-byte filter spans two sectors), 128 stores of one line. Cold: the input's 16
