@@ -1,4 +1,18 @@
 // The memory-system model (see memsys.hpp for the rules it follows).
+//
+// What it lacks, against the H100's counters (scripts/simulate-vs-ncu.sh's breakdowns):
+// - L1 store misses: it finds every store after its load in L1; ncu counts some stores
+//   missing (axpy at 2^26 scalar: 143,048 of 8,388,608; float4 and grid-stride rungs: L1 hit
+//   rates of 17-28 % against 33 %): lines evicted between load and store by the other warps'
+//   loads in flight, which a one-instruction-per-round order does not reproduce.
+// - Instruction fetch: a kernel's code reaches the SM through L2 from DRAM after ncu's cache
+//   flush; large unrolled GEMM kernels read 15-30 % more DRAM than their operands at small
+//   shapes (the naive rung +2.7 %).
+// - Hits on in-flight misses: a sector asked for while its fill is on the way counts as a hit
+//   here; the L2::256B rung's neighbour lines hit 33 % here, 21 % on the card.
+// - Lookups outside the kernel's accesses that grow with it (0.7 M at a 8192^2 transpose,
+//   beyond the marker's ~44,000), and cp.async.cg's (LDGSTS.E.BYPASS) second L2 lookup of
+//   every sector (ncu: 2x the sectors, half of them hits).
 #include "memhier/model/memsys.hpp"
 
 #include <cmath>
