@@ -150,7 +150,9 @@ void LaunchSimulator::l2_prefetch(std::uint64_t address, std::uint64_t bytes) {
     unsigned mask = 0;
     for (unsigned s = 0; s < 4; ++s)
       if (line * 4 + s >= first && line * 4 + s <= last) mask |= 1u << s;
-    current_->push_back(encode(line, mask, false, false, false, line == last >> 2) | kPrefetchBit);
+    // Not marked last: a warp's prefetches take no round of their own (fire-and-forget, one
+    // instruction covers a lane's whole range) but issue with its next instruction.
+    current_->push_back(encode(line, mask, false, false, false, false) | kPrefetchBit);
   }
   any_ = true;
 }
@@ -189,7 +191,7 @@ void LaunchSimulator::flush() {
           else
             mem_->access(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu, (e >> 2) & 1u,
                          (e >> 1) & 1u, bytes, 128 * static_cast<int>((e >> kPromoteShift) & 3u));
-          if (e & 1u) break;
+          if ((e & 1u) || c.pos >= q.size()) break;
         }
         if (c.pos < q.size()) cs[keep++] = c;
       }
