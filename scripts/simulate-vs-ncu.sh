@@ -61,6 +61,7 @@ if [ -z "${MEMHIER_NO_BREAKDOWN:-}" ]; then
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   target="$(dirname "$bin")/memhier-profile-target"
   metrics=lts__t_sector_hit_rate.pct,lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum
+  metrics+=,dram__bytes_read.sum,dram__bytes_write.sum
   for u in tex ltcfabric; do
     metrics+=,lts__t_sectors_srcunit_${u}_lookup_hit.sum,lts__t_sectors_srcunit_${u}_lookup_miss.sum
     for op in read write; do

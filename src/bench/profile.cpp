@@ -271,6 +271,7 @@ void assign_counters(std::vector<ProfileItem>& items,
       const std::size_t open = k.grid.find_first_of("0123456789");
       current = open == std::string::npos ? -1 : std::stol(k.grid.substr(open)) - 1;
       if (current >= static_cast<long>(items.size())) current = -1;
+      if (current >= 0) items[current].marker = k;
       continue;
     }
     if (current < 0) continue;

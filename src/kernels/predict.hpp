@@ -92,6 +92,11 @@ class Recorder {
     else
       add(w, /*shared=*/false, 0);
   }
+  /// A bulk L2 prefetch by the warp (cp.async.bulk.prefetch.L2): streamed, not counted (it
+  /// is no LSU access).
+  void l2_prefetch(std::uint64_t address, std::uint64_t bytes) {
+    if (sink_) sink_->l2_prefetch(address, bytes);
+  }
   /// One shared-memory load or store of the warp, likewise (not part of the stream).
   void shared(const model::WarpAccess& w) {
     if (!sink_) add(w, /*shared=*/true, 0);

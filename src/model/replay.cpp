@@ -11,11 +11,12 @@ namespace memhier::model {
 
 namespace {
 
-// One entry per (instruction, line): the line in the high bits, then a bit marking an L2
-// prefetch, the 4-bit sector mask, a bit saying two words of byte mask follow (a store that
-// writes part of a sector), the store bit, the L1-caching bit and a bit marking an
-// instruction's last line.
-constexpr int kLineShift = 9;
+// One entry per (instruction, line): the line in the high bits, then two bits of L2 promotion
+// (0 none, 1: 128 bytes, 2: 256 bytes), a bit marking an L2 prefetch, the 4-bit sector mask, a bit
+// saying two words of byte mask follow (a store that writes part of a sector), the store bit, the
+// L1-caching bit and a bit marking an instruction's last line.
+constexpr int kLineShift = 11;
+constexpr int kPromoteShift = 9;
 constexpr std::uint64_t kPrefetchBit = std::uint64_t{1} << 8;
 inline std::uint64_t encode(std::uint64_t line, unsigned mask, bool bytes, bool store, bool cached,
                             bool last) {
@@ -125,8 +126,13 @@ void LaunchSimulator::global(const WarpAccess& w) {
         partial = partial ||
                   static_cast<std::uint32_t>(bytes[i][s >> 1] >> (32 * (s & 1))) != 0xffffffffu;
     const bool with_bytes = w.is_store && partial;
+    const std::uint64_t promote = w.is_store                  ? 0
+                                  : w.l2_promote_bytes >= 256 ? 2
+                                  : w.l2_promote_bytes >= 128 ? 1
+                                                              : 0;
     current_->push_back(
-        encode(lines[i], masks[i], with_bytes, w.is_store, w.l1_cached, i == n - 1));
+        encode(lines[i], masks[i], with_bytes, w.is_store, w.l1_cached, i == n - 1) |
+        promote << kPromoteShift);
     if (with_bytes) {
       current_->push_back(bytes[i][0]);
       current_->push_back(bytes[i][1]);
@@ -144,7 +150,9 @@ void LaunchSimulator::l2_prefetch(std::uint64_t address, std::uint64_t bytes) {
     unsigned mask = 0;
     for (unsigned s = 0; s < 4; ++s)
       if (line * 4 + s >= first && line * 4 + s <= last) mask |= 1u << s;
-    current_->push_back(encode(line, mask, false, false, false, line == last >> 2) | kPrefetchBit);
+    // Not marked last: a warp's prefetches take no round of their own (fire-and-forget, one
+    // instruction covers a lane's whole range) but issue with its next instruction.
+    current_->push_back(encode(line, mask, false, false, false, false) | kPrefetchBit);
   }
   any_ = true;
 }
@@ -182,8 +190,8 @@ void LaunchSimulator::flush() {
             mem_->l2_prefetch(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu);
           else
             mem_->access(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu, (e >> 2) & 1u,
-                         (e >> 1) & 1u, bytes);
-          if (e & 1u) break;
+                         (e >> 1) & 1u, bytes, 128 * static_cast<int>((e >> kPromoteShift) & 3u));
+          if ((e & 1u) || c.pos >= q.size()) break;
         }
         if (c.pos < q.size()) cs[keep++] = c;
       }

@@ -62,6 +62,10 @@ const std::vector<Metric>& metrics() {
       {"l1_hit_rate_pct", "l1tex__t_sector_hit_rate.pct", "L1 sector hit rate %", false},
       {"l2_hit_rate_pct", "lts__t_sector_hit_rate.pct", "L2 sector hit rate %", false},
       {"l2_sm_sectors", "lts__t_sectors_srcunit_tex.sum", "L2 sectors from L1", false},
+      // Every L2 lookup, whatever its source (the SMs, the fabric, the launch's own): the
+      // marker kernel's give the floor each launch adds to lts__t_sector_hit_rate.
+      {"l2_lookup_hits", "lts__t_sectors_lookup_hit.sum", "L2 sector lookup hits", false},
+      {"l2_lookup_misses", "lts__t_sectors_lookup_miss.sum", "L2 sector lookup misses", false},
       {"stall_short_scoreboard_pct",
        "smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct", "stall short scoreboard %",
        false},

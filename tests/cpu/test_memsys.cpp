@@ -229,6 +229,31 @@ TEST(MemorySystem, FarLinesAreCachedLocallyToo) {
     EXPECT_EQ(t.l2_fabric_sectors, fabric) << line;
     EXPECT_EQ(t.dram_rd_sectors, 4) << line;
     EXPECT_EQ(t.l2_ld_hits, t.l2_fabric_hits == 4 ? 8 : 12) << line;  // home SM 0 or 1
+    // As ncu counts them: the SMs' 16 lookups and the 4 at home over the fabric; 8 miss (the
+    // far SM's first near lookup, and the first read's lookup that goes to DRAM): 12 of 20 hit.
+    EXPECT_EQ(t.l2_lookups(), 20) << line;
+    EXPECT_EQ(t.l2_hits(), 12) << line;
+    EXPECT_DOUBLE_EQ(t.l2_hit_rate(), 60.0) << line;
+  }
+}
+
+// The L2::128B / L2::256B fetch hints, by hand: one sector asked for, a miss fills the aligned
+// 128- or 256-byte block at home from DRAM with one lookup counted; the neighbour's sectors then
+// hit. DRAM reads the block once either way (a stream reading every sector reads no more).
+TEST(MemorySystem, PromotedLoadsFetchTheirBlock) {
+  for (int promote : {0, 128, 256}) {
+    MemorySystem m(tiny(64, 0));
+    m.access(0, 10, 0x1, false, false, nullptr, promote);
+    Traffic t = m.traffic();
+    EXPECT_EQ(t.l2_lookups(), 1) << promote;
+    EXPECT_EQ(t.l2_hits(), 0) << promote;
+    EXPECT_EQ(t.dram_rd_sectors, promote == 0 ? 1 : promote / 32) << promote;
+    m.access(0, 10, 0xe, false, false, nullptr, promote);  // the line's other sectors
+    m.access(0, 11, 0xf, false, false, nullptr, promote);  // its neighbour in the 256 bytes
+    t = m.traffic();
+    EXPECT_EQ(t.l2_lookups(), 8) << promote;
+    EXPECT_EQ(t.l2_hits(), promote == 0 ? 0 : promote == 128 ? 3 : 7) << promote;
+    EXPECT_EQ(t.dram_rd_sectors, 8) << promote;
   }
 }
 

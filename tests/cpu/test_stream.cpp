@@ -176,12 +176,17 @@ TEST(TrafficComparison, CountsTheBars) {
   for (const auto& c : *good) EXPECT_TRUE(c.within()) << c.field;
   const auto bad = memhier::bench::traffic_checks(item(2.0), h100);
   ASSERT_TRUE(bad.has_value());
+  ASSERT_EQ(bad->size(), 5u);
   EXPECT_FALSE((*bad)[0].within());
+  EXPECT_FALSE((*bad)[0].judged);  // the read part is shown, the total judged
+  EXPECT_EQ((*bad)[4].field, "dram_bytes");
+  EXPECT_TRUE((*bad)[4].judged);
+  EXPECT_FALSE((*bad)[4].within());
   EXPECT_TRUE((*bad)[3].within());
 
   memhier::report::Section s;
   memhier::bench::add_traffic_comparison(s, {item(1.0), item(2.0)}, h100);
-  ASSERT_EQ(s.tables.size(), 1u);
+  ASSERT_EQ(s.tables.size(), 1u);  // no marker counters: no markers table
   EXPECT_EQ(s.tables[0].rows.size(), 2u);
   EXPECT_EQ(s.tables[0].notes[0].rfind("1 of 2 items within every bar", 0), 0u)
       << s.tables[0].notes[0];
@@ -221,6 +226,84 @@ TEST(TrafficComparison, SeveralKernelsWeighByTheirLookups) {
   EXPECT_DOUBLE_EQ((*checks)[3].measured, 55.0);
 }
 
+// The launch floor the marker kernel measures: its L2 lookups join the model's in the simulated
+// hit rate, hits to hits and lookups to lookups (far-homed sectors counted twice, as ncu does),
+// and its DRAM bytes are added once per kernel; the markers table keeps its counters.
+TEST(TrafficComparison, AddsTheMarkersFloor) {
+  const memhier::model::Card& h100 = *memhier::model::find_card("h100");
+  const auto sim = memhier::bench::simulate_one("elementwise", "scalar", "axpy:100003", h100);
+  const memhier::model::Traffic& t = sim.result.traffic;
+  // axpy: every load misses, every store hits; half the sectors are far-homed and looked up
+  // again at home (reads miss there, writes hit).
+  EXPECT_GT(t.l2_fabric_sectors, 0);
+  EXPECT_EQ(t.l2_lookups(), t.l2_ld_sectors + t.l2_st_sectors + t.l2_fabric_sectors);
+  EXPECT_NEAR(t.l2_hit_rate(), 100.0 / 3, 0.5);
+  memhier::bench::ProfileItem it;
+  it.target = "elementwise";
+  it.name = "scalar";
+  it.shape = "axpy:100003";
+  memhier::profile::KernelCounters k;
+  k.name = "scalar_kernel";
+  k.values["dram_read_bytes"] = 803072;
+  k.values["dram_write_bytes"] = 0;
+  k.values["l1_hit_rate_pct"] = 33.33;
+  k.values["l2_hit_rate_pct"] = 63.24;
+  it.kernels.push_back(k);
+  it.marker.name = "memhier_profile_marker";
+  it.marker.values["l2_lookup_hits"] = 44077;
+  it.marker.values["l2_lookup_misses"] = 179;
+  it.marker.values["dram_read_bytes"] = 2048;
+  it.marker.values["dram_write_bytes"] = 0;
+  const auto checks = memhier::bench::traffic_checks(it, h100);
+  ASSERT_TRUE(checks.has_value());
+  const double hits = static_cast<double>(t.l2_hits()) + 44077;
+  const double lookups = static_cast<double>(t.l2_lookups()) + 44077 + 179;
+  EXPECT_DOUBLE_EQ((*checks)[3].simulated, 100.0 * hits / lookups);
+  EXPECT_TRUE((*checks)[3].within()) << (*checks)[3].simulated;  // 62.7 against 63.24
+  EXPECT_DOUBLE_EQ((*checks)[0].simulated, t.dram_read_bytes() + 2048);
+  memhier::report::Section s;
+  memhier::bench::add_traffic_comparison(s, {it}, h100);
+  ASSERT_EQ(s.tables.size(), 2u);
+  EXPECT_EQ(s.tables[1].id, "profile-elementwise-markers");
+  ASSERT_EQ(s.tables[1].rows.size(), 1u);
+  const int col = s.tables[1].column("l2_lookup_hits");
+  ASSERT_GE(col, 0);
+  EXPECT_DOUBLE_EQ(s.tables[1].rows[0][static_cast<std::size_t>(col)].number, 44077);
+}
+
+// A recorded item as the comparison takes it: ncu's figures on one kernel (the others, empty,
+// keep the count of launches), and the marker's launch floor where the run recorded it
+// ("floor": L2 lookup hits, L2 lookups, DRAM read, DRAM written).
+namespace {
+
+memhier::bench::ProfileItem recorded_item(const nlohmann::json& it) {
+  memhier::bench::ProfileItem p;
+  p.target = it["target"];
+  p.name = it["item"];
+  p.shape = it["shape"];
+  memhier::profile::KernelCounters k;
+  const char* keys[] = {"dram_read_bytes", "dram_write_bytes", "l1_hit_rate_pct",
+                        "l2_hit_rate_pct"};
+  for (int i = 0; i < 4; ++i)
+    if (it["ncu"][i].is_number()) k.values[keys[i]] = it["ncu"][i].get<double>();
+  p.kernels.push_back(k);
+  const int kernels = it.value("kernels", 1);
+  for (int i = 1; i < kernels; ++i) p.kernels.emplace_back();
+  if (it.contains("floor") && it["floor"].is_array() && it["floor"].size() == 4) {
+    const auto& f = it["floor"];
+    p.marker.name = "memhier_profile_marker";
+    if (f[0].is_number() && f[1].is_number()) {
+      p.marker.values["l2_lookup_hits"] = f[0].get<double>();
+      p.marker.values["l2_lookup_misses"] = f[1].get<double>() - f[0].get<double>();
+    }
+    if (f[2].is_number()) p.marker.values["dram_read_bytes"] = f[2].get<double>();
+    if (f[3].is_number()) p.marker.values["dram_write_bytes"] = f[3].get<double>();
+  }
+  return p;
+}
+
+}  // namespace
+
 // The DRAM bytes and hit rates Nsight Compute gave on an H100 (scripts/simulate-vs-ncu.sh):
 // every item the model met within its bars must still meet them, so a model change the
 // hardware contradicted fails here without a GPU. Skips until the fixture is recorded.
@@ -232,21 +315,17 @@ TEST(TrafficComparison, RecordedCountersStillWithinTheBars) {
   int checked = 0;
   for (const auto& it : j["items"]) {
     if (!it["within"].get<bool>()) continue;
-    memhier::bench::ProfileItem p;
-    p.target = it["target"];
-    p.name = it["item"];
-    p.shape = it["shape"];
-    memhier::profile::KernelCounters k;
-    const char* keys[] = {"dram_read_bytes", "dram_write_bytes", "l1_hit_rate_pct",
-                          "l2_hit_rate_pct"};
-    for (int i = 0; i < 4; ++i)
-      if (it["ncu"][i].is_number()) k.values[keys[i]] = it["ncu"][i].get<double>();
-    p.kernels.push_back(k);
+    const memhier::bench::ProfileItem p = recorded_item(it);
     const auto checks = memhier::bench::traffic_checks(p, h100);
     ASSERT_TRUE(checks.has_value()) << p.target << " " << p.name << " " << p.shape;
+    // An item recorded without the marker's floor (before the profile kept it) was judged on
+    // the SMs' L2 lookups alone: its L2 figure has no counterpart to recompute here.
+    const bool l2_comparable = !p.marker.name.empty();
     for (const auto& c : *checks)
-      EXPECT_TRUE(c.within()) << p.target << " " << p.name << " " << p.shape << " " << c.field
-                              << ": simulated " << c.simulated << ", ncu " << c.measured;
+      if (c.judged && (c.field != "l2_hit_rate" || l2_comparable)) {
+        EXPECT_TRUE(c.within()) << p.target << " " << p.name << " " << p.shape << " " << c.field
+                                << ": simulated " << c.simulated << ", ncu " << c.measured;
+      }
     ++checked;
   }
   EXPECT_GT(checked, 0);
@@ -265,16 +344,7 @@ TEST(TrafficComparison, FixtureScore) {
   std::map<std::string, int> per_field;                   // items within on the field
   int within = 0, total = 0;
   for (const auto& it : j["items"]) {
-    memhier::bench::ProfileItem p;
-    p.target = it["target"];
-    p.name = it["item"];
-    p.shape = it["shape"];
-    memhier::profile::KernelCounters k;
-    const char* keys[] = {"dram_read_bytes", "dram_write_bytes", "l1_hit_rate_pct",
-                          "l2_hit_rate_pct"};
-    for (int i = 0; i < 4; ++i)
-      if (it["ncu"][i].is_number()) k.values[keys[i]] = it["ncu"][i].get<double>();
-    p.kernels.push_back(k);
+    const memhier::bench::ProfileItem p = recorded_item(it);
     const auto checks = memhier::bench::traffic_checks(p, h100);
     if (!checks) {  // a dispatching `best` the fixture does not resolve to its rung
       std::printf("  unmodeled %s %s %s\n", p.target.c_str(), p.name.c_str(), p.shape.c_str());
@@ -283,7 +353,7 @@ TEST(TrafficComparison, FixtureScore) {
     std::string missed;
     for (const auto& c : *checks) per_field[c.field] += c.within() ? 1 : 0;
     for (const auto& c : *checks)
-      if (!c.within())
+      if (c.judged && !c.within())
         missed +=
             " " + c.field + " " + std::to_string(c.simulated) + " vs " + std::to_string(c.measured);
     auto& f = per_family[p.target];
@@ -301,7 +371,10 @@ TEST(TrafficComparison, FixtureScore) {
     std::printf("  %s: %d of %d within every bar\n", name.c_str(), n.first, n.second);
   std::printf("  all: %d of %d within every bar\n", within, total);
   for (const auto& [field, n] : per_field) std::printf("  %s within: %d\n", field.c_str(), n);
-  EXPECT_GE(within, 29) << "the model met 29 of the recorded items (16 when they were recorded)";
+  // 28: this fixture predates the marker's floor, so its in-L2 items are judged on the model's
+  // own lookups (with the H100 marker's floor of 43,447 hits in 43,623 lookups, 68 of the
+  // newest fixture's 91 modeled items are within every bar).
+  EXPECT_GE(within, 28) << "the model met 28 of the recorded items (16 when they were recorded)";
 }
 
 // The reduction streams, counted by hand at 2^22 floats (16 MiB, in L2): a classic rung's
@@ -326,6 +399,35 @@ TEST(Stream, ReductionCountsByHand) {
     EXPECT_EQ(it.result.traffic.dram_read_bytes(), 4 * n) << v;
     EXPECT_EQ(it.result.traffic.l1_ld_hits, 0) << v;
   }
+}
+
+// The L2::256B rung (LDG.E.NA.LTC256B): each float4 warp load covers two 256-byte blocks; the
+// first line of each misses and fetches its neighbour, which then hits (at its home too when
+// far-homed): a third of the lookups hit, and DRAM still reads every input byte once.
+TEST(Stream, L2PromotionHitsTheNeighbourLine) {
+  const double n = 4194304;
+  const auto it = memhier::bench::simulate_one("reduction", "best_b256_v4x8_l2pf", "4194304",
+                                               *memhier::model::find_card("h100"));
+  const auto& t = it.result.traffic;
+  EXPECT_EQ(t.dram_read_bytes(), 4 * n);
+  EXPECT_NEAR(t.l2_hit_rate(), 100.0 / 3, 0.5);
+  const auto plain = memhier::bench::simulate_one("reduction", "best_b512_v4x4", "4194304",
+                                                  *memhier::model::find_card("h100"));
+  EXPECT_EQ(plain.result.traffic.l2_hits(), 0);
+}
+
+// The transpose prefetch rung at 1024^2 (16 x 16 tiles of 64 x 64, all full): tile t prefetches
+// tile t + 66's 64 input rows of 256 bytes (8 sectors), so tiles 0..189 add 190 x 64 x 8 L2
+// load lookups to best_64x64's stream; DRAM still reads the 4 MiB input once.
+TEST(Stream, TransposePrefetchLooksUpTheTileAhead) {
+  const auto& h100 = *memhier::model::find_card("h100");
+  const auto plain = memhier::bench::simulate_one("transpose", "best_64x64", "1024x1024", h100);
+  const auto pf =
+      memhier::bench::simulate_one("transpose", "best_64x64_prefetch", "1024x1024", h100);
+  EXPECT_EQ(pf.result.traffic.l2_ld_sectors - plain.result.traffic.l2_ld_sectors, 190 * 64 * 8);
+  EXPECT_EQ(pf.result.traffic.dram_read_bytes(), 4.0 * 1024 * 1024);
+  EXPECT_EQ(pf.result.instructions, plain.result.instructions);
+  EXPECT_GT(pf.result.traffic.l2_hit_rate(), plain.result.traffic.l2_hit_rate());
 }
 
 // The one-output-per-thread stencil at 64x64 with a 3x3 filter, by hand: 16 tiles of 32x8

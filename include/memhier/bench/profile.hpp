@@ -24,6 +24,9 @@ struct ProfileItem {
   bool has_prediction = false;
   model::AccessCounts predicted;
   std::vector<profile::KernelCounters> kernels;  ///< ncu's rows for this item
+  /// The marker kernel launched just before the item (an empty launch): what every launch
+  /// adds to the counters by itself (L2 lookups, DRAM bytes); empty name when absent.
+  profile::KernelCounters marker;
   std::string note;  ///< why it did not run or failed verification (from the child)
   /// For a variant that dispatches (a tuned `best`): the rung whose kernel it ran, as the
   /// child reported after its warm-up; the prediction is that rung's. Empty otherwise.

@@ -14,11 +14,15 @@ inline constexpr int kWarpSize = 32;
 struct WarpAccess {
   std::array<std::uint64_t, kWarpSize> address{};
   std::uint32_t active_mask = 0xffffffffu;
-  int width_bytes = 4;    ///< 1, 2, 4, 8 or 16
+  int width_bytes = 4;  ///< 1, 2, 4, 8 or 16
   bool is_store = false;
   /// A load that allocates in L1 (ld.global.ca, the default from 7.0); false for
   /// ld.global.cg. Only the memory-system model reads it.
   bool l1_cached = true;
+  /// The L2 fetch granularity a load asks for (ld.global.L2::128B / L2::256B, SASS LTC128B /
+  /// LTC256B): a miss fills that aligned block, not only the sectors asked for; 0: none.
+  /// Only the memory-system model reads it.
+  int l2_promote_bytes = 0;
 
   bool active(int lane) const { return (active_mask >> lane) & 1u; }
 };
@@ -51,11 +55,11 @@ SharedCost ldmatrix_cost(const WarpAccess& w, int matrices);
 
 /// Global-memory cost of one instruction.
 struct GlobalCost {
-  int requests = 0;          ///< 1 when any lane is active
-  int sectors = 0;           ///< distinct 32-byte sectors touched
-  int lines = 0;             ///< distinct 128-byte lines touched
-  int ideal_sectors = 0;     ///< ceil(bytes_needed / 32): the fewest sectors that could carry them
-  int bytes_needed = 0;      ///< distinct bytes the active lanes touch
+  int requests = 0;       ///< 1 when any lane is active
+  int sectors = 0;        ///< distinct 32-byte sectors touched
+  int lines = 0;          ///< distinct 128-byte lines touched
+  int ideal_sectors = 0;  ///< ceil(bytes_needed / 32): the fewest sectors that could carry them
+  int bytes_needed = 0;   ///< distinct bytes the active lanes touch
   double sectors_per_request = 0.0;
   double caching_utilization = 0.0;     ///< bytes_needed / (lines * 128)
   double noncaching_utilization = 0.0;  ///< bytes_needed / (sectors * 32)

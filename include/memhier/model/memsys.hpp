@@ -88,8 +88,12 @@ struct Traffic {
 
   /// L1 sector hit rate over loads and stores, percent (NaN with no lookup).
   double l1_hit_rate() const;
-  /// L2 sector hit rate over the SMs' loads and stores (not the fabric's lookups), percent
-  /// (NaN with no lookup).
+  /// Every L2 sector lookup as Nsight Compute counts them (lts__t_sectors_lookup_hit + _miss):
+  /// the SMs' (srcunit tex) and the home partitions' second lookups over the fabric.
+  long long l2_lookups() const { return l2_ld_sectors + l2_st_sectors + l2_fabric_sectors; }
+  /// The hits among l2_lookups().
+  long long l2_hits() const { return l2_ld_hits + l2_st_hits + l2_fabric_hits; }
+  /// L2 sector hit rate over l2_lookups(), percent (NaN with no lookup).
   double l2_hit_rate() const;
   /// Sectors crossing between the SMs and L2 (L1 load misses plus stores).
   long long l2_sm_sectors() const { return l2_ld_sectors + l2_st_sectors; }
@@ -112,9 +116,11 @@ class MemorySystem {
   /// One warp instruction's sectors in one 128-byte line: `line` is the byte address / 128,
   /// `sectors` a 4-bit mask. `l1_cached`: a caching load (ld.ca, the default from 7.0);
   /// ignored for stores. `bytes`: a store's bytes of the line (two words, bit i = byte i),
-  /// nullptr when it writes its sectors whole.
+  /// nullptr when it writes its sectors whole. `l2_promote_bytes` (128 or 256; 0 none): a
+  /// load whose home lookup misses fills that aligned block at home (its other sectors read
+  /// from DRAM, no lookup counted), as the L2::128B / L2::256B hints ask.
   void access(int sm, std::uint64_t line, unsigned sectors, bool store, bool l1_cached = true,
-              const std::uint64_t* bytes = nullptr);
+              const std::uint64_t* bytes = nullptr, int l2_promote_bytes = 0);
 
   /// A prefetch of `sectors` of `line` into L2 from SM `sm`: counted as the SM's L2 load
   /// lookups (Nsight Compute counts them under srcunit tex), never in L1.
@@ -126,7 +132,11 @@ class MemorySystem {
 
  private:
   void l2_access(int sm, std::uint64_t line, unsigned sectors, bool store,
-                 const std::uint64_t* bytes);
+                 const std::uint64_t* bytes, int promote = 0);
+  // The partition a line is homed in.
+  std::size_t home_of(std::uint64_t line) const;
+  // Fills the sectors of `line` absent at its home from DRAM (a promoted fetch): no lookup.
+  void l2_fill(std::uint64_t line, unsigned sectors);
   // One lookup in a partition (its persisting set-aside for a line of the window); counts
   // DRAM reads and dirty evictions at a home partition. Returns the sectors found.
   unsigned l2_lookup(std::size_t part, std::uint64_t line, unsigned sectors, bool store,

@@ -34,8 +34,9 @@ class AccessSink {
   /// One global-memory warp instruction of the current warp; inactive lanes access nothing.
   virtual void global(const WarpAccess& w) = 0;
   /// A prefetch of `bytes` from `address` into L2 by the current warp (prefetch.global.L2,
-  /// cp.async.bulk.prefetch.L2): L2 lookups that fill from DRAM, nothing in L1. A model
-  /// without prefetches never calls it.
+  /// cp.async.bulk.prefetch.L2): L2 lookups that fill from DRAM, nothing in L1; replayed in
+  /// the round of the warp's next global instruction (or its last round), taking none of its
+  /// own. A model without prefetches never calls it.
   virtual void l2_prefetch(std::uint64_t address, std::uint64_t bytes) {
     (void)address, (void)bytes;
   }

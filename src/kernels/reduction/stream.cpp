@@ -56,7 +56,7 @@ void stream_classic(std::size_t elems_per_block, const std::string& shape,
 }
 
 void stream_grid(int block_threads, int unroll, bool l1_cached, const std::string& shape,
-                 model::AccessSink& sink) {
+                 model::AccessSink& sink, int l2_promote_bytes) {
   const std::size_t n = parse_n(shape);
   Recorder rec(&sink);
   rec.launch(block_threads, 32 * 4);  // block_reduce's one word per warp
@@ -76,6 +76,7 @@ void stream_grid(int block_threads, int unroll, bool l1_cached, const std::strin
           return j < nvec;
         });
         a.l1_cached = l1_cached;
+        a.l2_promote_bytes = l2_promote_bytes;
         rec.global(a);
       }
       if (t != 0) continue;
