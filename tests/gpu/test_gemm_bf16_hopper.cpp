@@ -44,8 +44,7 @@ const Rung kRungs[] = {{"wgmma_tma", &hk::wgmma_tma},
                        {"ws_c4_s4_128x256", &hk::ws_c4_s4_128x256},
                        {"ws_c2_s6_128x128", &hk::ws_c2_s6_128x128},
                        {"ws_c1_s6_128x128", &hk::ws_c1_s6_128x128},
-                       {"ws_c1_s8_128x64", &hk::ws_c1_s8_128x64},
-                       {"ws_c2n_s8_128x64", &hk::ws_c2n_s8_128x64}};
+                       {"ws_c1_s8_128x64", &hk::ws_c1_s8_128x64}};
 constexpr int kRungCount = static_cast<int>(sizeof kRungs / sizeof kRungs[0]);
 
 constexpr double kEps32 = 1.1920928955078125e-07;  // 2^-23

@@ -66,12 +66,6 @@ void ws_c1_s8_128x64(int m, int n, int k, float alpha, const __nv_bfloat16* a, i
                      const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc,
                      cudaStream_t stream);
 
-/// ws_c1_s8_128x64 in clusters of two neighbouring column tiles sharing A: each block loads
-/// 64 of the 128 A rows and multicasts them (A is two thirds of a 128 x 64 tile's reads).
-void ws_c2n_s8_128x64(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
-                      const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc,
-                      cudaStream_t stream);
-
 /// What the family table records of a Hopper rung.
 struct HopperKernelInfo {
   const void* symbol = nullptr;  ///< the __global__ function (registers, spills, static smem)
@@ -92,6 +86,5 @@ HopperKernelInfo ws_c4_s4_128x256_info();
 HopperKernelInfo ws_c2_s6_128x128_info();
 HopperKernelInfo ws_c1_s6_128x128_info();
 HopperKernelInfo ws_c1_s8_128x64_info();
-HopperKernelInfo ws_c2n_s8_128x64_info();
 
 }  // namespace memhier::kernels::gemm_bf16

@@ -141,45 +141,30 @@ __device__ __forceinline__ void release_stage(uint32_t empty, int t) {
 }
 
 /// Persistent: cluster c takes cluster tiles c, c + clusters, ...; a cluster tile is
-/// 128 * Cluster rows (block rank r takes rows 128 r..) by BN columns sharing B, or with ShareA
-/// 128 rows by BN * Cluster columns (rank r takes columns BN r..) sharing A, each block loading
-/// 128 / Cluster of its rows and multicasting them. Stage barriers: `full` (1 arrival: the local
-/// producer's expect_tx, plus the stage's bytes, the peers' multicast boxes among them) and `empty`
-/// (2 * Cluster arrivals: each consumer warpgroup of every block that writes into the stage).
-/// Consumers keep one wgmma group in flight and free a stage as soon as the group that read it
-/// completed, so the producer runs up to Stages k-blocks ahead, into the next tile while the
-/// epilogue stores this one. TmaEpi: the epilogue's boxes leave by TMA, else by row segments
-/// (store_tile_smem); a template choice, since both paths in one kernel spill accumulators.
-template <int BN, int Stages, int Cluster, bool ShareA, bool TmaEpi>
+/// 128 * Cluster rows (block rank r takes rows 128 r..) by BN columns. Stage barriers: `full`
+/// (1 arrival: the local producer's expect_tx, plus the stage's bytes, the peer's multicast B
+/// boxes among them) and `empty` (2 * Cluster arrivals: each consumer warpgroup of every block
+/// that writes into the stage). Consumers keep one wgmma group in flight and free a stage as
+/// soon as the group that read it completed, so the producer runs up to Stages k-blocks ahead,
+/// into the next tile while the epilogue stores this one.
+/// TmaEpi: the epilogue's boxes leave by TMA, else by row segments (store_tile_smem); a
+/// template choice, since both paths in one kernel spill accumulators.
+template <int BN, int Stages, int Cluster, bool TmaEpi>
 __global__ void __launch_bounds__(kThreads, 1)
     ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
               const __grid_constant__ CUtensorMap map_c, Epilogue ep, int tiles_m, int tiles_n,
               int k_blocks) {
   using G = Geometry<BN, Stages>;
-  static_assert(ShareA || G::kBoxes % Cluster == 0, "each block multicasts whole B boxes");
-  static_assert(!ShareA || Cluster > 1, "sharing A takes a cluster");
-  constexpr int kMyBoxes = ShareA ? G::kBoxes : G::kBoxes / Cluster;
-  constexpr int kMyRowsA = ShareA ? kBlockM / Cluster : kBlockM;
+  static_assert(G::kBoxes % Cluster == 0, "each block multicasts a whole number of B boxes");
+  constexpr int kMyBoxes = G::kBoxes / Cluster;
   extern __shared__ unsigned char smem_raw[];
   const SmemLayoutT<BN, Stages> sm = smem_layout<BN, Stages>(smem_raw);
   const int tid = threadIdx.x, wg = tid / 128, t = tid % 128;
   const int rank = Cluster > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int cluster = Cluster > 1 ? static_cast<int>(cluster_id_x()) : int(blockIdx.x);
   const int clusters = Cluster > 1 ? static_cast<int>(cluster_count_x()) : int(gridDim.x);
-  // A lone last tile's partner block reads zeros and stores nothing.
-  const int groups = ((ShareA ? tiles_n : tiles_m) + Cluster - 1) / Cluster;
-  const int cluster_tiles = groups * (ShareA ? tiles_m : tiles_n);
-  // This block's tile of cluster tile ct: its first row and column.
-  const auto tile_origin = [&](int ct, int* m0, int* n0) {
-    int a = 0, b = 0;
-    if constexpr (ShareA) {
-      tile_coords(ct, tiles_m, groups, &a, &b);
-      *m0 = a * kBlockM, *n0 = (Cluster * b + rank) * BN;
-    } else {
-      tile_coords(ct, groups, tiles_n, &a, &b);
-      *m0 = (Cluster * a + rank) * kBlockM, *n0 = b * BN;
-    }
-  };
+  const int groups_m = (tiles_m + Cluster - 1) / Cluster;  // a lone last row tile's partner
+  const int cluster_tiles = groups_m * tiles_n;            // block reads zeros, stores nothing
 
   if (tid == 0) {
     for (int s = 0; s < Stages; ++s) {
@@ -201,25 +186,21 @@ __global__ void __launch_bounds__(kThreads, 1)
       tma::prefetch_tensor_map(&map_b);
       int it = 0;  // k-blocks issued so far, over all tiles: stage it % Stages
       for (int ct = cluster; ct < cluster_tiles; ct += clusters) {
-        int m0 = 0, n0 = 0;
-        tile_origin(ct, &m0, &n0);
+        int gm = 0, tn = 0;
+        tile_coords(ct, groups_m, tiles_n, &gm, &tn);
+        const int m0 = (Cluster * gm + rank) * kBlockM, n0 = tn * BN;
         for (int kb = 0; kb < k_blocks; ++kb, ++it) {
           const int s = it % Stages;
           // A fresh barrier counts its phase before the first as complete: parity 1 passes.
           mbar_wait<(Cluster > 1)>(sm.empty(s), ((it / Stages) & 1) ^ 1);
           tma::mbarrier_arrive_expect_tx(sm.full(s), G::kStageBytes);
-          if constexpr (ShareA)  // rows 64 rank.. of the shared A land there in every block
-            tma::tensor_load_2d_multicast(sm.a(s) + uint32_t(rank * kMyRowsA) * 128, &map_a,
-                                          kb * kBlockK, m0 + rank * kMyRowsA, sm.full(s),
-                                          static_cast<uint16_t>((1u << Cluster) - 1));
-          else
-            tma::tensor_load_2d(sm.a(s), &map_a, kb * kBlockK, m0, sm.full(s));
-            // This block's B boxes (columns n0 + 64 j) land at box j in every cluster block.
+          tma::tensor_load_2d(sm.a(s), &map_a, kb * kBlockK, m0, sm.full(s));
+          // This block's B boxes (columns n0 + 64 j) land at box j in every cluster block.
 #pragma unroll
           for (int h = 0; h < kMyBoxes; ++h) {
-            const int j = ShareA ? h : kMyBoxes * rank + h;
+            const int j = kMyBoxes * rank + h;
             const uint32_t dst = sm.b(s) + uint32_t(j) * kBytesBox;
-            if constexpr (Cluster > 1 && !ShareA)
+            if constexpr (Cluster > 1)
               tma::tensor_load_2d_multicast(dst, &map_b, n0 + j * kBoxN, kb * kBlockK, sm.full(s),
                                             static_cast<uint16_t>((1u << Cluster) - 1));
             else
@@ -236,8 +217,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
     int it = 0;
     for (int ct = cluster; ct < cluster_tiles; ct += clusters) {
-      int m0 = 0, n0 = 0;
-      tile_origin(ct, &m0, &n0);
+      int gm = 0, tn = 0;
+      tile_coords(ct, groups_m, tiles_n, &gm, &tn);
+      const int m0 = (Cluster * gm + rank) * kBlockM, n0 = tn * BN;
       for (int kb = 0; kb < k_blocks; ++kb, ++it) {
         const int s = it % Stages;
         mbar_wait(sm.full(s), (it / Stages) & 1);
@@ -275,7 +257,7 @@ cudaLaunchConfig_t launch_config(int clusters, cudaStream_t stream, cudaLaunchAt
 
 /// Clusters of the kernel that fit on the current device at once, its shared memory opted in
 /// first (both once per device: the launch path stays a few host microseconds).
-template <int BN, int Stages, int Cluster, bool ShareA>
+template <int BN, int Stages, int Cluster>
 int prepare_device() {
   static std::mutex mu;
   static std::map<int, int> by_device;
@@ -284,8 +266,8 @@ int prepare_device() {
   std::lock_guard<std::mutex> lock(mu);
   const auto found = by_device.find(dev);
   if (found != by_device.end()) return found->second;
-  const auto kernel = ws_kernel<BN, Stages, Cluster, ShareA, true>;
-  for (const auto k : {kernel, ws_kernel<BN, Stages, Cluster, ShareA, false>})
+  const auto kernel = ws_kernel<BN, Stages, Cluster, true>;
+  for (const auto k : {kernel, ws_kernel<BN, Stages, Cluster, false>})
     MEMHIER_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       ws_smem_bytes<BN, Stages>()));
   int sms = 0;
@@ -309,15 +291,13 @@ int prepare_device() {
   return clusters;
 }
 
-/// C = alpha * A * B + beta * C through ws_kernel<BN, Stages, Cluster, ShareA>; `name`
-/// prefixes errors.
-template <int BN, int Stages, int Cluster, bool ShareA>
+/// C = alpha * A * B + beta * C through ws_kernel<BN, Stages, Cluster>; `name` prefixes errors.
+template <int BN, int Stages, int Cluster>
 void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
              const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t stream) {
   const std::string why = hopper_gemm_unsupported(m, n, k, lda, ldb, ldc, a, b, c);
   if (!why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
-  const CUtensorMap map_a =
-      make_tensor_map(a, m, k, lda, ShareA ? kBlockM / Cluster : kBlockM, kBlockK);
+  const CUtensorMap map_a = make_tensor_map(a, m, k, lda, kBlockM, kBlockK);
   const CUtensorMap map_b = make_tensor_map(b, k, n, ldb, kBlockK, kBoxN);
   const bool pairs = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % 8 == 0;
   const Epilogue ep{c, ldc, m, n, alpha, beta, pairs};
@@ -339,27 +319,26 @@ void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bflo
     map_c = core::encode_tensor_map_2d(tc);
   }
   const int tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + BN - 1) / BN;
-  const int cluster_tiles = ShareA ? tiles_m * ((tiles_n + Cluster - 1) / Cluster)
-                                   : (tiles_m + Cluster - 1) / Cluster * tiles_n;
+  const int cluster_tiles = (tiles_m + Cluster - 1) / Cluster * tiles_n;
   const int k_blocks = (k + kBlockK - 1) / kBlockK;
-  const int clusters = std::min(cluster_tiles, prepare_device<BN, Stages, Cluster, ShareA>());
+  const int clusters = std::min(cluster_tiles, prepare_device<BN, Stages, Cluster>());
   cudaLaunchAttribute attr[1];
   const cudaLaunchConfig_t config = launch_config<BN, Stages, Cluster>(clusters, stream, attr);
   if (tma_epilogue)
-    MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, ShareA, true>, map_a,
-                                    map_b, map_c, ep, tiles_m, tiles_n, k_blocks));
+    MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, true>, map_a, map_b,
+                                    map_c, ep, tiles_m, tiles_n, k_blocks));
   else
-    MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, ShareA, false>, map_a,
-                                    map_b, map_c, ep, tiles_m, tiles_n, k_blocks));
+    MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, false>, map_a, map_b,
+                                    map_c, ep, tiles_m, tiles_n, k_blocks));
   MEMHIER_CHECK_LAUNCH();
 }
 
 /// The table's record of ws_kernel<BN, Stages, Cluster> (the TMA-epilogue build the bench's
 /// beta == 0 problems run).
-template <int BN, int Stages, int Cluster, bool ShareA>
+template <int BN, int Stages, int Cluster>
 HopperKernelInfo ws_info() {
   HopperKernelInfo info;
-  info.symbol = reinterpret_cast<const void*>(&ws_kernel<BN, Stages, Cluster, ShareA, true>);
+  info.symbol = reinterpret_cast<const void*>(&ws_kernel<BN, Stages, Cluster, true>);
   info.block_threads = kThreads;
   info.dynamic_smem = ws_smem_bytes<BN, Stages>();
   info.cluster_size = Cluster;
@@ -368,24 +347,22 @@ HopperKernelInfo ws_info() {
 
 }  // namespace
 
-// Each entry point below is one instantiation: BN x Stages x Cluster as its name says (c2n:
-// clusters of 2 column tiles sharing A).
-#define MEMHIER_WS_ENTRY(fn, BN, Stages, Cluster, ShareA)                                       \
-  void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                    \
-          const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) {     \
-    ws_gemm<BN, Stages, Cluster, ShareA>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s); \
-  }                                                                                             \
-  HopperKernelInfo fn##_info() {                                                                \
-    return ws_info<BN, Stages, Cluster, ShareA>();                                              \
+// Each entry point below is one instantiation: BN x Stages x Cluster as its name says.
+#define MEMHIER_WS_ENTRY(fn, BN, Stages, Cluster)                                           \
+  void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                \
+          const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) { \
+    ws_gemm<BN, Stages, Cluster>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);     \
+  }                                                                                         \
+  HopperKernelInfo fn##_info() {                                                            \
+    return ws_info<BN, Stages, Cluster>();                                                  \
   }
 
-MEMHIER_WS_ENTRY(warp_specialized, 256, 4, 2, false)
-MEMHIER_WS_ENTRY(ws_c1_s4_128x256, 256, 4, 1, false)
-MEMHIER_WS_ENTRY(ws_c4_s4_128x256, 256, 4, 4, false)
-MEMHIER_WS_ENTRY(ws_c2_s6_128x128, 128, 6, 2, false)
-MEMHIER_WS_ENTRY(ws_c1_s6_128x128, 128, 6, 1, false)
-MEMHIER_WS_ENTRY(ws_c1_s8_128x64, 64, 8, 1, false)
-MEMHIER_WS_ENTRY(ws_c2n_s8_128x64, 64, 8, 2, true)
+MEMHIER_WS_ENTRY(warp_specialized, 256, 4, 2)
+MEMHIER_WS_ENTRY(ws_c1_s4_128x256, 256, 4, 1)
+MEMHIER_WS_ENTRY(ws_c4_s4_128x256, 256, 4, 4)
+MEMHIER_WS_ENTRY(ws_c2_s6_128x128, 128, 6, 2)
+MEMHIER_WS_ENTRY(ws_c1_s6_128x128, 128, 6, 1)
+MEMHIER_WS_ENTRY(ws_c1_s8_128x64, 64, 8, 1)
 #undef MEMHIER_WS_ENTRY
 
 }  // namespace memhier::kernels::gemm_bf16
