@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "layout_check.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/gemm.hpp"
 #include "memhier/registry/names.hpp"
@@ -27,33 +28,10 @@ constexpr registry::Named<Variant> kNames[] = {
 #include "memhier/kernels/gemm_rungs.inc"
 };
 
-bool aligned16(const void* ptr) {
-  return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
-}
-bool aligned4(const void* ptr) {
-  return reinterpret_cast<std::uintptr_t>(ptr) % 4 == 0;
-}
-
-std::string dims(int m, int n, int k) {
-  return "m=" + std::to_string(m) + ", n=" + std::to_string(n) + ", k=" + std::to_string(k);
-}
-
 void validate(int m, int n, int k, const float* A, int lda, const float* B, int ldb, const float* C,
               int ldc) {
-  if (m <= 0 || n <= 0 || k <= 0)
-    throw std::invalid_argument("sgemm: m, n and k must be positive (got " + dims(m, n, k) + ").");
-  if (lda < k)
-    throw std::invalid_argument("sgemm: lda (" + std::to_string(lda) + ") must be at least k (" +
-                                std::to_string(k) + ") for row-major A.");
-  if (ldb < n)
-    throw std::invalid_argument("sgemm: ldb (" + std::to_string(ldb) + ") must be at least n (" +
-                                std::to_string(n) + ") for row-major B.");
-  if (ldc < n)
-    throw std::invalid_argument("sgemm: ldc (" + std::to_string(ldc) + ") must be at least n (" +
-                                std::to_string(n) + ") for row-major C.");
-  if (!A || !B || !C)
-    throw std::invalid_argument("sgemm: A, B and C must be device pointers, not null.");
-  if (!aligned4(A) || !aligned4(B) || !aligned4(C))
+  detail::check_layout("sgemm: ", m, n, k, lda, ldb, ldc, A, B, C);
+  if (!detail::aligned(A, 4) || !detail::aligned(B, 4) || !detail::aligned(C, 4))
     throw std::invalid_argument("sgemm: A, B and C must be 4-byte aligned float pointers.");
 }
 
@@ -102,7 +80,6 @@ const std::vector<Variant>& best_candidates() {
   return c;
 }
 
-
 dim3 grid_1d(long long blocks, const char* what) {
   if (blocks > std::numeric_limits<int>::max())
     throw std::invalid_argument(std::string(what) + ": the shape needs " + std::to_string(blocks) +
@@ -127,9 +104,9 @@ void sgemm(Variant v, int m, int n, int k, float alpha, const float* A, int lda,
   p.lda = lda;
   p.ldb = ldb;
   p.ldc = ldc;
-  p.vec_a = aligned16(A) && lda % 4 == 0;
-  p.vec_b = aligned16(B) && ldb % 4 == 0;
-  p.vec_c = aligned16(C) && ldc % 4 == 0;
+  p.vec_a = detail::aligned(A, 16) && lda % 4 == 0;
+  p.vec_b = detail::aligned(B, 16) && ldb % 4 == 0;
+  p.vec_c = detail::aligned(C, 16) && ldc % 4 == 0;
   if (alpha == 0.f) {  // BLAS: A and B are not read; C = beta * C
     detail::launch_scale_c(p, stream);
     return;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "candidate_timer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/kernels/gemm.hpp"
@@ -138,71 +140,27 @@ class Tuner {
     return tuning::key_prefix(facts, names);
   }
 
-  /// Times every candidate (1 warm-up, then 3+ runs, the minimum) on the caller's A and B
-  /// into a scratch C; returns the default when scratch memory cannot be had.
+  /// Times every candidate (candidate_timer.hpp) on the caller's A and B into a scratch C;
+  /// returns the default when scratch memory cannot be had or no candidate ran.
   Variant tune(const Params& p, cudaStream_t stream, ShapeClass cls,
                std::map<std::string, double>* times) {
-    struct Scratch {
-      float* c = nullptr;
-      cudaEvent_t start = nullptr, stop = nullptr;
-      ~Scratch() {
-        if (c) cudaFree(c);
-        if (start) cudaEventDestroy(start);
-        if (stop) cudaEventDestroy(stop);
-      }
-    } s;
-    const std::size_t elems = static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.ldc);
-    if (cudaMalloc(reinterpret_cast<void**>(&s.c), elems * sizeof(float)) != cudaSuccess) {
-      cudaGetLastError();  // out of memory is not sticky: fall back, do not fail the run
-      s.c = nullptr;
-      return default_for(cls);
-    }
-    MEMHIER_CUDA(cudaEventCreate(&s.start));
-    MEMHIER_CUDA(cudaEventCreate(&s.stop));
-    Params q = p;
-    q.C = s.c;
-    q.alpha = 1.f;
-    q.beta = 0.f;  // the scratch is never read
-
-    Variant fastest = default_for(cls);
-    double fastest_ms = -1;
-    for (Variant v : best_candidates()) {
-      const Launcher l = launcher_for(v);
-      try {
-        MEMHIER_CUDA(cudaEventRecord(s.start, stream));
-        l.launch(q, stream);
-        MEMHIER_CUDA(cudaEventRecord(s.stop, stream));
-        MEMHIER_CUDA(cudaEventSynchronize(s.stop));
-      } catch (const std::invalid_argument&) {
-        continue;  // this candidate cannot run here (grid or shared-memory limits)
-      } catch (const core::CudaError&) {
-        // A launch the device refuses (resources) is not sticky: skip the candidate. A
-        // fault is: the stream reports it again, and it is the caller's to see.
-        if (cudaStreamSynchronize(stream) != cudaSuccess) throw;
-        cudaGetLastError();
-        continue;
-      }
-      float warm_ms = 0;
-      MEMHIER_CUDA(cudaEventElapsedTime(&warm_ms, s.start, s.stop));
-      // At least 3 runs, more for short kernels (about 5 ms in all), at most 50.
-      const int reps = std::clamp(warm_ms > 0 ? static_cast<int>(5.0 / warm_ms) : 50, 3, 50);
-      double best_ms = -1;
-      for (int r = 0; r < reps; ++r) {
-        MEMHIER_CUDA(cudaEventRecord(s.start, stream));
-        l.launch(q, stream);
-        MEMHIER_CUDA(cudaEventRecord(s.stop, stream));
-        MEMHIER_CUDA(cudaEventSynchronize(s.stop));
-        float ms = 0;
-        MEMHIER_CUDA(cudaEventElapsedTime(&ms, s.start, s.stop));
-        if (best_ms < 0 || ms < best_ms) best_ms = ms;
-      }
-      (*times)[to_string(v)] = best_ms;
-      if (fastest_ms < 0 || best_ms < fastest_ms) {
-        fastest_ms = best_ms;
-        fastest = v;
-      }
-    }
-    return fastest;
+    const std::vector<Variant>& candidates = best_candidates();
+    std::vector<std::function<void(void*, cudaStream_t)>> launches;
+    for (Variant v : candidates)
+      launches.push_back([&p, l = launcher_for(v)](void* scratch, cudaStream_t st) {
+        Params q = p;
+        q.C = static_cast<float*>(scratch);
+        q.alpha = 1.f;
+        q.beta = 0.f;  // the scratch is never read
+        l.launch(q, st);
+      });
+    std::vector<double> ms;
+    const int i = fastest_candidate(
+        static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.ldc) * sizeof(float), launches,
+        stream, &ms);
+    for (std::size_t j = 0; j < candidates.size(); ++j)
+      if (ms[j] >= 0) (*times)[to_string(candidates[j])] = ms[j];
+    return i < 0 ? default_for(cls) : candidates[static_cast<std::size_t>(i)];
   }
 
   void load_disk_once() {

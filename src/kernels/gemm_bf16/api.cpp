@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/gemm/layout_check.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/gemm_bf16.hpp"
 #include "memhier/registry/names.hpp"
@@ -27,34 +28,15 @@ constexpr registry::Named<Variant> kNames[] = {
 #include "memhier/kernels/gemm_bf16_rungs.inc"
 };
 
-bool aligned(const void* ptr, std::uintptr_t bytes) {
-  return reinterpret_cast<std::uintptr_t>(ptr) % bytes == 0;
-}
-
-std::string dims(int m, int n, int k) {
-  return "m=" + std::to_string(m) + ", n=" + std::to_string(n) + ", k=" + std::to_string(k);
-}
+using gemm::detail::aligned;
 
 void validate(int m, int n, int k, const void* A, int lda, const void* B, int ldb, const float* C,
               int ldc) {
-  const std::string me = "gemm_bf16: ";
-  if (m <= 0 || n <= 0 || k <= 0)
-    throw std::invalid_argument(me + "m, n and k must be positive (got " + dims(m, n, k) + ").");
-  if (lda < k)
-    throw std::invalid_argument(me + "lda (" + std::to_string(lda) + ") must be at least k (" +
-                                std::to_string(k) + ") for row-major A.");
-  if (ldb < n)
-    throw std::invalid_argument(me + "ldb (" + std::to_string(ldb) + ") must be at least n (" +
-                                std::to_string(n) + ") for row-major B.");
-  if (ldc < n)
-    throw std::invalid_argument(me + "ldc (" + std::to_string(ldc) + ") must be at least n (" +
-                                std::to_string(n) + ") for row-major C.");
-  if (!A || !B || !C)
-    throw std::invalid_argument(me + "A, B and C must be device pointers, not null.");
+  gemm::detail::check_layout("gemm_bf16: ", m, n, k, lda, ldb, ldc, A, B, C);
   if (!aligned(A, 2) || !aligned(B, 2) || !aligned(C, 4))
-    throw std::invalid_argument(me +
-                                "A and B must be 2-byte aligned bf16 pointers and C a "
-                                "4-byte aligned float pointer.");
+    throw std::invalid_argument(
+        "gemm_bf16: A and B must be 2-byte aligned bf16 pointers and C a 4-byte aligned float "
+        "pointer.");
 }
 
 }  // namespace
@@ -101,7 +83,6 @@ const std::vector<Variant>& best_candidates() {
   }();
   return c;
 }
-
 
 }  // namespace detail
 

@@ -1,15 +1,16 @@
 // `best`: each candidate of the table is tried once per device, shape class and alignment, on
 // the caller's A and B into a scratch C, and the fastest is kept for the process. A candidate
-// that cannot run on the device or the shape (it throws std::invalid_argument) is skipped.
+// that cannot run on the device or the shape is skipped (gemm/candidate_timer.hpp).
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 
+#include "kernels/gemm/candidate_timer.hpp"
 #include "memhier/core/check.hpp"
 #include "variants.hpp"
 
@@ -70,60 +71,23 @@ class Tuner {
     return {dev, cls, p.vec_a && p.vec_b};
   }
 
-  /// Times every candidate (1 warm-up, then 3 to 50 runs, the minimum) into a scratch C.
+  /// Times every candidate (the SGEMM tuner's loop, gemm/candidate_timer.hpp) on the
+  /// caller's A and B into a scratch C; the fallback when none ran or no scratch memory.
   static Variant tune(const Params& p, cudaStream_t stream) {
-    struct Scratch {
-      float* c = nullptr;
-      cudaEvent_t start = nullptr, stop = nullptr;
-      ~Scratch() {
-        if (c) cudaFree(c);
-        if (start) cudaEventDestroy(start);
-        if (stop) cudaEventDestroy(stop);
-      }
-    } s;
-    const std::size_t elems = static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.ldc);
-    if (cudaMalloc(reinterpret_cast<void**>(&s.c), elems * sizeof(float)) != cudaSuccess) {
-      cudaGetLastError();  // out of memory is not sticky: fall back, do not fail the run
-      s.c = nullptr;
-      return fallback();
-    }
-    MEMHIER_CUDA(cudaEventCreate(&s.start));
-    MEMHIER_CUDA(cudaEventCreate(&s.stop));
-    Params q = p;
-    q.C = s.c;
-    q.alpha = 1.f;
-    q.beta = 0.f;  // the scratch is never read
-    const auto timed = [&](const Launcher& l) {
-      MEMHIER_CUDA(cudaEventRecord(s.start, stream));
-      l.launch(q, stream);
-      MEMHIER_CUDA(cudaEventRecord(s.stop, stream));
-      MEMHIER_CUDA(cudaEventSynchronize(s.stop));
-      float ms = 0;
-      MEMHIER_CUDA(cudaEventElapsedTime(&ms, s.start, s.stop));
-      return static_cast<double>(ms);
-    };
-    Variant fastest = fallback();
-    double fastest_ms = -1;
-    for (Variant v : best_candidates()) {
-      const Launcher l = launcher_for(v);
-      double warm_ms = 0;
-      try {
-        warm_ms = timed(l);
-      } catch (const std::invalid_argument&) {
-        continue;  // this candidate cannot run here (device, grid or shared-memory limits)
-      }
-      const int reps = std::clamp(warm_ms > 0 ? static_cast<int>(5.0 / warm_ms) : 50, 3, 50);
-      double best_ms = -1;
-      for (int r = 0; r < reps; ++r) {
-        const double ms = timed(l);
-        if (best_ms < 0 || ms < best_ms) best_ms = ms;
-      }
-      if (fastest_ms < 0 || best_ms < fastest_ms) {
-        fastest_ms = best_ms;
-        fastest = v;
-      }
-    }
-    return fastest;
+    const std::vector<Variant>& candidates = best_candidates();
+    std::vector<std::function<void(void*, cudaStream_t)>> launches;
+    for (Variant v : candidates)
+      launches.push_back([&p, l = launcher_for(v)](void* scratch, cudaStream_t st) {
+        Params q = p;
+        q.C = static_cast<float*>(scratch);
+        q.alpha = 1.f;
+        q.beta = 0.f;  // the scratch is never read
+        l.launch(q, st);
+      });
+    const int i = gemm::detail::fastest_candidate(
+        static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.ldc) * sizeof(float), launches,
+        stream);
+    return i < 0 ? fallback() : candidates[static_cast<std::size_t>(i)];
   }
 
   std::mutex mu_;
