@@ -38,13 +38,11 @@ struct Rung {
   const char* name;
   GemmFn run;
 };
-const Rung kRungs[] = {{"wgmma_tma", &hk::wgmma_tma},
-                       {"warp_specialized", &hk::warp_specialized},
-                       {"ws_c1_s4_128x256", &hk::ws_c1_s4_128x256},
-                       {"ws_c4_s4_128x256", &hk::ws_c4_s4_128x256},
-                       {"ws_c2_s6_128x128", &hk::ws_c2_s6_128x128},
-                       {"ws_c1_s6_128x128", &hk::ws_c1_s6_128x128},
-                       {"ws_c1_s8_128x64", &hk::ws_c1_s8_128x64}};
+const Rung kRungs[] = {
+    {"wgmma_tma", &hk::wgmma_tma},
+#define MEMHIER_WS(name, ...) {#name, &hk::name},
+#include "../../src/kernels/gemm_bf16/ws_configs.inc"
+};
 constexpr int kRungCount = static_cast<int>(sizeof kRungs / sizeof kRungs[0]);
 
 constexpr double kEps32 = 1.1920928955078125e-07;  // 2^-23

@@ -28,18 +28,15 @@ void launch_wgmma_tma(const Params& p, cudaStream_t s) {
   hopper::wgmma_tma(p.m, p.n, p.k, p.alpha, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, s);
 }
 
-// One launch per Hopper entry point: the support check, then the kernel.
+// One launch per warp-specialized configuration (ws_configs.inc): the support check, then
+// the kernel.
 #define MEMHIER_HOPPER_LAUNCH(fn)                                                      \
   void launch_##fn(const Params& p, cudaStream_t s) {                                  \
     check(p);                                                                          \
     hopper::fn(p.m, p.n, p.k, p.alpha, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, s); \
   }
-MEMHIER_HOPPER_LAUNCH(warp_specialized)
-MEMHIER_HOPPER_LAUNCH(ws_c1_s4_128x256)
-MEMHIER_HOPPER_LAUNCH(ws_c4_s4_128x256)
-MEMHIER_HOPPER_LAUNCH(ws_c2_s6_128x128)
-MEMHIER_HOPPER_LAUNCH(ws_c1_s6_128x128)
-MEMHIER_HOPPER_LAUNCH(ws_c1_s8_128x64)
+#define MEMHIER_WS(fn, ...) MEMHIER_HOPPER_LAUNCH(fn)
+#include "ws_configs.inc"
 #undef MEMHIER_HOPPER_LAUNCH
 
 // Operands TMA cannot describe (row pitch not a multiple of 16 bytes, a base off 16 bytes)
@@ -116,18 +113,14 @@ Launcher wgmma_tma_launcher() {
       launch_wgmma_tma, [] { return hopper::wgmma_tma_info().symbol; }, hopper::wgmma_tma_info());
 }
 
-// The table launchers of rung 7 and the ws_* candidates.
+// The table launchers of rung 7 and the ws_* candidates (ws_configs.inc).
 #define MEMHIER_HOPPER_LAUNCHER(fn)                                                   \
   Launcher fn##_launcher() {                                                          \
     return from(                                                                      \
         launch_##fn, [] { return hopper::fn##_info().symbol; }, hopper::fn##_info()); \
   }
-MEMHIER_HOPPER_LAUNCHER(warp_specialized)
-MEMHIER_HOPPER_LAUNCHER(ws_c1_s4_128x256)
-MEMHIER_HOPPER_LAUNCHER(ws_c4_s4_128x256)
-MEMHIER_HOPPER_LAUNCHER(ws_c2_s6_128x128)
-MEMHIER_HOPPER_LAUNCHER(ws_c1_s6_128x128)
-MEMHIER_HOPPER_LAUNCHER(ws_c1_s8_128x64)
+#define MEMHIER_WS(fn, ...) MEMHIER_HOPPER_LAUNCHER(fn)
+#include "ws_configs.inc"
 #undef MEMHIER_HOPPER_LAUNCHER
 
 Launcher wgmma_staged_launcher() {

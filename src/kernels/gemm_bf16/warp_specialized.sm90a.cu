@@ -347,8 +347,8 @@ HopperKernelInfo ws_info() {
 
 }  // namespace
 
-// Each entry point below is one instantiation: BN x Stages x Cluster as its name says.
-#define MEMHIER_WS_ENTRY(fn, BN, Stages, Cluster)                                           \
+// One entry point per configuration of ws_configs.inc: BN x Stages x Cluster as its name says.
+#define MEMHIER_WS(fn, BN, Stages, Cluster)                                                 \
   void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                \
           const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) { \
     ws_gemm<BN, Stages, Cluster>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);     \
@@ -356,13 +356,6 @@ HopperKernelInfo ws_info() {
   HopperKernelInfo fn##_info() {                                                            \
     return ws_info<BN, Stages, Cluster>();                                                  \
   }
-
-MEMHIER_WS_ENTRY(warp_specialized, 256, 4, 2)
-MEMHIER_WS_ENTRY(ws_c1_s4_128x256, 256, 4, 1)
-MEMHIER_WS_ENTRY(ws_c4_s4_128x256, 256, 4, 4)
-MEMHIER_WS_ENTRY(ws_c2_s6_128x128, 128, 6, 2)
-MEMHIER_WS_ENTRY(ws_c1_s6_128x128, 128, 6, 1)
-MEMHIER_WS_ENTRY(ws_c1_s8_128x64, 64, 8, 1)
-#undef MEMHIER_WS_ENTRY
+#include "ws_configs.inc"
 
 }  // namespace memhier::kernels::gemm_bf16
