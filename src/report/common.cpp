@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <set>
 
@@ -174,6 +175,31 @@ std::string utf8_valid(std::string_view s) {
       ++i;
     }
   }
+  return out;
+}
+
+std::string svg_px(double v) {
+  std::string s = format_fixed(std::isfinite(v) ? v : 0.0, 1);
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  return s;
+}
+
+std::string svg_open(const Chart& c, bool standalone, double height) {
+  static constexpr const char* kFont =
+      "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
+  std::string out;
+  fmt::format_to(std::back_inserter(out),
+                 "<svg{} viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
+                 "font-family=\"{}\">\n",
+                 standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", kSvgWidth,
+                 svg_px(height), kSvgWidth, svg_px(height), kFont);
+  out += "<title>" + xml_escape(c.title) + "</title>\n";
+  fmt::format_to(std::back_inserter(out), "<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n",
+                 kSvgWidth, svg_px(height));
+  fmt::format_to(std::back_inserter(out),
+                 "<text x=\"{}\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" "
+                 "font-weight=\"600\" fill=\"#111\">{}</text>\n",
+                 kSvgWidth / 2, xml_escape(c.title));
   return out;
 }
 

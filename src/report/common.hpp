@@ -65,6 +65,16 @@ struct DocumentIds {
 };
 DocumentIds assign_ids(const Document& d);
 
+/// Every chart's width in px.
+inline constexpr double kSvgWidth = 720;
+
+/// A coordinate as SVG text: one decimal, none when whole (0 for a non-finite value).
+std::string svg_px(double v);
+
+/// The opening every chart kind shares, kSvgWidth x `height` px: the <svg> element (with the
+/// XML namespace when `standalone`), the chart's title, a white background and its heading.
+std::string svg_open(const Chart& c, bool standalone, double height);
+
 /// The chart as SVG; `standalone` adds the XML namespace (not needed inline in HTML5).
 std::string svg_chart(const Chart& c, bool standalone);
 

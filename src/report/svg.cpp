@@ -13,14 +13,12 @@ namespace memhier::report {
 
 namespace {
 
-constexpr double kWidth = 720;
+constexpr double kWidth = detail::kSvgWidth;
 constexpr double kHeight = 420;
 constexpr double kPlotLeft = 76;  // room for y tick labels and the rotated y label
 constexpr double kPlotRight = kWidth - 24;
 constexpr double kLegendTop = 44;  // below the title
 constexpr double kLegendRow = 18;
-constexpr const char* kFont =
-    "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
 
 // Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
 // Yellow goes last: it is the one hard to see on white.
@@ -36,14 +34,6 @@ const char* colour(std::size_t series) {
 // Rough advance width of a sans-serif string; only used for layout, never for correctness.
 double text_px(const std::string& s, double font_size) {
   return static_cast<double>(detail::text_width(s)) * font_size * 0.58;
-}
-
-// Pixel coordinate: one decimal, "12" rather than "12.0", never "nan" or "-0".
-std::string px(double v) {
-  if (!std::isfinite(v)) v = 0.0;
-  std::string s = detail::format_fixed(v, 1);
-  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
-  return s;
 }
 
 std::string axis_title(const std::string& label, const std::string& unit) {
@@ -198,8 +188,8 @@ Scale make_scale(const std::vector<double>& values, bool log, bool include_zero)
 std::string marker(std::size_t series, double x, double y, const std::string& tooltip,
                    const char* cls = "marker") {
   const std::string body = "<title>" + detail::xml_escape(tooltip) + "</title>";
-  const std::string cx = px(x);
-  const std::string cy = px(y);
+  const std::string cx = detail::svg_px(x);
+  const std::string cy = detail::svg_px(y);
   switch (series % kMarkerShapes) {
     case 0:
       return fmt::format("<circle class=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3.5\">{}</circle>", cls, cx,
@@ -207,16 +197,19 @@ std::string marker(std::size_t series, double x, double y, const std::string& to
     case 1:
       return fmt::format(
           "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"6.6\" height=\"6.6\">{}</rect>", cls,
-          px(x - 3.3), px(y - 3.3), body);
+          detail::svg_px(x - 3.3), detail::svg_px(y - 3.3), body);
     case 2:
       return fmt::format("<path class=\"{}\" d=\"M{},{}L{},{}L{},{}Z\">{}</path>", cls, cx,
-                         px(y - 4.6), px(x + 4.2), px(y + 3), px(x - 4.2), px(y + 3), body);
+                         detail::svg_px(y - 4.6), detail::svg_px(x + 4.2), detail::svg_px(y + 3),
+                         detail::svg_px(x - 4.2), detail::svg_px(y + 3), body);
     case 3:
       return fmt::format("<path class=\"{}\" d=\"M{},{}L{},{}L{},{}L{},{}Z\">{}</path>", cls, cx,
-                         px(y - 4.6), px(x + 4.2), cy, cx, px(y + 4.6), px(x - 4.2), cy, body);
+                         detail::svg_px(y - 4.6), detail::svg_px(x + 4.2), cy, cx,
+                         detail::svg_px(y + 4.6), detail::svg_px(x - 4.2), cy, body);
     default:
       return fmt::format("<path class=\"{}\" d=\"M{},{}L{},{}L{},{}Z\">{}</path>", cls, cx,
-                         px(y + 4.6), px(x + 4.2), px(y - 3), px(x - 4.2), px(y - 3), body);
+                         detail::svg_px(y + 4.6), detail::svg_px(x + 4.2), detail::svg_px(y - 3),
+                         detail::svg_px(x - 4.2), detail::svg_px(y - 3), body);
   }
 }
 
@@ -248,14 +241,15 @@ double draw_legend(const Chart& c, std::string& out) {
           std::back_inserter(out),
           "<g fill=\"{0}\" stroke=\"{0}\"><line x1=\"{1}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" "
           "stroke-width=\"2\"/>{4}</g>\n",
-          colour(i), px(x), px(mid), px(x + 24), marker(i, x + 12, mid, name, "legend-marker"));
+          colour(i), detail::svg_px(x), detail::svg_px(mid), detail::svg_px(x + 24),
+          marker(i, x + 12, mid, name, "legend-marker"));
     } else {
       fmt::format_to(std::back_inserter(out),
                      "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"12\" fill=\"{}\"/>\n",
-                     px(x + 5), px(mid - 6), colour(i));
+                     detail::svg_px(x + 5), detail::svg_px(mid - 6), colour(i));
     }
     fmt::format_to(std::back_inserter(out), "<text x=\"{}\" y=\"{}\" fill=\"#222\">{}</text>\n",
-                   px(x + 30), px(mid + 4), detail::xml_escape(name));
+                   detail::svg_px(x + 30), detail::svg_px(mid + 4), detail::xml_escape(name));
     x += w;
   }
   out += "</g>\n";
@@ -277,25 +271,25 @@ void draw_y_axis(const Scale& ys, double left, double right, const std::string& 
     fmt::format_to(std::back_inserter(out),
                    "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\"/>\n"
                    "<line x1=\"{4}\" y1=\"{1}\" x2=\"{0}\" y2=\"{1}\" stroke=\"#333\"/>\n",
-                   px(left), px(y), px(right), t.major ? "#dddddd" : "#f0f0f0",
-                   px(left - (t.major ? 5 : 3)));
+                   detail::svg_px(left), detail::svg_px(y), detail::svg_px(right),
+                   t.major ? "#dddddd" : "#f0f0f0", detail::svg_px(left - (t.major ? 5 : 3)));
     if (!t.label.empty()) {
       fmt::format_to(std::back_inserter(out),
-                     "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", px(left - 8),
-                     px(y + 4), detail::xml_escape(t.label));
+                     "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+                     detail::svg_px(left - 8), detail::svg_px(y + 4), detail::xml_escape(t.label));
     }
   }
   const double mid = (ys.p0 + ys.p1) / 2;
   fmt::format_to(std::back_inserter(out),
                  "<text x=\"20\" y=\"{0}\" transform=\"rotate(-90 20 {0})\" text-anchor=\"middle\" "
                  "font-size=\"12\">{1}</text>\n</g>\n",
-                 px(mid), detail::xml_escape(title));
+                 detail::svg_px(mid), detail::xml_escape(title));
 }
 
 void draw_frame(double left, double top, double right, double bottom, std::string& out) {
-  fmt::format_to(std::back_inserter(out),
-                 "<path d=\"M{0},{1}V{2}H{3}\" fill=\"none\" stroke=\"#333\"/>\n", px(left),
-                 px(top), px(bottom), px(right));
+  fmt::format_to(
+      std::back_inserter(out), "<path d=\"M{0},{1}V{2}H{3}\" fill=\"none\" stroke=\"#333\"/>\n",
+      detail::svg_px(left), detail::svg_px(top), detail::svg_px(bottom), detail::svg_px(right));
 }
 
 void draw_x_title(const std::string& title, double left, double right, std::string& out) {
@@ -303,14 +297,14 @@ void draw_x_title(const std::string& title, double left, double right, std::stri
   fmt::format_to(
       std::back_inserter(out),
       "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" fill=\"#333\">{}</text>\n",
-      px((left + right) / 2), px(kHeight - 12), detail::xml_escape(title));
+      detail::svg_px((left + right) / 2), detail::svg_px(kHeight - 12), detail::xml_escape(title));
 }
 
 void draw_no_data(double left, double top, double right, double bottom, std::string& out) {
   fmt::format_to(std::back_inserter(out),
                  "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\" fill=\"#777\">no "
                  "data</text>\n",
-                 px((left + right) / 2), px((top + bottom) / 2));
+                 detail::svg_px((left + right) / 2), detail::svg_px((top + bottom) / 2));
 }
 
 struct Point {
@@ -356,12 +350,12 @@ void draw_line_chart(const Chart& c, double top, std::string& out) {
     fmt::format_to(std::back_inserter(out),
                    "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>\n"
                    "<line x1=\"{0}\" y1=\"{2}\" x2=\"{0}\" y2=\"{4}\" stroke=\"#333\"/>\n",
-                   px(x), px(top), px(bottom), t.major ? "#dddddd" : "#f0f0f0",
-                   px(bottom + (t.major ? 5 : 3)));
+                   detail::svg_px(x), detail::svg_px(top), detail::svg_px(bottom),
+                   t.major ? "#dddddd" : "#f0f0f0", detail::svg_px(bottom + (t.major ? 5 : 3)));
     if (!t.label.empty()) {
       fmt::format_to(std::back_inserter(out),
-                     "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x),
-                     px(bottom + 18), detail::xml_escape(t.label));
+                     "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                     detail::svg_px(x), detail::svg_px(bottom + 18), detail::xml_escape(t.label));
     }
   }
   out += "</g>\n";
@@ -395,7 +389,7 @@ void draw_line_chart(const Chart& c, double top, std::string& out) {
       out += "<polyline fill=\"none\" stroke-width=\"2\" stroke-linejoin=\"round\" points=\"";
       for (std::size_t i = 0; i < run.size(); ++i) {
         if (i != 0) out.push_back(' ');
-        out += px(run[i].x) + "," + px(run[i].y);
+        out += detail::svg_px(run[i].x) + "," + detail::svg_px(run[i].y);
       }
       out += "\"/>\n";
     }
@@ -439,11 +433,11 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
       fmt::format_to(std::back_inserter(out),
                      "<text x=\"{0}\" y=\"{1}\" transform=\"rotate(-35 {0} {1})\" "
                      "text-anchor=\"end\">{2}</text>\n",
-                     px(x + 4), px(y - 4), detail::xml_escape(labels[i]));
+                     detail::svg_px(x + 4), detail::svg_px(y - 4), detail::xml_escape(labels[i]));
     } else {
       fmt::format_to(std::back_inserter(out),
-                     "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x), px(y),
-                     detail::xml_escape(labels[i]));
+                     "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                     detail::svg_px(x), detail::svg_px(y), detail::xml_escape(labels[i]));
     }
   }
   out += "</g>\n";
@@ -464,8 +458,8 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
       fmt::format_to(std::back_inserter(out),
                      "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" "
                      "height=\"{}\"><title>{}</title></rect>\n",
-                     px(x), px(std::min(y, base)), px(std::max(bar_w - 1, 1.0)),
-                     px(std::fabs(base - y)),
+                     detail::svg_px(x), detail::svg_px(std::min(y, base)),
+                     detail::svg_px(std::max(bar_w - 1, 1.0)), detail::svg_px(std::fabs(base - y)),
                      detail::xml_escape(series_name(c, si) + ", " + labels[i] + ": " +
                                         value_text(s.y[i], c.y_unit)));
       any_bar = true;
@@ -475,7 +469,7 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
   if (!ys.log && ys.lo < 0.0) {  // a visible zero line when bars go both ways
     fmt::format_to(std::back_inserter(out),
                    "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#333\"/>\n",
-                   px(left), px(base), px(right));
+                   detail::svg_px(left), detail::svg_px(base), detail::svg_px(right));
   }
   draw_frame(left, top, right, bottom, out);
   draw_x_title(axis_title(c.x_label, c.x_unit), left, right, out);
@@ -489,20 +483,7 @@ namespace detail {
 std::string svg_chart(const Chart& c, bool standalone) {
   if (c.kind == Chart::Kind::stack) return svg_stack(c, standalone);
   if (c.kind == Chart::Kind::heatmap) return svg_heatmap(c, standalone);
-  std::string out;
-  fmt::format_to(std::back_inserter(out),
-                 "<svg{} viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
-                 "font-family=\"{}\">\n",
-                 standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", kWidth, kHeight, kWidth,
-                 kHeight, kFont);
-  out += "<title>" + xml_escape(c.title) + "</title>\n";
-  fmt::format_to(std::back_inserter(out), "<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n",
-                 kWidth, kHeight);
-  fmt::format_to(
-      std::back_inserter(out),
-      "<text x=\"{}\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"600\" "
-      "fill=\"#111\">{}</text>\n",
-      kWidth / 2, xml_escape(c.title));
+  std::string out = detail::svg_open(c, standalone, kHeight);
   // Many series push the plot down; keep at least 140 px of plot whatever the legend needs.
   const double top = std::min(draw_legend(c, out) + 8, kHeight - 52 - 140);
   if (c.kind == Chart::Kind::bar) {

@@ -13,19 +13,11 @@ namespace memhier::report::detail {
 
 namespace {
 
-constexpr double kWidth = 720;
+constexpr double kWidth = kSvgWidth;
 constexpr double kTop = 48;  // below the title
 constexpr double kLeft = 76;
 constexpr double kRight = kWidth - 24;
 constexpr int kLevels = 8;
-constexpr const char* kFont =
-    "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
-
-std::string px(double v) {
-  std::string s = format_fixed(std::isfinite(v) ? v : 0.0, 1);
-  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
-  return s;
-}
 
 // The Okabe-Ito blue (low) to its vermillion (high), as the hierarchy pyramid shades.
 std::string level_colour(int level) {
@@ -65,23 +57,11 @@ std::string svg_heatmap(const Chart& c, bool standalone) {
   const double cell_w = (kRight - kLeft) / static_cast<double>(std::max<std::size_t>(cols, 1));
   const double bottom = kTop + plot_h;
   const double height = bottom + 92;
-  std::string out;
-  fmt::format_to(std::back_inserter(out),
-                 "<svg{} viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
-                 "font-family=\"{}\">\n",
-                 standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", kWidth, px(height),
-                 kWidth, px(height), kFont);
-  out += "<title>" + xml_escape(c.title) + "</title>\n";
-  fmt::format_to(std::back_inserter(out), "<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n",
-                 kWidth, px(height));
-  fmt::format_to(std::back_inserter(out),
-                 "<text x=\"{}\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" "
-                 "font-weight=\"600\" fill=\"#111\">{}</text>\n",
-                 kWidth / 2, xml_escape(c.title));
+  std::string out = svg_open(c, standalone, height);
   // Cells not measured show this grey.
   fmt::format_to(std::back_inserter(out),
                  "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#e8eaed\"/>\n",
-                 px(kLeft), px(kTop), px(kRight - kLeft), px(plot_h));
+                 svg_px(kLeft), svg_px(kTop), svg_px(kRight - kLeft), svg_px(plot_h));
   out += "<g class=\"cells\" shape-rendering=\"crispEdges\">\n";
   for (std::size_t r = 0; r < rows; ++r) {
     const std::vector<double>& y = c.series[r].y;
@@ -94,8 +74,8 @@ std::string svg_heatmap(const Chart& c, bool standalone) {
       if (level >= 0)
         fmt::format_to(std::back_inserter(out),
                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n",
-                       px(kLeft + static_cast<double>(start) * cell_w), px(top),
-                       px(static_cast<double>(end - start) * cell_w), px(row_h),
+                       svg_px(kLeft + static_cast<double>(start) * cell_w), svg_px(top),
+                       svg_px(static_cast<double>(end - start) * cell_w), svg_px(row_h),
                        level_colour(level));
       start = end;
     }
@@ -107,12 +87,12 @@ std::string svg_heatmap(const Chart& c, bool standalone) {
     fmt::format_to(std::back_inserter(out),
                    "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"10\" "
                    "fill=\"#57606a\">{}</text>\n",
-                   px(kLeft - 4), px(kTop + (static_cast<double>(r) + 0.5) * row_h + 3.5),
+                   svg_px(kLeft - 4), svg_px(kTop + (static_cast<double>(r) + 0.5) * row_h + 3.5),
                    xml_escape(c.series[r].name));
   fmt::format_to(std::back_inserter(out),
                  "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\" "
                  "font-size=\"12\" fill=\"#1f2328\">{}</text>\n",
-                 px(kTop + plot_h / 2), xml_escape(c.y_label));
+                 svg_px(kTop + plot_h / 2), xml_escape(c.y_label));
   // Column ticks at the ends and the quarters, labelled with the columns' positions.
   const std::vector<double>& xs = rows ? c.series.front().x : std::vector<double>{};
   for (int q = 0; q <= 4 && cols > 0; ++q) {
@@ -123,19 +103,19 @@ std::string svg_heatmap(const Chart& c, bool standalone) {
                    "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#57606a\"/>\n"
                    "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\" font-size=\"11\" "
                    "fill=\"#57606a\">{4}</text>\n",
-                   px(x), px(bottom), px(bottom + 4), px(bottom + 16),
+                   svg_px(x), svg_px(bottom), svg_px(bottom + 4), svg_px(bottom + 16),
                    xml_escape(format_full(value)));
   }
   fmt::format_to(std::back_inserter(out),
                  "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" "
                  "fill=\"#1f2328\">{}</text>\n",
-                 px((kLeft + kRight) / 2), px(bottom + 34),
+                 svg_px((kLeft + kRight) / 2), svg_px(bottom + 34),
                  xml_escape(label_of(c.x_label, c.x_unit)));
   if (!any) {
     fmt::format_to(std::back_inserter(out),
                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\" "
                    "fill=\"#8c959f\">no data</text>\n",
-                   px((kLeft + kRight) / 2), px(kTop + plot_h / 2 + 4));
+                   svg_px((kLeft + kRight) / 2), svg_px(kTop + plot_h / 2 + 4));
   } else {
     // The scale: one swatch per step, the lowest and highest values at its ends.
     const double sw = 28, y0 = bottom + 50;
@@ -143,13 +123,13 @@ std::string svg_heatmap(const Chart& c, bool standalone) {
     for (int l = 0; l < kLevels; ++l)
       fmt::format_to(std::back_inserter(out),
                      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"12\" fill=\"{}\"/>\n",
-                     px(x0 + sw * l), px(y0), px(sw), level_colour(l));
+                     svg_px(x0 + sw * l), svg_px(y0), svg_px(sw), level_colour(l));
     fmt::format_to(std::back_inserter(out),
                    "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\" "
                    "fill=\"#1f2328\">{}</text>\n"
                    "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#1f2328\">{}</text>\n",
-                   px(x0 - 6), px(y0 + 10), xml_escape(format_fixed(lo, 0)),
-                   px(x0 + sw * kLevels + 6), px(y0 + 10),
+                   svg_px(x0 - 6), svg_px(y0 + 10), xml_escape(format_fixed(lo, 0)),
+                   svg_px(x0 + sw * kLevels + 6), svg_px(y0 + 10),
                    xml_escape(format_fixed(hi, 0) + (c.y_unit.empty() ? "" : " " + c.y_unit)));
   }
   out += "</svg>\n";

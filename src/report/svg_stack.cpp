@@ -13,7 +13,7 @@ namespace memhier::report::detail {
 
 namespace {
 
-constexpr double kWidth = 720;
+constexpr double kWidth = kSvgWidth;
 constexpr double kTop = 48;  // below the title
 constexpr double kBand = 38;
 constexpr double kGap = 6;
@@ -21,14 +21,6 @@ constexpr double kLeft = 24;
 constexpr double kNarrow = 90;  // the top edge of the first band
 constexpr double kWide = 270;   // the bottom edge of the last band
 constexpr double kTextX = kLeft + kWide + 26;
-constexpr const char* kFont =
-    "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
-
-std::string px(double v) {
-  std::string s = format_fixed(std::isfinite(v) ? v : 0.0, 1);
-  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
-  return s;
-}
 
 // From the Okabe-Ito blue (fast, near) to its vermillion (slow, far): dark enough at every
 // step for white text.
@@ -64,19 +56,7 @@ std::vector<std::string> note_lines(const std::string& note) {
 std::string svg_stack(const Chart& c, bool standalone) {
   const std::size_t n = c.categories.size();
   const double height = kTop + static_cast<double>(n) * (kBand + kGap) + 30;
-  std::string out;
-  fmt::format_to(std::back_inserter(out),
-                 "<svg{} viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
-                 "font-family=\"{}\">\n",
-                 standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", kWidth, px(height),
-                 kWidth, px(height), kFont);
-  out += "<title>" + xml_escape(c.title) + "</title>\n";
-  fmt::format_to(std::back_inserter(out), "<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n",
-                 kWidth, px(height));
-  fmt::format_to(std::back_inserter(out),
-                 "<text x=\"{}\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" "
-                 "font-weight=\"600\" fill=\"#111\">{}</text>\n",
-                 kWidth / 2, xml_escape(c.title));
+  std::string out = svg_open(c, standalone, height);
   const double centre = kLeft + kWide / 2;
   const auto edge = [n](double k) {  // the pyramid's width at edge k of n
     return n == 0 ? kWide : kNarrow + (kWide - kNarrow) * k / static_cast<double>(n);
@@ -92,27 +72,28 @@ std::string svg_stack(const Chart& c, bool standalone) {
                    "<g class=\"band\"><path d=\"M{},{}H{}L{},{}H{}Z\" fill=\"{}\"/>\n"
                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"14\" "
                    "font-weight=\"600\" fill=\"#ffffff\">{}</text>\n",
-                   px(centre - w0 / 2), px(y0), px(centre + w0 / 2), px(centre + w1 / 2), px(y1),
-                   px(centre - w1 / 2), band_colour(i, n), px(centre), px(y0 + kBand / 2 + 5),
-                   xml_escape(c.categories[i]));
+                   svg_px(centre - w0 / 2), svg_px(y0), svg_px(centre + w0 / 2),
+                   svg_px(centre + w1 / 2), svg_px(y1), svg_px(centre - w1 / 2), band_colour(i, n),
+                   svg_px(centre), svg_px(y0 + kBand / 2 + 5), xml_escape(c.categories[i]));
     fmt::format_to(std::back_inserter(out),
                    "<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"#c0c6cc\" "
                    "stroke-dasharray=\"3 3\"/>\n",
-                   px(centre + (w0 + w1) / 4 + 6), px(kTextX - 6), px(y0 + kBand / 2));
+                   svg_px(centre + (w0 + w1) / 4 + 6), svg_px(kTextX - 6), svg_px(y0 + kBand / 2));
     const std::vector<std::string> lines = note_lines(note);
     for (std::size_t l = 0; l < lines.size(); ++l) {
       const double y = y0 + kBand / 2 + 4.5 +
                        15.0 * (static_cast<double>(l) - static_cast<double>(lines.size() - 1) / 2);
       fmt::format_to(std::back_inserter(out),
-                     "<text x=\"{}\" y=\"{}\" font-size=\"13\" fill=\"{}\">{}</text>\n", px(kTextX),
-                     px(y), note == "not measured" ? "#8c959f" : "#1f2328", xml_escape(lines[l]));
+                     "<text x=\"{}\" y=\"{}\" font-size=\"13\" fill=\"{}\">{}</text>\n",
+                     svg_px(kTextX), svg_px(y), note == "not measured" ? "#8c959f" : "#1f2328",
+                     xml_escape(lines[l]));
     }
     out += "</g>\n";
   }
   fmt::format_to(std::back_inserter(out),
                  "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#57606a\">top to bottom: "
                  "nearer the SM to farther from it</text>\n</svg>\n",
-                 px(kLeft), px(height - 10));
+                 svg_px(kLeft), svg_px(height - 10));
   return out;
 }
 
