@@ -159,7 +159,7 @@ HierarchyConfig hierarchy_for(const Card& card, long long l1_bytes) {
 }
 
 double Traffic::l1_hit_rate() const {
-  const long long n = l1_ld_sectors + l1_st_sectors;
+  const long long n = l1_ld_sectors + l1_st_sectors + l1_atom_sectors;
   return n == 0 ? NAN
                 : 100.0 * static_cast<double>(l1_ld_hits + l1_st_hits) / static_cast<double>(n);
 }
@@ -214,7 +214,7 @@ void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool sto
     // on to L2.
     t_.l1_st_sectors += n;
     if (l1) t_.l1_st_hits += popcount4(l1->write(line, sectors, bytes, false).hit);
-    l2_access(sm, line, sectors, true, bytes);
+    l2_access(sm, line, sectors, Op::store, bytes);
     return;
   }
   t_.l1_ld_sectors += n;
@@ -224,12 +224,19 @@ void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool sto
     t_.l1_ld_hits += popcount4(hit);
     miss = sectors & ~hit;
   }
-  if (miss) l2_access(sm, line, miss, false, nullptr, l2_promote_bytes);
+  if (miss) l2_access(sm, line, miss, Op::load, nullptr, l2_promote_bytes);
+}
+
+void MemorySystem::atomic(int sm, std::uint64_t line, unsigned sectors) {
+  sectors &= 0xfu;
+  if (!sectors) return;
+  t_.l1_atom_sectors += popcount4(sectors);
+  l2_access(sm, line, sectors, Op::atomic, nullptr);
 }
 
 void MemorySystem::l2_prefetch(int sm, std::uint64_t line, unsigned sectors) {
   sectors &= 0xfu;
-  if (sectors) l2_access(sm, line, sectors, false, nullptr);
+  if (sectors) l2_access(sm, line, sectors, Op::load, nullptr);
 }
 
 std::size_t MemorySystem::home_of(std::uint64_t line) const {
@@ -243,37 +250,40 @@ void MemorySystem::l2_fill(std::uint64_t line, unsigned sectors) {
   t_.dram_wr_sectors += popcount4(r.evicted_dirty);
 }
 
-void MemorySystem::l2_access(int sm, std::uint64_t line, unsigned sectors, bool store,
+void MemorySystem::l2_access(int sm, std::uint64_t line, unsigned sectors, Op op,
                              const std::uint64_t* bytes, int promote) {
   const std::size_t parts = l2_.size();
   const std::size_t home = home_of(line);
   const std::size_t local =
       static_cast<std::size_t>((sm % config_.sms) * parts) / static_cast<std::size_t>(config_.sms);
-  long long& lookups = store ? t_.l2_st_sectors : t_.l2_ld_sectors;
-  long long& hits = store ? t_.l2_st_hits : t_.l2_ld_hits;
+  const bool load = op == Op::load;
+  long long& lookups = load                ? t_.l2_ld_sectors
+                       : op == Op::store ? t_.l2_st_sectors
+                                         : t_.l2_atom_sectors;
+  long long& hits = load ? t_.l2_ld_hits : op == Op::store ? t_.l2_st_hits : t_.l2_atom_hits;
   // A promoted load that misses at home fetches the whole aligned block there: the line's
   // other sectors and, for 256 bytes, its neighbour's (filled at that line's home, where its
   // lookups go; the persisting set-aside is not modeled for promoted fills).
   auto promoted = [&](unsigned home_hit, unsigned asked) {
-    if (store || promote < 128 || (asked & ~home_hit) == 0) return;
+    if (!load || promote < 128 || (asked & ~home_hit) == 0) return;
     if (asked != 0xfu) l2_fill(line, 0xfu & ~asked);
     if (promote >= 256) l2_fill(line ^ 1u, 0xfu);
   };
   if (!config_.l2_local_caching || local == home) {
-    promoted(l2_lookup(home, line, sectors, store, bytes, true, lookups, hits), sectors);
+    promoted(l2_lookup(home, line, sectors, op, bytes, true, lookups, hits), sectors);
     return;
   }
   // The local caching node: a clean copy. A load it serves stops there; the rest, and every
-  // store, goes on to the home partition.
-  const unsigned found = l2_lookup(local, line, sectors, store, bytes, false, lookups, hits);
-  const unsigned rest = store ? sectors : sectors & ~found;
+  // store and atomic, goes on to the home partition.
+  const unsigned found = l2_lookup(local, line, sectors, op, bytes, false, lookups, hits);
+  const unsigned rest = load ? sectors & ~found : sectors;
   if (rest)
     promoted(
-        l2_lookup(home, line, rest, store, bytes, true, t_.l2_fabric_sectors, t_.l2_fabric_hits),
+        l2_lookup(home, line, rest, op, bytes, true, t_.l2_fabric_sectors, t_.l2_fabric_hits),
         rest);
 }
 
-unsigned MemorySystem::l2_lookup(std::size_t part, std::uint64_t line, unsigned sectors, bool store,
+unsigned MemorySystem::l2_lookup(std::size_t part, std::uint64_t line, unsigned sectors, Op op,
                                  const std::uint64_t* bytes, bool home, long long& lookups,
                                  long long& hits) {
   const int n = popcount4(sectors);
@@ -291,10 +301,18 @@ unsigned MemorySystem::l2_lookup(std::size_t part, std::uint64_t line, unsigned 
     }
   }
   // Loads read the missing sectors from DRAM (a partly written sector too: its other bytes
-  // are there); stores allocate with their byte mask and fetch nothing; only the home
-  // partition holds dirty data.
-  const SectorCache::Result r =
-      store ? cache->write(line, sectors, bytes, home) : cache->read(line, sectors, true);
+  // are there); stores allocate with their byte mask and fetch nothing; an atomic is a read
+  // at home that leaves the sectors dirty, and at the local node a look that keeps nothing;
+  // only the home partition holds dirty data.
+  const bool store = op == Op::store;
+  SectorCache::Result r;
+  if (store)
+    r = cache->write(line, sectors, bytes, home);
+  else if (op == Op::load || home)
+    r = cache->read(line, sectors, true);
+  else
+    r = cache->read(line, sectors, false);
+  if (op == Op::atomic && home) cache->write(line, sectors, nullptr, true);
   const int found = store && config_.l2_store_hits ? n : popcount4(r.hit);
   lookups += n;
   hits += found;

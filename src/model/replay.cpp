@@ -11,11 +11,13 @@ namespace memhier::model {
 
 namespace {
 
-// One entry per (instruction, line): the line in the high bits, then two bits of L2 promotion
-// (0 none, 1: 128 bytes, 2: 256 bytes), a bit marking an L2 prefetch, the 4-bit sector mask, a bit
+// One entry per (instruction, line): the line in the high bits, then a bit marking an atomic,
+// two bits of L2 promotion (0 none, 1: 128 bytes, 2: 256 bytes), a bit marking an L2 prefetch,
+// the 4-bit sector mask, a bit
 // saying two words of byte mask follow (a store that writes part of a sector), the store bit, the
 // L1-caching bit and a bit marking an instruction's last line.
-constexpr int kLineShift = 11;
+constexpr int kLineShift = 12;
+constexpr std::uint64_t kAtomicBit = std::uint64_t{1} << 11;
 constexpr int kPromoteShift = 9;
 constexpr std::uint64_t kPrefetchBit = std::uint64_t{1} << 8;
 inline std::uint64_t encode(std::uint64_t line, unsigned mask, bool bytes, bool store, bool cached,
@@ -91,9 +93,15 @@ void LaunchSimulator::global(const WarpAccess& w) {
   unsigned masks[2 * kWarpSize];
   std::uint64_t bytes[2 * kWarpSize][2];
   int n = 0;
+  const bool store = w.is_store && !w.is_atomic;
+  std::uint64_t prev_sector = ~std::uint64_t{0};  // the last lane's one sector, if it had one
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!w.active(lane)) continue;
     const std::uint64_t first = w.address[lane], last = first + w.width_bytes - 1;
+    // A load lane within the sector the last lane touched adds nothing (broadcasts and narrow
+    // coalesced lanes: most lanes of most instructions).
+    if (!store && first >> 5 == prev_sector && last >> 5 == prev_sector) continue;
+    prev_sector = first >> 5 == last >> 5 ? first >> 5 : ~std::uint64_t{0};
     for (std::uint64_t s = first >> 5; s <= last >> 5; ++s) {
       const std::uint64_t line = s >> 2;
       const unsigned bit = 1u << (s & 3u);
@@ -107,7 +115,7 @@ void LaunchSimulator::global(const WarpAccess& w) {
       }
       masks[i] |= bit;
     }
-    if (!w.is_store) continue;
+    if (!store) continue;
     // The lane's bytes: one run of at most 16, split where it crosses a 64-byte word.
     for (std::uint64_t b = first; b <= last;) {
       const std::uint64_t end = std::min(last, b | 63u);  // the run's last byte in this word
@@ -125,14 +133,14 @@ void LaunchSimulator::global(const WarpAccess& w) {
       if ((masks[i] >> s) & 1u)
         partial = partial ||
                   static_cast<std::uint32_t>(bytes[i][s >> 1] >> (32 * (s & 1))) != 0xffffffffu;
-    const bool with_bytes = w.is_store && partial;
-    const std::uint64_t promote = w.is_store                  ? 0
+    const bool with_bytes = store && partial;
+    const std::uint64_t promote = w.is_store || w.is_atomic   ? 0
                                   : w.l2_promote_bytes >= 256 ? 2
                                   : w.l2_promote_bytes >= 128 ? 1
                                                               : 0;
     current_->push_back(
-        encode(lines[i], masks[i], with_bytes, w.is_store, w.l1_cached, i == n - 1) |
-        promote << kPromoteShift);
+        encode(lines[i], masks[i], with_bytes, store, w.l1_cached, i == n - 1) |
+        promote << kPromoteShift | (w.is_atomic ? kAtomicBit : 0));
     if (with_bytes) {
       current_->push_back(bytes[i][0]);
       current_->push_back(bytes[i][1]);
@@ -188,6 +196,8 @@ void LaunchSimulator::flush() {
           }
           if (e & kPrefetchBit)
             mem_->l2_prefetch(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu);
+          else if (e & kAtomicBit)
+            mem_->atomic(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu);
           else
             mem_->access(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu, (e >> 2) & 1u,
                          (e >> 1) & 1u, bytes, 128 * static_cast<int>((e >> kPromoteShift) & 3u));

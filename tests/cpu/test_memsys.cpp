@@ -346,3 +346,22 @@ TEST(MemorySystem, ALongStreamCountsEverySectorOnce) {
   EXPECT_EQ(m.traffic().dram_rd_sectors, static_cast<long long>(4 * lines));
   std::printf("memory-system model: %.1f M sectors/s\n", 4.0 * lines / s / 1e6);
 }
+
+// Atomics on 256 bins (1 KiB, 8 lines): the first atomic on each sector reads it from DRAM
+// and misses; every later one hits at L2; none hits in L1 nor allocates there; the bins end
+// dirty in L2.
+TEST(MemorySystem, AtomicsReadOnceThenHitAtL2) {
+  MemorySystem m(tiny(64));
+  for (int round = 0; round < 3; ++round)
+    for (std::uint64_t line = 0; line < 8; ++line) m.atomic(0, line, 0xfu);
+  for (std::uint64_t line = 0; line < 8; ++line) m.access(0, line, 0xfu, false);  // a load after
+  const Traffic t = m.traffic();
+  EXPECT_EQ(t.l1_atom_sectors, 96);
+  EXPECT_EQ(t.l1_ld_hits, 0);  // the atomics left nothing in L1
+  EXPECT_EQ(t.l2_atom_sectors, 96);
+  EXPECT_EQ(t.l2_atom_hits, 64);
+  EXPECT_EQ(t.l2_ld_hits, 32);
+  EXPECT_EQ(t.dram_rd_sectors, 32);
+  EXPECT_EQ(t.l2_dirty_end_sectors, 32);
+  EXPECT_NEAR(t.l1_hit_rate(), 0.0, 1e-9);
+}

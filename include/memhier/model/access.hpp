@@ -23,6 +23,9 @@ struct WarpAccess {
   /// LTC256B): a miss fills that aligned block, not only the sectors asked for; 0: none.
   /// Only the memory-system model reads it.
   int l2_promote_bytes = 0;
+  /// A global atomic or reduction (ATOM/RED): performed at L2, never cached in L1. Only the
+  /// memory-system model reads it; is_store is ignored for it.
+  bool is_atomic = false;
 
   bool active(int lane) const { return (active_mask >> lane) & 1u; }
 };

@@ -76,8 +76,10 @@ HierarchyConfig hierarchy_for(const Card& card, long long l1_bytes);
 struct Traffic {
   long long l1_ld_sectors = 0, l1_ld_hits = 0;  ///< global-load sector lookups in L1, hits
   long long l1_st_sectors = 0, l1_st_hits = 0;  ///< global-store sector lookups, hits
+  long long l1_atom_sectors = 0;  ///< global atomic sectors through L1 (never hits)
   long long l2_ld_sectors = 0, l2_ld_hits = 0;  ///< L2 sector lookups from loads (L1 misses)
   long long l2_st_sectors = 0, l2_st_hits = 0;  ///< L2 sector lookups from stores
+  long long l2_atom_sectors = 0, l2_atom_hits = 0;  ///< L2 sector lookups from atomics
   /// Lookups (and hits) at a home partition for another partition's SMs, over the fabric.
   long long l2_fabric_sectors = 0, l2_fabric_hits = 0;
   long long l2_persist_hits = 0;       ///< hits in the persisting set-aside
@@ -90,13 +92,15 @@ struct Traffic {
   double l1_hit_rate() const;
   /// Every L2 sector lookup as Nsight Compute counts them (lts__t_sectors_lookup_hit + _miss):
   /// the SMs' (srcunit tex) and the home partitions' second lookups over the fabric.
-  long long l2_lookups() const { return l2_ld_sectors + l2_st_sectors + l2_fabric_sectors; }
+  long long l2_lookups() const {
+    return l2_ld_sectors + l2_st_sectors + l2_atom_sectors + l2_fabric_sectors;
+  }
   /// The hits among l2_lookups().
-  long long l2_hits() const { return l2_ld_hits + l2_st_hits + l2_fabric_hits; }
+  long long l2_hits() const { return l2_ld_hits + l2_st_hits + l2_atom_hits + l2_fabric_hits; }
   /// L2 sector hit rate over l2_lookups(), percent (NaN with no lookup).
   double l2_hit_rate() const;
-  /// Sectors crossing between the SMs and L2 (L1 load misses plus stores).
-  long long l2_sm_sectors() const { return l2_ld_sectors + l2_st_sectors; }
+  /// Sectors crossing between the SMs and L2 (L1 load misses, stores and atomics).
+  long long l2_sm_sectors() const { return l2_ld_sectors + l2_st_sectors + l2_atom_sectors; }
   double dram_read_bytes() const { return static_cast<double>(dram_rd_sectors) * sector_bytes; }
   double dram_write_bytes() const { return static_cast<double>(dram_wr_sectors) * sector_bytes; }
 };
@@ -122,6 +126,12 @@ class MemorySystem {
   void access(int sm, std::uint64_t line, unsigned sectors, bool store, bool l1_cached = true,
               const std::uint64_t* bytes = nullptr, int l2_promote_bytes = 0);
 
+  /// A global atomic or reduction on `sectors` of `line` from SM `sm`: an L1 lookup that never
+  /// hits nor allocates, then a read-modify-write at L2 taking the store's path (the SM's own
+  /// partition, then the home over the fabric): at home a hit when the sector is there, else
+  /// read from DRAM; the sector is then dirty.
+  void atomic(int sm, std::uint64_t line, unsigned sectors);
+
   /// A prefetch of `sectors` of `line` into L2 from SM `sm`: counted as the SM's L2 load
   /// lookups (Nsight Compute counts them under srcunit tex), never in L1.
   void l2_prefetch(int sm, std::uint64_t line, unsigned sectors);
@@ -131,15 +141,16 @@ class MemorySystem {
   const HierarchyConfig& config() const { return config_; }
 
  private:
-  void l2_access(int sm, std::uint64_t line, unsigned sectors, bool store,
-                 const std::uint64_t* bytes, int promote = 0);
+  enum class Op { load, store, atomic };
+  void l2_access(int sm, std::uint64_t line, unsigned sectors, Op op, const std::uint64_t* bytes,
+                 int promote = 0);
   // The partition a line is homed in.
   std::size_t home_of(std::uint64_t line) const;
   // Fills the sectors of `line` absent at its home from DRAM (a promoted fetch): no lookup.
   void l2_fill(std::uint64_t line, unsigned sectors);
   // One lookup in a partition (its persisting set-aside for a line of the window); counts
   // DRAM reads and dirty evictions at a home partition. Returns the sectors found.
-  unsigned l2_lookup(std::size_t part, std::uint64_t line, unsigned sectors, bool store,
+  unsigned l2_lookup(std::size_t part, std::uint64_t line, unsigned sectors, Op op,
                      const std::uint64_t* bytes, bool home, long long& lookups, long long& hits);
 
   HierarchyConfig config_;
