@@ -6,7 +6,8 @@
 # Usage: scripts/simulate-vs-ncu.sh OUTDIR [memhier binary] [FAMILY...]
 #   FAMILY...: only these families (e.g. reduction stencil); the fixture is then merged into
 #   tests/fixtures/h100-traffic.json's items (an item profiled again replaces its old record).
-#   MEMHIER_NO_CLAIMS=1 skips the GEMM claims run; MEMHIER_NO_BREAKDOWN=1 the L2 breakdown.
+#   MEMHIER_NO_CLAIMS=1 skips the GEMM claims run; MEMHIER_NO_BREAKDOWN=1 the L2 breakdown;
+#   MEMHIER_BREAKDOWN_ITEMS="family variant shape;..." breaks down those items instead.
 set -euo pipefail
 out=${1:?usage: scripts/simulate-vs-ncu.sh OUTDIR [memhier binary] [FAMILY...]}
 bin=${2:-build/release/src/memhier}
@@ -73,8 +74,16 @@ if [ -z "${MEMHIER_NO_BREAKDOWN:-}" ]; then
     metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_${op}_lookup_hit.sum
     metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_${op}_lookup_miss.sum
   done
-  for item in "elementwise scalar axpy:100003" "elementwise scalar axpy:67108864" \
-    "transpose tile 1000x772" "transpose tile 8192x8192" "transpose naive 1000x772"; do
+  items=("elementwise scalar axpy:100003" "elementwise scalar axpy:67108864"
+    "transpose tile 1000x772" "transpose tile 8192x8192" "transpose naive 1000x772")
+  # The items the model misses (tests/fixtures/h100-traffic.json), their lookups by source
+  # unit and operation: L1 store lookups under float4 loads, partial-sector stores, the
+  # single pass's extra hits, the L2::256B neighbour lines, a column-major transpose.
+  items+=("elementwise float4 axpy:67108864" "elementwise particles_aos particles:65537"
+    "reduction single_pass 4194304" "reduction best_b256_v4x8_l2pf 4194304"
+    "transpose naive 8192x8192")
+  [ -n "${MEMHIER_BREAKDOWN_ITEMS:-}" ] && IFS=';' read -r -a items <<<"$MEMHIER_BREAKDOWN_ITEMS"
+  for item in "${items[@]}"; do
     set -- $item
     echo "== ncu L2/L1 breakdown: $1 $2 $3"
     "$ncu" --csv --page raw --print-units base --clock-control none --profile-from-start off \

@@ -33,9 +33,11 @@ std::vector<std::string> comparison_shapes(const std::string& family) {
   static const std::map<std::string, std::vector<std::string>> shapes = {
       {"transpose", {"1000x772", "8192x8192"}},
       {"elementwise", {"axpy:100003", "axpy:67108864", "particles:65537", "particles:16777216"}},
-      // GEMM in L2 only: past it (C over 50 MiB) the naive rungs issue hundreds of millions of
-      // warp loads, beyond the replay's budget without sampling.
-      {"gemm", {"257x255x129"}},
+      // GEMM: the profile shape, and C of 128 MiB over K = 8: operands past L2 (K in the
+      // thousands) would have the naive rungs issue billions of warp loads, beyond the replay's
+      // budget without sampling; C past L2 is the write-back traffic every GEMM has.
+      {"gemm", {"257x255x129", "8192x4096x8"}},
+      {"gemm_bf16", {"257x255x129", "8192x4096x8"}},
       // Reduction: 16 MiB, and 256 MiB (five L2s; 1 GiB would double the replay for nothing).
       {"reduction", {"4194304", "67108864"}},
       // Stencil (K = 5): 4 MiB in and out; 64 MiB each (8192^2 would quadruple the replay).

@@ -11,12 +11,14 @@ namespace memhier::model {
 
 namespace {
 
-// One entry per (instruction, line): the line in the high bits, then a bit marking an atomic,
+// One entry per (instruction, line): the line in the high bits, then a bit marking a cp.async.cg
+// copy, a bit marking an atomic,
 // two bits of L2 promotion (0 none, 1: 128 bytes, 2: 256 bytes), a bit marking an L2 prefetch,
 // the 4-bit sector mask, a bit
 // saying two words of byte mask follow (a store that writes part of a sector), the store bit, the
 // L1-caching bit and a bit marking an instruction's last line.
-constexpr int kLineShift = 12;
+constexpr int kLineShift = 13;
+constexpr std::uint64_t kAsyncBit = std::uint64_t{1} << 12;
 constexpr std::uint64_t kAtomicBit = std::uint64_t{1} << 11;
 constexpr int kPromoteShift = 9;
 constexpr std::uint64_t kPrefetchBit = std::uint64_t{1} << 8;
@@ -140,7 +142,8 @@ void LaunchSimulator::global(const WarpAccess& w) {
                                                               : 0;
     current_->push_back(
         encode(lines[i], masks[i], with_bytes, store, w.l1_cached, i == n - 1) |
-        promote << kPromoteShift | (w.is_atomic ? kAtomicBit : 0));
+        promote << kPromoteShift | (w.is_atomic ? kAtomicBit : 0) |
+        (w.async_copy && !w.is_store ? kAsyncBit : 0));
     if (with_bytes) {
       current_->push_back(bytes[i][0]);
       current_->push_back(bytes[i][1]);
@@ -200,7 +203,8 @@ void LaunchSimulator::flush() {
             mem_->atomic(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu);
           else
             mem_->access(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu, (e >> 2) & 1u,
-                         (e >> 1) & 1u, bytes, 128 * static_cast<int>((e >> kPromoteShift) & 3u));
+                         (e >> 1) & 1u, bytes, 128 * static_cast<int>((e >> kPromoteShift) & 3u),
+                         (e & kAsyncBit) != 0);
           if ((e & 1u) || c.pos >= q.size()) break;
         }
         if (c.pos < q.size()) cs[keep++] = c;

@@ -26,6 +26,10 @@ struct WarpAccess {
   /// A global atomic or reduction (ATOM/RED): performed at L2, never cached in L1. Only the
   /// memory-system model reads it; is_store is ignored for it.
   bool is_atomic = false;
+  /// A cp.async.cg copy (SASS LDGSTS.E.BYPASS; set l1_cached false too): Nsight Compute on an
+  /// H100 counts each of its L2 sectors looked up twice, the second time a hit. Only the
+  /// memory-system model reads it.
+  bool async_copy = false;
 
   bool active(int lane) const { return (active_mask >> lane) & 1u; }
 };

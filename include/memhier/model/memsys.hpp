@@ -122,9 +122,11 @@ class MemorySystem {
   /// ignored for stores. `bytes`: a store's bytes of the line (two words, bit i = byte i),
   /// nullptr when it writes its sectors whole. `l2_promote_bytes` (128 or 256; 0 none): a
   /// load whose home lookup misses fills that aligned block at home (its other sectors read
-  /// from DRAM, no lookup counted), as the L2::128B / L2::256B hints ask.
+  /// from DRAM, no lookup counted), as the L2::128B / L2::256B hints ask. `async_copy`: a
+  /// cp.async.cg load, whose L2 sectors are counted a second time as hits (WarpAccess).
   void access(int sm, std::uint64_t line, unsigned sectors, bool store, bool l1_cached = true,
-              const std::uint64_t* bytes = nullptr, int l2_promote_bytes = 0);
+              const std::uint64_t* bytes = nullptr, int l2_promote_bytes = 0,
+              bool async_copy = false);
 
   /// A global atomic or reduction on `sectors` of `line` from SM `sm`: an L1 lookup that never
   /// hits nor allocates, then a read-modify-write at L2 taking the store's path (the SM's own

@@ -194,15 +194,18 @@ registry::Family reduction_family() {
           [](const std::string& s, model::AccessSink& k) {                                     \
             d::stream_classic(elems* d::kClassicBlock, s, k);                                  \
           }),
-// The L2::256B rung's loads do not allocate in L1 (ld.global.nc.L1::no_allocate), nor do
-// cp.async.cg's copies; its misses fetch 256-byte blocks into L2 (SASS LDG.E.NA.LTC256B).
+// The L2::256B rung's loads do not allocate in L1 and fetch 256-byte blocks into L2 (SASS
+// LDG.E.NA.LTC256B); cp.async.cg's copies bypass L1 (LDGSTS.E.BYPASS).
 #define MEMHIER_GRID_RUNG(name, launch, config, technique, source, claim)                  \
   variant(Variant::name, ++rung_no, technique, {source, claim}, d::config().sum_kernel,    \
           d::config().block_threads, [](const std::string& s, model::AccessSink& k) {      \
             d::stream_grid(d::config().block_threads, d::config().unroll,                  \
-                           Variant::name != Variant::best_b256_v4x8_l2pf &&                \
-                               Variant::name != Variant::cp_async_pipeline,                \
-                           s, k, Variant::name == Variant::best_b256_v4x8_l2pf ? 256 : 0); \
+                           Variant::name == Variant::best_b256_v4x8_l2pf                   \
+                               ? d::GridLoad::l2_256b                                      \
+                           : Variant::name == Variant::cp_async_pipeline                   \
+                               ? d::GridLoad::async_copy_l1_bypass                         \
+                               : d::GridLoad::cached,                                      \
+                           s, k);                                                          \
           }),
 #define MEMHIER_BEST(name, config, technique, source, claim)                            \
   variant(Variant::name, ++rung_no, technique, {source, claim}, d::config().sum_kernel, \

@@ -55,8 +55,8 @@ void stream_classic(std::size_t elems_per_block, const std::string& shape,
     }
 }
 
-void stream_grid(int block_threads, int unroll, bool l1_cached, const std::string& shape,
-                 model::AccessSink& sink, int l2_promote_bytes) {
+void stream_grid(int block_threads, int unroll, GridLoad load, const std::string& shape,
+                 model::AccessSink& sink) {
   const std::size_t n = parse_n(shape);
   Recorder rec(&sink);
   rec.launch(block_threads, 32 * 4);  // block_reduce's one word per warp
@@ -75,8 +75,9 @@ void stream_grid(int block_threads, int unroll, bool l1_cached, const std::strin
           *addr = vec + 16 * j;
           return j < nvec;
         });
-        a.l1_cached = l1_cached;
-        a.l2_promote_bytes = l2_promote_bytes;
+        a.l1_cached = load == GridLoad::cached;
+        a.l2_promote_bytes = load == GridLoad::l2_256b ? 256 : 0;
+        a.async_copy = load == GridLoad::async_copy_l1_bypass;
         rec.global(a);
       }
       if (t != 0) continue;

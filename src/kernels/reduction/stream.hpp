@@ -17,9 +17,13 @@ void stream_classic(std::size_t elems_per_block, const std::string& shape, model
 /// A grid-stride rung (grid_stride.cuh): float4 loads in tiles of block_threads x unroll
 /// vectors, tile t as block t (tile t runs on block t mod grid in the kernel, so a wave of
 /// tiles is one round of the loop), the scalar head and tail on tile 0; the block partials
-/// (grid floats) are left out. `l1_cached`: false for loads that do not allocate in L1;
-/// `l2_promote_bytes`: the loads' L2 fetch hint (256 for ld.global.L2::256B), 0 for none.
-void stream_grid(int block_threads, int unroll, bool l1_cached, const std::string& shape,
-                 model::AccessSink& sink, int l2_promote_bytes = 0);
+/// (grid floats) are left out.
+enum class GridLoad {
+  cached,           ///< ld.global (allocates in L1)
+  l2_256b,          ///< ld.global.nc.L1::no_allocate.L2::256B (SASS LDG.E.NA.LTC256B)
+  async_copy_l1_bypass  ///< cp.async.cg (SASS LDGSTS.E.BYPASS)
+};
+void stream_grid(int block_threads, int unroll, GridLoad load, const std::string& shape,
+                 model::AccessSink& sink);
 
 }  // namespace memhier::reduction::detail
