@@ -22,7 +22,6 @@
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/kernels/histogram.hpp"
-#include "memhier/registry/decimal.hpp"
 
 namespace memhier::kernels {
 namespace {
