@@ -44,6 +44,9 @@ std::vector<std::string> comparison_shapes(const std::string& family) {
       {"stencil", {"1024x1024:5", "4096x4096:5"}},
       // Softmax: 4 MiB in and out, and 128 MiB each (rows of 1024: warp_per_row runs both).
       {"softmax", {"1024x1024", "32768x1024"}},
+      // Histogram: 16 MiB of uint8, and 128 MiB (2.5 L2s: at 256 MiB global_atomics replays
+      // one random-bin atomic per element for 7.5 s).
+      {"histogram", {"u8-uniform:16777216", "u8-uniform:134217728"}},
   };
   const auto it = shapes.find(family);
   return it == shapes.end() ? std::vector<std::string>{} : it->second;

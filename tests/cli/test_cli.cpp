@@ -292,6 +292,6 @@ TEST(Cli, SimulateOnAnotherCardAndBadInput) {
   expect_bad_input({"simulate", "transpose", "--card", "z80"});
   expect_bad_input({"simulate", "transpose", "--variant", "nope"});
   expect_bad_input({"simulate", "all", "--size", "4x4"});
-  expect_bad_input({"simulate", "histogram"});
+  expect_bad_input({"simulate", "histogram", "--size", "u8-uniform:0"});
   expect_bad_input({"simulate", "nothing"});
 }

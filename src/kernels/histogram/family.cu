@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "kernels/families.hpp"
+#include "kernels/histogram/stream.hpp"
 #include "kernels/histogram/variants.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
@@ -20,49 +22,14 @@
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/kernels/histogram.hpp"
-#include "memhier/registry/decimal.hpp"
 
 namespace memhier::kernels {
 namespace {
 
 namespace hist = memhier::histogram;
 
-/// A parsed shape: "u8-uniform:268435456" = element type, distribution, element count.
-struct HistShape {
-  bool u8 = true;
-  bool degenerate = false;
-  std::size_t n = 0;
-  std::string text;
-};
-
-HistShape parse_hist_shape(const std::string& shape) {
-  const std::string form =
-      " is not TYPE-DIST:COUNT with TYPE u8 or i32 and DIST uniform or degenerate "
-      "(for example u8-uniform:268435456).";
-  const std::size_t colon = shape.find(':');
-  if (colon == std::string::npos)
-    throw std::invalid_argument("histogram shape '" + shape + "'" + form);
-  const std::string kind = shape.substr(0, colon);
-  HistShape s;
-  if (kind != "u8-uniform" && kind != "u8-degenerate" && kind != "i32-uniform" &&
-      kind != "i32-degenerate")
-    throw std::invalid_argument("histogram shape '" + shape + "'" + form);
-  s.u8 = kind.rfind("u8-", 0) == 0;
-  s.degenerate = kind.find("-degenerate") != std::string::npos;
-  // The count: strict decimal (no leading zero), 1 .. kMaxElements (a 32-bit bin must not wrap).
-  const registry::Decimal count = registry::read_decimal(shape.substr(colon + 1));
-  if (!count.ok())
-    throw std::invalid_argument("histogram shape '" + shape + "': the count " + count.problem +
-                                "; give a decimal integer (for example u8-uniform:268435456).");
-  const std::int64_t v = count.value;
-  if (v < 1 || static_cast<std::uint64_t>(v) > hist::kMaxElements)
-    throw std::invalid_argument("histogram shape '" + shape + "' needs 1 to " +
-                                std::to_string(hist::kMaxElements) +
-                                " elements (a 32-bit bin must not overflow).");
-  s.n = static_cast<std::size_t>(v);
-  s.text = kind + ":" + std::to_string(s.n);
-  return s;
-}
+using hist::detail::HistShape;
+using hist::detail::parse_hist_shape;
 
 /// Random bits -> int32 values: 98% uniform in [0, 256), 2% outside it (negative or
 /// >= 256), so that the skip rule is exercised.
@@ -226,12 +193,41 @@ class HistogramCase final : public registry::Case {
   bool ref_ready_ = false;
 };
 
-/// A rung of the table (histogram_rungs.inc) as the bench registers it.
+/// A rung's global address stream (stream.hpp): which global instructions it issues and
+/// its static shared memory per block (the replay's occupancy).
+std::function<void(const std::string&, model::AccessSink&)> stream_of(hist::Variant v) {
+  using hist::detail::StreamKind;
+  StreamKind kind = StreamKind::lane_pairs;
+  int smem = 32 * 1024 + 1024;  // 32 lane copies of the bins, the pair's 256 totals
+  switch (v) {
+    case hist::Variant::global_atomics:
+      kind = StreamKind::global_atomics, smem = 0;
+      break;
+    case hist::Variant::shared_privatized:
+      kind = StreamKind::block_privatized, smem = 1024;  // 256 bins
+      break;
+    case hist::Variant::warp_privatized:
+      kind = StreamKind::block_privatized, smem = 8 * 1024;  // a copy per warp of 8
+      break;
+    case hist::Variant::lane_privatized:
+    case hist::Variant::lane_privatized_runs:
+      kind = StreamKind::lane_privatized, smem = 32 * 1024 + 4;  // totals[1] unused
+      break;
+    default:  // lane_privatized_pairs, and best, which runs it
+      break;
+  }
+  return [kind, smem](const std::string& shape, model::AccessSink& sink) {
+    hist::detail::stream_histogram(kind, smem, shape, sink);
+  };
+}
+
+/// A rung of the table (histogram_rungs.inc) as the bench registers it, with its stream.
 registry::Variant variant(hist::Variant v, int rung, std::string technique, registry::Claim claim,
                           const void* symbol, int block_threads, int max_blocks_per_sm) {
   registry::Variant r = registry::make_variant(hist::to_string(v), rung, std::move(technique),
                                                std::move(claim), symbol, block_threads);
   r.max_blocks_per_sm = max_blocks_per_sm;  // the launch's own cap (0: as many as fit)
+  r.stream = stream_of(v);
   return r;
 }
 
