@@ -81,7 +81,7 @@ if [ -z "${MEMHIER_NO_BREAKDOWN:-}" ]; then
   # single pass's extra hits, the L2::256B neighbour lines, a column-major transpose.
   items+=("elementwise float4 axpy:67108864" "elementwise particles_aos particles:65537"
     "reduction single_pass 4194304" "reduction best_b256_v4x8_l2pf 4194304"
-    "transpose naive 8192x8192")
+    "transpose naive 8192x8192" "histogram global_atomics u8-uniform:16777216")
   [ -n "${MEMHIER_BREAKDOWN_ITEMS:-}" ] && IFS=';' read -r -a items <<<"$MEMHIER_BREAKDOWN_ITEMS"
   for item in "${items[@]}"; do
     set -- $item
