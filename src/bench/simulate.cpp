@@ -154,13 +154,13 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
       "CPU through %d per-SM L1s (128-byte lines, 32-byte sectors, %d-way LRU, capacity left by "
       "the shared-memory carveout, write-through with write-allocate: a store hits a sector an "
       "earlier load or store put there) and a %.0f MiB L2 in %d partition(s) (%d-way LRU, "
-      "hashed sets, write-back; a store counts as an L2 hit, as Nsight Compute counts it; with "
-      "two partitions an SM's access to the other partition's memory also keeps a copy in its "
-      "own); caches start cold, as under Nsight Compute. Blocks go to SMs "
-      "round-robin in waves of SMs x resident blocks, warps interleaved one instruction at a "
-      "time; no sampling.",
+      "hashed sets, write-back with at most %d dirty lines a set; a store or atomic counts as an "
+      "L2 hit, as Nsight Compute counts it; with two partitions an SM's access to the other "
+      "partition's memory also keeps a copy in its own); caches start cold, as under Nsight "
+      "Compute. Blocks go to SMs round-robin in waves of SMs x resident blocks, warps "
+      "interleaved one instruction at a time (a run of stores at once); no sampling.",
       card.sms, a.l1_ways, static_cast<double>(card.l2_bytes) / (1 << 20), a.l2_partitions,
-      a.l2_ways));
+      a.l2_ways, a.l2_dirty_ways));
   s.paragraphs.push_back(report::strf(
       "Time bound: DRAM bytes at %.0f GB/s (%s)%s.", card.dram_gbps, card.dram_source.c_str(),
       card.l2_gbps > 0 ? report::strf(", or L2<->SM sectors at %.0f GB/s (%s) when larger",

@@ -205,7 +205,15 @@ void LaunchSimulator::flush() {
             mem_->access(sm, e >> kLineShift, static_cast<unsigned>(e >> 4) & 0xfu, (e >> 2) & 1u,
                          (e >> 1) & 1u, bytes, 128 * static_cast<int>((e >> kPromoteShift) & 3u),
                          (e & kAsyncBit) != 0);
-          if ((e & 1u) || c.pos >= q.size()) break;
+          if (c.pos >= q.size()) break;
+          if (e & 1u) {
+            // A store never waits for data: a warp's run of stores issues in one round.
+            const std::uint64_t next = q[c.pos];
+            auto plain_store = [](std::uint64_t x) {
+              return ((x >> 2) & 1u) && !(x & (kAtomicBit | kPrefetchBit));
+            };
+            if (!plain_store(e) || !plain_store(next)) break;
+          }
         }
         if (c.pos < q.size()) cs[keep++] = c;
       }

@@ -14,7 +14,10 @@
 // true LRU over hashed sets; write-back with write-allocate at sector granularity and a byte
 // mask (a store miss allocates the sector dirty without reading DRAM, and counts as a hit, see
 // HierarchyConfig::l2_store_hits); a load miss reads the missing sectors from DRAM (a partly
-// written sector too); an evicted dirty sector is one DRAM sector written. Dirty sectors still
+// written sector too); an evicted dirty sector is one DRAM sector written (and one read when
+// written only in part); a set keeps at most ArchSpec::l2_dirty_ways dirty lines, writing the
+// oldest whole one back past it. Global atomics count as L1 lookups that never hit and
+// read-modify-write the sector at its home. Dirty sectors still
 // in L2 when the kernel ends are not DRAM traffic of the kernel (Nsight Compute counts them
 // neither) and are reported apart. The persisting-access window (cudaAccessPolicyWindow):
 // a `hit_ratio` share of the window's lines, chosen by a hash, lives in a set-aside of
@@ -66,6 +69,9 @@ struct HierarchyConfig {
   /// with a byte mask and needs no fill, and Nsight Compute reports write hit rates of
   /// 100% (lts__t_sector_op_write_hit_rate). False counts a store to an absent sector a miss.
   bool l2_store_hits = true;
+  /// At most this many dirty lines per L2 set (0: no cap): a write past it writes the least
+  /// recently used other dirty line back to DRAM.
+  int l2_dirty_ways = 0;
   PersistWindow persist;
 };
 
@@ -148,6 +154,8 @@ class MemorySystem {
                  int promote = 0);
   // The partition a line is homed in.
   std::size_t home_of(std::uint64_t line) const;
+  // Counts the DRAM traffic of the dirty sectors a lookup evicted.
+  void evicted(unsigned dirty, unsigned partial);
   // Fills the sectors of `line` absent at its home from DRAM (a promoted fetch): no lookup.
   void l2_fill(std::uint64_t line, unsigned sectors);
   // One lookup in a partition (its persisting set-aside for a line of the window); counts

@@ -5,8 +5,9 @@
 // Order: blocks go to SMs in waves of sms x blocks_per_sm (blocks_per_sm from the occupancy
 // model at an assumed 32 registers per thread, which none of the modeled kernels exceeds
 // enough to lower it), block i of a wave to SM i mod sms (round-robin); within a wave every
-// warp issues one global instruction per round, SM after SM and, on an SM, warp after warp
-// in block order, until all warps are done; then the next wave. A grid-stride (persistent)
+// warp issues one global instruction per round (a run of consecutive stores as one: a store
+// waits for no data), SM after SM and, on an SM, warp after warp in block order, until all
+// warps are done; then the next wave. A grid-stride (persistent)
 // kernel's model numbers its tiles as blocks: tile t runs on block t mod grid, and the grid
 // is one wave, so a wave is one round of the loop. No sampling: every warp instruction of
 // the kernel is replayed (the per-access cost keeps the modeled kernels within seconds).
