@@ -365,3 +365,32 @@ TEST(MemorySystem, AtomicsReadOnceThenHitAtL2) {
   EXPECT_EQ(t.l2_dirty_end_sectors, 32);
   EXPECT_NEAR(t.l1_hit_rate(), 0.0, 1e-9);
 }
+
+// The dirty-line cap: with 7 dirty lines allowed in a 16-way set, an 8th line written whole
+// writes the oldest dirty one back (4 sectors) and leaves it clean; 7 lines stay dirty.
+TEST(MemorySystem, DirtyCapWritesTheOldestBack) {
+  HierarchyConfig h = tiny(16, 0);  // no L1: the load below reaches L2
+  h.l2_dirty_ways = 7;
+  MemorySystem m(h);
+  for (std::uint64_t line = 0; line < 8; ++line) m.access(0, line, 0xfu, true);
+  Traffic t = m.traffic();
+  EXPECT_EQ(t.dram_wr_sectors, 4);
+  EXPECT_EQ(t.l2_dirty_end_sectors, 28);
+  m.access(0, 0, 0xfu, false);  // line 0 is still there, clean: a load hits it
+  t = m.traffic();
+  EXPECT_EQ(t.l2_ld_hits, 4);
+  EXPECT_EQ(t.dram_rd_sectors, 0);
+}
+
+// A sector written in part and evicted dirty costs a DRAM write and a read (read-modify-write);
+// a whole one only the write.
+TEST(MemorySystem, PartlyWrittenSectorEvictedCostsARead) {
+  MemorySystem m(tiny(1));
+  std::uint64_t four_bytes[2] = {0xfull, 0};
+  m.access(0, 0, 0x1u, true, true, four_bytes);  // 4 bytes of sector 0 of line 0
+  m.access(0, 1, 0xfu, true);                    // evicts line 0
+  m.access(0, 2, 0xfu, true);                    // evicts line 1, whole
+  const Traffic t = m.traffic();
+  EXPECT_EQ(t.dram_wr_sectors, 5);
+  EXPECT_EQ(t.dram_rd_sectors, 1);
+}
