@@ -21,4 +21,25 @@ int fastest_candidate(std::size_t scratch_bytes,
                       const std::vector<std::function<void(void*, cudaStream_t)>>& launches,
                       cudaStream_t stream, std::vector<double>* times = nullptr);
 
+/// fastest_candidate over `candidates` run on the caller's A and B (`p`: either GEMM's
+/// Params, float C) into a scratch C with alpha 1 and beta 0, each launched through
+/// `launcher_for(candidate).launch(params, stream)`.
+template <class Params, class Variant, class LauncherFor>
+int fastest_on_scratch(const Params& p, const std::vector<Variant>& candidates,
+                       LauncherFor launcher_for, cudaStream_t stream,
+                       std::vector<double>* times = nullptr) {
+  std::vector<std::function<void(void*, cudaStream_t)>> launches;
+  for (Variant v : candidates)
+    launches.push_back([&p, l = launcher_for(v)](void* scratch, cudaStream_t st) {
+      Params q = p;
+      q.C = static_cast<float*>(scratch);
+      q.alpha = 1.f;
+      q.beta = 0.f;  // the scratch is never read
+      l.launch(q, st);
+    });
+  return fastest_candidate(
+      static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.ldc) * sizeof(float), launches,
+      stream, times);
+}
+
 }  // namespace memhier::gemm::detail

@@ -145,19 +145,8 @@ class Tuner {
   Variant tune(const Params& p, cudaStream_t stream, ShapeClass cls,
                std::map<std::string, double>* times) {
     const std::vector<Variant>& candidates = best_candidates();
-    std::vector<std::function<void(void*, cudaStream_t)>> launches;
-    for (Variant v : candidates)
-      launches.push_back([&p, l = launcher_for(v)](void* scratch, cudaStream_t st) {
-        Params q = p;
-        q.C = static_cast<float*>(scratch);
-        q.alpha = 1.f;
-        q.beta = 0.f;  // the scratch is never read
-        l.launch(q, st);
-      });
     std::vector<double> ms;
-    const int i = fastest_candidate(
-        static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.ldc) * sizeof(float), launches,
-        stream, &ms);
+    const int i = fastest_on_scratch(p, candidates, launcher_for, stream, &ms);
     for (std::size_t j = 0; j < candidates.size(); ++j)
       if (ms[j] >= 0) (*times)[to_string(candidates[j])] = ms[j];
     return i < 0 ? default_for(cls) : candidates[static_cast<std::size_t>(i)];

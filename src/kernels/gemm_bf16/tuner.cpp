@@ -75,18 +75,7 @@ class Tuner {
   /// caller's A and B into a scratch C; the fallback when none ran or no scratch memory.
   static Variant tune(const Params& p, cudaStream_t stream) {
     const std::vector<Variant>& candidates = best_candidates();
-    std::vector<std::function<void(void*, cudaStream_t)>> launches;
-    for (Variant v : candidates)
-      launches.push_back([&p, l = launcher_for(v)](void* scratch, cudaStream_t st) {
-        Params q = p;
-        q.C = static_cast<float*>(scratch);
-        q.alpha = 1.f;
-        q.beta = 0.f;  // the scratch is never read
-        l.launch(q, st);
-      });
-    const int i = gemm::detail::fastest_candidate(
-        static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.ldc) * sizeof(float), launches,
-        stream);
+    const int i = gemm::detail::fastest_on_scratch(p, candidates, launcher_for, stream);
     return i < 0 ? fallback() : candidates[static_cast<std::size_t>(i)];
   }
 
