@@ -151,7 +151,7 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
   const model::ArchSpec& a = card.arch();
   s.paragraphs.push_back(report::strf(
       "Each kernel's global accesses, from the same index math as the kernel, replayed on the "
-      "CPU through %d per-SM L1s (128-byte lines, 32-byte sectors, %d-way LRU, capacity left by "
+      "CPU through %d per-SM L1s (128-byte lines, 32-byte sectors, %d-way, random replacement, capacity left by "
       "the shared-memory carveout, write-through with write-allocate: a store hits a sector an "
       "earlier load or store put there) and a %.0f MiB L2 in %d partition(s) (%d-way LRU, "
       "hashed sets, write-back with at most %d dirty lines a set; a store or atomic counts as an "

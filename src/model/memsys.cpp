@@ -5,10 +5,9 @@
 //   fabric with neither read nor write (21,216 in an empty kernel, 69,700 in the single-pass
 //   reduction at 16 MiB) and at units other than the SMs; the marker's floor covers an empty
 //   launch's only (single pass, privatized histograms: 11-22 % measured, 1-10 % here).
-// - L1 store misses: it finds every store after its load in L1; ncu counts some stores
-//   missing (axpy at 2^26 scalar: 143,048 of 8,388,608; float4 and grid-stride rungs: L1 hit
-//   rates of 17-28 % against 33 %): lines evicted between load and store by the other warps'
-//   loads in flight, which a one-instruction-per-round order does not reproduce.
+// - L1 store misses with several loads in flight a thread: random replacement meets one
+//   float4 a thread (76.8 % of the stores hit on the H100) but finds 74 % where the card
+//   finds 52 % with four (float4_unroll4, grid_stride_streaming at 2^26).
 // - Instruction fetch: a kernel's code reaches the SM through L2 from DRAM after ncu's cache
 //   flush; large unrolled GEMM kernels read 15-30 % more DRAM than their operands at small
 //   shapes (the naive rung +2.7 %).
@@ -44,13 +43,16 @@ inline int popcount4(unsigned m) {
 
 }  // namespace
 
-/// A sectored set-associative cache with true LRU: each way holds a line's tag, its valid,
+/// A sectored set-associative cache with true LRU or random replacement: each way holds a line's tag, its valid,
 /// dirty and partly written sectors (with the bytes written so far) and its last use.
 class SectorCache {
  public:
   /// `lines` lines in sets of `ways`; `hashed`: sets chosen by mix(line), else line % sets.
-  SectorCache(long long lines, int ways, bool hashed, int dirty_ways = 0)
-      : ways_(ways), dirty_ways_(dirty_ways), hashed_(hashed) {
+  /// `random_victim`: a full set evicts a pseudo-random way (seeded by `seed`), else its LRU.
+  SectorCache(long long lines, int ways, bool hashed, int dirty_ways = 0,
+              bool random_victim = false, std::uint64_t seed = 1)
+      : ways_(ways), dirty_ways_(dirty_ways), hashed_(hashed), random_(random_victim),
+        rng_(mix(seed) | 1u) {
     if (ways < 1 || lines < ways) throw std::invalid_argument("a cache needs at least one set.");
     sets_ = static_cast<std::uint64_t>(lines / ways);
     way_.resize(static_cast<std::size_t>(sets_ * ways_));
@@ -131,6 +133,12 @@ class SectorCache {
       if (set[i].stamp < victim->stamp) victim = &set[i];
     }
     if (!allocate) return nullptr;
+    if (random_ && victim->stamp != 0) {  // the set is full: xorshift64 picks the way
+      rng_ ^= rng_ << 13;
+      rng_ ^= rng_ >> 7;
+      rng_ ^= rng_ << 17;
+      victim = &set[rng_ % static_cast<std::uint64_t>(ways_)];
+    }
     r.evicted_dirty = victim->tag ? victim->dirty : 0;
     r.evicted_partial = r.evicted_dirty & ~victim->valid;
     *victim = Way{};
@@ -167,6 +175,8 @@ class SectorCache {
   int ways_;
   int dirty_ways_;
   bool hashed_;
+  bool random_;
+  std::uint64_t rng_;
   std::uint64_t sets_ = 1;
   std::uint64_t clock_ = 0;
   std::vector<Way> way_;
@@ -213,8 +223,11 @@ MemorySystem::MemorySystem(const HierarchyConfig& c) : config_(c) {
   t_.sector_bytes = c.sector_bytes;
   const long long l1_lines = c.l1_bytes / c.line_bytes;
   for (int s = 0; s < c.sms; ++s)
-    l1_.push_back(l1_lines >= c.l1_ways ? std::make_unique<SectorCache>(l1_lines, c.l1_ways, false)
-                                        : nullptr);  // no L1 left by the carveout
+    l1_.push_back(l1_lines >= c.l1_ways
+                      ? std::make_unique<SectorCache>(l1_lines, c.l1_ways, false, 0,
+                                                      c.l1_random_replacement,
+                                                      static_cast<std::uint64_t>(s) + 1)
+                      : nullptr);  // no L1 left by the carveout
   const long long carve = p.active() ? p.carve_bytes : 0;
   const long long part_lines = (c.l2_bytes - carve) / c.line_bytes / c.l2_partitions;
   const long long carve_lines = carve / c.line_bytes / c.l2_partitions;

@@ -13,7 +13,7 @@ using namespace memhier::model;
 
 namespace {
 
-// One SM, a 4 KiB L1 of 4 ways, and an L2 of `l2_lines` lines in one fully associative set
+// One SM, a 4 KiB L1 of 4 ways with LRU, and an L2 of `l2_lines` lines in one fully associative set
 // (so LRU is exact and the counts can be worked out by hand). Stores count as L2 hits only
 // when they find their sector, so the tests see the cache's contents.
 HierarchyConfig tiny(long long l2_lines, long long l1_bytes = 4096) {
@@ -22,6 +22,7 @@ HierarchyConfig tiny(long long l2_lines, long long l1_bytes = 4096) {
   h.sms = 1;
   h.l1_bytes = l1_bytes;
   h.l1_ways = 4;
+  h.l1_random_replacement = false;
   h.l2_bytes = l2_lines * 128;
   h.l2_ways = static_cast<int>(l2_lines);
   h.l2_partitions = 1;
@@ -156,6 +157,28 @@ TEST(MemorySystem, L2WorkingSetOneLineOverCapacity) {
     EXPECT_EQ(t.l2_ld_sectors, 2 * 4 * lines);
     EXPECT_EQ(t.l2_ld_hits, lines == 32 ? 4 * 32 : 0) << lines << " lines";
     EXPECT_EQ(t.dram_rd_sectors, lines == 32 ? 4 * 32 : 8 * 33) << lines << " lines";
+  }
+}
+
+// A cyclic working set a line over each L1 set (40 lines through 8 sets of 4): LRU evicts
+// each line just before its reuse and hits never; random replacement keeps a share of them, as
+// the H100's L1 keeps a share of an axpy's lines past its capacity.
+TEST(MemorySystem, RandomL1ReplacementKeepsPartOfAThrashingSet) {
+  for (bool random : {false, true}) {
+    HierarchyConfig h = tiny(1024);
+    h.l1_random_replacement = random;
+    MemorySystem m(h);
+    for (int pass = 0; pass < 8; ++pass)
+      for (int l = 0; l < 40; ++l) m.access(0, 4096 + l, 0xf, false);
+    const Traffic t = m.traffic();
+    ASSERT_EQ(t.l1_ld_sectors, 8 * 40 * 4);
+    const double share = static_cast<double>(t.l1_ld_hits) / (7 * 40 * 4);  // passes 2..8
+    if (random) {
+      EXPECT_GT(share, 0.2);
+      EXPECT_LT(share, 0.9);
+    } else {
+      EXPECT_EQ(t.l1_ld_hits, 0);
+    }
   }
 }
 
