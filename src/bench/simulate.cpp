@@ -158,7 +158,9 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
       "L2 hit, as Nsight Compute counts it; with two partitions an SM's access to the other "
       "partition's memory also keeps a copy in its own); caches start cold, as under Nsight "
       "Compute. Blocks go to SMs round-robin in waves of SMs x resident blocks, warps "
-      "interleaved one instruction at a time (a run of stores at once); no sampling.",
+      "interleaved one instruction at a time (a run of stores at once); no sampling. A "
+      "GPU-scope fence costs a lookup hit at each L2 slice and one at the requester (the H100's "
+      "80 slices; membar lookups in Nsight Compute).",
       card.sms, a.l1_ways, static_cast<double>(card.l2_bytes) / (1 << 20), a.l2_partitions,
       a.l2_ways, a.l2_dirty_ways));
   s.paragraphs.push_back(report::strf(

@@ -97,6 +97,12 @@ class Recorder {
   void l2_prefetch(std::uint64_t address, std::uint64_t bytes) {
     if (sink_) sink_->l2_prefetch(address, bytes);
   }
+  /// A GPU-scope fence by the warp (model::AccessSink::fence): streamed, not counted.
+  void fence() {
+    if (sink_) sink_->fence();
+  }
+  /// Blocks the sink's card holds at once (0 without a card): a persistent kernel's grid.
+  std::uint64_t resident_blocks() const { return sink_ ? sink_->resident_blocks() : 0; }
   /// One shared-memory load or store of the warp, likewise (not part of the stream).
   void shared(const model::WarpAccess& w) {
     if (!sink_) add(w, /*shared=*/true, 0);

@@ -36,6 +36,7 @@ std::vector<Card> build() {
   t.push_back({"H100 SXM", "h100", 9, 0, 132, 50 * kMiB, 3046,
                "measured: memhier probe bandwidth on an H100 80GB HBM3 (docs/results/h100)", 7532,
                "measured: memhier probe bandwidth, L2 ld.cg re-reads (docs/results/h100)"});
+  t.back().l2_slices = 80;  // ncu's device__attribute_l2s_count on the H100 80GB HBM3
   // B200: 148 SMs, 126 MB L2 over two dies, 8 TB/s HBM3e (Blackwell datasheet).
   t.push_back({"B200", "b200", 10, 0, 148, 126 * kMB, 8000, "datasheet: 8 TB/s HBM3e", 0, kNoL2});
   // RTX 5090: 170 SMs, 96 MB L2, 1792 GB/s GDDR7 (Blackwell GeForce whitepaper).

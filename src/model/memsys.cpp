@@ -1,10 +1,12 @@
 // The memory-system model (see memsys.hpp for the rules it follows).
 //
 // What it lacks, against the H100's counters (scripts/simulate-vs-ncu.sh's breakdowns):
-// - Lookups that are no access of the kernel and grow with it: ncu counts L2 hits at the
-//   fabric with neither read nor write (21,216 in an empty kernel, 69,700 in the single-pass
-//   reduction at 16 MiB) and at units other than the SMs; the marker's floor covers an empty
-//   launch's only (single pass, privatized histograms: 11-22 % measured, 1-10 % here).
+// - Which fences the card merges: single_pass's 1,025 __threadfence reach the slices as 608
+//   (ltcfabric op membar 69,760 = 872 x 80, of which an empty launch's 264), the
+//   acquire-release ticket's 512 as 503; here every fence counts (21.1 % against 15.7 %).
+// - Extra read lookups that hit: the byte-wide loads of the privatized histograms look 14-15 %
+//   of their sectors up a second time at srcunit tex, all hits (73,544 for 524,288 at 16 MiB),
+//   and the L2::256B rung 12.5 %; full-line float4 loads none. The mechanism is unknown.
 // - L1 store misses with several loads in flight a thread: random replacement meets one
 //   float4 a thread (76.8 % of the stores hit on the H100) but finds 74 % where the card
 //   finds 52 % with four (float4_unroll4, grid_stride_streaming at 2^26).
@@ -194,6 +196,7 @@ HierarchyConfig hierarchy_for(const Card& card, long long l1_bytes) {
   h.l2_ways = a.l2_ways;
   h.l2_partitions = a.l2_partitions;
   h.l2_dirty_ways = a.l2_dirty_ways;
+  h.l2_slices = card.l2_slices;
   return h;
 }
 
@@ -383,6 +386,10 @@ unsigned MemorySystem::l2_lookup(std::size_t part, std::uint64_t line, unsigned 
   evicted(r.evicted_dirty, r.evicted_partial);
   t_.dram_wr_sectors += r.cleaned;
   return r.hit;
+}
+
+void MemorySystem::membar() {
+  t_.l2_membar_sectors += static_cast<long long>(config_.l2_slices) * (l2_.size() > 1 ? 2 : 1);
 }
 
 Traffic MemorySystem::traffic() const {

@@ -153,6 +153,11 @@ void LaunchSimulator::global(const WarpAccess& w) {
   any_ = true;
 }
 
+void LaunchSimulator::fence() {
+  if (!current_) throw std::logic_error("a stream model fenced before naming its warp");
+  mem_->membar();  // hits only, no state: its place in the replay order does not matter
+}
+
 void LaunchSimulator::l2_prefetch(std::uint64_t address, std::uint64_t bytes) {
   if (!current_) throw std::logic_error("a stream model prefetched before naming its warp");
   if (bytes == 0) return;

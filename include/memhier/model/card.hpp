@@ -21,6 +21,9 @@ struct Card {
   std::string dram_source;  ///< "measured: ..." or "datasheet: ..."
   double l2_gbps = 0;       ///< L2 -> SM bandwidth, GB/s; 0 when memhier has no figure
   std::string l2_source;    ///< where l2_gbps comes from, or why there is none
+  /// L2 slices (Nsight Compute's device__attribute_l2s_count), which every GPU-scope fence
+  /// reaches; 0 when unknown (fences then cost no L2 lookup in the model).
+  int l2_slices = 0;
 
   /// The architecture table's entry for this card's compute capability.
   const ArchSpec& arch() const;

@@ -77,6 +77,8 @@ struct HierarchyConfig {
   /// At most this many dirty lines per L2 set (0: no cap): a write past it writes the least
   /// recently used other dirty line back to DRAM.
   int l2_dirty_ways = 0;
+  /// L2 slices a GPU-scope fence reaches (0: fences cost no lookup); see MemorySystem::membar.
+  int l2_slices = 0;
   PersistWindow persist;
 };
 
@@ -93,6 +95,8 @@ struct Traffic {
   long long l2_atom_sectors = 0, l2_atom_hits = 0;  ///< L2 sector lookups from atomics
   /// Lookups (and hits) at a home partition for another partition's SMs, over the fabric.
   long long l2_fabric_sectors = 0, l2_fabric_hits = 0;
+  /// Lookups (all hits) that GPU-scope fences make at the slices (MemorySystem::membar).
+  long long l2_membar_sectors = 0;
   long long l2_persist_hits = 0;       ///< hits in the persisting set-aside
   long long dram_rd_sectors = 0;       ///< sectors read from DRAM
   long long dram_wr_sectors = 0;       ///< dirty sectors evicted to DRAM
@@ -104,10 +108,13 @@ struct Traffic {
   /// Every L2 sector lookup as Nsight Compute counts them (lts__t_sectors_lookup_hit + _miss):
   /// the SMs' (srcunit tex) and the home partitions' second lookups over the fabric.
   long long l2_lookups() const {
-    return l2_ld_sectors + l2_st_sectors + l2_atom_sectors + l2_fabric_sectors;
+    return l2_ld_sectors + l2_st_sectors + l2_atom_sectors + l2_fabric_sectors +
+           l2_membar_sectors;
   }
   /// The hits among l2_lookups().
-  long long l2_hits() const { return l2_ld_hits + l2_st_hits + l2_atom_hits + l2_fabric_hits; }
+  long long l2_hits() const {
+    return l2_ld_hits + l2_st_hits + l2_atom_hits + l2_fabric_hits + l2_membar_sectors;
+  }
   /// L2 sector hit rate over l2_lookups(), percent (NaN with no lookup).
   double l2_hit_rate() const;
   /// Sectors crossing between the SMs and L2 (L1 load misses, stores and atomics).
@@ -148,6 +155,13 @@ class MemorySystem {
   /// A prefetch of `sectors` of `line` into L2 from SM `sm`: counted as the SM's L2 load
   /// lookups (Nsight Compute counts them under srcunit tex), never in L1.
   void l2_prefetch(int sm, std::uint64_t line, unsigned sectors);
+
+  /// A GPU-scope fence (membar.gl, a release or acquire at device or cluster scope): one
+  /// lookup hit at every L2 slice, counted again at the requesting side with two partitions.
+  /// The H100 counts 160 (ltcfabric op membar, 80, and as many at srcnode gpc) per fence:
+  /// 4.0 per block of the lane-privatized pairs (two cluster.sync), 0.98 per block of the
+  /// acquire-release ticket; an empty launch makes 264 (scripts/simulate-vs-ncu.sh).
+  void membar();
 
   /// The counts so far, with the dirty sectors now in L2.
   Traffic traffic() const;

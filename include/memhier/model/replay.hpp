@@ -41,6 +41,12 @@ class AccessSink {
   virtual void l2_prefetch(std::uint64_t address, std::uint64_t bytes) {
     (void)address, (void)bytes;
   }
+  /// A GPU-scope fence by the current warp (__threadfence, an acquire or release atomic at
+  /// device scope, a cluster barrier's release arrive or acquire wait): MemorySystem::membar.
+  virtual void fence() {}
+  /// Blocks resident at once (a persistent kernel's grid) once launched; 0 when the sink
+  /// replays on no card.
+  virtual std::uint64_t resident_blocks() const { return 0; }
 };
 
 /// What a replay predicts for one kernel launch on one card.
@@ -67,6 +73,8 @@ class LaunchSimulator : public AccessSink {
   void at(std::uint64_t block, int warp) override;
   void global(const WarpAccess& w) override;
   void l2_prefetch(std::uint64_t address, std::uint64_t bytes) override;
+  void fence() override;
+  std::uint64_t resident_blocks() const override { return wave_size_; }
   /// Replays what is left and returns the counts and the time bound.
   SimResult finish();
 

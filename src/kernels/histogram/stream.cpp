@@ -186,6 +186,10 @@ void stream_lane(bool pairs, int smem, const HistShape& s, model::AccessSink& si
           vec_load(begin + t * kTile + k * kLaneThreads + tid0, end);
       for (std::size_t i = begin + full * kTile + tid0; i < end; i += kLaneThreads)
         vec_load(i, end);
+      // A pair's two cluster.sync: each a release arrive and an acquire wait, four GPU-scope
+      // fences a block (the H100 counts 4.0 a block's worth of membar lookups).
+      if (pairs && w == 0)
+        for (int f = 0; f < 4; ++f) rec.fence();
       if (!pairs) {
         for (unsigned b8 = static_cast<unsigned>(w); b8 < kBins; b8 += kLaneThreads / 32)
           rec.global(bin_atomic(1u, [&](int) { return seen[b8] ? b8 : kBins; }));

@@ -205,6 +205,10 @@ registry::Family reduction_family() {
                            : Variant::name == Variant::cp_async_pipeline                   \
                                ? d::GridLoad::async_copy_l1_bypass                         \
                                : d::GridLoad::cached,                                      \
+                           Variant::name == Variant::vectorized_grid_stride                \
+                               ? d::Finish::two_pass                                       \
+                           : Variant::name == Variant::single_pass ? d::Finish::fences     \
+                                                                   : d::Finish::acq_rel,   \
                            s, k);                                                          \
           }),
 #define MEMHIER_BEST(name, config, technique, source, claim)                            \

@@ -17,6 +17,8 @@ using kernels::predict::warp_access;
 
 const std::uint64_t kIn = buffer_base(0);        // the n input floats (256-byte aligned)
 const std::uint64_t kPartials = buffer_base(1);  // the block partials
+const std::uint64_t kCounter = buffer_base(2);   // the single pass's ticket counter
+const std::uint64_t kOut = buffer_base(3);       // the result
 constexpr int kClassicThreads = 256;             // kClassicBlock (variants.hpp)
 constexpr std::uint32_t kAll = 0xffffffffu;
 
@@ -55,8 +57,8 @@ void stream_classic(std::size_t elems_per_block, const std::string& shape,
     }
 }
 
-void stream_grid(int block_threads, int unroll, GridLoad load, const std::string& shape,
-                 model::AccessSink& sink) {
+void stream_grid(int block_threads, int unroll, GridLoad load, Finish finish,
+                 const std::string& shape, model::AccessSink& sink) {
   const std::size_t n = parse_n(shape);
   Recorder rec(&sink);
   rec.launch(block_threads, 32 * 4);  // block_reduce's one word per warp
@@ -65,6 +67,15 @@ void stream_grid(int block_threads, int unroll, GridLoad load, const std::string
   const std::uint64_t vec = kIn + 4 * head;
   const std::size_t tile = static_cast<std::size_t>(block_threads) * unroll;
   const std::size_t tiles = nvec == 0 ? 1 : (nvec + tile - 1) / tile;
+  // The kernel's grid: as many blocks as the card holds at once, at most one per tile.
+  const std::uint64_t resident = rec.resident_blocks();
+  const std::size_t grid = resident > 0 && resident < tiles ? resident : tiles;
+  auto one_lane = [](std::uint64_t address, bool store) {
+    return warp_access(1u, 4, store, [&](int, std::uint64_t* a) {
+      *a = address;
+      return true;
+    });
+  };
   for (std::size_t t = 0; t < tiles; ++t)
     for (int w = 0; w < block_threads / 32; ++w) {
       rec.at(t, w);
@@ -79,6 +90,34 @@ void stream_grid(int block_threads, int unroll, GridLoad load, const std::string
         a.l2_promote_bytes = load == GridLoad::l2_256b ? 256 : 0;
         a.async_copy = load == GridLoad::async_copy_l1_bypass;
         rec.global(a);
+      }
+      if (finish != Finish::two_pass && grid > 1 && t + grid >= tiles) {
+        // The block's last tile: thread 0's partial, fence and ticket; the last block (the
+        // last tile's) fences again and reads every partial, writes out, resets the counter.
+        const std::size_t b = t % grid;
+        if (w == 0) {
+          rec.global(one_lane(kPartials + 4 * b, true));
+          rec.fence();  // __threadfence, or the release half of the acq_rel ticket
+          model::WarpAccess ticket = one_lane(kCounter, false);
+          ticket.is_atomic = true;
+          rec.global(ticket);
+        }
+        if (t + 1 == tiles) {
+          if (w == 0 && finish == Finish::fences) rec.fence();
+          for (std::size_t i0 = static_cast<std::size_t>(w) * 32; i0 < grid;
+               i0 += static_cast<std::size_t>(block_threads)) {
+            model::WarpAccess p = warp_access(kAll, 4, false, [&](int lane, std::uint64_t* a) {
+              *a = kPartials + 4 * (i0 + static_cast<std::size_t>(lane));
+              return i0 + static_cast<std::size_t>(lane) < grid;
+            });
+            p.l1_cached = false;  // __ldcg
+            rec.global(p);
+          }
+          if (w == 0) {
+            rec.global(one_lane(kOut, true));
+            rec.global(one_lane(kCounter, true));
+          }
+        }
       }
       if (t != 0) continue;
       // The scalar head and tail (__ldg, fewer than 4 floats each): the grid's first threads.
