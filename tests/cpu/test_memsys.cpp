@@ -182,6 +182,28 @@ TEST(MemorySystem, RandomL1ReplacementKeepsPartOfAThrashingSet) {
   }
 }
 
+// One-byte-a-lane loads ask a line's sectors one request each: a request whose 64-byte
+// partner the SM's previous request asked is looked up again, a hit, in 26.7 % of cases (the
+// H100's share); requests of two sectors or a whole line never are.
+TEST(MemorySystem, OneSectorRequestsAfterTheirPartnerAreLookedUpAgain) {
+  const long long lines = 20000;
+  for (unsigned width : {1u, 2u, 4u}) {
+    HierarchyConfig h = tiny(4 * lines, 0);
+    h.l2_ways = 16;  // room for every line; sets keep the lookups fast
+    MemorySystem m(h);
+    for (long long l = 0; l < lines; ++l)
+      for (unsigned s = 0; s < 4; s += width)
+        m.access(0, 7000 + static_cast<std::uint64_t>(l), ((1u << width) - 1) << s, false);
+    const Traffic t = m.traffic();
+    const long long extra = t.l2_ld_sectors - 4 * lines;
+    EXPECT_EQ(t.l2_ld_hits, extra) << width;  // every sector missed once; the extras hit
+    if (width == 1)
+      EXPECT_NEAR(static_cast<double>(extra) / (2 * lines), 0.267, 0.02);  // sectors 1 and 3
+    else
+      EXPECT_EQ(extra, 0) << width;
+  }
+}
+
 // Writing 64 lines through a 32-line L2 evicts the first 32, each four dirty sectors.
 TEST(MemorySystem, DirtyEvictionsAreDramWrites) {
   MemorySystem m(tiny(32, 0));

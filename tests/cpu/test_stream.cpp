@@ -387,10 +387,10 @@ TEST(TrafficComparison, FixtureScore) {
     std::printf("  %s: %d of %d within every bar\n", name.c_str(), n.first, n.second);
   std::printf("  all: %d of %d within every bar\n", within, total);
   for (const auto& [field, n] : per_field) std::printf("  %s within: %d\n", field.c_str(), n);
-  // 115 of 136: the H100 fixture recorded at 3f4b271 with each item's launch floor, every
+  // 119 of 136: the H100 fixture recorded at 3f4b271 with each item's launch floor, every
   // family at both shapes (104 when recorded; 112 with the L1's random replacement, 115 with
-  // the fences' lookups).
-  EXPECT_GE(within, 115) << "the model met 115 of the recorded items";
+  // the fences' lookups, 119 with the one-sector requests' second lookups).
+  EXPECT_GE(within, 119) << "the model met 119 of the recorded items";
 }
 
 // The reduction streams, counted by hand at 2^22 floats (16 MiB, in L2): a classic rung's

@@ -17,9 +17,11 @@
 // written sector too); an evicted dirty sector is one DRAM sector written (and one read when
 // written only in part); a set keeps at most ArchSpec::l2_dirty_ways dirty lines, writing the
 // oldest whole one back past it. Global atomics count as L1 lookups that never hit and
-// read-modify-write the sector at its home. Dirty sectors still
-// in L2 when the kernel ends are not DRAM traffic of the kernel (Nsight Compute counts them
-// neither) and are reported apart. The persisting-access window (cudaAccessPolicyWindow):
+// read-modify-write the sector at its home. Two lookups Nsight Compute counts beside the
+// accesses: a GPU-scope fence hits every slice (membar), and a one-sector load right after
+// its 64-byte partner's is looked up again, a hit, in a measured share of cases. Dirty
+// sectors still in L2 when the kernel ends are not DRAM traffic of the kernel (Nsight Compute
+// counts them neither) and are reported apart. The persisting-access window (cudaAccessPolicyWindow):
 // a `hit_ratio` share of the window's lines, chosen by a hash, lives in a set-aside of
 // `carve_bytes`; every other line uses the rest of the L2.
 #pragma once
@@ -187,6 +189,8 @@ class MemorySystem {
   std::vector<std::unique_ptr<SectorCache>> l1_;       ///< one per SM
   std::vector<std::unique_ptr<SectorCache>> l2_;       ///< one per partition
   std::vector<std::unique_ptr<SectorCache>> persist_;  ///< set-aside per partition
+  /// Per SM, the line and sectors of its last L2 load request (see access: pair replays).
+  std::vector<std::pair<std::uint64_t, unsigned>> last_l2_load_;
 };
 
 }  // namespace memhier::model
