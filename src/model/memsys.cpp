@@ -10,9 +10,6 @@
 // - L1 store misses with several loads in flight a thread: random replacement meets one
 //   float4 a thread (76.8 % of the stores hit on the H100) but finds 74 % where the card
 //   finds 52 % with four (float4_unroll4, grid_stride_streaming at 2^26).
-// - Instruction fetch: a kernel's code reaches the SM through L2 from DRAM after ncu's cache
-//   flush; large unrolled GEMM kernels read 15-30 % more DRAM than their operands at small
-//   shapes (the naive rung +2.7 %).
 // - Which partly written sectors the card evicts: reg_tile_2d at 8192x4096x8 read 10 MB of
 //   DRAM on the card (read-modify-writes), 0.5 MB here.
 // - Hits on in-flight misses: a sector asked for while its fill is on the way counts as a hit
@@ -410,6 +407,14 @@ unsigned MemorySystem::l2_lookup(std::size_t part, std::uint64_t line, unsigned 
 
 void MemorySystem::membar() {
   t_.l2_membar_sectors += static_cast<long long>(config_.l2_slices) * (l2_.size() > 1 ? 2 : 1);
+}
+
+void MemorySystem::instruction_fetch(long long code_bytes) {
+  if (code_bytes <= 0) return;
+  const long long sectors = (code_bytes + config_.sector_bytes - 1) / config_.sector_bytes;
+  t_.l2_code_sectors += 7 * sectors;
+  t_.l2_code_hits += 7 * sectors - (7 * sectors) / 4;
+  t_.dram_rd_sectors += sectors;
 }
 
 Traffic MemorySystem::traffic() const {

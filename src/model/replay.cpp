@@ -153,6 +153,12 @@ void LaunchSimulator::global(const WarpAccess& w) {
   any_ = true;
 }
 
+void LaunchSimulator::instruction_fetch(long long code_bytes) {
+  if (!launched_) throw std::logic_error("a kernel's code was fetched before its launch");
+  mem_->instruction_fetch(code_bytes);
+  r_.code_bytes += code_bytes;
+}
+
 void LaunchSimulator::fence() {
   if (!current_) throw std::logic_error("a stream model fenced before naming its warp");
   mem_->membar();  // hits only, no state: its place in the replay order does not matter

@@ -29,10 +29,12 @@ std::vector<std::string> comparison_shapes(const std::string& family);
 /// The families with at least one streamed variant, in registry order.
 std::vector<std::string> simulate_targets();
 
-/// Replays one variant of `family` at `shape` on `card` (variant must exist).
+/// Replays one variant of `family` at `shape` on `card` (variant must exist), with the
+/// kernel's instruction fetch unless `fetch_code` is false (the accesses alone).
 /// Throws std::invalid_argument for a bad shape.
 SimulateItem simulate_one(const std::string& family, const std::string& variant,
-                          const std::string& shape, const model::Card& card);
+                          const std::string& shape, const model::Card& card,
+                          bool fetch_code = true);
 
 /// Replays `target` (a family or "all"): the named variants (all when empty) at `shape`
 /// (the comparison shapes when empty). Throws std::invalid_argument with one sentence for

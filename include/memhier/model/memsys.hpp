@@ -99,6 +99,8 @@ struct Traffic {
   long long l2_fabric_sectors = 0, l2_fabric_hits = 0;
   /// Lookups (all hits) that GPU-scope fences make at the slices (MemorySystem::membar).
   long long l2_membar_sectors = 0;
+  /// Instruction-fetch lookups and hits (MemorySystem::instruction_fetch).
+  long long l2_code_sectors = 0, l2_code_hits = 0;
   long long l2_persist_hits = 0;       ///< hits in the persisting set-aside
   long long dram_rd_sectors = 0;       ///< sectors read from DRAM
   long long dram_wr_sectors = 0;       ///< dirty sectors evicted to DRAM
@@ -111,11 +113,12 @@ struct Traffic {
   /// the SMs' (srcunit tex) and the home partitions' second lookups over the fabric.
   long long l2_lookups() const {
     return l2_ld_sectors + l2_st_sectors + l2_atom_sectors + l2_fabric_sectors +
-           l2_membar_sectors;
+           l2_membar_sectors + l2_code_sectors;
   }
   /// The hits among l2_lookups().
   long long l2_hits() const {
-    return l2_ld_hits + l2_st_hits + l2_atom_hits + l2_fabric_hits + l2_membar_sectors;
+    return l2_ld_hits + l2_st_hits + l2_atom_hits + l2_fabric_hits + l2_membar_sectors +
+           l2_code_hits;
   }
   /// L2 sector hit rate over l2_lookups(), percent (NaN with no lookup).
   double l2_hit_rate() const;
@@ -164,6 +167,14 @@ class MemorySystem {
   /// 4.0 per block of the lane-privatized pairs (two cluster.sync), 0.98 per block of the
   /// acquire-release ticket; an empty launch makes 264 (scripts/simulate-vs-ncu.sh).
   void membar();
+
+  /// The kernel's `code_bytes` of machine code fetched after a cold start (Nsight Compute
+  /// flushes the caches): read once from DRAM, and 7 L2 lookups a sector of which 1.75 miss
+  /// (srcunit gcc, the GPCs' instruction caches). Measured on the H100: DRAM read beyond the
+  /// operands at 257x255x129 of 61,920 B for cfg_cp4's 62,080 B of code, 66,272 for
+  /// cfg_128x256's 67,712, 78,560 for warp_tiled's 86,656; 6.1-7.8 lookups and 1.6-1.9
+  /// misses a code sector beyond an empty kernel's.
+  void instruction_fetch(long long code_bytes);
 
   /// The counts so far, with the dirty sectors now in L2.
   Traffic traffic() const;

@@ -61,6 +61,7 @@ struct SimResult {
   /// bytes at its L2 bandwidth when that is larger (and known). Seconds.
   double time_bound_s = 0;
   bool l2_bound = false;  ///< the L2 figure set the bound
+  long long code_bytes = 0;  ///< the kernel's machine code fetched (0: not known)
 };
 
 /// The sink that replays a stream through a MemorySystem of `card`, in the order above.
@@ -74,6 +75,8 @@ class LaunchSimulator : public AccessSink {
   void global(const WarpAccess& w) override;
   void l2_prefetch(std::uint64_t address, std::uint64_t bytes) override;
   void fence() override;
+  /// The kernel's machine code, fetched once per launch (MemorySystem::instruction_fetch).
+  void instruction_fetch(long long code_bytes);
   std::uint64_t resident_blocks() const override { return wave_size_; }
   /// Replays what is left and returns the counts and the time bound.
   SimResult finish();

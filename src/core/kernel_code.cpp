@@ -1,0 +1,159 @@
+// Kernel code sizes from this program's own ELF file (see kernel_code.hpp).
+#include "memhier/core/kernel_code.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace memhier::core {
+
+namespace {
+
+// Little-endian ELF64 fields read with bounds checks (a truncated or foreign file reads as 0).
+template <typename T>
+T field(const std::string& b, std::uint64_t at) {
+  T v{};
+  if (at + sizeof(T) <= b.size()) std::memcpy(&v, b.data() + at, sizeof(T));
+  return v;
+}
+
+struct Section {
+  std::string name;
+  std::uint32_t type = 0, link = 0;
+  std::uint64_t offset = 0, size = 0;
+};
+
+// The sections of the ELF64 image at b[base, base + size); empty when it is none.
+std::vector<Section> sections(const std::string& b, std::uint64_t base = 0) {
+  std::vector<Section> out;
+  if (b.compare(base, 4, "\x7f" "ELF") != 0 || field<std::uint8_t>(b, base + 4) != 2) return out;
+  const auto shoff = field<std::uint64_t>(b, base + 0x28);
+  const auto entsize = field<std::uint16_t>(b, base + 0x3a);
+  const auto count = field<std::uint16_t>(b, base + 0x3c);
+  const auto strndx = field<std::uint16_t>(b, base + 0x3e);
+  if (entsize < 64 || strndx >= count) return out;
+  for (std::uint16_t i = 0; i < count; ++i) {
+    const std::uint64_t h = base + shoff + std::uint64_t{i} * entsize;
+    Section s;
+    s.type = field<std::uint32_t>(b, h + 4);
+    s.offset = field<std::uint64_t>(b, h + 0x18);
+    s.size = field<std::uint64_t>(b, h + 0x20);
+    s.link = field<std::uint32_t>(b, h + 0x28);
+    s.name = std::to_string(field<std::uint32_t>(b, h));  // resolved below
+    out.push_back(s);
+  }
+  const std::uint64_t names = base + out[strndx].offset;
+  for (Section& s : out) {
+    const std::uint64_t at = names + std::stoull(s.name);
+    s.name = at < b.size() ? std::string(b.c_str() + at) : std::string();
+  }
+  return out;
+}
+
+// Every ".text.NAME" of the device images in the file's .nv_fatbin: NAME -> largest size.
+std::map<std::string, std::int64_t> device_code(const std::string& b) {
+  std::map<std::string, std::int64_t> code;
+  for (const Section& fat : sections(b)) {
+    if (fat.name != ".nv_fatbin") continue;
+    constexpr std::uint32_t kFatMagic = 0xBA55ED50u;
+    const std::uint64_t end = std::min<std::uint64_t>(fat.offset + fat.size, b.size());
+    for (std::uint64_t p = fat.offset; p + 16 <= end;) {
+      if (field<std::uint32_t>(b, p) != kFatMagic) {  // containers are 8-byte aligned
+        p += 8;
+        continue;
+      }
+      const std::uint64_t first = p + field<std::uint16_t>(b, p + 6);
+      const std::uint64_t last = std::min(end, first + field<std::uint64_t>(b, p + 8));
+      for (std::uint64_t e = first; e + 16 <= last;) {  // entries: kind 2 holds an ELF image
+        const auto kind = field<std::uint16_t>(b, e);
+        const auto header = field<std::uint32_t>(b, e + 4);
+        const auto payload = field<std::uint64_t>(b, e + 8);
+        if (header == 0) break;
+        if (kind == 2)
+          for (const Section& s : sections(b, e + header))
+            if (s.name.rfind(".text.", 0) == 0) {
+              std::int64_t& v = code[s.name.substr(6)];
+              v = std::max(v, static_cast<std::int64_t>(s.size));
+            }
+        e += header + payload;
+      }
+      p = std::max(last, p + 8);
+    }
+  }
+  return code;
+}
+
+// The function symbols of the host image: address (as linked) -> names.
+std::multimap<std::uint64_t, std::string> host_functions(const std::string& b) {
+  std::multimap<std::uint64_t, std::string> fns;
+  const std::vector<Section> secs = sections(b);
+  for (const Section& s : secs) {
+    if (s.type != 2 || s.link >= secs.size()) continue;  // SHT_SYMTAB
+    const Section& str = secs[s.link];
+    for (std::uint64_t at = s.offset; at + 24 <= s.offset + s.size; at += 24) {
+      if ((field<std::uint8_t>(b, at + 4) & 0xf) != 2) continue;  // STT_FUNC
+      const std::uint64_t name = str.offset + field<std::uint32_t>(b, at);
+      if (name < b.size()) fns.emplace(field<std::uint64_t>(b, at + 8), b.c_str() + name);
+    }
+  }
+  return fns;
+}
+
+struct SelfImage {
+  bool pie = false;
+  std::multimap<std::uint64_t, std::string> functions;
+  std::map<std::string, std::int64_t> code;
+};
+
+const SelfImage& self_image() {
+  static SelfImage image;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::ifstream in("/proc/self/exe", std::ios::binary);
+    const std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    image.pie = field<std::uint16_t>(b, 0x10) == 3;  // ET_DYN
+    image.functions = host_functions(b);
+    image.code = device_code(b);
+  });
+  return image;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> code_bytes_in_file(const std::string& elf_bytes,
+                                               const std::string& mangled_name) {
+  const auto code = device_code(elf_bytes);
+  const auto it = code.find(mangled_name);
+  if (it == code.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::int64_t> kernel_code_bytes(const void* kernel) {
+  Dl_info info{};
+  if (!kernel || dladdr(kernel, &info) == 0) return std::nullopt;
+  const SelfImage& image = self_image();
+  const auto address = reinterpret_cast<std::uint64_t>(kernel);
+  const std::uint64_t linked =
+      image.pie ? address - reinterpret_cast<std::uint64_t>(info.dli_fbase) : address;
+  const auto [first, last] = image.functions.equal_range(linked);
+  for (auto f = first; f != last; ++f) {
+    if (const auto c = image.code.find(f->second); c != image.code.end()) return c->second;
+    // A static kernel's host name marks internal linkage ("detailL22double_buffered..."),
+    // its device name does not; an L before a digit is only that mark in a mangled name.
+    std::string device;
+    for (std::size_t i = 0; i < f->second.size(); ++i)
+      if (!(f->second[i] == 'L' && i + 1 < f->second.size() && f->second[i + 1] >= '0' &&
+            f->second[i + 1] <= '9'))
+        device += f->second[i];
+    if (const auto c = image.code.find(device); c != image.code.end()) return c->second;
+  }
+  return std::nullopt;
+}
+
+}  // namespace memhier::core
