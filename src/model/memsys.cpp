@@ -10,10 +10,19 @@
 // - L1 store misses with several loads in flight a thread: random replacement meets one
 //   float4 a thread (76.8 % of the stores hit on the H100) but finds 74 % where the card
 //   finds 52 % with four (float4_unroll4, grid_stride_streaming at 2^26).
+//   The replay's waves are synchronous: no later block's loads fall between a warp's loads
+//   and its stores, as they do on the card.
+// - L1 store hits without loads: stores to sectors of a line another store of the warp just
+//   wrote hit on the card (warp_tiled's float4 epilogue at 8192x4096x8: 48.6 % of its
+//   stores, two per line), and stores to sectors written before often miss (the naive rung:
+//   18.6 % where per-sector write-allocate finds 87.5 %; a probe's eight field stores into
+//   one 32-byte struct: 56 %); the card's store path keeps lines for a time, not a capacity.
+// - Store combining: L1 merges a warp's stores into sectors loaded before (particles_aos
+//   sends 55,189 sectors to L2 for 147,459 store sectors) but hardly into sectors it did not
+//   load (a probe: 6.5 %); merging every run overshoots the small GEMMs' L2 rates.
 // - Which partly written sectors the card evicts: reg_tile_2d at 8192x4096x8 read 10 MB of
-//   DRAM on the card (read-modify-writes), 0.5 MB here.
-// - Hits on in-flight misses: a sector asked for while its fill is on the way counts as a hit
-//   here; the L2::256B rung's neighbour lines hit 33 % here, 21 % on the card.
+//   DRAM on the card (read-modify-writes), 0.5 MB here; transpose naive at 8192^2 writes
+//   306 MB and reads 323 MB for 268 MB each way.
 #include "memhier/model/memsys.hpp"
 
 #include <cmath>
