@@ -25,7 +25,7 @@ T field(const std::string& b, std::uint64_t at) {
 
 struct Section {
   std::string name;
-  std::uint32_t type = 0, link = 0;
+  std::uint32_t name_at = 0, type = 0, link = 0;
   std::uint64_t offset = 0, size = 0;
 };
 
@@ -45,12 +45,12 @@ std::vector<Section> sections(const std::string& b, std::uint64_t base = 0) {
     s.offset = field<std::uint64_t>(b, h + 0x18);
     s.size = field<std::uint64_t>(b, h + 0x20);
     s.link = field<std::uint32_t>(b, h + 0x28);
-    s.name = std::to_string(field<std::uint32_t>(b, h));  // resolved below
+    s.name_at = field<std::uint32_t>(b, h);
     out.push_back(s);
   }
-  const std::uint64_t names = base + out[strndx].offset;
+  const std::uint64_t names = base + out[strndx].offset;  // the section-name string table
   for (Section& s : out) {
-    const std::uint64_t at = names + std::stoull(s.name);
+    const std::uint64_t at = names + s.name_at;
     s.name = at < b.size() ? std::string(b.c_str() + at) : std::string();
   }
   return out;
