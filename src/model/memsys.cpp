@@ -1,9 +1,12 @@
 // The memory-system model (see memsys.hpp for the rules it follows).
 //
 // What it lacks, against the H100's counters (scripts/simulate-vs-ncu.sh's breakdowns):
-// - Which fences the card merges: single_pass's 1,025 __threadfence reach the slices as 608
+// - Which fences the card merges: an SM's fences at about the same time reach the slices as
+//   one (a probe: one fence a block over 1,024 blocks in one wave, 147 broadcasts; over 132
+//   blocks, 132; 4,096 blocks in four waves, 730-820), so how many depends on timing the
+//   replay does not have. single_pass's 1,025 MEMBAR.SC.GPU reach the slices as 608
 //   (ltcfabric op membar 69,760 = 872 x 80, of which an empty launch's 264), the
-//   acquire-release ticket's 512 as 503; here every fence counts (21.1 % against 15.7 %).
+//   acquire-release ticket's 512 as 503; here every fence counts (21.2 % against 15.6 %).
 // - The L2::256B rung's lookups: every asked sector misses at srcunit tex and one in eight
 //   more hits (65,538 for 524,348), 2.5 fences' worth of membar lookups a block; here the
 //   promoted neighbour line hits (42.6 % against 28.8 % at 16 MiB).
