@@ -77,9 +77,8 @@ SimulateItem simulate_one(const std::string& family, const std::string& variant,
     model::LaunchSimulator sim(card);
     v.stream(shape, sim);
     // The kernel's own sm_90 code (the only one built), read once after the cold start.
-    if (const auto code = core::kernel_code_bytes(v.symbol);
-        fetch_code && code && sim.resident_blocks() > 0)
-      sim.instruction_fetch(*code);
+    if (fetch_code && sim.resident_blocks() > 0)
+      if (const auto code = core::kernel_code_bytes(v.symbol)) sim.instruction_fetch(*code);
     it.result = sim.finish();
     it.cpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     it.runs = it.result.instructions > 0;
@@ -156,9 +155,9 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
   const model::ArchSpec& a = card.arch();
   s.paragraphs.push_back(report::strf(
       "Each kernel's global accesses, from the same index math as the kernel, replayed on the "
-      "CPU through %d per-SM L1s (128-byte lines, 32-byte sectors, %d-way, random replacement, capacity left by "
-      "the shared-memory carveout, write-through with write-allocate: a store hits a sector an "
-      "earlier load or store put there) and a %.0f MiB L2 in %d partition(s) (%d-way LRU, "
+      "CPU through %d per-SM L1s (128-byte lines, 32-byte sectors, %d-way, random replacement, "
+      "capacity left by the shared-memory carveout, write-through with write-allocate: a store "
+      "hits a sector an earlier load or store put there) and a %.0f MiB L2 in %d partition(s) (%d-way LRU, "
       "hashed sets, write-back with at most %d dirty lines a set; a store or atomic counts as an "
       "L2 hit, as Nsight Compute counts it; with two partitions an SM's access to the other "
       "partition's memory also keeps a copy in its own); caches start cold, as under Nsight "

@@ -50,6 +50,15 @@ inline std::uint64_t mix(std::uint64_t x) {
 
 // The share of one-sector requests looked up twice (see MemorySystem::access).
 constexpr double kPairReplayShare = 0.267;
+// Instruction fetch (MemorySystem::instruction_fetch): L2 lookups per code sector, a quarter
+// of them misses.
+constexpr long long kCodeLookupsPerSector = 7;
+
+// Whether a hash falls in the first `share` (0..1) of its range: its top 24 bits as a
+// fraction. Picks a share of lines or requests deterministically.
+inline bool in_share(std::uint64_t hash, double share) {
+  return static_cast<double>(hash >> 40) < share * static_cast<double>(1u << 24);
+}
 
 inline int popcount4(unsigned m) {
   return static_cast<int>((m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u));
@@ -57,8 +66,9 @@ inline int popcount4(unsigned m) {
 
 }  // namespace
 
-/// A sectored set-associative cache with true LRU or random replacement: each way holds a line's tag, its valid,
-/// dirty and partly written sectors (with the bytes written so far) and its last use.
+/// A sectored set-associative cache with true LRU or random replacement: each way holds a
+/// line's tag, its valid, dirty and partly written sectors (with the bytes written so far)
+/// and its last use.
 class SectorCache {
  public:
   /// `lines` lines in sets of `ways`; `hashed`: sets chosen by mix(line), else line % sets.
@@ -294,8 +304,8 @@ void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool sto
   const unsigned partner = ((miss & 0x5u) << 1) | ((miss & 0xau) >> 1);
   if (popcount4(miss) == 1 && t_.l2_ld_hits == near_hits && last.first == line &&
       (last.second & partner)) {
-    const std::uint64_t h = mix(line * 4 + static_cast<std::uint64_t>(miss) + 0x51ed27u);
-    if (static_cast<double>(h >> 40) < kPairReplayShare * static_cast<double>(1u << 24)) {
+    if (in_share(mix(line * 4 + static_cast<std::uint64_t>(miss) + 0x51ed27u),
+                 kPairReplayShare)) {
       ++t_.l2_ld_sectors;
       ++t_.l2_ld_hits;
     }
@@ -383,10 +393,9 @@ unsigned MemorySystem::l2_lookup(std::size_t part, std::uint64_t line, unsigned 
   const std::uint64_t byte = line * static_cast<std::uint64_t>(config_.line_bytes);
   bool persisting = false;
   if (home && !persist_.empty() && byte >= p.base && byte < p.base + p.bytes) {
-    // The hit-ratio share: the top 24 bits of a second hash as a fraction in [0, 1).
+    // The hit-ratio share of the window's lines, by a second hash.
     const std::uint64_t h = mix(line ^ 0x9e3779b97f4a7c15ull);
-    const double u = static_cast<double>(mix(h) >> 40) / static_cast<double>(1u << 24);
-    if (u < p.hit_ratio) {
+    if (in_share(mix(h), p.hit_ratio)) {
       cache = persist_[part].get();
       persisting = true;
     }
@@ -424,8 +433,9 @@ void MemorySystem::membar() {
 void MemorySystem::instruction_fetch(long long code_bytes) {
   if (code_bytes <= 0) return;
   const long long sectors = (code_bytes + config_.sector_bytes - 1) / config_.sector_bytes;
-  t_.l2_code_sectors += 7 * sectors;
-  t_.l2_code_hits += 7 * sectors - (7 * sectors) / 4;
+  const long long lookups = kCodeLookupsPerSector * sectors;
+  t_.l2_code_sectors += lookups;
+  t_.l2_code_hits += lookups - lookups / 4;
   t_.dram_rd_sectors += sectors;
 }
 

@@ -14,13 +14,6 @@
 
 namespace {
 
-// A replay of the accesses alone (no instruction fetch): what the by-hand counts count.
-memhier::bench::SimulateItem accesses_only(const std::string& family, const std::string& variant,
-                                           const std::string& shape,
-                                           const memhier::model::Card& card) {
-  return memhier::bench::simulate_one(family, variant, shape, card, /*fetch_code=*/false);
-}
-
 using memhier::model::WarpAccess;
 
 // Counts loads and atomics apart: instructions, active lanes, distinct 32-byte sectors.
@@ -68,9 +61,10 @@ HistSink run(const std::string& variant, const std::string& shape) {
   return sink;
 }
 
+// The accesses alone (no instruction fetch): what the by-hand counts count.
 memhier::model::Traffic replay(const std::string& variant, const std::string& shape) {
-  return accesses_only("histogram", variant, shape,
-                                      *memhier::model::find_card("h100"))
+  return memhier::bench::simulate_one("histogram", variant, shape,
+                                      *memhier::model::find_card("h100"), /*fetch_code=*/false)
       .result.traffic;
 }
 

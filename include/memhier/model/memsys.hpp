@@ -3,7 +3,8 @@
 // (l1tex__t_sector_hit_rate, lts__t_sector_hit_rate, dram__bytes_read / _write).
 //
 // L1: one per SM, 128-byte lines of four 32-byte sectors, set-associative (ArchSpec::l1_ways,
-// assumed) with random replacement (HierarchyConfig::l1_random_replacement); a load miss fetches only the missing sectors (sector fill);
+// assumed) with random replacement (HierarchyConfig::l1_random_replacement); a load miss
+// fetches only the missing sectors (sector fill);
 // stores are write-through with write-allocate and no fetch, bytes tracked per sector
 // (Accel-Sim's model of Volta and later: "L1 cache is write_allocate write_through", after
 // NVIDIA GTC 2018 S81006): a store hits a sector an earlier load or store put there and
@@ -21,9 +22,9 @@
 // accesses: a GPU-scope fence hits every slice (membar), and a one-sector load right after
 // its 64-byte partner's is looked up again, a hit, in a measured share of cases. Dirty
 // sectors still in L2 when the kernel ends are not DRAM traffic of the kernel (Nsight Compute
-// counts them neither) and are reported apart. The persisting-access window (cudaAccessPolicyWindow):
-// a `hit_ratio` share of the window's lines, chosen by a hash, lives in a set-aside of
-// `carve_bytes`; every other line uses the rest of the L2.
+// counts them neither) and are reported apart. The persisting-access window
+// (cudaAccessPolicyWindow): a `hit_ratio` share of the window's lines, chosen by a hash,
+// lives in a set-aside of `carve_bytes`; every other line uses the rest of the L2.
 #pragma once
 
 #include <cstdint>
