@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "memhier/core/check.hpp"
+#include "memhier/core/gate.hpp"
 
 namespace memhier::core {
 
@@ -78,7 +79,8 @@ int max_active_clusters(const void* kernel, int cluster, int threads, std::size_
     cluster_launch = 0;
   }
   int n = 0;
-  if (cluster_launch != 0) {
+  // Code compiled below sm_90 has no cluster features (they compiled to nothing): none run.
+  if (cluster_launch != 0 && kernel_image(kernel).ptx_arch >= 90) {
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = cluster_config(cluster, cluster, threads, smem, nullptr, &attr);
     if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
@@ -92,6 +94,8 @@ int max_active_clusters(const void* kernel, int cluster, int threads, std::size_
 
 void launch_clustered(const void* kernel, void** args, int blocks, int cluster, int threads,
                       std::size_t smem, cudaStream_t stream) {
+  require_kernel("a clustered launch", kernel,
+                 {90, false, static_cast<int>(smem), cluster});
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = cluster_config(blocks, cluster, threads, smem, stream, &attr);
   MEMHIER_CUDA(cudaLaunchKernelExC(&cfg, kernel, args));

@@ -90,26 +90,6 @@ std::string tma_unsupported(const Tensor2d& t) {
   return "";
 }
 
-std::string tma_device_unsupported(int cc_major, int cc_minor) {
-  if (cc_major >= 9) return "";
-  return "TMA (cp.async.bulk) needs compute capability 9.0 or newer; this device is " +
-         std::to_string(cc_major) + "." + std::to_string(cc_minor) + ".";
-}
-
-std::string tma_current_device_unsupported() {
-  static std::mutex mu;
-  static std::map<int, std::string> by_device;
-  int dev = 0;
-  MEMHIER_CUDA(cudaGetDevice(&dev));
-  std::lock_guard<std::mutex> lock(mu);
-  const auto hit = by_device.find(dev);
-  if (hit != by_device.end()) return hit->second;
-  int major = 0, minor = 0;
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  return by_device[dev] = tma_device_unsupported(major, minor);
-}
-
 CUtensorMap encode_tensor_map_2d(const Tensor2d& t) {
   const std::string bad = tma_unsupported(t);
   if (!bad.empty()) throw std::invalid_argument(bad);

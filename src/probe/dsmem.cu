@@ -12,6 +12,7 @@
 #include "chase_ring.cuh"
 #include "common.cuh"
 #include "families.hpp"
+#include "memhier/core/gate.hpp"
 #include "memhier/core/hash.cuh"
 #include "memhier/core/launch.hpp"
 #include "memhier/core/ptx.cuh"
@@ -309,15 +310,10 @@ DsmemResult measure_dsmem(Context& ctx) {
   m.cc_minor = ctx.device.cc_minor;
   m.sm_count = ctx.device.sm_count;
   m.sm_clock_mhz = ctx.sm_clock_mhz;
-  int clusters = 0;
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, ctx.device.ordinal));
-  if (m.cc_major < 9 || clusters == 0) {
-    m.declined =
-        "Distributed shared memory needs thread-block clusters (compute capability 9.0 "
-        "or newer); this card is " +
-        std::to_string(m.cc_major) + "." + std::to_string(m.cc_minor) + ".";
-    return m;
-  }
+  m.declined = core::kernel_unsupported("Distributed shared memory",
+                                        reinterpret_cast<const void*>(&dsmem_chase_kernel),
+                                        {90, false, 0, 2});
+  if (!m.declined.empty()) return m;
   m.steps = ctx.quick ? 1024 : 4096;
   m.reps = ctx.smallest ? 1 : ctx.quick ? 3 : 5;
   m.ring_bytes = kRingBytes;

@@ -16,6 +16,7 @@
 
 #include "common.cuh"
 #include "families.hpp"
+#include "memhier/core/gate.hpp"
 #include "memhier/core/tma.cuh"
 #include "memhier/core/tma.hpp"
 #include "tma_detail.cuh"
@@ -226,6 +227,12 @@ CUtensorMap stream_map(const float* src, std::size_t rows, int chunk_bytes) {
   return core::encode_tensor_map_2d(t);
 }
 
+/// Whether this card gives a block of `k` `smem` bytes of shared memory (an RTX 5090 allows
+/// 99 KiB, the plan's largest stage set is 128 KiB): larger configurations are not measured.
+bool fits(const void* k, int smem) {
+  return core::kernel_unsupported("", k, {90, false, smem, 0}).empty();
+}
+
 /// The plan: sizes and stages (fewer with --quick), the stream's length.
 struct Plan {
   std::vector<int> chunks_bytes, stages;
@@ -275,6 +282,7 @@ void measure_loads(Context& ctx, const Plan& p, TmaResult& m, const float* src, 
         ctx.progress("tma: " + r.method + " " + fmt_bytes(chunk) + " x" + std::to_string(stages));
         const LoadKernel k = load_kernel(method, stages);
         const int smem = chunk * stages;
+        if (!fits(reinterpret_cast<const void*>(k), smem)) continue;
         MEMHIER_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
                                           cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         bool ok = true;
@@ -326,6 +334,7 @@ void measure_stores(Context& ctx, const Plan& p, TmaResult& m, float* dst,
         ctx.progress("tma: " + r.method + " " + fmt_bytes(chunk) + " x" + std::to_string(stages));
         const StoreKernel k = store_kernel(method, r.stages);
         const int smem = chunk * r.stages;
+        if (!fits(reinterpret_cast<const void*>(k), smem)) continue;
         MEMHIER_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
                                           cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         bool ok = true;
@@ -405,7 +414,8 @@ const std::vector<std::string>& tma_store_methods() {
 TmaResult measure_tma(Context& ctx) {
   TmaResult m;
   m.device = ctx.device;
-  m.unsupported = core::tma_device_unsupported(ctx.device.cc_major, ctx.device.cc_minor);
+  m.unsupported = core::kernel_unsupported(
+      "The TMA probe", reinterpret_cast<const void*>(load_kernel(Load::tensor, 1)), {90, false, 0, 0});
   if (!m.unsupported.empty()) return m;
   const Plan p = plan(ctx);
   // Whole bands of 2-D tiles at the largest chunk (kTilesX tiles of 32 KiB: 4 MiB a band).

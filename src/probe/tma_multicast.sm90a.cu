@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common.cuh"
+#include "memhier/core/gate.hpp"
 #include "memhier/core/launch.hpp"
 #include "memhier/core/tma.cuh"
 #include "memhier/core/tma.hpp"
@@ -120,6 +121,9 @@ TmaMulticast measure_multicast(Context& ctx, int cluster, const float* src, std:
   const int smem = kStages * static_cast<int>(kTileBytes);
   const void* kernels[2] = {reinterpret_cast<const void*>(tma_probe_multicast<false>),
                             reinterpret_cast<const void*>(tma_probe_multicast<true>)};
+  // sm_90a code: no image on other cards, and a stage set larger than some cards allow.
+  if (!core::kernel_unsupported("TMA multicast", kernels[1], {90, true, smem, cluster}).empty())
+    return r;
   int clusters = 0;
   for (const void* k : kernels) {
     MEMHIER_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memhier/core/tma.hpp"
+#include "memhier/model/gate.hpp"
 #include "memhier/probe/tma.hpp"
 
 namespace {
@@ -57,15 +58,6 @@ TEST(TmaTensorMap, DescribesAlignedRowsAndNamesTheRuleOtherwise) {
   EXPECT_NE(tma_unsupported(t).find("1, 2, 4 or 8 bytes"), std::string::npos);
   t = floats(std::uint64_t{1} << 33, 64);
   EXPECT_NE(tma_unsupported(t).find("2^32"), std::string::npos);
-}
-
-TEST(TmaTensorMap, OnlyHopperAndNewerRunIt) {
-  using memhier::core::tma_device_unsupported;
-  EXPECT_EQ(tma_device_unsupported(9, 0), "");
-  EXPECT_EQ(tma_device_unsupported(10, 0), "");
-  const std::string a100 = tma_device_unsupported(8, 0);
-  EXPECT_NE(a100.find("compute capability 9.0"), std::string::npos);
-  EXPECT_NE(a100.find("8.0"), std::string::npos);
 }
 
 using namespace memhier::probe;
@@ -155,7 +147,8 @@ TEST(TmaPresent, TablesChartsAndVerdictsFollowTheNumbers) {
 
 TEST(TmaPresent, AnUnsupportedDeviceSaysWhyAndMeasuresNothing) {
   TmaResult m;
-  m.unsupported = memhier::core::tma_device_unsupported(8, 0);
+  m.unsupported = memhier::model::kernel_declines("The TMA probe", {90, false, 0, 0}, {},
+                                                  {8, 0, 163 * 1024, 0});
   const Result r = present_tma(m);
   bool said = false;
   for (const std::string& p : r.section.paragraphs)

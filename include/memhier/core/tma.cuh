@@ -2,8 +2,8 @@
 // writes and the copy engine, and the bulk copies themselves (cp.async.bulk 1-D and
 // cp.async.bulk.tensor 2-D, global -> shared and shared -> global). Every instruction is
 // sm_90 PTX; the multicast form is legal on sm_90 and tuned for sm_90a, so the kernels that
-// use it live in *.sm90a.cu files. Below sm_90 each wrapper traps: the host launchers check
-// tma_current_device_unsupported() (tma.hpp) first and decline with its sentence.
+// use it live in *.sm90a.cu files. Below sm_90 each wrapper traps: the host launchers pass
+// core::require_kernel (gate.hpp) first and decline with its sentence.
 #pragma once
 
 #include <cuda.h>

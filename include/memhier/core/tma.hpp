@@ -37,12 +37,6 @@ struct TmaUnavailable : std::runtime_error {
 /// swizzled. Pure host code: no device, no driver.
 std::string tma_unsupported(const Tensor2d& t);
 
-/// Why this device cannot run TMA (compute capability below 9.0), or "" when it can.
-std::string tma_device_unsupported(int cc_major, int cc_minor);
-
-/// The same for the current device (reads its properties once per device; thread-safe).
-std::string tma_current_device_unsupported();
-
 /// Encodes `t` as a tensor map: out-of-bounds elements of a load read as zero, and a store's
 /// out-of-bounds elements are dropped. Throws std::invalid_argument with tma_unsupported's
 /// sentence, TmaUnavailable when the driver has no cuTensorMapEncodeTiled, std::runtime_error

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "memhier/core/check.hpp"
+#include "memhier/core/gate.hpp"
 #include "memhier/core/launch.hpp"
 #include "memhier/core/tma.cuh"
 #include "memhier/core/tma.hpp"
@@ -101,8 +102,8 @@ void launch_with(Op op, const float* x, float* y, const Split& sp, cudaStream_t 
 }  // namespace
 
 void launch_bulk_copy(OpArgs op, const float* x, float* y, const Split& sp, cudaStream_t s) {
-  const std::string device = core::tma_current_device_unsupported();
-  if (!device.empty()) throw std::invalid_argument("elementwise bulk_copy: " + device);
+  const int smem = op.op == Op::axpy ? smem_bytes<AxpyOp>() : smem_bytes<CopyOp>();
+  core::require_kernel("elementwise bulk_copy", bulk_copy_symbol(op.op), {90, false, smem, 0});
   if (op.op == Op::axpy)
     launch_with(AxpyOp{op.a}, x, y, sp, s);
   else

@@ -5,7 +5,6 @@
 
 #include <climits>
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -15,6 +14,7 @@
 #include "kernels/gemm_bf16/hopper.cuh"
 #include "kernels/gemm_bf16/hopper_launch.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/gate.hpp"
 
 namespace memhier::kernels::gemm_bf16 {
 namespace {
@@ -91,29 +91,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   store_tile(ep, acc, m0 + wg * 64, n0);
 }
 
-/// The current device and its compute capability (major, minor), queried once per device;
-/// false with `why` set when there is no device.
-bool device_capability(int* dev, int* major, int* minor, std::string* why) {
-  const cudaError_t e = cudaGetDevice(dev);
-  if (e != cudaSuccess) {
-    *why = std::string("no CUDA device: ") + cudaGetErrorString(e) + ".";
-    return false;
-  }
-  static std::mutex mu;
-  static std::map<int, std::pair<int, int>> by_device;
-  std::lock_guard<std::mutex> lock(mu);
-  auto found = by_device.find(*dev);
-  if (found == by_device.end()) {
-    int ma = 0, mi = 0;
-    MEMHIER_CUDA(cudaDeviceGetAttribute(&ma, cudaDevAttrComputeCapabilityMajor, *dev));
-    MEMHIER_CUDA(cudaDeviceGetAttribute(&mi, cudaDevAttrComputeCapabilityMinor, *dev));
-    found = by_device.emplace(*dev, std::make_pair(ma, mi)).first;
-  }
-  *major = found->second.first;
-  *minor = found->second.second;
-  return true;
-}
-
 /// Opts the kernel into its dynamic shared memory, once per device.
 void prepare_device(int dev) {
   static std::mutex mu;
@@ -136,13 +113,9 @@ std::string hopper_gemm_unsupported(int m, int n, int k, int lda, int ldb, int l
   // The 128 x 128 candidates have the most tiles; their tile indices are ints.
   const long long tiles = static_cast<long long>((m + kBlockM - 1) / kBlockM) * ((n + 127) / 128);
   if (tiles > INT_MAX) return "the problem has more 128 x 128 tiles than a grid holds.";
-  int dev = 0, major = 0, minor = 0;
-  std::string why;
-  if (!device_capability(&dev, &major, &minor, &why)) return why;
-  if (major != 9 || minor != 0)
-    return "wgmma and TMA multicast need compute capability 9.0 (sm_90a); this device is " +
-           std::to_string(major) + "." + std::to_string(minor) + ".";
-  return "";
+  return core::kernel_unsupported("wgmma and TMA multicast",
+                                  reinterpret_cast<const void*>(&wgmma_tma_kernel),
+                                  {90, true, kSmemBytes, 0});
 }
 
 std::string hopper_gemm_unsupported(int m, int n, int k, int lda, int ldb, int ldc, const void* a,

@@ -142,6 +142,9 @@ __global__ void __launch_bounds__(kLaneThreads)
     }
   }
   if constexpr (Cluster > 1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    __trap();  // never launched: core::launch_clustered refuses code built below sm_90
+#else
     // Block r of the cluster adds bins [r * per, (r + 1) * per) of every block's totals.
     namespace cg = cooperative_groups;
     const cg::cluster_group cluster = cg::this_cluster();
@@ -155,6 +158,7 @@ __global__ void __launch_bounds__(kLaneThreads)
       if (s) atomicAdd(&bins[b], s);
     }
     cluster.sync();  // nobody leaves while a partner still reads its totals
+#endif
   }
 }
 

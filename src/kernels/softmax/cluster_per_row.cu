@@ -30,6 +30,7 @@
 
 #include "common.cuh"
 #include "memhier/core/check.hpp"
+#include "memhier/core/gate.hpp"
 #include "variants.hpp"
 
 namespace memhier::softmax::detail {
@@ -150,9 +151,7 @@ int cluster_per_row_plan(int rows, int cols, bool vec4) {
 }
 
 void launch_cluster_per_row(const Problem& p) {
-  if (!device_limits().clusters)
-    throw std::invalid_argument(
-        "cluster_per_row needs thread-block clusters (compute capability 9.0 or newer).");
+  core::require_kernel("softmax cluster_per_row", cluster_per_row_symbol(), {90, false, 0, 2});
   const int c = cluster_per_row_plan(p.rows, p.cols, p.vec4);
   if (c == 0)
     throw std::invalid_argument(

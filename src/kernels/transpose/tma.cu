@@ -14,6 +14,7 @@
 #include "kernels/transpose/index.cuh"
 #include "kernels/transpose/variants.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/gate.hpp"
 #include "memhier/core/tma.cuh"
 #include "memhier/core/tma.hpp"
 
@@ -117,8 +118,7 @@ const void* tma_symbol() {
 }
 
 void launch_tma(const float* in, float* out, int rows, int cols, cudaStream_t s) {
-  const std::string device = core::tma_current_device_unsupported();
-  if (!device.empty()) throw std::invalid_argument("transpose tma: " + device);
+  core::require_kernel("transpose tma", tma_symbol(), {90, false, kSmemBytes, 0});
   const core::Tensor2d in_side = side(in, rows, cols);
   const core::Tensor2d out_side = side(out, cols, rows);
   for (const auto& [what, t] : {std::pair{"input", in_side}, std::pair{"output", out_side}}) {
