@@ -3,7 +3,7 @@
 item the model matched ("equal" rows of the profile-*-compare tables): the fixture the
 CPU test tests/cpu/test_predict.cpp checks every prediction against, without a GPU.
 
-Usage: scripts/counters-fixture.py RESULTS_JSON > tests/fixtures/h100-profile-counters.json
+Usage: scripts/counters-fixture.py RESULTS_JSON > tests/fixtures/h100-sxm-profile-counters.json
 """
 import json
 import sys

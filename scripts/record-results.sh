@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Records a real run on this GPU host as the card's current record, docs/results/<card>/
-# (card: h100, h200, ... from nvidia-smi's name), replacing the previous one (git keeps
+# (card: h100-sxm, h200, h100-pcie, ... as `memhier info --json` names it), replacing the previous one (git keeps
 # it): the full report (Markdown, HTML, JSON) exactly as memhier wrote it, headed by the
 # card's state (name, driver, clocks) read from nvidia-smi just before the run, and
 # NOTES.md (scripts/record-notes.py: command, commit, card, driver, clocks, what differs
@@ -25,10 +25,10 @@ done
 
 state=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,temperature.gpu,power.draw,ecc.mode.current \
   --format=csv,noheader 2>/dev/null | head -n 1) && [ -n "$state" ] || state="nvidia-smi unavailable"
-if [ -z "$card" ] && [ "$state" != "nvidia-smi unavailable" ]; then
-  # "NVIDIA H100 80GB HBM3" -> h100; "NVIDIA GeForce RTX 4090" -> geforce-rtx-4090.
-  card=$(echo "${state%%,*}" | tr 'A-Z' 'a-z' | tr ' _' '--' | sed 's/^nvidia-//' |
-    awk -F- '{ s = ""; for (i = 1; i <= NF; i++) { s = s (s == "" ? "" : "-") $i; if ($i ~ /[0-9]/) break } print s }')
+if [ -z "$card" ]; then
+  # The card as memhier's table names it: "NVIDIA H100 80GB HBM3" -> h100-sxm, "NVIDIA H200"
+  # -> h200, "NVIDIA H100 PCIe" -> h100-pcie; a card the table lacks by its own name.
+  card=$("$bin" info --json | python3 -c 'import json, sys; print(json.load(sys.stdin).get("card") or "")')
 fi
 case "$card" in
   *[!a-z0-9-]*) echo "record-results.sh: '$card' is not a folder name: pass --card SLUG" >&2; exit 2 ;;

@@ -5,7 +5,7 @@
 # CPU tests hold the model to. Needs a GPU and ncu.
 # Usage: scripts/simulate-vs-ncu.sh OUTDIR [memhier binary] [FAMILY...]
 #   FAMILY...: only these families (e.g. reduction stencil); the fixture is then merged into
-#   tests/fixtures/h100-traffic.json's items (an item profiled again replaces its old record).
+#   tests/fixtures/<card>-traffic.json's items (an item profiled again replaces its old record).
 #   MEMHIER_NO_CLAIMS=1 skips the GEMM claims run; MEMHIER_NO_BREAKDOWN=1 the L2 breakdown;
 #   MEMHIER_BREAKDOWN_ITEMS="family variant shape;..." breaks down those items instead.
 set -euo pipefail
@@ -76,7 +76,7 @@ if [ -z "${MEMHIER_NO_BREAKDOWN:-}" ]; then
   done
   items=("elementwise scalar axpy:100003" "elementwise scalar axpy:67108864"
     "transpose tile 1000x772" "transpose tile 8192x8192" "transpose naive 1000x772")
-  # The items the model misses (tests/fixtures/h100-traffic.json), their lookups by source
+  # The items the model misses (tests/fixtures/h100-sxm-traffic.json), their lookups by source
   # unit and operation: L1 store lookups under float4 loads, partial-sector stores, the
   # single pass's extra hits, the L2::256B neighbour lines, a column-major transpose.
   items+=("elementwise float4 axpy:67108864" "elementwise particles_aos particles:65537"
@@ -91,9 +91,12 @@ if [ -z "${MEMHIER_NO_BREAKDOWN:-}" ]; then
       >"$out/breakdown-$1-$2-${3//:/-}.csv" 2>&1 || echo "   failed (see the csv)"
   done
 fi
-fixture="$out/h100-traffic.json"
+# The card's own fixture (tests/fixtures/<card>-traffic.json), named as memhier info names it.
+card=$("$bin" info --json | python3 -c 'import json, sys; print(json.load(sys.stdin).get("card") or "unknown-card")')
+fixture="$out/$card-traffic.json"
 merge=()
-[ ${#families[@]} -gt 0 ] && merge=(--merge "$here/../tests/fixtures/h100-traffic.json")
+[ ${#families[@]} -gt 0 ] && [ -f "$here/../tests/fixtures/$card-traffic.json" ] &&
+  merge=(--merge "$here/../tests/fixtures/$card-traffic.json")
 python3 "$here/traffic-fixture.py" "${merge[@]}" "$out"/profile-*.json >"$fixture"
 python3 -c '
 import json, sys

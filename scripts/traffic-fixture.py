@@ -14,7 +14,7 @@ same profile run (every launch carries it). Each item records that floor ("floor
 hits, L2 lookups, DRAM read, DRAM written bytes of the marker) and its count of kernels, so
 the CPU tests recompute the comparison.
 
-Usage: scripts/traffic-fixture.py [--merge OLD_FIXTURE] PROFILE_JSON... > tests/fixtures/h100-traffic.json
+Usage: scripts/traffic-fixture.py [--merge OLD_FIXTURE] PROFILE_JSON... > tests/fixtures/h100-sxm-traffic.json
   --merge: keep OLD_FIXTURE's items that the inputs do not profile again (the summary counts
   the inputs' items only).
 """

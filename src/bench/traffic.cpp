@@ -2,7 +2,10 @@
 #include "memhier/bench/traffic.hpp"
 
 #include <cmath>
+#include <optional>
+#include <stdexcept>
 
+#include "memhier/bench/card_record.hpp"
 #include "memhier/bench/simulate.hpp"
 #include "memhier/core/device.hpp"
 
@@ -120,15 +123,9 @@ std::optional<std::vector<TrafficCheck>> traffic_checks(const ProfileItem& it,
 }
 
 model::Card profiled_card() {
-  model::Card card = *model::find_card("h100");
   std::string why;
-  if (const auto dev = core::query_device(0, &why)) {
-    if (const model::Card* c = model::card_for(dev->cc_major, dev->cc_minor)) card = *c;
-    card.name = dev->name;
-    if (dev->sm_count > 0) card.sms = dev->sm_count;
-    if (dev->l2_bytes > 0) card.l2_bytes = dev->l2_bytes;
-  }
-  return card;
+  if (std::optional<model::Card> c = this_card(&why)) return *c;
+  throw std::runtime_error("the traffic comparison needs the card it profiled: " + why);
 }
 
 namespace {

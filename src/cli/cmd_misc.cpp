@@ -8,6 +8,7 @@
 #include "common.hpp"
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/core/device.hpp"
+#include "memhier/model/card.hpp"
 #include "memhier/registry/registry.hpp"
 
 namespace memhier::cli {
@@ -43,6 +44,10 @@ void add_info(CLI::App& app, int& rc) {
                        {"max_threads_per_sm", dev->max_threads_per_sm},
                        {"max_blocks_per_sm", dev->max_blocks_per_sm},
                        {"ecc", dev->ecc}};
+        // The card's record folder (docs/results/<card>/) and its table entry, if any.
+        const model::Card* card = model::card_for_device(dev->name, dev->cc_major, dev->cc_minor);
+        j["card"] = model::card_slug(dev->name, dev->cc_major, dev->cc_minor);
+        j["card_table_entry"] = card ? nlohmann::json(card->name) : nlohmann::json(nullptr);
       } else {
         j["device"] = nullptr;
         j["no_device_reason"] = why;
@@ -71,6 +76,11 @@ void add_info(CLI::App& app, int& rc) {
         dev->persisting_l2_max_bytes / double(1 << 20), dev->smem_per_sm / 1024.0,
         dev->smem_per_block / 1024.0, dev->smem_per_block_optin / 1024.0, dev->regs_per_sm,
         dev->max_threads_per_sm, dev->max_blocks_per_sm, dev->ecc ? "on" : "off");
+    const model::Card* card = model::card_for_device(dev->name, dev->cc_major, dev->cc_minor);
+    std::cout << fmt::format("  card record: {}{}\n",
+                             model::card_slug(dev->name, dev->cc_major, dev->cc_minor),
+                             card ? " (the card table's " + card->name + ")"
+                                  : " (not in the card table: the models use what it measures)");
     rc = kExitOk;
   });
 }

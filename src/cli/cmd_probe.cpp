@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "memhier/bench/card_record.hpp"
 #include "memhier/bench/probes.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/report/writers.hpp"
@@ -28,7 +29,17 @@ bench::ProbeRun measure_probes(const core::DeviceInfo& dev, bool quick,
   opt.quick = quick;
   opt.only = only;
   opt.progress = [&progress](const std::string& s) { progress.step(s); };
-  return as_bad_input([&] { return bench::run_probes(dev, opt); });
+  bench::ProbeRun run = as_bad_input([&] { return bench::run_probes(dev, opt); });
+  // A run of every probe is this card's record for the models (simulate --card this).
+  if (only.empty()) {
+    const report::Meta meta = make_meta(false);
+    std::string why;
+    const model::CardRecord rec =
+        bench::card_record(run, "memhier " + meta.git_commit + ", " + meta.date_utc);
+    if (!bench::save_card_record(rec, &why))
+      std::cerr << "memhier: this card's record was not saved: " << why << "\n";
+  }
+  return run;
 }
 
 namespace {

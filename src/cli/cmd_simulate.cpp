@@ -1,10 +1,12 @@
 // memhier simulate TARGET: each modeled kernel's L1 / L2 / DRAM traffic predicted on the
 // CPU by the memory-system model, on this tree's default card or another (--card).
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "memhier/bench/card_record.hpp"
 #include "memhier/bench/simulate.hpp"
 #include "memhier/model/card.hpp"
 
@@ -16,20 +18,28 @@ struct SimulateCliOptions {
   std::vector<std::string> variants;
   std::string size;
   bool size_given = false;
-  std::string card = "h100";
+  std::string card = "this";
   bool json = false;
 };
 
 int run_simulate_command(const SimulateCliOptions& o) {
   if (o.size_given && o.size.empty())
     throw UsageError("--size '' is empty; give a shape such as 1000x772, or leave --size out.");
-  const model::Card* card = model::find_card(o.card);
-  if (!card) {
-    std::string list;
-    for (const model::Card& c : model::all_cards())
-      list += (list.empty() ? "" : ", ") + c.key + " (" + c.arch().cc() + ")";
+  std::string list;
+  for (const model::Card& c : model::all_cards())
+    list += (list.empty() ? "" : ", ") + c.key + " (" + c.arch().cc() + ")";
+  std::optional<model::Card> card;
+  if (o.card == "this") {
+    std::string why;
+    card = bench::this_card(&why);
+    if (!card)
+      throw NoDevice("--card this (the default) models the card in this machine, and " + why +
+                          " Name a card instead: " + list + ".");
+  } else if (const model::Card* named = model::find_card(o.card)) {
+    card = *named;
+  } else {
     throw UsageError("--card '" + o.card + "' is neither a known card nor a compute capability; " +
-                     "choose one of " + list + ".");
+                     "choose this or one of " + list + ".");
   }
   const std::vector<bench::SimulateItem> items =
       as_bad_input([&] { return bench::simulate(o.target, o.variants, o.size, *card); });
@@ -63,8 +73,10 @@ void add_simulate(CLI::App& app, int& rc) {
   const CLI::Option* size =
       sub->add_option("--size", o->size, "The family's shape (default: its two comparison shapes)");
   sub->add_option("--card", o->card,
-                  "The hierarchy to replay on: h100, a100, v100, t4, rtx3090, rtx4090, b200, "
-                  "rtx5090, or a compute capability such as 8.0 (default: h100)");
+                  "The hierarchy to replay on: this (the card in this machine, with what "
+                  "`memhier probe` measured of it), a card of the table (h100-sxm, h200, "
+                  "a100-80gb, l4, b200, rtx5090, ...; `memhier simulate --help` lists them on "
+                  "error), or a compute capability such as 8.0 (its first card) (default: this)");
   sub->add_flag("--json", o->json, "Print JSON");
   sub->callback([o, size, &rc] {
     o->size_given = size->count() > 0;

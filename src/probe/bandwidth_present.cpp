@@ -76,7 +76,7 @@ report::Table ratio_table(const BandwidthResult& m) {
 
 // Each tier's figure against the published ones.
 void tier_claims(const BandwidthResult& m, std::vector<ClaimRow>& claims) {
-  const double best_hbm = std::max({m.read_gbps, m.copy_gbps, m.triad_gbps});
+  const double best_hbm = std::max({m.read_gbps, m.write_gbps, m.copy_gbps, m.triad_gbps});
   claims.push_back({"shared-bandwidth-3tbs"_claim,
                     tbps(m.best_shared_gbps) + " (best width; the claim taken as 3-6 TB/s)",
                     judged(timed(m.best_shared_gbps), Claimed::range(3000, 6000, "GB/s"),

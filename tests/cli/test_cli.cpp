@@ -268,7 +268,8 @@ TEST(Cli, UnknownProbeIsBadInput) {
 // malformed input is one sentence with exit 2.
 TEST(Cli, SimulateJsonHasTheTrafficColumns) {
   const Result r =
-      run({"simulate", "transpose", "--variant", "padded", "--size", "1000x772", "--json"});
+      run({"simulate", "transpose", "--variant", "padded", "--size", "1000x772", "--card",
+           "h100-sxm", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto& t = j["sections"][0]["tables"][0];
@@ -285,17 +286,35 @@ TEST(Cli, SimulateJsonHasTheTrafficColumns) {
     EXPECT_TRUE(cell.contains(k)) << k;
 }
 
+// The default card is the one in this machine: without a GPU, one sentence naming the
+// table's cards and exit 3; a named card (the H200's own entry, not the H100's) runs anywhere.
+TEST(Cli, SimulateDefaultsToThisCardAndNamesTheH200) {
+  const Result here = run({"simulate", "transpose", "--variant", "padded", "--size", "64x64"});
+  if (here.status == 3) {
+    EXPECT_NE(here.err.find("Name a card instead"), std::string::npos) << here.err;
+    EXPECT_NE(here.err.find("h200"), std::string::npos) << here.err;
+  } else {
+    EXPECT_EQ(here.status, 0) << here.err;
+  }
+  const Result h200 = run({"simulate", "transpose", "--variant", "padded", "--size", "64x64",
+                           "--card", "h200"});
+  ASSERT_EQ(h200.status, 0) << h200.err;
+  EXPECT_NE(h200.out.find("H200"), std::string::npos) << h200.out;
+  EXPECT_NE(h200.out.find("60 MiB"), std::string::npos) << h200.out;
+}
+
 TEST(Cli, SimulateOnAnotherCardAndBadInput) {
   const Result r = run(
       {"simulate", "elementwise", "--variant", "float4", "--size", "copy:4099", "--card", "8.0"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("A100"), std::string::npos) << r.out;
-  expect_bad_input({"simulate", "transpose", "--size", "0x5"});
-  expect_bad_input({"simulate", "transpose", "--size", "012x5"});
-  expect_bad_input({"simulate", "transpose", "--size", ""});
+  expect_bad_input({"simulate", "transpose", "--size", "0x5", "--card", "h200"});
+  expect_bad_input({"simulate", "transpose", "--size", "012x5", "--card", "h200"});
+  expect_bad_input({"simulate", "transpose", "--size", "", "--card", "h200"});
   expect_bad_input({"simulate", "transpose", "--card", "z80"});
-  expect_bad_input({"simulate", "transpose", "--variant", "nope"});
-  expect_bad_input({"simulate", "all", "--size", "4x4"});
-  expect_bad_input({"simulate", "histogram", "--size", "u8-uniform:0"});
-  expect_bad_input({"simulate", "nothing"});
+  expect_bad_input({"simulate", "transpose", "--card", "h300"});
+  expect_bad_input({"simulate", "transpose", "--variant", "nope", "--card", "h200"});
+  expect_bad_input({"simulate", "all", "--size", "4x4", "--card", "h200"});
+  expect_bad_input({"simulate", "histogram", "--size", "u8-uniform:0", "--card", "h200"});
+  expect_bad_input({"simulate", "nothing", "--card", "h200"});
 }

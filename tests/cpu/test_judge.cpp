@@ -133,7 +133,7 @@ struct Recorded {
   Verdict recorded;
 };
 
-// The recorded H100 figures (docs/results/h100) under each claim's catalogue band: a band
+// The recorded H100 figures (docs/results/h100-sxm) under each claim's catalogue band: a band
 // change that flips a recorded verdict shows here.
 TEST(Judge, RecordedH100VerdictsUnderTheCatalogueBands) {
   const Recorded rows[] = {

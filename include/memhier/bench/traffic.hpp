@@ -49,8 +49,8 @@ LaunchFloor launch_floor(const ProfileItem& item);
 std::optional<std::vector<TrafficCheck>> traffic_checks(const ProfileItem& item,
                                                         const model::Card& card);
 
-/// The card the profiled device is: the table's card of its compute capability with the
-/// device's own SM count and L2 size; the H100 entry when no device answers.
+/// The card the profiled device is (bench::this_card: its table entry or its own figures,
+/// with its measured record); throws std::runtime_error when no device answers.
 model::Card profiled_card();
 
 /// The "simulated against measured" table and the chart of predicted against measured DRAM

@@ -28,7 +28,7 @@ struct BandwidthResult {
   double array_bytes = 0;            ///< bytes per HBM array
   double best_shared_gbps = NAN;     ///< the best of the three load widths
   double l1_gbps = NAN, l2_gbps = NAN;
-  double read_gbps = NAN, copy_gbps = NAN, triad_gbps = NAN;  ///< HBM kernels
+  double read_gbps = NAN, write_gbps = NAN, copy_gbps = NAN, triad_gbps = NAN;  ///< HBM kernels
   double memcpy_gbps = NAN;    ///< cudaMemcpy device-to-device on the same arrays
   double constant_gbps = NAN;  ///< bytes delivered to lanes
 };
