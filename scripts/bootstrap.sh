@@ -63,6 +63,16 @@ if ((${#missing[@]})); then
   fi
 fi
 
+# ccache, where it can be had: the wheel's build of `make test` then takes the C++ build's
+# objects (CUDA code for every card is most of the build). Optional: nothing fails without it.
+if ! $python_only && ! command -v ccache >/dev/null 2>&1; then
+  if [[ $(id -u) -eq 0 ]]; then
+    (apt-get install -y --no-install-recommends ccache ||
+      { apt-get update -qq && apt-get install -y --no-install-recommends ccache; }) \
+      >/dev/null 2>&1 || echo "bootstrap: ccache not installed (optional; builds take longer)"
+  fi
+fi
+
 # nvcc: from PATH, CUDACXX, or the default installation folder.
 if ! command -v nvcc >/dev/null 2>&1 && [[ -z ${CUDACXX:-} ]] && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   echo "bootstrap: the CUDA toolkit (nvcc) was not found; install CUDA 12 or newer and put its bin folder on PATH." >&2
