@@ -9,10 +9,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
+#include "memhier/bench/card_record.hpp"
 #include "memhier/bench/kernel_bench.hpp"
 #include "memhier/bench/traffic.hpp"
 #include "memhier/claims/profile_claims.hpp"
@@ -513,7 +515,14 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
         "metric, and the run went on without it): " +
         missing + ".");
   if (!k.rows.empty()) s.tables.push_back(std::move(k));
-  if (with_model) add_traffic_comparison(s, items, profiled_card());  // stream models
+  if (with_model) {  // the stream models on the card that ran, never another card's figures
+    std::string why;
+    if (const std::optional<model::Card> card = this_card(&why))
+      add_traffic_comparison(s, items, *card);
+    else
+      s.paragraphs.push_back("No simulated-against-measured traffic: the model needs the card "
+                             "that was profiled, and " + why);
+  }
   // The claims these counters decide (stalls, DRAM throughput, L2 traffic), if any.
   claims::ProfiledCounters counters;
   std::string shape;

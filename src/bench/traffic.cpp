@@ -2,10 +2,7 @@
 #include "memhier/bench/traffic.hpp"
 
 #include <cmath>
-#include <optional>
-#include <stdexcept>
 
-#include "memhier/bench/card_record.hpp"
 #include "memhier/bench/simulate.hpp"
 #include "memhier/core/device.hpp"
 
@@ -120,12 +117,6 @@ std::optional<std::vector<TrafficCheck>> traffic_checks(const ProfileItem& it,
     out.push_back(c);
   }
   return out;
-}
-
-model::Card profiled_card() {
-  std::string why;
-  if (std::optional<model::Card> c = this_card(&why)) return *c;
-  throw std::runtime_error("the traffic comparison needs the card it profiled: " + why);
 }
 
 namespace {

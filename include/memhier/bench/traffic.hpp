@@ -49,10 +49,6 @@ LaunchFloor launch_floor(const ProfileItem& item);
 std::optional<std::vector<TrafficCheck>> traffic_checks(const ProfileItem& item,
                                                         const model::Card& card);
 
-/// The card the profiled device is (bench::this_card: its table entry or its own figures,
-/// with its measured record); throws std::runtime_error when no device answers.
-model::Card profiled_card();
-
 /// The "simulated against measured" table and the chart of predicted against measured DRAM
 /// bytes for a family's profiled items; nothing for a pattern set or a family without a
 /// stream model.
