@@ -438,8 +438,8 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
           after_reset();
           Failure gone{"the device was reset after " + v.name + " failed at this shape", false};
           for (std::size_t rest = vi + 1; rest < variants.size(); ++rest)
-            out.push_back(unmeasured(family, variants[rest]->name, variants[rest]->rung,
-                                     shapes[i], gone));
+            out.push_back(
+                unmeasured(family, variants[rest]->name, variants[rest]->rung, shapes[i], gone));
           break;
         }
       }

@@ -281,8 +281,7 @@ void execute_profile(const std::string& target, const std::vector<std::string>& 
       }
       bool marked = false;
       Failure failure;
-      if (guarded([&] { profile_item(f, *c, name, s, me, stream, &marked, outcomes); },
-                  &failure))
+      if (guarded([&] { profile_item(f, *c, name, s, me, stream, &marked, outcomes); }, &failure))
         continue;
       try {  // the markers stay in step and the range closed, where the context still works
         if (!marked) {
@@ -365,8 +364,7 @@ NcuRun run_ncu(const std::string& ncu, const std::string& target_program, const 
   std::string output;
   const int limit = profile::ncu_timeout_s();
   run.rc = profile::run_command(
-      profile::ncu_command(ncu, log_name, child, is_pattern_set(target), leave_out), output,
-      limit);
+      profile::ncu_command(ncu, log_name, child, is_pattern_set(target), leave_out), output, limit);
   std::ifstream log(log_name);
   std::stringstream text;
   text << log.rdbuf();
@@ -376,7 +374,7 @@ NcuRun run_ncu(const std::string& ncu, const std::string& target_program, const 
   run.all = text.str() + "\n" + output;
   if (run.rc == profile::kTimedOut)  // not retried: a retry would wait as long again
     throw std::runtime_error("Nsight Compute timed out after " + std::to_string(limit) + " s on " +
-                     target + " (MEMHIER_NCU_TIMEOUT sets the limit)");
+                             target + " (MEMHIER_NCU_TIMEOUT sets the limit)");
   try {
     run.rows = profile::parse_raw_csv(text.str());
   } catch (const profile::NcuError&) {

@@ -55,8 +55,8 @@ class Files {
     std::error_code ec;
     fs::create_directories(dir_, ec);
     if (ec)  // the user's --out: bad input, answered before anything is measured
-      throw std::invalid_argument("cannot create the output folder '" + out +
-                                  "': " + ec.message() + ".");
+      throw std::invalid_argument("cannot create the output folder '" + out + "': " + ec.message() +
+                                  ".");
   }
   /// The sections so far, marked partial: a run killed later leaves this much.
   void progress(const report::Document& doc) const {
@@ -104,8 +104,8 @@ void measure_ladders(const Options& o, report::Document& doc, report::SummaryInp
   const bool torch = bench::guarded([&] { bench::add_torch_reference(records, bopt); }, &failure);
   for (std::size_t i = 0; i < measured.size(); ++i) {
     doc.sections[at[i]] = bench::family_section(*measured[i], records[i]);
-    if (!torch) doc.sections[at[i]].paragraphs.push_back("PyTorch's rows: " +
-                                                         failure.not_measured() + ".");
+    if (!torch)
+      doc.sections[at[i]].paragraphs.push_back("PyTorch's rows: " + failure.not_measured() + ".");
     summary.records.insert(summary.records.end(), records[i].begin(), records[i].end());
   }
 }
@@ -138,8 +138,7 @@ void measure(const Options& o, const core::DeviceInfo& dev, report::Document& do
   if (bench::guarded([&] { profiles = bench::measure_profiles(o.quick, step); }, &failure))
     for (auto& s : profiles) doc.sections.push_back(std::move(s));
   else
-    doc.sections.push_back(
-        unmeasured_section("profile", "Predicted against measured", failure));
+    doc.sections.push_back(unmeasured_section("profile", "Predicted against measured", failure));
   files.progress(doc);
 }
 

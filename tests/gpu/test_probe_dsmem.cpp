@@ -36,9 +36,9 @@ TEST(ProbeDsmem, LatencyAndBandwidthArePlausible) {
     }
     // Another SM's shared memory is farther than the block's own through plain ld.shared.
     for (int r = 1; r < z.size; ++r)
-      report_figure("cluster" + std::to_string(z.size) + "_rank" + std::to_string(r) +
-                        "_over_local_cycles",
-                    z.cycles[r] / m.local_cycles, "above 1", z.cycles[r] > m.local_cycles);
+      report_figure(
+          "cluster" + std::to_string(z.size) + "_rank" + std::to_string(r) + "_over_local_cycles",
+          z.cycles[r] / m.local_cycles, "above 1", z.cycles[r] > m.local_cycles);
     for (double g : {z.one_to_one_gbps, z.all_to_all_gbps}) {
       EXPECT_TRUE(std::isfinite(g) && g > 0) << z.size;
       EXPECT_LT(g, ceiling) << z.size;  // above it, loads were dropped or bytes miscounted

@@ -67,16 +67,18 @@ TEST(ProbeLatency, WorkingSetSweepHasCurveAndKnees) {
     }
   }
   // A ring far beyond the caches is slower than one that fits in L1.
-  report_figure("largest_over_smallest_ring_ca", m.points.back().ca_cycles / m.points.front().ca_cycles,
-                "above 1", m.points.front().ca_cycles < m.points.back().ca_cycles);
-  report_figure("largest_over_smallest_ring_cg", m.points.back().cg_cycles / m.points.front().cg_cycles,
-                "above 1", m.points.front().cg_cycles < m.points.back().cg_cycles);
+  report_figure("largest_over_smallest_ring_ca",
+                m.points.back().ca_cycles / m.points.front().ca_cycles, "above 1",
+                m.points.front().ca_cycles < m.points.back().ca_cycles);
+  report_figure("largest_over_smallest_ring_cg",
+                m.points.back().cg_cycles / m.points.front().cg_cycles, "above 1",
+                m.points.front().cg_cycles < m.points.back().cg_cycles);
 
   ASSERT_FALSE(m.knees.empty());
   for (const auto& k : m.knees) {
     EXPECT_LT(k.prev_bytes, k.bytes) << k.label;
-    report_figure("knee_after_over_before", k.after_cycles / k.before_cycles, "above 1 at " + k.label,
-                  k.after_cycles > k.before_cycles);
+    report_figure("knee_after_over_before", k.after_cycles / k.before_cycles,
+                  "above 1 at " + k.label, k.after_cycles > k.before_cycles);
     EXPECT_GT(k.before_cycles, 0) << k.label;
   }
 
