@@ -36,7 +36,8 @@ model::NumberType number_type(const registry::Family& family);
 /// outputs are those of its last timed repetition. A variant that declines a shape keeps
 /// its reason in `declined`; one that fails (out of GPU memory, a CUDA error) keeps it in
 /// `not_measured`, and the device is reset where the failure broke the context
-/// (bench/guard.hpp). Throws std::invalid_argument for an unknown variant or a bad shape.
+/// (bench/guard.hpp); so does a family's own shape that does not fit the free memory.
+/// Throws std::invalid_argument for an unknown variant or a bad shape in opt.shapes.
 std::vector<registry::BenchRecord> run_family(const registry::Family& family,
                                               const BenchOptions& opt);
 
