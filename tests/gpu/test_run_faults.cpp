@@ -151,7 +151,8 @@ TEST(RunFaults, ReportCompletesAndEachFaultSaysWhy) {
   report::Document doc;
   ASSERT_NO_THROW(doc = run::run_report(o));
   const nlohmann::json j = report::to_json(doc);
-  for (const char* f : run::kReportFiles) EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
+  for (const char* f : {"index.html", "report.md", "results.json"})
+    EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
   const nlohmann::json written = nlohmann::json::parse(slurp_file(dir / "results.json"));
   EXPECT_FALSE(written.contains("partial")) << "the final results.json is marked partial";
 

@@ -31,9 +31,6 @@ struct DeviceUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The files a report folder holds, in the order they are written at the end.
-inline constexpr const char* kReportFiles[] = {"index.html", "report.md", "results.json"};
-
 /// Runs everything registered and returns the report. With `out`, creates the folder,
 /// rewrites results.json after each measured section (with "partial": true until the end)
 /// and writes the three files at the end, each whole or not at all. Throws
