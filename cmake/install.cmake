@@ -4,7 +4,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(MEMHIER_EXPORTED_LIBRARIES model registry report claims core profile_host profile probe
-    kernels bench warnings)
+    kernels bench run warnings)
 if(MEMHIER_SANITIZE)
   list(APPEND MEMHIER_EXPORTED_LIBRARIES sanitize)
 endif()

@@ -145,8 +145,9 @@ def header(report, record_dir):
         f"| commit | `{(meta.get('git_commit') or 'unknown')[:12]}` |",
         f"| date (UTC) | {meta.get('date_utc')} |",
         "",
-        "`report.md` is the report with the card's state at its head, `index.html` the same "
-        "report as one page, `results.json` its records.",
+        "`report.md` is the report with the card's state at its head, `results.json` its "
+        "records (the one-page HTML is not kept: `memhier report` writes it from the same "
+        "records).",
     ]
     return lines
 

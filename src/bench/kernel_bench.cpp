@@ -5,16 +5,17 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <set>
 #include <stdexcept>
 
+#include "memhier/bench/guard.hpp"
 #include "memhier/bench/torch_reference.hpp"
-#include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/ceilings.hpp"
 #include "memhier/core/timing.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/model/arch.hpp"
-#include "memhier/report/summary.hpp"
+#include "memhier/report/document.hpp"
 
 namespace memhier::bench {
 namespace {
@@ -197,25 +198,6 @@ void record_verification(Case& c, BenchRecord* r) {
               std::to_string(r->rel_error) + " (tolerance " + std::to_string(r->tolerance) + ")";
 }
 
-// What the section says of PyTorch's rows: how they were timed, or in one sentence why
-// there are none; "" where PyTorch was not asked (--no-torch, bench without --torch).
-std::string torch_paragraph(const std::vector<BenchRecord>& records) {
-  const BenchRecord* any = nullptr;
-  bool timed = false;
-  for (const BenchRecord& r : records) {
-    if (r.reference != "pytorch") continue;
-    if (!any) any = &r;
-    timed = timed || r.verified;
-  }
-  if (!any) return {};
-  if (!timed) return "No PyTorch line: " + any->declined + ".";
-  return "The PyTorch rows time PyTorch's own call for the problem (python3 -m "
-         "memhier.torch_reference, the note names its version) with the same method, checked "
-         "against a float64 computation first, but in another process: their x memcpy and x "
-         "vendor, and every row's x torch (PyTorch's median time over the row's), are ratios of "
-         "medians, not paired. fp32 matmul and conv2d run with TF32 off.";
-}
-
 }  // namespace
 
 model::NumberType number_type(const Family& family) {
@@ -236,17 +218,136 @@ void verify_last_repetition(Case& c, const std::function<void(cudaStream_t)>& ru
   r->note = "the last timed repetition's output failed verification (" + after.note + ")";
 }
 
+namespace {
+
+// The variants of `family` that `opt` selects, in rung order.
+std::vector<const Variant*> selected(const Family& family, const BenchOptions& opt) {
+  std::vector<const Variant*> out;
+  for (const Variant& v : family.variants)
+    if (opt.variants.empty() ||
+        std::find(opt.variants.begin(), opt.variants.end(), v.name) != opt.variants.end())
+      out.push_back(&v);
+  return out;
+}
+
+// A row with no figures: the failure that left it unmeasured, for the reader and as data.
+BenchRecord unmeasured(const Family& family, const std::string& variant, int rung,
+                       const std::string& shape, const Failure& failure) {
+  BenchRecord r;
+  r.family = family.name;
+  r.variant = variant;
+  r.rung = rung;
+  r.shape = shape;
+  r.not_measured = failure.why;
+  r.note = failure.not_measured();
+  return r;
+}
+
+// What a variant is measured against at one shape: the case, its ceilings and vendor.
+struct AtShape {
+  const Family& family;
+  Case& c;
+  Ceilings& ceilings;
+  const Launch& baseline;
+  bool vendor;
+  registry::Work w;
+  Peak peak;
+  std::string tag;
+  bool quick;
+};
+
+// Verifies `v` at the shape, then times it paired with its references; a variant that
+// declines the shape keeps its reason in r->declined. Throws what a CUDA call throws.
+void measure_variant(const AtShape& at, const Variant& v, double* prev_ms, BenchRecord* r) {
+  const Family& family = at.family;
+  Case& c = at.c;
+  Ceilings& ceilings = at.ceilings;
+  const Launch& baseline = at.baseline;
+  const bool vendor = at.vendor, quick = at.quick;
+  const registry::Work& w = at.w;
+  const Peak& peak = at.peak;
+  const std::string& tag = at.tag;
+  try {
+    c.poison(nullptr);
+    c.run(v.name, nullptr);
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+  } catch (const std::invalid_argument& e) {
+    fill_resources(dispatched(family, v, r->shape), r);
+    r->declined = e.what();
+    return;
+  }
+  // After the first run: a tuned variant knows only now which kernel it runs.
+  fill_resources(dispatched(family, v, r->shape), r);
+  record_verification(c, r);
+  if (!r->verified) {
+    r->note += "; not timed";
+    return;
+  }
+  // Paired with its references, the rung last in each round: the outputs hold its
+  // last timed repetition afterwards.
+  std::vector<Launch> paired{ceilings.copy()};
+  Refs refs{0, kNone, kNone};
+  if (vendor) {
+    refs.vendor = paired.size();
+    paired.push_back(baseline);
+  }
+  if (family.read_dominated) {
+    refs.read = paired.size();
+    paired.push_back(ceilings.read());
+  }
+  const std::size_t self = paired.size();
+  paired.push_back([&](cudaStream_t s) { c.run(v.name, s); });
+  const core::PairedTiming t =
+      core::time_paired(paired, timing(tag + " " + v.name, quick, paired.size()));
+  verify_last_repetition(c, paired[self], r);
+  set_time(r, t.each[self], w, peak);
+  set_ratios(r, t, self, refs);
+  r->x_prev = *prev_ms / r->ms;
+  *prev_ms = r->ms;
+}
+
+}  // namespace
+
 std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& opt) {
   registry::check_variants(family, opt.variants);
   const std::vector<std::string>& shapes =
       !opt.shapes.empty() ? opt.shapes : (opt.quick ? family.quick_shapes : family.bench_shapes);
-  // Build every case first: a bad shape is bad input, answered before any measurement.
-  std::vector<std::unique_ptr<Case>> cases;
-  for (const std::string& shape : shapes) cases.push_back(family.make_case(shape, opt.seed));
+  // Build every case first: a bad shape is bad input, answered before any measurement. A
+  // case that cannot be built (out of GPU memory) leaves its shape's rows unmeasured.
+  std::vector<std::unique_ptr<Case>> cases(shapes.size());
+  std::vector<Failure> unbuilt(shapes.size());
+  const auto build = [&](std::size_t i) {
+    try {
+      cases[i] = family.make_case(shapes[i], opt.seed);
+    } catch (const std::invalid_argument& e) {
+      // The user's shape is bad input; the family's own one that does not fit the memory
+      // free now (another process holds some) is this shape's rows, not measured.
+      if (!opt.shapes.empty()) throw;
+      unbuilt[i] = {e.what(), false};
+    } catch (const std::exception& e) {
+      unbuilt[i] = describe_failure(e);
+    }
+  };
+  for (std::size_t i = 0; i < shapes.size(); ++i) build(i);
 
   std::vector<BenchRecord> out;
   const Peak peak = device_peak(number_type(family));
-  for (auto& c : cases) {
+  bool rebuild = false;  // a device reset invalidated the cases built before it
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    if (rebuild) build(i);
+    if (!cases[i]) {
+      for (const Variant* v : selected(family, opt))
+        out.push_back(unmeasured(family, v->name, v->rung, shapes[i], unbuilt[i]));
+      continue;
+    }
+    // After a reset the buffers of this and the later cases belong to a context that is
+    // gone: drop them before anything is allocated in the new one, and build afresh.
+    const auto after_reset = [&] {
+      for (std::size_t j = i; j < shapes.size(); ++j) cases[j].reset();
+      cudaGetLastError();
+      rebuild = true;
+    };
+    Case* c = cases[i].get();
     const registry::Work w = c->work();
     const std::string tag = family.name + " " + c->shape();
     const bool vendor = !c->baseline_name().empty();
@@ -257,21 +358,37 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       r.shape = c->shape();
       return r;
     };
-    Ceilings ceilings(w.bytes);
+    std::unique_ptr<Ceilings> held;
     const Launch baseline = [&](cudaStream_t s) { c->run_baseline(s); };
 
     // The ceilings and the vendor, paired with one another: their rows of the ladder.
     opt.progress(tag + ": ceilings" + (vendor ? " and " + c->baseline_name() : ""));
     BenchRecord vr = record(c->baseline_name());
-    if (vendor) {
-      c->poison(nullptr);
-      c->run_baseline(nullptr);
-      record_verification(*c, &vr);
+    core::PairedTiming ref;
+    Failure failure;
+    const bool refs_ok = guarded(
+        [&] {
+          held = std::make_unique<Ceilings>(w.bytes);
+          if (vendor) {
+            c->poison(nullptr);
+            c->run_baseline(nullptr);
+            record_verification(*c, &vr);
+          }
+          std::vector<Launch> group{held->copy(), held->read(), held->store(), held->fill()};
+          if (vendor) group.push_back(baseline);
+          ref = core::time_paired(group, timing(tag + " ceilings", opt.quick, group.size()));
+          // The vendor ran last in each round: its outputs are its last timed repetition's.
+          if (vendor && vr.verified) verify_last_repetition(*c, baseline, &vr);
+        },
+        &failure);
+    if (!refs_ok) {  // nothing to pair the variants with: the shape's rows say why
+      held.reset();
+      if (failure.reset) after_reset();
+      for (const Variant* v : selected(family, opt))
+        out.push_back(unmeasured(family, v->name, v->rung, c->shape(), failure));
+      continue;
     }
-    std::vector<Launch> group{ceilings.copy(), ceilings.read(), ceilings.store(), ceilings.fill()};
-    if (vendor) group.push_back(baseline);
-    const core::PairedTiming ref =
-        core::time_paired(group, timing(tag + " ceilings", opt.quick, group.size()));
+    Ceilings& ceilings = *held;
     const Refs at{0, vendor ? std::size_t{4} : kNone,
                   family.read_dominated ? std::size_t{1} : kNone};
     // The write-only ceiling is the faster of the store kernel and cudaMemsetAsync.
@@ -302,61 +419,33 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       out.push_back(r);
     }
     if (vendor) {
-      // The vendor ran last in each round: its outputs are its last timed repetition's.
-      if (vr.verified) verify_last_repetition(*c, baseline, &vr);
       if (!vr.verified) vr.note = "the vendor baseline failed verification: " + vr.note;
       set_time(&vr, ref.each[at.vendor], w, peak);
       set_ratios(&vr, ref, at.vendor, at);
       out.push_back(vr);
     }
 
+    const AtShape here{family, *c, ceilings, baseline, vendor, w, peak, tag, opt.quick};
     double prev_ms = NAN;
-    for (const Variant& v : family.variants) {
-      if (!opt.variants.empty() &&
-          std::find(opt.variants.begin(), opt.variants.end(), v.name) == opt.variants.end())
-        continue;
+    const std::vector<const Variant*> variants = selected(family, opt);
+    for (std::size_t vi = 0; vi < variants.size(); ++vi) {
+      const Variant& v = *variants[vi];
       opt.progress(tag + ": " + v.name);
       BenchRecord r = record(v.name);
       r.rung = v.rung;
-      try {
-        c->poison(nullptr);
-        c->run(v.name, nullptr);
-        MEMHIER_CUDA(cudaDeviceSynchronize());
-      } catch (const std::invalid_argument& e) {
-        fill_resources(dispatched(family, v, r.shape), &r);
-        r.declined = e.what();
-        out.push_back(r);
-        continue;
+      if (!guarded([&] { measure_variant(here, v, &prev_ms, &r); }, &failure)) {
+        r = unmeasured(family, v.name, v.rung, c->shape(), failure);
+        if (failure.reset) {  // the case is gone with the context: its other rows say so
+          out.push_back(r);
+          held.reset();
+          after_reset();
+          Failure gone{"the device was reset after " + v.name + " failed at this shape", false};
+          for (std::size_t rest = vi + 1; rest < variants.size(); ++rest)
+            out.push_back(
+                unmeasured(family, variants[rest]->name, variants[rest]->rung, shapes[i], gone));
+          break;
+        }
       }
-      // After the first run: a tuned variant knows only now which kernel it runs.
-      fill_resources(dispatched(family, v, r.shape), &r);
-      record_verification(*c, &r);
-      if (!r.verified) {
-        r.note += "; not timed";
-        out.push_back(r);
-        continue;
-      }
-      // Paired with its references, the rung last in each round: the outputs hold its
-      // last timed repetition afterwards.
-      std::vector<Launch> paired{ceilings.copy()};
-      Refs refs{0, kNone, kNone};
-      if (vendor) {
-        refs.vendor = paired.size();
-        paired.push_back(baseline);
-      }
-      if (family.read_dominated) {
-        refs.read = paired.size();
-        paired.push_back(ceilings.read());
-      }
-      const std::size_t self = paired.size();
-      paired.push_back([&](cudaStream_t s) { c->run(v.name, s); });
-      const core::PairedTiming t =
-          core::time_paired(paired, timing(tag + " " + v.name, opt.quick, paired.size()));
-      verify_last_repetition(*c, paired[self], &r);
-      set_time(&r, t.each[self], w, peak);
-      set_ratios(&r, t, self, refs);
-      r.x_prev = prev_ms / r.ms;
-      prev_ms = r.ms;
       out.push_back(r);
     }
   }
@@ -367,180 +456,62 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
 // not hold the report.
 constexpr int kTorchTimeoutS = 180;
 
+void add_torch_reference(std::vector<std::vector<BenchRecord>>& records, const BenchOptions& opt) {
+  if (!opt.torch_reference) return;
+  std::vector<std::pair<std::string, std::string>> cases;
+  for (const std::vector<BenchRecord>& family_records : records)
+    for (const BenchRecord& r : family_records)
+      if (cases.empty() || cases.back() != std::make_pair(r.family, r.shape))
+        cases.emplace_back(r.family, r.shape);
+  if (cases.empty()) return;
+  // One PyTorch subprocess for every shape, after the ladders (their GPU memory freed).
+  opt.progress("PyTorch's calls at " + std::to_string(cases.size()) + " shapes");
+  const TorchRun torch = run_torch_reference(cases, opt.quick, kTorchTimeoutS);
+  for (auto& family_records : records) add_torch_rows(torch, &family_records);
+}
+
 std::vector<std::vector<BenchRecord>> run_families(const std::vector<const Family*>& families,
                                                    const BenchOptions& opt) {
   std::vector<std::vector<BenchRecord>> records;
-  std::vector<std::pair<std::string, std::string>> cases;
-  for (const Family* f : families) {
-    records.push_back(run_family(*f, opt));
-    for (const BenchRecord& r : records.back())
-      if (cases.empty() || cases.back() != std::make_pair(f->name, r.shape))
-        cases.emplace_back(f->name, r.shape);
-  }
-  // One PyTorch subprocess for every shape, after the ladders (their GPU memory freed).
-  if (opt.torch_reference && !cases.empty()) {
-    opt.progress("PyTorch's calls at " + std::to_string(cases.size()) + " shapes");
-    const TorchRun torch = run_torch_reference(cases, opt.quick, kTorchTimeoutS);
-    for (auto& family_records : records) add_torch_rows(torch, &family_records);
-  }
+  for (const Family* f : families) records.push_back(run_family(*f, opt));
+  add_torch_reference(records, opt);
   return records;
 }
 
 std::vector<std::string> verify_family(const Family& family, std::uint32_t seed) {
   std::vector<std::string> failures;
+  // Per variant: shapes run, and the reasons it declined the others.
+  std::vector<int> ran(family.variants.size(), 0);
+  std::vector<std::set<std::string>> declines(family.variants.size());
   for (const std::string& shape : family.test_shapes) {
     std::unique_ptr<Case> c = family.make_case(shape, seed++);
-    for (const Variant& v : family.variants) {
+    for (std::size_t i = 0; i < family.variants.size(); ++i) {
+      const Variant& v = family.variants[i];
       try {
         c->poison(nullptr);
         c->run(v.name, nullptr);
         MEMHIER_CUDA(cudaDeviceSynchronize());
-      } catch (const std::invalid_argument&) {
-        continue;  // the variant declines this shape, with a reason: not a failure
+      } catch (const std::invalid_argument& e) {
+        declines[i].insert(e.what());  // a documented decline: not a failure by itself
+        continue;
       }
+      ++ran[i];
       BenchRecord r;
       record_verification(*c, &r);
       if (!r.verified)
         failures.push_back(family.name + " " + v.name + " at " + shape + ": " + r.note);
     }
   }
+  // Declining every shape for one reason is the device's lack (an architecture), not the
+  // shapes'; for several reasons, the variant runs none of the shapes it should.
+  for (std::size_t i = 0; i < family.variants.size(); ++i)
+    if (ran[i] == 0 && declines[i].size() != 1) {
+      std::string why;
+      for (const std::string& d : declines[i]) why += (why.empty() ? "" : "; ") + d;
+      failures.push_back(family.name + " " + family.variants[i].name +
+                         " ran none of the test shapes" + (why.empty() ? "" : ": " + why));
+    }
   return failures;
-}
-
-report::Section family_section(const Family& family, const std::vector<BenchRecord>& records) {
-  using report::Value;
-  report::Section s;
-  s.id = "bench-" + family.name;
-  s.title = family.title;
-  if (!family.story.empty()) s.paragraphs.push_back(family.story);
-  s.paragraphs.push_back(
-      "Each variant is verified on random inputs with NaN-poisoned outputs: every output "
-      "element against a float64 reference computed on the GPU, within a bound derived from "
-      "the operation, and the relative L2 error (rel. error) within the family's tolerance; "
-      "then timed (median of repeated launches, L2 flushed before each), and the output of "
-      "the last timed repetition (of one more run where the problem updates its output in "
-      "place) verified again. GB/s counts the fewest bytes the problem must move. The ceilings "
-      "move the same bytes: "
-      "cudaMemcpy device-to-device (half read, half written), a kernel that only reads them "
-      "and one that only writes them (a store kernel or cudaMemsetAsync, the faster). x memcpy "
-      "and x vendor are paired: the reference's repetitions alternate with the variant's, each "
-      "after the same L2 flush, and the figure is the median of the per-pair ratios (the "
-      "reference's time over the variant's; above 1: faster) with their 10th-90th percentiles "
-      "in brackets, so a drift of the card between measurements cancels instead of entering "
-      "the ratio. " +
-      std::string(family.read_dominated
-                      ? "The problem reads nearly all its bytes: x read-only is paired the same "
-                        "way with the read-only ceiling. "
-                      : "") +
-      "x prev is the previous rung's median time over this one's. Where the problem has flops, "
-      "the peak column is GFLOP/s over the peak of the family's number type at the maximum SM "
-      "clock the device reports: fp32 peak = SMs x fp32 lanes per SM x 2 x clock (tensor-core "
-      "reference lines can exceed it); bf16 peak = SMs x dense bf16 tensor-core FLOP per clock "
-      "per SM with fp32 accumulation (the architecture table's, from NVIDIA's whitepapers: "
-      "2048 on 8.0, 4096 on 9.0; none where the table has no confirmed figure) x clock. "
-      "NVIDIA quotes tensor peaks at a lower clock (an H100 SXM: 1830 MHz, 989 TFLOP/s; the "
-      "device reports 1980 MHz), so a bf16 peak here is the higher figure. A variant that "
-      "cannot run at a shape is shown as declined, with its reason.");
-  s.paragraphs.push_back(torch_paragraph(records));
-  if (s.paragraphs.back().empty()) s.paragraphs.pop_back();
-  const bool flops = std::any_of(records.begin(), records.end(),
-                                 [](const BenchRecord& r) { return std::isfinite(r.gflops); });
-  const bool torch = std::any_of(records.begin(), records.end(),
-                                 [](const BenchRecord& r) { return std::isfinite(r.x_torch); });
-  report::Table t;
-  t.id = "bench-" + family.name;
-  t.title = family.title + ": the ladder";
-  t.columns = {{"variant", "", "variant"},
-               {"rung", "", "rung"},
-               {"shape", "", "shape"},
-               {"time", "ms", "ms"},
-               {"bandwidth", "GB/s", "gbps"}};
-  if (flops) {
-    t.columns.push_back({"throughput", "GFLOP/s", "gflops"});
-    // The key stays peak_pct for every family; the column's name says which peak.
-    t.columns.push_back(
-        {std::string(model::to_string(number_type(family))) + " peak", "%", "peak_pct"});
-  }
-  // A problem bound by arithmetic (GEMM): the copy ceiling says nothing about it.
-  const bool copy = report::copy_ceiling_applies(records);
-  if (copy) t.columns.push_back({"x memcpy", "", "x_memcpy"});
-  if (family.read_dominated) t.columns.push_back({"x read-only", "", "x_read_only"});
-  for (report::Column c : std::vector<report::Column>{{"x vendor", "", "x_vendor"},
-                                                      {"x torch", "", "x_torch"},
-                                                      {"x prev", "", "x_prev"},
-                                                      {"registers", "", "regs"},
-                                                      {"local", "B", "local_bytes"},
-                                                      {"shared", "B", "smem_bytes"},
-                                                      {"blocks/SM", "", "blocks_per_sm"},
-                                                      {"occupancy", "%", "occupancy_pct"},
-                                                      {"rel. error", "", "rel_error"},
-                                                      {"verified", "", "verified"},
-                                                      {"note", "", "note"}})
-    if (torch || c.key != "x_torch") t.columns.push_back(c);
-  for (const BenchRecord& r : records) {
-    std::vector<Value> row{Value::str(r.variant), r.rung ? Value::integer(r.rung) : Value::none(),
-                           Value::str(r.shape), Value::num_or_none(r.ms, 4),
-                           Value::num_or_none(r.gbps, 0)};
-    if (flops) {
-      row.push_back(Value::num_or_none(r.gflops, 0));
-      row.push_back(Value::num_or_none(r.peak_pct, 1));
-    }
-    const bool kernel = r.rung > 0;
-    if (copy)
-      row.push_back(Value::median_or_none(r.frac_memcpy, r.frac_memcpy_spread.p10,
-                                          r.frac_memcpy_spread.p90, 2));
-    if (family.read_dominated)
-      row.push_back(Value::median_or_none(r.x_read_only, r.x_read_only_spread.p10,
-                                          r.x_read_only_spread.p90, 2));
-    row.push_back(
-        Value::median_or_none(r.x_vendor, r.x_vendor_spread.p10, r.x_vendor_spread.p90, 2));
-    if (torch) row.push_back(Value::num_or_none(r.x_torch, 2));
-    row.push_back(Value::num_or_none(r.x_prev, 2));
-    row.push_back(kernel && r.regs ? Value::integer(r.regs) : Value::none());
-    row.push_back(kernel && r.regs ? Value::integer(r.local_bytes) : Value::none());
-    row.push_back(kernel && r.regs ? Value::integer(r.static_smem + r.dynamic_smem)
-                                   : Value::none());
-    row.push_back(kernel && r.blocks_per_sm ? Value::integer(r.blocks_per_sm) : Value::none());
-    row.push_back(Value::num_or_none(r.occupancy * 100.0, 0));
-    row.push_back(Value::num_or_none(r.rel_error, 9));
-    row.push_back(Value::str(!r.declined.empty() ? "declined: " + r.declined
-                             : r.verified        ? "yes"
-                                                 : "no"));
-    row.push_back(Value::str(r.note));
-    t.rows.push_back(std::move(row));
-  }
-  s.tables.push_back(std::move(t));
-  // The claims this ladder tests, judged from these records (GEMM: the source's table too).
-  for (report::Table& extra : claims::ladder_tables(family.name, family.claims, records))
-    s.tables.push_back(std::move(extra));
-
-  report::Chart c;
-  c.id = "bench-" + family.name + "-chart";
-  c.title = family.title + (flops ? ": GFLOP/s per variant" : ": GB/s per variant");
-  c.kind = report::Chart::Kind::bar;
-  c.x_label = "variant";
-  c.y_label = flops ? "throughput" : "bandwidth";
-  c.y_unit = flops ? "GFLOP/s" : "GB/s";
-  c.log_y = true;
-  std::vector<std::string> shapes;
-  for (const BenchRecord& r : records) {
-    if (std::find(c.categories.begin(), c.categories.end(), r.variant) == c.categories.end())
-      c.categories.push_back(r.variant);
-    if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
-  }
-  for (const std::string& shape : shapes) {
-    report::Series ser;
-    ser.name = shape;
-    for (const std::string& v : c.categories) {
-      double y = NAN;
-      for (const BenchRecord& r : records)
-        if (r.shape == shape && r.variant == v && r.declined.empty()) y = flops ? r.gflops : r.gbps;
-      ser.y.push_back(y);
-    }
-    c.series.push_back(ser);
-  }
-  s.charts.push_back(std::move(c));
-  return s;
 }
 
 }  // namespace memhier::bench

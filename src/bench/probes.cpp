@@ -4,6 +4,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "memhier/bench/guard.hpp"
 #include "memhier/core/timing.hpp"
 #include "memhier/registry/registry.hpp"
 
@@ -46,7 +47,15 @@ ProbeRun run_probes(const core::DeviceInfo& device, const ProbeRunOptions& opt) 
         std::find(opt.only.begin(), opt.only.end(), e.family) == opt.only.end())
       continue;
     opt.progress(e.name);
-    probe::Result r = e.run_probe(run.context);
+    probe::Result r;
+    Failure failure;
+    if (!guarded([&] { r = e.run_probe(run.context); }, &failure)) {
+      // The probe's section says why it has no figures; the next probe runs regardless.
+      r = {};
+      r.section.id = e.name;
+      r.section.title = e.family + ": " + e.technique;
+      r.section.paragraphs.push_back("Not measured: " + failure.why + ".");
+    }
     tiers.insert(tiers.end(), r.tiers.begin(), r.tiers.end());
     run.sections.push_back(std::move(r.section));
     run.names.push_back(e.name);

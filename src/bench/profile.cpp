@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "memhier/bench/card_record.hpp"
+#include "memhier/bench/guard.hpp"
 #include "memhier/bench/kernel_bench.hpp"
 #include "memhier/bench/traffic.hpp"
 #include "memhier/claims/profile_claims.hpp"
@@ -199,6 +200,49 @@ std::vector<ProfileItem> plan_profile(const std::string& target,
   return items;
 }
 
+namespace {
+
+// Profiles one item of family `f` (a variant, or "baseline") on `c`: a warm-up, then the
+// marker and the item between cudaProfilerStart and Stop, then its verification. `marked`
+// says whether its marker was launched (the counters stay in step when it fails after).
+void profile_item(const Family& f, Case& c, const std::string& name, const std::string& s,
+                  std::size_t me, cudaStream_t stream, bool* marked,
+                  std::vector<ItemOutcome>& outcomes) {
+  auto run = [&] { name == "baseline" ? c.run_baseline(stream) : c.run(name, stream); };
+  try {
+    run();  // warm-up outside the profiled range: tuners, library handles, lazy loading
+  } catch (const std::invalid_argument& e) {
+    MEMHIER_CUDA(cudaProfilerStart());
+    profile::launch_marker(static_cast<int>(me), stream);  // keeps the markers in step
+    *marked = true;
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+    MEMHIER_CUDA(cudaProfilerStop());
+    outcomes.push_back({me, std::string(kNotApplicable) + e.what(), ""});
+    return;
+  }
+  // A dispatching variant (a tuned best) says which rung it ran: known only now.
+  for (const Variant& v : f.variants)
+    if (v.name == name && v.runs) {
+      const std::string r = v.runs(s);
+      if (!r.empty()) outcomes.push_back({me, "", r});
+    }
+  c.poison(stream);
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+  MEMHIER_CUDA(cudaProfilerStart());
+  profile::launch_marker(static_cast<int>(me), stream);
+  *marked = true;
+  run();
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+  MEMHIER_CUDA(cudaProfilerStop());
+  const double err = c.error();
+  if (!(err <= c.tolerance()))
+    outcomes.push_back(
+        {me, "failed verification under the profiler (relative error " + std::to_string(err) + ")",
+         ""});
+}
+
+}  // namespace
+
 void execute_profile(const std::string& target, const std::vector<std::string>& variants,
                      const std::string& shape, std::vector<ItemOutcome>& outcomes) {
   auto note = [&outcomes](std::size_t index, const std::string& text) {
@@ -210,16 +254,22 @@ void execute_profile(const std::string& target, const std::vector<std::string>& 
   for (const std::string& t : expand(target)) {
     if (is_pattern_set(t)) {
       const std::vector<profile::Pattern> ps = profile::patterns(t);
-      profile::PatternRunner runner(ps);
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-      MEMHIER_CUDA(cudaProfilerStart());
-      // One marker for the set: each pattern is exactly one kernel, so the kernels after
-      // it are the set's items in order (half as many profiled launches as a marker each).
-      profile::launch_marker(static_cast<int>(index), stream);
-      for (const profile::Pattern& p : ps) runner.run(p, stream);
+      Failure failure;
+      const bool ok = guarded(
+          [&] {
+            profile::PatternRunner runner(ps);
+            MEMHIER_CUDA(cudaDeviceSynchronize());
+            MEMHIER_CUDA(cudaProfilerStart());
+            // One marker for the set: each pattern is exactly one kernel, so the kernels
+            // after it are the set's items in order (half as many profiled launches).
+            profile::launch_marker(static_cast<int>(index), stream);
+            for (const profile::Pattern& p : ps) runner.run(p, stream);
+            MEMHIER_CUDA(cudaDeviceSynchronize());
+            MEMHIER_CUDA(cudaProfilerStop());
+          },
+          &failure);
+      for (std::size_t i = 0; i < ps.size() && !ok; ++i) note(index + i, failure.not_measured());
       index += ps.size();
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-      MEMHIER_CUDA(cudaProfilerStop());
       continue;
     }
     const Family& f = *find_family(t);
@@ -231,34 +281,25 @@ void execute_profile(const std::string& target, const std::vector<std::string>& 
         note(me, "this family has no vendor baseline");
         continue;
       }
-      auto run = [&] { name == "baseline" ? c->run_baseline(stream) : c->run(name, stream); };
-      try {
-        run();  // warm-up outside the profiled range: tuners, library handles, lazy loading
-      } catch (const std::invalid_argument& e) {
-        MEMHIER_CUDA(cudaProfilerStart());
-        profile::launch_marker(static_cast<int>(me), stream);  // keeps the markers in step
-        MEMHIER_CUDA(cudaDeviceSynchronize());
-        MEMHIER_CUDA(cudaProfilerStop());
-        note(me, std::string(kNotApplicable) + e.what());
+      bool marked = false;
+      Failure failure;
+      if (guarded([&] { profile_item(f, *c, name, s, me, stream, &marked, outcomes); }, &failure))
         continue;
-      }
-      // A dispatching variant (a tuned best) says which rung it ran: known only now.
-      for (const Variant& v : f.variants)
-        if (v.name == name && v.runs) {
-          const std::string r = v.runs(s);
-          if (!r.empty()) outcomes.push_back({me, "", r});
+      try {  // the markers stay in step and the range closed, where the context still works
+        if (!marked) {
+          MEMHIER_CUDA(cudaProfilerStart());
+          profile::launch_marker(static_cast<int>(me), stream);
+          MEMHIER_CUDA(cudaDeviceSynchronize());
         }
-      c->poison(stream);
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-      MEMHIER_CUDA(cudaProfilerStart());
-      profile::launch_marker(static_cast<int>(me), stream);
-      run();
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-      MEMHIER_CUDA(cudaProfilerStop());
-      const double err = c->error();
-      if (!(err <= c->tolerance()))
-        note(me,
-             "failed verification under the profiler (relative error " + std::to_string(err) + ")");
+        MEMHIER_CUDA(cudaProfilerStop());
+      } catch (const std::exception&) {
+        cudaGetLastError();
+      }
+      note(me, failure.not_measured());
+      if (failure.reset) {  // the case's buffers went with the old context
+        c.reset();
+        c = f.make_case(s, 0x5eed);
+      }
     }
   }
 }
@@ -323,8 +364,9 @@ NcuRun run_ncu(const std::string& ncu, const std::string& target_program, const 
     child.push_back(std::move(a));
   NcuRun run;
   std::string output;
+  const int limit = profile::ncu_timeout_s();
   run.rc = profile::run_command(
-      profile::ncu_command(ncu, log_name, child, is_pattern_set(target), leave_out), output);
+      profile::ncu_command(ncu, log_name, child, is_pattern_set(target), leave_out), output, limit);
   std::ifstream log(log_name);
   std::stringstream text;
   text << log.rdbuf();
@@ -332,6 +374,9 @@ NcuRun run_ncu(const std::string& ncu, const std::string& target_program, const 
   run.outcomes = read_outcomes(outcome_name);
   std::filesystem::remove(outcome_name);
   run.all = text.str() + "\n" + output;
+  if (run.rc == profile::kTimedOut)  // not retried: a retry would wait as long again
+    throw std::runtime_error("Nsight Compute timed out after " + std::to_string(limit) + " s on " +
+                             target + " (MEMHIER_NCU_TIMEOUT sets the limit)");
   try {
     run.rows = profile::parse_raw_csv(text.str());
   } catch (const profile::NcuError&) {

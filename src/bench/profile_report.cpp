@@ -5,6 +5,7 @@
 #include <climits>
 #include <filesystem>
 
+#include "memhier/bench/guard.hpp"
 #include "memhier/bench/profile.hpp"
 #include "memhier/kernels/register.hpp"
 #include "memhier/registry/registry.hpp"
@@ -62,11 +63,11 @@ std::vector<report::Section> measure_profiles(
             tb.id = "profile-" + target + "-large-kernels";
       }
     } catch (const std::exception& e) {
-      // No ncu or no counters here: the report says why and goes on.
+      // No ncu, no counters, a timeout or a CUDA error here: the report says why, goes on.
       report::Section s;
       s.id = "profile-" + target + (large ? "-large" : "");
       s.title = "Predicted against measured: " + target;
-      s.paragraphs.push_back(std::string("Not measured: ") + e.what());
+      s.paragraphs.push_back("Not measured: " + describe_failure(e).why);
       out.push_back(std::move(s));
       if (dynamic_cast<const ProfilerUnavailable*>(&e)) break;  // same for every target
     }

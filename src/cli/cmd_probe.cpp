@@ -15,10 +15,11 @@
 
 namespace memhier::cli {
 
-core::DeviceInfo require_device() {
+core::DeviceInfo require_device(bool open) {
   std::string why;
   auto dev = core::query_device(0, &why);
   if (!dev) throw NoDevice("this command needs a GPU: " + why);
+  if (open && !core::open_context(*dev, &why)) throw NoDevice(why);
   return *dev;
 }
 

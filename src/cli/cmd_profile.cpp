@@ -24,7 +24,8 @@ int run_profile_command(const ProfileCliOptions& o) {
   if (o.size_given && o.size.empty())
     throw UsageError("--size '' is empty; give a shape such as 1000x772, or leave --size out.");
   as_bad_input([&] { bench::plan_profile(o.target, o.variants, o.size, false); });
-  require_device();
+  // The profiled child opens the context: one held here would lock an exclusive-process GPU.
+  require_device(false);
   std::vector<bench::ProfileItem> items;
   try {
     ProgressLine progress("memhier profile");

@@ -1,23 +1,14 @@
-// memhier report: everything registered, as terminal tables and as files.
+// memhier report: everything registered, as terminal tables and as files (the run
+// pipeline, src/run, does the work; this file parses the options and prints).
 #include <fmt/format.h>
 
-#include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <optional>
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "memhier/bench/model_tables.hpp"
-#include "memhier/bench/profile.hpp"
-#include "memhier/claims/catalogue.hpp"
-#include "memhier/claims/ladders.hpp"
-#include "memhier/core/device.hpp"
-#include "memhier/report/roofline.hpp"
-#include "memhier/report/summary.hpp"
 #include "memhier/report/writers.hpp"
+#include "memhier/run/pipeline.hpp"
 #include "progress.hpp"
 
 namespace memhier::cli {
@@ -33,83 +24,45 @@ struct ReportOptions {
   bool no_torch = false;
 };
 
-// The merged tier figures as the summary takes them (the same numbers as the memory-spaces
-// table, handed over as numbers rather than read back from its cells).
-std::vector<report::SummaryTier> summary_tiers(const bench::ProbeRun& run) {
-  std::vector<report::SummaryTier> out;
-  for (const probe::TierFigure& f : run.tiers)
-    out.push_back({f.tier, f.latency_cycles,
-                   std::isnan(f.latency_cycles) ? NAN : run.context.cycles_to_ns(f.latency_cycles),
-                   f.bandwidth_gbps, f.size});
-  return out;
-}
-
-void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream f(p, std::ios::binary);
-  f << text;
-  if (!f) throw std::runtime_error("cannot write " + p.string() + ".");
+// The progress line's prefix for each stage, as `memhier probe` and `bench` show theirs.
+const char* prefix(run::Stage stage) {
+  switch (stage) {
+    case run::Stage::probes:
+      return "memhier probe";
+    case run::Stage::ladders:
+      return "memhier bench";
+    case run::Stage::profiles:
+      break;
+  }
+  return "memhier report";
 }
 
 int run_report(const ReportOptions& o) {
-  report::Document doc;
-  doc.title = "memhier report";
-  doc.meta = make_meta(true);
-  // Measurements first when there is a GPU; the models' predictions work everywhere.
-  std::string why;
-  std::optional<core::DeviceInfo> dev;
-  if (!o.no_gpu) dev = core::query_device(0, &why);
-  report::SummaryInput summary;
-  if (dev) {
-    const bench::ProbeRun run = measure_probes(*dev, o.quick, {});
-    doc.sections.push_back(run.summary);
-    summary.tiers = summary_tiers(run);
-    for (const auto& s : run.sections) doc.sections.push_back(s);
-    bench::BenchOptions bopt;
-    bopt.quick = o.quick;
-    bopt.torch_reference = !o.no_torch;
-    for (auto& s : measure_ladders(select_families("all"), bopt, &summary.records))
-      doc.sections.push_back(std::move(s));
-    const report::Roofline roof = report::roofline(summary);
-    doc.sections.push_back(report::roofline_section(roof));
-    doc.sections.back().tables.push_back(
-        claims::checks_table("report-roofline", claims::roofline_checks(roof)));
-    if (!o.no_profile) {
-      ProgressLine progress("memhier report");
-      const auto step = [&progress](const std::string& s) { progress.step(s); };
-      for (auto& s : bench::measure_profiles(o.quick, step)) doc.sections.push_back(std::move(s));
+  run::Options ro;
+  ro.out = o.out;
+  ro.quick = o.quick;
+  ro.no_gpu = o.no_gpu;
+  ro.no_profile = o.no_profile;
+  ro.no_torch = o.no_torch;
+  ro.meta = make_meta(true);
+  // One progress line per stage, counted from 1 in each.
+  std::unique_ptr<ProgressLine> line;
+  run::Stage shown = run::Stage::probes;
+  ro.progress = [&line, &shown](run::Stage stage, const std::string& step) {
+    if (!line || stage != shown) {
+      line.reset();
+      line = std::make_unique<ProgressLine>(prefix(stage));
+      shown = stage;
     }
-  } else {
-    report::Section none;
-    none.id = "no-gpu";
-    none.title = "Measurements";
-    none.paragraphs.push_back(
-        o.no_gpu ? "Measurements skipped (--no-gpu): only the models' predictions follow."
-                 : "No measurements: " + why + " The models' predictions below need no GPU.");
-    doc.sections.push_back(none);
+    line->step(step);
+  };
+  report::Document doc;
+  try {
+    doc = as_bad_input([&] { return run::run_report(ro); });
+  } catch (const run::DeviceUnavailable& e) {
+    throw NoDevice(e.what());
   }
-  doc.sections.push_back(bench::predicted_bank_strides());
-  doc.sections.push_back(bench::predicted_transpose_tiles());
-  doc.sections.push_back(bench::predicted_coalescing());
-  // Every claim in one table, gathered from the claims tables above; first after the summary.
-  const std::string note = dev        ? std::string()
-                           : o.no_gpu ? "no measurements in this report (--no-gpu)"
-                                      : "no GPU: " + why;
-  doc.sections.insert(doc.sections.begin() + 1, claims::claims_section(doc.sections, note));
-  // The summary opens the report: the hierarchy, the ladders' bests, the claims tally.
-  summary.claims = claims::tally(doc.sections);
-  summary.not_measured = note;
-  doc.sections.insert(doc.sections.begin(), report::summary_section(summary));
-
-  if (!o.out.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out, ec);
-    if (ec)
-      throw UsageError("cannot create the output folder '" + o.out + "': " + ec.message() + ".");
-    const std::filesystem::path dir(o.out);
-    write_file(dir / "index.html", report::to_html(doc));
-    write_file(dir / "report.md", report::to_markdown(doc));
-    write_file(dir / "results.json", report::to_json(doc).dump(2) + "\n");
-  }
+  line.reset();
   if (o.json) {
     print_json(report::to_json(doc));
   } else if (!o.quiet) {

@@ -29,8 +29,9 @@ std::vector<report::Section> measure_ladders(const std::vector<const registry::F
                                              const bench::BenchOptions& opt,
                                              std::vector<registry::BenchRecord>* records = nullptr);
 
-/// The GPU, or throws NoDevice (exit 3) with one sentence.
-core::DeviceInfo require_device();
+/// The GPU, its context created when `open`, or throws NoDevice (exit 3) with one sentence
+/// (no device, or one that is busy or prohibited).
+core::DeviceInfo require_device(bool open = true);
 
 /// Runs the probes with a progress line on stderr; bad --only names throw UsageError.
 bench::ProbeRun measure_probes(const core::DeviceInfo& dev, bool quick,

@@ -97,4 +97,26 @@ std::optional<DeviceInfo> query_device(int ordinal, std::string* why) {
   return d;
 }
 
+bool open_context(const DeviceInfo& device, std::string* why) {
+  const std::string name = "device " + std::to_string(device.ordinal) + " (" + device.name + ")";
+  int mode = cudaComputeModeDefault;
+  cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, device.ordinal);
+  cudaError_t err = mode == cudaComputeModeProhibited ? cudaErrorDevicesUnavailable
+                                                      : cudaSetDevice(device.ordinal);
+  if (err == cudaSuccess) err = cudaFree(nullptr);  // creates the context now
+  if (err == cudaSuccess) return true;
+  cudaGetLastError();
+  if (why) {
+    if (mode == cudaComputeModeProhibited)
+      *why = name + " is in prohibited compute mode, which allows no process to use it "
+                    "(nvidia-smi -c DEFAULT changes that).";
+    else if (err == cudaErrorDevicesUnavailable)
+      *why = name + " is busy: it is in exclusive-process mode and another process holds it; "
+                    "wait for that process to end.";
+    else
+      *why = name + " cannot be used: " + cudaGetErrorString(err) + ".";
+  }
+  return false;
+}
+
 }  // namespace memhier::core

@@ -1,10 +1,14 @@
 #include "memhier/profile/ncu.hpp"
 
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -244,7 +248,7 @@ std::vector<std::string> ncu_command(const std::string& ncu, const std::string& 
   return argv;
 }
 
-int run_command(const std::vector<std::string>& argv, std::string& output) {
+int run_command(const std::vector<std::string>& argv, std::string& output, int timeout_s) {
   output.clear();
   int fds[2];
   if (argv.empty() || ::pipe(fds) != 0) return -1;
@@ -255,6 +259,7 @@ int run_command(const std::vector<std::string>& argv, std::string& output) {
     return -1;
   }
   if (pid == 0) {
+    ::setpgid(0, 0);  // its own process group: a timeout kills ncu and the program it runs
     ::dup2(fds[1], STDOUT_FILENO);
     ::dup2(fds[1], STDERR_FILENO);
     ::close(fds[0]);
@@ -265,14 +270,46 @@ int run_command(const std::vector<std::string>& argv, std::string& output) {
     ::execvp(args[0], args.data());
     std::_Exit(127);
   }
+  ::setpgid(pid, pid);  // also here: whichever runs first, the group exists before a kill
   ::close(fds[1]);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  bool timed_out = false;
   std::array<char, 4096> buf;
-  ssize_t n;
-  while ((n = ::read(fds[0], buf.data(), buf.size())) > 0) output.append(buf.data(), n);
+  for (;;) {
+    int wait_ms = -1;
+    if (timeout_s > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        timed_out = true;
+        break;
+      }
+      wait_ms = static_cast<int>(left.count());
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, wait_ms);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t n = ::read(fds[0], buf.data(), buf.size());
+    if (n <= 0) break;
+    output.append(buf.data(), static_cast<std::size_t>(n));
+  }
+  if (timed_out) ::kill(-pid, SIGKILL);
   ::close(fds[0]);
   int status = 0;
   if (::waitpid(pid, &status, 0) < 0) return -1;
+  if (timed_out) return kTimedOut;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int ncu_timeout_s() {
+  const char* env = std::getenv("MEMHIER_NCU_TIMEOUT");
+  if (env && *env) {
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (*end == '\0' && v > 0 && v <= 86400) return static_cast<int>(v);
+  }
+  return 300;
 }
 
 std::vector<std::string> optional_to_leave_out(const std::string& ncu_output, bool access_only) {

@@ -2,7 +2,9 @@
 // the command line, and the access-pattern catalogue's predictions.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -119,6 +121,29 @@ TEST(NcuOutput, AFailedRunLeavesOutTheOptionalMetricsItNames) {
 TEST(NcuOutput, RecognizesMissingPermission) {
   EXPECT_NE(counters_unavailable_reason("==ERROR== ERR_NVGPUCTRPERM - The user does not have"), "");
   EXPECT_EQ(counters_unavailable_reason("==PROF== Disconnected"), "");
+}
+
+// A hung ncu must not hold the report: the command and its children are killed at the limit.
+TEST(NcuRun, ACommandPastItsLimitIsKilled) {
+  std::string out;
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(memhier::profile::run_command({"sh", "-c", "echo started; sleep 30 & wait"}, out, 1),
+            memhier::profile::kTimedOut);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 10.0);
+  EXPECT_EQ(out, "started\n");
+  EXPECT_EQ(memhier::profile::run_command({"sh", "-c", "echo done"}, out, 5), 0);
+  EXPECT_EQ(out, "done\n");
+}
+
+TEST(NcuRun, TheLimitComesFromTheEnvironment) {
+  ::unsetenv("MEMHIER_NCU_TIMEOUT");
+  EXPECT_EQ(memhier::profile::ncu_timeout_s(), 300);
+  ::setenv("MEMHIER_NCU_TIMEOUT", "42", 1);
+  EXPECT_EQ(memhier::profile::ncu_timeout_s(), 42);
+  ::setenv("MEMHIER_NCU_TIMEOUT", "soon", 1);
+  EXPECT_EQ(memhier::profile::ncu_timeout_s(), 300);
+  ::unsetenv("MEMHIER_NCU_TIMEOUT");
 }
 
 TEST(Patterns, CatalogueCoversTheIssueList) {

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <optional>
+#include <set>
+#include <stdexcept>
 #include <string>
 
 #include "memhier/core/device.hpp"
@@ -56,6 +59,44 @@ inline void expect_all_positive(const report::Table& t) {
         EXPECT_TRUE(std::isfinite(row[i].number) && row[i].number > 0)
             << t.id << " column " << t.columns[i].name << " = " << row[i].number;
       }
+}
+
+/// What an every-variant test saw of one variant: its runs, and its documented declines (a
+/// std::invalid_argument with a sentence, such as the tma rung refusing a 1x1 transpose).
+struct VariantRuns {
+  int ran = 0;
+  std::set<std::string> declines;
+
+  /// Runs `f`, one shape of the variant; a std::invalid_argument is a decline, not a failure.
+  template <class F>
+  void attempt(F&& f) {
+    try {
+      f();
+      ++ran;
+    } catch (const std::invalid_argument& e) {
+      declines.insert(e.what());
+    }
+  }
+  /// It ran one of the shapes at least, or declined every one for a single reason (the
+  /// device lacks what it needs, as a Hopper-only rung elsewhere: not a matter of shape).
+  bool ran_where_supported() const { return ran > 0 || declines.size() == 1; }
+  /// The reasons it gave, for a failure message.
+  std::string why() const {
+    std::string s;
+    for (const std::string& d : declines) s += (s.empty() ? "" : "; ") + d;
+    return s.empty() ? "no shape was tried" : s;
+  }
+};
+
+/// A comparison of measured times or rates, reported rather than asserted: another process
+/// on the GPU, a clock change or a test running beside this one can reverse any of them, so
+/// the figure goes to the test's output and XML (`key`, an XML name) with what the hierarchy
+/// leads one to expect, and a line says when it did not hold; the test does not fail on it.
+inline void report_figure(const std::string& key, double value, const std::string& expected,
+                          bool holds) {
+  ::testing::Test::RecordProperty(key, std::to_string(value));
+  std::printf("[  FIGURE  ] %s = %.4g (expected %s)%s\n", key.c_str(), value, expected.c_str(),
+              holds ? "" : ": NOT SO in this run (reported, not asserted)");
 }
 
 }  // namespace memhier::testing

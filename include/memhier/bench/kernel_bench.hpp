@@ -34,14 +34,20 @@ model::NumberType number_type(const registry::Family& family);
 /// with one another; each variant is then timed paired with memcpy, the vendor and (for a
 /// read-dominated family) the read-only ceiling, running last in each round so that its
 /// outputs are those of its last timed repetition. A variant that declines a shape keeps
-/// its reason in `declined`. Throws std::invalid_argument for an unknown variant or a bad
-/// shape.
+/// its reason in `declined`; one that fails (out of GPU memory, a CUDA error) keeps it in
+/// `not_measured`, and the device is reset where the failure broke the context
+/// (bench/guard.hpp); so does a family's own shape that does not fit the free memory.
+/// Throws std::invalid_argument for an unknown variant or a bad shape in opt.shapes.
 std::vector<registry::BenchRecord> run_family(const registry::Family& family,
                                               const BenchOptions& opt);
 
-/// run_family for each of `families` in order, then (with opt.torch_reference) one PyTorch
-/// subprocess for every shape they ran, its rows added to each family's records. Returns
-/// one record list per family.
+/// With opt.torch_reference: one PyTorch subprocess for every family and shape in `records`
+/// (one list per family), its rows added to each family's list.
+void add_torch_reference(std::vector<std::vector<registry::BenchRecord>>& records,
+                         const BenchOptions& opt);
+
+/// run_family for each of `families` in order, then add_torch_reference. Returns one record
+/// list per family.
 std::vector<std::vector<registry::BenchRecord>> run_families(
     const std::vector<const registry::Family*>& families, const BenchOptions& opt);
 
@@ -55,7 +61,9 @@ void verify_last_repetition(registry::Case& c, const std::function<void(cudaStre
 report::Section family_section(const registry::Family& family,
                                const std::vector<registry::BenchRecord>& records);
 
-/// Verifies every variant on the family's test shapes; returns one line per failure.
+/// Verifies every variant on the family's test shapes; returns one line per failure. A
+/// variant may decline a shape (std::invalid_argument) but must run one of them, unless it
+/// declines them all for one reason (an architecture it needs).
 std::vector<std::string> verify_family(const registry::Family& family, std::uint32_t seed);
 
 }  // namespace memhier::bench

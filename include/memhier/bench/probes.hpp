@@ -31,8 +31,10 @@ std::vector<std::string> probe_names();
 /// Throws std::invalid_argument (one sentence listing the known names) for an unknown name.
 void check_probe_names(const std::vector<std::string>& only);
 
-/// Measures the SM clock, runs the selected probes, builds the summary. Throws
-/// std::invalid_argument for an unknown name in `only`, core::CudaError on CUDA failure.
+/// Measures the SM clock, runs the selected probes, builds the summary. A probe that
+/// throws gets a section saying "not measured: why" and the next one runs (bench/guard.hpp).
+/// Throws std::invalid_argument for an unknown name in `only`, core::CudaError when the SM
+/// clock cannot be measured.
 ProbeRun run_probes(const core::DeviceInfo& device, const ProbeRunOptions& opt);
 
 }  // namespace memhier::bench

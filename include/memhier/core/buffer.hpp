@@ -17,8 +17,9 @@ class DeviceBuffer {
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t count) : count_(count) {
     if (count > std::numeric_limits<std::size_t>::max() / sizeof(T))
-      throw CudaError(cudaErrorMemoryAllocation, "buffer size overflows size_t");
-    if (count) MEMHIER_CUDA(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes()));
+      throw CudaError(cudaErrorMemoryAllocation, "buffer size overflows size_t",
+                      std::numeric_limits<std::size_t>::max());
+    if (count) MEMHIER_CUDA_ALLOC(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes()), bytes());
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;

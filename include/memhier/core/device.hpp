@@ -45,4 +45,9 @@ Versions cuda_versions();
 /// device, ordinal out of range).
 std::optional<DeviceInfo> query_device(int ordinal, std::string* why);
 
+/// Creates the device's context now, so that a device that refuses one (exclusive-process
+/// mode held by another process, prohibited compute mode) is told apart from a failure
+/// later: false with `why` set to one sentence for the user.
+bool open_context(const DeviceInfo& device, std::string* why);
+
 }  // namespace memhier::core

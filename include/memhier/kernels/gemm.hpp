@@ -51,8 +51,9 @@ void sgemm(Variant v, int m, int n, int k, float alpha, const float* A, int lda,
 /// or "" when it has not been chosen yet (no call at this shape class so far).
 std::string best_config(int m, int n, int k, bool aligned = true);
 
-/// Where `best` keeps its choices across runs ($XDG_CACHE_HOME/memhier/gemm-tuning.json or
-/// ~/.cache/memhier/gemm-tuning.json); "" when MEMHIER_NO_TUNE_CACHE=1 or no home is known.
+/// Where `best` keeps its choices across runs ($MEMHIER_CACHE_DIR/gemm-tuning.json, else
+/// $XDG_CACHE_HOME/memhier/gemm-tuning.json or ~/.cache/memhier/gemm-tuning.json); "" when
+/// MEMHIER_NO_TUNE_CACHE=1 or no home is known.
 std::string tuning_cache_path();
 
 /// Forgets the choices held in memory (the disk cache is re-read at the next `best` call).

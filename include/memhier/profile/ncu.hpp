@@ -65,9 +65,17 @@ std::vector<std::string> ncu_command(const std::string& ncu, const std::string& 
 /// every optional metric of the run; otherwise none (a retry would fail the same way).
 std::vector<std::string> optional_to_leave_out(const std::string& ncu_output, bool access_only);
 
+/// run_command's status for a command that outlived its time limit (it was killed).
+inline constexpr int kTimedOut = -2;
+
 /// Runs a command (no shell interpretation of the arguments); returns its exit status
-/// and puts stdout and stderr together in `output`.
-int run_command(const std::vector<std::string>& argv, std::string& output);
+/// and puts stdout and stderr together in `output`. With `timeout_s` > 0, a command still
+/// running after that many seconds is killed with its children (kTimedOut).
+int run_command(const std::vector<std::string>& argv, std::string& output, int timeout_s = 0);
+
+/// The seconds one ncu run may take: $MEMHIER_NCU_TIMEOUT when it is a positive number,
+/// else 300 (a family's largest ncu run takes about a minute on an H100).
+int ncu_timeout_s();
 
 /// A known reason why ncu cannot read counters on this machine (permissions, an
 /// unsupported runtime), found in its output; empty when none is recognized.

@@ -32,6 +32,9 @@ struct BenchRecord {
   bool ceiling = false;  ///< cudaMemcpy D2D, the read-only or the write-only ceiling
   bool verified = false;
   std::string declined;  ///< why the variant does not run at this shape; "" when it ran
+  /// Why a failure (out of GPU memory, a CUDA error) left this row without figures; "" when
+  /// it was measured. The row's note says the same to the reader.
+  std::string not_measured;
   double rel_error = NAN, tolerance = NAN;
   /// Elements beyond their own bound or not finite (0 passes); rel_error is over every element.
   std::uint64_t bad_elements = 0;

@@ -1,9 +1,10 @@
 // `best`: each candidate configuration is tried once per device, shape class and
 // alignment, on the caller's A and B into a scratch C, and the fastest is kept in memory
-// and on disk ($XDG_CACHE_HOME/memhier/gemm-tuning.json or ~/.cache/memhier/...; off with
-// MEMHIER_NO_TUNE_CACHE=1). An entry's key names the device, driver, toolkit, runtime,
-// memhier version and candidate list, so a change to any of them re-tunes by itself. A
-// missing, corrupt or unwritable cache never fails a run (tuning_cache.cpp).
+// and on disk ($MEMHIER_CACHE_DIR/gemm-tuning.json, else $XDG_CACHE_HOME/memhier/... or
+// ~/.cache/memhier/...; off with MEMHIER_NO_TUNE_CACHE=1). An entry's key names the device,
+// driver, toolkit, runtime, memhier version and candidate list, so a change to any of them
+// re-tunes by itself. A missing, corrupt or unwritable cache never fails a run
+// (tuning_cache.cpp).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -204,6 +205,9 @@ std::string cached_best(const Params& p) {
 std::string tuning_cache_path() {
   const char* off = std::getenv("MEMHIER_NO_TUNE_CACHE");
   if (off && *off && std::string(off) != "0") return {};
+  // The tests point this at their own folder: never the user's real cache.
+  const char* dir = std::getenv("MEMHIER_CACHE_DIR");
+  if (dir && *dir) return std::string(dir) + "/gemm-tuning.json";
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   if (xdg && *xdg) return std::string(xdg) + "/memhier/gemm-tuning.json";
   const char* home = std::getenv("HOME");

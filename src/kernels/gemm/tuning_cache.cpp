@@ -3,6 +3,7 @@
 #include "tuning_cache.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +18,8 @@
 #include <process.h>
 #define MEMHIER_GETPID _getpid
 #else
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 #define MEMHIER_GETPID getpid
 #endif
@@ -113,6 +116,36 @@ std::filesystem::path temp_beside(const std::filesystem::path& target) {
   return target.parent_path() / (target.filename().string() + suffix);
 }
 
+/// An exclusive flock on `<cache>.lock` for one read-merge-write: two processes tuning at
+/// once would otherwise each write the file read before the other's entry (a lost entry).
+/// Without the lock (no such file can be made) the write goes on: a lost entry costs a re-tune.
+class FileLock {
+ public:
+  explicit FileLock(const std::filesystem::path& target) {
+#if !defined(_WIN32)
+    const std::string name = target.string() + ".lock";
+    fd_ = ::open(name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    while (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0)
+      if (errno != EINTR) {
+        ::close(fd_);
+        fd_ = -1;
+      }
+#else
+    (void)target;
+#endif
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock() {
+#if !defined(_WIN32)
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+#endif
+  }
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace
 
 bool write_entry(const std::string& path, const std::string& key, const nlohmann::json& entry,
@@ -124,6 +157,7 @@ bool write_entry(const std::string& path, const std::string& key, const nlohmann
     const fs::path target(path);
     if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
     if (ec) return false;
+    const FileLock lock(target);  // held until the renamed file is in place
     nlohmann::json file = nlohmann::json::object();
     file["format"] = kFormat;
     file["entries"] = read_entries(path, warnings);  // other processes' entries are kept

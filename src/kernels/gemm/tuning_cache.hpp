@@ -55,7 +55,8 @@ nlohmann::json parse_entries(const std::string& text, std::string* reason);
 nlohmann::json read_entries(const std::string& path, Warnings& warnings);
 
 /// Sets entries[key] = entry in the file at `path`, merged with what is on disk just
-/// before, through a temporary file in the same directory renamed over the target. Returns
+/// before, through a temporary file in the same directory renamed over the target, under an
+/// exclusive flock on `path`.lock so that processes writing at once keep each other's. Returns
 /// false (the file untouched) when it cannot be written. Never throws.
 bool write_entry(const std::string& path, const std::string& key, const nlohmann::json& entry,
                  Warnings& warnings);

@@ -1,0 +1,30 @@
+// Every measured item (a probe, a ladder's variant at a shape, a profiled item) runs under
+// a guard: whatever it throws becomes one sentence for its row or section, a CUDA error
+// that broke the context resets the device, and the run goes on with the next item.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <string>
+
+namespace memhier::bench {
+
+/// What a guard learned from a failed item.
+struct Failure {
+  std::string why;     ///< "out of GPU memory (...) while allocating 512 MiB", for a user
+  bool reset = false;  ///< the context was broken and the device was reset (cudaDeviceReset)
+  /// "not measured: " + why: the text of the item's row or section.
+  std::string not_measured() const { return "not measured: " + why; }
+};
+
+/// The sentence for `e` as a user reads it (no source line): out of GPU memory with the
+/// allocation's size, a kernel fault, a busy device, or the exception's own message. Where
+/// the CUDA context no longer works, resets the device and says so.
+Failure describe_failure(const std::exception& e);
+
+/// Runs `item`; returns true when it completed, else false with `failure` filled (any
+/// exception is caught, std::invalid_argument included: callers that treat a decline apart
+/// catch it inside `item`).
+bool guarded(const std::function<void()>& item, Failure* failure);
+
+}  // namespace memhier::bench

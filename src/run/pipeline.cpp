@@ -1,0 +1,193 @@
+#include "memhier/run/pipeline.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "memhier/bench/card_record.hpp"
+#include "memhier/bench/guard.hpp"
+#include "memhier/bench/kernel_bench.hpp"
+#include "memhier/bench/model_tables.hpp"
+#include "memhier/bench/probes.hpp"
+#include "memhier/bench/profile.hpp"
+#include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/ladders.hpp"
+#include "memhier/core/device.hpp"
+#include "memhier/kernels/register.hpp"
+#include "memhier/report/files.hpp"
+#include "memhier/report/roofline.hpp"
+#include "memhier/report/summary.hpp"
+#include "memhier/report/writers.hpp"
+
+namespace memhier::run {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The merged tier figures as the summary takes them (the same numbers as the memory-spaces
+// table, handed over as numbers rather than read back from its cells).
+std::vector<report::SummaryTier> summary_tiers(const bench::ProbeRun& run) {
+  std::vector<report::SummaryTier> out;
+  for (const probe::TierFigure& f : run.tiers)
+    out.push_back({f.tier, f.latency_cycles,
+                   std::isnan(f.latency_cycles) ? NAN : run.context.cycles_to_ns(f.latency_cycles),
+                   f.bandwidth_gbps, f.size});
+  return out;
+}
+
+// A section for a stage or item that failed as a whole: what it would have held, and why not.
+report::Section unmeasured_section(const std::string& id, const std::string& title,
+                                   const bench::Failure& failure) {
+  report::Section s;
+  s.id = id;
+  s.title = title;
+  s.paragraphs.push_back("Not measured: " + failure.why + ".");
+  return s;
+}
+
+// The report folder: results.json after each measured section, every file whole.
+class Files {
+ public:
+  explicit Files(const std::string& out) : dir_(out) {
+    if (out.empty()) return;
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    if (ec)  // the user's --out: bad input, answered before anything is measured
+      throw std::invalid_argument("cannot create the output folder '" + out + "': " + ec.message() +
+                                  ".");
+  }
+  /// The sections so far, marked partial: a run killed later leaves this much.
+  void progress(const report::Document& doc) const {
+    if (dir_.empty()) return;
+    nlohmann::json j = report::to_json(doc);
+    j["partial"] = true;
+    report::write_file_atomically(dir_ / "results.json", j.dump(2) + "\n");
+  }
+  /// The whole report; results.json last, so that it is complete once the others are.
+  void finish(const report::Document& doc) const {
+    if (dir_.empty()) return;
+    report::write_file_atomically(dir_ / "index.html", report::to_html(doc));
+    report::write_file_atomically(dir_ / "report.md", report::to_markdown(doc));
+    report::write_file_atomically(dir_ / "results.json", report::to_json(doc).dump(2) + "\n");
+  }
+
+ private:
+  fs::path dir_;
+};
+
+// The ladders, one family at a time, each under its own guard; PyTorch's rows after them.
+void measure_ladders(const Options& o, report::Document& doc, report::SummaryInput& summary,
+                     const Files& files) {
+  bench::BenchOptions bopt;
+  bopt.quick = o.quick;
+  bopt.torch_reference = !o.no_torch;
+  bopt.progress = [&o](const std::string& s) { o.progress(Stage::ladders, s); };
+  std::vector<const registry::Family*> measured;
+  std::vector<std::vector<registry::BenchRecord>> records;
+  std::vector<std::size_t> at;  // each measured family's section in doc.sections
+  for (const registry::Family& f : registry::families()) {
+    std::vector<registry::BenchRecord> rec;
+    bench::Failure failure;
+    if (bench::guarded([&] { rec = bench::run_family(f, bopt); }, &failure)) {
+      measured.push_back(&f);
+      records.push_back(std::move(rec));
+      at.push_back(doc.sections.size());
+      doc.sections.push_back(bench::family_section(f, records.back()));
+    } else {
+      doc.sections.push_back(unmeasured_section("bench-" + f.name, f.title, failure));
+    }
+    files.progress(doc);
+  }
+  bench::Failure failure;
+  const bool torch = bench::guarded([&] { bench::add_torch_reference(records, bopt); }, &failure);
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    doc.sections[at[i]] = bench::family_section(*measured[i], records[i]);
+    if (!torch)
+      doc.sections[at[i]].paragraphs.push_back("PyTorch's rows: " + failure.not_measured() + ".");
+    summary.records.insert(summary.records.end(), records[i].begin(), records[i].end());
+  }
+}
+
+// Everything measured on the device, appended to the document section by section.
+void measure(const Options& o, const core::DeviceInfo& dev, report::Document& doc,
+             report::SummaryInput& summary, const Files& files) {
+  bench::ProbeRunOptions popt;
+  popt.quick = o.quick;
+  popt.progress = [&o](const std::string& s) { o.progress(Stage::probes, s); };
+  bench::ProbeRun run;
+  bench::Failure failure;
+  if (bench::guarded([&] { run = bench::run_probes(dev, popt); }, &failure)) {
+    // Every probe ran: this card's record for the models (simulate --card this).
+    std::string why;
+    if (!bench::save_card_record(
+            bench::card_record(run, "memhier " + o.meta.git_commit + ", " + o.meta.date_utc), &why))
+      run.summary.paragraphs.push_back("This card's record for the models was not saved: " + why);
+    doc.sections.push_back(run.summary);
+    summary.tiers = summary_tiers(run);
+    for (const auto& s : run.sections) doc.sections.push_back(s);
+  } else {
+    doc.sections.push_back(unmeasured_section("memory-spaces", "Memory spaces", failure));
+  }
+  files.progress(doc);
+  measure_ladders(o, doc, summary, files);
+  const report::Roofline roof = report::roofline(summary);
+  doc.sections.push_back(report::roofline_section(roof));
+  doc.sections.back().tables.push_back(
+      claims::checks_table("report-roofline", claims::roofline_checks(roof)));
+  files.progress(doc);
+  if (o.no_profile) return;
+  const auto step = [&o](const std::string& s) { o.progress(Stage::profiles, s); };
+  std::vector<report::Section> profiles;
+  if (bench::guarded([&] { profiles = bench::measure_profiles(o.quick, step); }, &failure))
+    for (auto& s : profiles) doc.sections.push_back(std::move(s));
+  else
+    doc.sections.push_back(unmeasured_section("profile", "Predicted against measured", failure));
+  files.progress(doc);
+}
+
+}  // namespace
+
+report::Document run_report(const Options& o) {
+  probe::register_probes();  // idempotent: what a caller registered besides stays
+  kernels::register_families();
+  report::Document doc;
+  doc.title = "memhier report";
+  doc.meta = o.meta;
+  // Measurements first when there is a GPU; the models' predictions work everywhere.
+  std::string why;
+  std::optional<core::DeviceInfo> dev;
+  if (!o.no_gpu) dev = core::query_device(0, &why);
+  if (dev && !core::open_context(*dev, &why)) throw DeviceUnavailable(why);
+  const Files files(o.out);
+  report::SummaryInput summary;
+  if (dev) {
+    measure(o, *dev, doc, summary, files);
+  } else {
+    report::Section none;
+    none.id = "no-gpu";
+    none.title = "Measurements";
+    none.paragraphs.push_back(
+        o.no_gpu ? "Measurements skipped (--no-gpu): only the models' predictions follow."
+                 : "No measurements: " + why + " The models' predictions below need no GPU.");
+    doc.sections.push_back(none);
+  }
+  doc.sections.push_back(bench::predicted_bank_strides());
+  doc.sections.push_back(bench::predicted_transpose_tiles());
+  doc.sections.push_back(bench::predicted_coalescing());
+  // Every claim in one table, gathered from the claims tables above; first after the summary.
+  const std::string note = dev        ? std::string()
+                           : o.no_gpu ? "no measurements in this report (--no-gpu)"
+                                      : "no GPU: " + why;
+  doc.sections.insert(doc.sections.begin() + 1, claims::claims_section(doc.sections, note));
+  // The summary opens the report: the hierarchy, the ladders' bests, the claims tally.
+  summary.claims = claims::tally(doc.sections);
+  summary.not_measured = note;
+  doc.sections.insert(doc.sections.begin(), report::summary_section(summary));
+  files.finish(doc);
+  return doc;
+}
+
+}  // namespace memhier::run
