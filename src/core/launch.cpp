@@ -94,8 +94,9 @@ int max_active_clusters(const void* kernel, int cluster, int threads, std::size_
 
 void launch_clustered(const void* kernel, void** args, int blocks, int cluster, int threads,
                       std::size_t smem, cudaStream_t stream) {
-  require_kernel("a clustered launch", kernel,
-                 {90, false, static_cast<int>(smem), cluster});
+  // Clusters at all: sizes past the portable 8 (sm_90's 16, opted into per kernel) are the
+  // caller's to check with max_active_clusters.
+  require_kernel("a clustered launch", kernel, {90, false, static_cast<int>(smem), 2});
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = cluster_config(blocks, cluster, threads, smem, stream, &attr);
   MEMHIER_CUDA(cudaLaunchKernelExC(&cfg, kernel, args));

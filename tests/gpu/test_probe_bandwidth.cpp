@@ -16,14 +16,16 @@ TEST(ProbeBandwidth, EveryTierMeasuredAndCopyNearMemcpy) {
   probe::Context ctx = quick_context(*dev);
   const probe::BandwidthResult m = probe::measure_bandwidth(ctx);
 
-  ASSERT_EQ(m.tiers.size(), 11u) << "3 shared widths, L1, L2, 4 HBM kernels, cudaMemcpy, constant";
+  ASSERT_EQ(m.tiers.size(), 17u)
+      << "3 shared widths, L1, 4 L2 working sets, 3 HBM reads, 2 HBM writes, copy, triad, "
+         "cudaMemcpy, constant";
   for (const probe::TierBandwidth& t : m.tiers) {
     EXPECT_TRUE(std::isfinite(t.gbps) && t.gbps > 0)
         << t.tier << " " << t.access << " = " << t.gbps;
     EXPECT_LT(t.gbps, l1_ceiling_gbps(ctx)) << t.tier << " exceeds what L1 could deliver";
   }
-  for (double g : {m.best_shared_gbps, m.l1_gbps, m.l2_gbps, m.read_gbps, m.copy_gbps, m.triad_gbps,
-                   m.memcpy_gbps, m.constant_gbps})
+  for (double g : {m.best_shared_gbps, m.l1_gbps, m.l2_gbps, m.read_gbps, m.write_gbps, m.copy_gbps,
+                   m.triad_gbps, m.memcpy_gbps, m.constant_gbps})
     EXPECT_TRUE(std::isfinite(g) && g > 0) << g;
   EXPECT_GT(m.array_bytes, 0);
   // The best shared width is one of the three measured.
