@@ -71,8 +71,8 @@ int run_report(const ReportOptions& o) {
       doc.sections.push_back(std::move(s));
     const report::Roofline roof = report::roofline(summary);
     doc.sections.push_back(report::roofline_section(roof));
-    doc.sections.back().tables.push_back(
-        claims::checks_table("report-roofline", claims::roofline_checks(roof)));
+    claims::add_checks(doc.sections.back(), claims::Checker::report("roofline"),
+                       claims::roofline_checks(roof));
     if (!o.no_profile) {
       ProgressLine progress("memhier report");
       const auto step = [&progress](const std::string& s) { progress.step(s); };
@@ -94,9 +94,12 @@ int run_report(const ReportOptions& o) {
   const std::string note = dev        ? std::string()
                            : o.no_gpu ? "no measurements in this report (--no-gpu)"
                                       : "no GPU: " + why;
-  doc.sections.insert(doc.sections.begin() + 1, claims::claims_section(doc.sections, note));
+  // Claims about another card than this one are not judged by it.
+  std::optional<claims::RunningCard> card;
+  if (dev) card = claims::RunningCard{dev->name, dev->cc_major, dev->cc_minor};
+  doc.sections.insert(doc.sections.begin() + 1, claims::claims_section(doc.sections, note, card));
   // The summary opens the report: the hierarchy, the ladders' bests, the claims tally.
-  summary.claims = claims::tally(doc.sections);
+  summary.claims = claims::tally(doc.sections, card);
   summary.not_measured = note;
   doc.sections.insert(doc.sections.begin(), report::summary_section(summary));
 

@@ -47,29 +47,32 @@ double cycles_to_ns(double cycles, double sm_clock_mhz);
 
 using report::strf;
 
-/// One row of a probe's "claims against this card" table: a catalogue id
-/// ("bank-stride-33-free"_claim), what this card did, and the verdict the judge gave
-/// ("reproduced (tolerance ...)", "refuted: ...", "not measurable here: why").
+/// One check of a probe: a catalogue id (ClaimId::bank_stride_33_free), what this card did,
+/// and the judge's verdict (reproduced, refuted, not measurable here) with its text.
 using ClaimRow = claims::Check;
-using claims::operator""_claim;
 using claims::Claimed;
+using claims::ClaimId;
+using claims::Judgement;
 using claims::Tolerance;
+using results::not_measurable;
 
-/// The judge's verdict text for one claims-table row (see claims/judge.hpp).
-inline std::string judged(double measured, const Claimed& claimed, const Tolerance& tolerance,
-                          const std::string& unmeasured = "no figure was measured") {
-  return claims::judge(measured, claimed, tolerance, unmeasured).text;
+/// The judge's verdict for one check (see claims/judge.hpp).
+inline Judgement judged(double measured, const Claimed& claimed, const Tolerance& tolerance,
+                        const std::string& unmeasured = "no figure was measured") {
+  return claims::judge(measured, claimed, tolerance, unmeasured);
 }
 
 using claims::Figure;
 
-/// The judge's verdict text for a claim that every one of `figures` must meet.
-inline std::string judged_all(const std::vector<Figure>& figures,
-                              const std::string& unmeasured = "no figure was measured") {
-  return claims::judge_all(figures, unmeasured).text;
+/// The judge's verdict for a claim that every one of `figures` must meet.
+inline Judgement judged_all(const std::vector<Figure>& figures,
+                            const std::string& unmeasured = "no figure was measured") {
+  return claims::judge_all(figures, unmeasured);
 }
 
-/// The standard table of claims against measurements (id "<probe>-claims").
-report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows);
+/// Adds a probe's checks to its section: Section::checks (what the report's Claims section
+/// gathers) and the standard claims table (id "<probe>-claims").
+void add_claims(report::Section& section, const std::string& probe_name,
+                std::vector<ClaimRow> rows);
 
 }  // namespace memhier::probe
