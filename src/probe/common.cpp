@@ -1,9 +1,9 @@
-#include "common.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <utility>
+
+#include "claim_rows.hpp"
 
 namespace memhier::probe {
 

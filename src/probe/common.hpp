@@ -1,14 +1,12 @@
 // Host-only helpers the probes' measure and present code share: sizes, number
-// formatting, medians, claim rows judged by the one judge. No CUDA here, so the
-// presenters (*_present.cpp) build with the host compiler alone.
+// formatting, medians. No CUDA and no claims here (claim_rows.hpp has those), so the
+// kernels' files do not depend on the list of claims.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "memhier/claims/catalogue.hpp"
-#include "memhier/claims/judge.hpp"
 #include "memhier/probe/probe.hpp"
 #include "memhier/report/document.hpp"
 
@@ -46,33 +44,5 @@ double median(std::vector<double> v);
 double cycles_to_ns(double cycles, double sm_clock_mhz);
 
 using report::strf;
-
-/// One check of a probe: a catalogue id (ClaimId::bank_stride_33_free), what this card did,
-/// and the judge's verdict (reproduced, refuted, not measurable here) with its text.
-using ClaimRow = claims::Check;
-using claims::Claimed;
-using claims::ClaimId;
-using claims::Judgement;
-using claims::Tolerance;
-using results::not_measurable;
-
-/// The judge's verdict for one check (see claims/judge.hpp).
-inline Judgement judged(double measured, const Claimed& claimed, const Tolerance& tolerance,
-                        const std::string& unmeasured = "no figure was measured") {
-  return claims::judge(measured, claimed, tolerance, unmeasured);
-}
-
-using claims::Figure;
-
-/// The judge's verdict for a claim that every one of `figures` must meet.
-inline Judgement judged_all(const std::vector<Figure>& figures,
-                            const std::string& unmeasured = "no figure was measured") {
-  return claims::judge_all(figures, unmeasured);
-}
-
-/// Adds a probe's checks to its section: Section::checks (what the report's Claims section
-/// gathers) and the standard claims table (id "<probe>-claims").
-void add_claims(report::Section& section, const std::string& probe_name,
-                std::vector<ClaimRow> rows);
 
 }  // namespace memhier::probe

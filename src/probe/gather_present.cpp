@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/gather.hpp"
 
 namespace memhier::probe {

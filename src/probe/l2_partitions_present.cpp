@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/l2_partitions.hpp"
 
 namespace memhier::probe {

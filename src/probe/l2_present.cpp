@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/l2.hpp"
 
 namespace memhier::probe {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/layout.hpp"
 
 namespace memhier::probe {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/smem_config.hpp"
 
 namespace memhier::probe {

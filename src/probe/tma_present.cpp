@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/tma.hpp"
 
 namespace memhier::probe {
