@@ -138,8 +138,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
   }
   s.tables.push_back(std::move(t));
   // The claims this ladder tests, judged from these records (GEMM: the source's table too).
-  for (report::Table& extra : claims::ladder_tables(family.name, family.claims, records))
-    s.tables.push_back(std::move(extra));
+  claims::add_ladder_claims(s, family.name, family.claims, records);
 
   report::Chart c;
   c.id = "bench-" + family.name + "-chart";

@@ -585,8 +585,8 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
           static_cast<double>(it.predicted.global_ld_requests);
     }
   }
-  const std::vector<claims::Check> checks = claims::profile_checks(target, shape, counters);
-  if (!checks.empty()) s.tables.push_back(claims::checks_table("profile-" + target, checks));
+  std::vector<claims::Check> checks = claims::profile_checks(target, shape, counters);
+  if (!checks.empty()) claims::add_checks(s, claims::Checker::profile(target), std::move(checks));
   return s;
 }
 

@@ -1,5 +1,7 @@
-// Claims tables, the report's Claims section and the catalogue's own renderings.
+// Claims tables rendered from checks, the report's Claims section gathered from the sections'
+// checks, and the catalogue's own renderings.
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "memhier/claims/catalogue.hpp"
@@ -13,31 +15,10 @@ using report::Value;
 constexpr const char* kTableSuffix = "-claims";
 constexpr const char* kIdKey = "claim_id";
 
-bool starts_with(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
   return out;
-}
-
-std::string checkers_text(const Claim& c) {
-  std::vector<std::string> names;
-  for (const std::string& ch : c.checked_by) names.push_back(describe_checker(ch));
-  return join(names, ", ");
-}
-
-std::string text_at(const std::vector<Value>& row, int col) {
-  return col >= 0 && static_cast<std::size_t>(col) < row.size()
-             ? row[static_cast<std::size_t>(col)].display()
-             : std::string();
 }
 
 // Backslash-escapes what GitHub Markdown would read as markup inside a table cell.
@@ -50,74 +31,51 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
-}  // namespace
-
-Verdict classify(const std::string& verdict) {
-  if (starts_with(verdict, "reproduced")) return Verdict::reproduced;
-  if (starts_with(verdict, "not measurable here")) return Verdict::not_measurable;
-  return Verdict::refuted;
-}
-
-const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::reproduced:
-      return "reproduced";
-    case Verdict::refuted:
-      return "refuted";
-    case Verdict::not_measurable:
-      return "not measurable here";
-  }
-  return "refuted";
-}
-
-namespace {
-
 // The band column's text for a claim: the catalogue's band, or "n/a" when unmeasured.
 std::string band_text(const Claim& c) {
   return c.checked_by.empty() ? "n/a" : describe_band(c.band);
 }
 
-}  // namespace
-
-std::string describe_checker(const std::string& checker) {
-  if (starts_with(checker, "bench-")) return "bench " + checker.substr(6);
-  if (starts_with(checker, "profile-")) return "profile " + checker.substr(8);
-  if (starts_with(checker, "report-")) return "report " + checker.substr(7);
-  return "probe " + checker;
+// A claims table's verdict cell: the judge's text, and where the figure came from when it
+// was the device's properties rather than a measurement.
+std::string verdict_cell(const Check& c) {
+  return c.from_properties ? c.detail + "; from the device's properties, not measured" : c.detail;
 }
 
-report::Table checks_table(const std::string& owner, const std::vector<Check>& checks) {
+}  // namespace
+
+std::string checkers_text(const Claim& c) {
+  std::vector<std::string> names;
+  for (const Checker& ch : c.checked_by) names.push_back(ch.describe());
+  return join(names, ", ");
+}
+
+report::Table checks_table(const Checker& by, const std::vector<Check>& checks) {
   report::Table t;
-  t.id = owner + kTableSuffix;
+  t.id = by.owner() + kTableSuffix;
   t.title = "Claims against this card";
   t.columns = {{"claim", "", kIdKey},      {"source", "", "source"},
                {"claimed", "", "claim"},   {"measured here", "", "measured"},
                {"verdict", "", "verdict"}, {"band", "", "band"}};
   for (const Check& c : checks) {
-    const Claim* claim = find(c.id.c_str());
-    if (!claim)  // a wiring error: the CPU tests catch it before any run
-      throw std::logic_error(std::string("claims: '") + c.id.c_str() + "' (checked by " + owner +
-                             ") is not in the catalogue, src/claims/catalogue.cpp.");
-    t.rows.push_back({Value::str(claim->id), Value::str(claim->source), Value::str(claim->text),
-                      Value::str(c.measured), Value::str(c.verdict),
-                      Value::str(band_text(*claim))});
+    const Claim& cl = claim(c.id);
+    t.rows.push_back({Value::str(std::string(name(cl.id))), Value::str(cl.source),
+                      Value::str(cl.text), Value::str(c.measured), Value::str(verdict_cell(c)),
+                      Value::str(band_text(cl))});
   }
   return t;
 }
 
-std::vector<Finding> findings(const std::vector<report::Section>& sections) {
-  std::vector<Finding> out;
-  for (const report::Section& s : sections)
-    for (const report::Table& t : s.tables) {
-      if (!ends_with(t.id, kTableSuffix)) continue;
-      const int id = t.column(kIdKey), measured = t.column("measured"),
-                verdict = t.column("verdict");
-      if (id < 0 || verdict < 0) continue;  // an older claims table without ids
-      const std::string owner = t.id.substr(0, t.id.size() - std::string(kTableSuffix).size());
-      for (const std::vector<Value>& row : t.rows)
-        out.push_back({text_at(row, id), owner, text_at(row, measured), text_at(row, verdict)});
-    }
-  return out;
+void add_checks(report::Section& section, const Checker& by, std::vector<Check> checks) {
+  for (Check& c : checks) {
+    const std::vector<Checker>& named = claim(c.id).checked_by;
+    if (std::find(named.begin(), named.end(), by) == named.end())  // a wiring error
+      throw std::logic_error("claims: " + by.describe() + " checks '" + std::string(name(c.id)) +
+                             "', but src/claims/catalogue.cpp does not name it as a checker.");
+    c.by = by;
+  }
+  section.tables.push_back(checks_table(by, checks));
+  section.checks.insert(section.checks.end(), checks.begin(), checks.end());
 }
 
 namespace {
@@ -128,18 +86,21 @@ struct Row {
   std::string checker, measured;
   Verdict verdict;
   std::string detail;
+  bool from_properties = false;
 };
 
-std::vector<Row> gather(const std::vector<report::Section>& sections, const std::string& run_note) {
-  const std::vector<Finding> found = findings(sections);
+std::vector<Row> gather(const std::vector<report::Section>& sections, const std::string& run_note,
+                        const std::optional<RunningCard>& running) {
   std::vector<Row> rows;
   for (const Claim& c : catalogue()) {
     bool any = false;
-    for (const Finding& f : found) {
-      if (f.id != c.id) continue;
-      any = true;
-      rows.push_back({&c, describe_checker(f.checker), f.measured, classify(f.verdict), f.verdict});
-    }
+    for (const report::Section& s : sections)
+      for (const Check& found : s.checks) {
+        if (found.id != c.id) continue;
+        any = true;
+        const Check k = running ? on_card(found, *running) : found;
+        rows.push_back({&c, k.by.describe(), k.measured, k.verdict, k.detail, k.from_properties});
+      }
     if (any) continue;
     if (c.checked_by.empty())
       rows.push_back({&c, "nothing", "n/a", Verdict::not_measurable, c.unmeasured});
@@ -151,20 +112,47 @@ std::vector<Row> gather(const std::vector<report::Section>& sections, const std:
   return rows;
 }
 
-}  // namespace
+// A verdict (reproduced or refuted) taken from the device's properties, not measured.
+bool judged_from_properties(const Row& r) {
+  return r.from_properties && (r.verdict == Verdict::reproduced || r.verdict == Verdict::refuted);
+}
 
-report::ClaimsTally tally(const std::vector<report::Section>& sections) {
+// Counts rows by verdict, those judged from device properties apart.
+report::ClaimsTally count(const std::vector<Row>& rows) {
   report::ClaimsTally n;
-  for (const Row& r : gather(sections, {})) {
-    if (r.verdict == Verdict::reproduced) ++n.reproduced;
-    if (r.verdict == Verdict::refuted) ++n.refuted;
-    if (r.verdict == Verdict::not_measurable) ++n.not_measurable;
+  for (const Row& r : rows) {
+    if (judged_from_properties(r)) {
+      ++n.from_properties;
+      continue;
+    }
+    switch (r.verdict) {
+      case Verdict::reproduced:
+        ++n.reproduced;
+        break;
+      case Verdict::refuted:
+        ++n.refuted;
+        break;
+      case Verdict::not_measurable:
+        ++n.not_measurable;
+        break;
+      case Verdict::about_other_card:
+        ++n.about_other_card;
+        break;
+    }
   }
   return n;
 }
 
+}  // namespace
+
+report::ClaimsTally tally(const std::vector<report::Section>& sections,
+                          const std::optional<RunningCard>& running) {
+  return count(gather(sections, {}, running));
+}
+
 report::Section claims_section(const std::vector<report::Section>& sections,
-                               const std::string& run_note) {
+                               const std::string& run_note,
+                               const std::optional<RunningCard>& running) {
   report::Table t;
   t.id = "claims";
   t.title = "Every claim: claimed, measured on this card, verdict";
@@ -176,14 +164,14 @@ report::Section claims_section(const std::vector<report::Section>& sections,
                {"verdict", "", "verdict"},
                {"band", "", "band"},
                {"detail", "", "detail"}};
-  int counts[3] = {0, 0, 0};
-  for (const Row& r : gather(sections, run_note)) {
-    ++counts[static_cast<int>(r.verdict)];
-    t.rows.push_back({Value::str(r.claim->id), Value::str(r.claim->source),
+  const std::vector<Row> rows = gather(sections, run_note, running);
+  for (const Row& r : rows)
+    t.rows.push_back({Value::str(std::string(name(r.claim->id))), Value::str(r.claim->source),
                       Value::str(r.claim->text), Value::str(r.checker), Value::str(r.measured),
-                      Value::str(to_string(r.verdict)), Value::str(band_text(*r.claim)),
-                      Value::str(r.detail)});
-  }
+                      Value::str(std::string(to_string(r.verdict)) +
+                                 (judged_from_properties(r) ? " (device properties)" : "")),
+                      Value::str(band_text(*r.claim)), Value::str(r.detail)});
+  const report::ClaimsTally n = count(rows);
 
   report::Section s;
   s.id = "claims";
@@ -202,10 +190,18 @@ report::Section claims_section(const std::vector<report::Section>& sections,
       "refuted). Not "
       "measurable here: the run lacks what the check needs, or nothing here can measure the "
       "claim; the detail says why.");
-  s.paragraphs.push_back(std::to_string(catalogue().size()) + " claims, " +
-                         std::to_string(t.rows.size()) + " rows: " + std::to_string(counts[0]) +
-                         " reproduced, " + std::to_string(counts[1]) + " refuted, " +
-                         std::to_string(counts[2]) + " not measurable here.");
+  std::string counts = std::to_string(catalogue().size()) + " claims, " +
+                       std::to_string(t.rows.size()) + " rows: " + std::to_string(n.reproduced) +
+                       " reproduced, " + std::to_string(n.refuted) + " refuted, " +
+                       std::to_string(n.not_measurable) + " not measurable here";
+  // Shown only when present, so a run on the cards the claims speak of reads as before.
+  if (n.about_other_card > 0)
+    counts += ", " + std::to_string(n.about_other_card) +
+              " about another card (an absolute figure of the card the claim names)";
+  if (n.from_properties > 0)
+    counts += ", " + std::to_string(n.from_properties) +
+              " judged from the device's properties rather than measured";
+  s.paragraphs.push_back(counts + ".");
   s.tables.push_back(std::move(t));
 
   report::Chart chart;
@@ -215,7 +211,16 @@ report::Section claims_section(const std::vector<report::Section>& sections,
   chart.x_label = "verdict";
   chart.y_label = "checks";
   chart.categories = {"reproduced", "refuted", "not measurable here"};
-  chart.series.push_back({"checks", {}, {double(counts[0]), double(counts[1]), double(counts[2])}});
+  std::vector<double> y = {double(n.reproduced), double(n.refuted), double(n.not_measurable)};
+  if (n.about_other_card > 0) {
+    chart.categories.push_back(to_string(Verdict::about_other_card));
+    y.push_back(n.about_other_card);
+  }
+  if (n.from_properties > 0) {
+    chart.categories.push_back("from device properties");
+    y.push_back(n.from_properties);
+  }
+  chart.series.push_back({"checks", {}, std::move(y)});
   s.charts.push_back(std::move(chart));
   return s;
 }
@@ -228,7 +233,7 @@ report::Table catalogue_table() {
                {"claim text", "", "claim"}, {"checked by", "", "checked_by"},
                {"band", "", "band"},        {"why this band", "", "band_reason"}};
   for (const Claim& c : catalogue())
-    t.rows.push_back({Value::str(c.id), Value::str(c.source), Value::str(c.text),
+    t.rows.push_back({Value::str(std::string(name(c.id))), Value::str(c.source), Value::str(c.text),
                       Value::str(c.checked_by.empty() ? "not measurable here: " + c.unmeasured
                                                       : checkers_text(c)),
                       Value::str(band_text(c)), Value::str(c.band_reason)});
@@ -238,10 +243,9 @@ report::Table catalogue_table() {
 std::string catalogue_markdown() {
   int by_probe = 0, by_bench = 0, none = 0;
   for (const Claim& c : catalogue()) {
-    const bool bench = std::any_of(c.checked_by.begin(), c.checked_by.end(),
-                                   [](const std::string& s) { return starts_with(s, "bench-"); });
-    const bool probe = std::any_of(c.checked_by.begin(), c.checked_by.end(),
-                                   [](const std::string& s) { return !starts_with(s, "bench-"); });
+    const auto is_bench = [](const Checker& ch) { return ch.kind == Checker::Kind::bench; };
+    const bool bench = std::any_of(c.checked_by.begin(), c.checked_by.end(), is_bench);
+    const bool probe = !std::all_of(c.checked_by.begin(), c.checked_by.end(), is_bench);
     by_probe += probe;
     by_bench += bench;
     none += c.checked_by.empty();
@@ -256,7 +260,8 @@ std::string catalogue_markdown() {
       "title and the section the figure sits under), with a stable id and what in memhier "
       "checks it on the card it runs on. Probes and ladders refer to these ids; `memhier report` "
       "gathers their checks into its Claims section: claimed, measured on this card, verdict. "
-      "The data is `src/claims/catalogue.cpp`.\n\n";
+      "The ids are `include/memhier/results/claim_ids.inc`, the data `src/claims/catalogue.cpp`; "
+      "each claim names the card it speaks of (`src/claims/subjects.cpp`).\n\n";
   out += std::to_string(catalogue().size()) + " claims: " + std::to_string(by_probe) +
          " checked by probes, " + std::to_string(by_bench) + " by the ladders, " +
          std::to_string(none) + " not measurable here.\n\n";
@@ -270,7 +275,13 @@ std::string catalogue_markdown() {
   out +=
       "- **not measurable here**: the run lacks what the check needs (no GPU, `--quick` shapes "
       "other than the texts', a variant that did not verify), or nothing in memhier can measure "
-      "the claim; the reason is given.\n\n";
+      "the claim; the reason is given.\n";
+  out +=
+      "- **about another card**: an absolute figure (a latency, a bandwidth, a size) of the card "
+      "the claim names, on a run on another card: neither reproduced nor refuted.\n";
+  out +=
+      "- A verdict taken from the device's properties rather than a measurement says so, and the "
+      "tally counts it apart.\n\n";
   out += "## Sources\n\n| source | what it covers |\n| :--- | :--- |\n";
   for (const Seed& s : seeds()) out += "| " + md_cell(s.title) + " | " + md_cell(s.covers) + " |\n";
   out +=
@@ -278,16 +289,16 @@ std::string catalogue_markdown() {
       "as the goal |\n"
       "| published figures | figures published elsewhere that a probe compares as well |\n\n";
   out +=
-      "## Claims\n\n| id | source | claim | checked by | band | why this band |\n"
-      "| :--- | :--- | :--- | :--- | :--- | :--- |\n";
+      "## Claims\n\n| id | source | claim | about | checked by | band | why this band |\n"
+      "| :--- | :--- | :--- | :--- | :--- | :--- | :--- |\n";
   for (const Claim& c : catalogue()) {
     std::vector<std::string> checkers;
-    for (const std::string& ch : c.checked_by) {
-      const std::string d = describe_checker(ch);
-      const std::size_t sp = d.find(' ');
-      checkers.push_back(d.substr(0, sp) + " `" + d.substr(sp + 1) + "`");
-    }
-    out += "| `" + c.id + "` | " + md_cell(c.source) + " | " + md_cell(c.text) + " | " +
+    for (const Checker& ch : c.checked_by)
+      checkers.push_back(std::string(ch.kind_name()) + " `" + ch.which + "`");
+    const std::string about =
+        c.subject.describe() + (c.subject.absolute ? " (its own figure)" : "");
+    out += "| `" + std::string(name(c.id)) + "` | " + md_cell(c.source) + " | " + md_cell(c.text) +
+           " | " + md_cell(about) + " | " +
            (checkers.empty() ? "not measurable here: " + md_cell(c.unmeasured)
                              : join(checkers, ", ")) +
            " | " + md_cell(band_text(c)) + " | " + md_cell(c.band_reason) + " |\n";

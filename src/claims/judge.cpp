@@ -81,10 +81,6 @@ std::string distance(double measured, const Claimed& c, const Tolerance& t) {
   return ", " + judge_number(measured / end) + "x " + which;
 }
 
-Judgement unmeasurable(const std::string& why) {
-  return {Verdict::not_measurable, "not measurable here: " + why};
-}
-
 }  // namespace
 
 std::string judge_number(double v) {
@@ -153,7 +149,7 @@ std::string describe(const Claimed& c, const Tolerance& t) {
 
 Judgement judge(double measured, const Claimed& claimed, const Tolerance& tolerance,
                 const std::string& unmeasured) {
-  if (!std::isfinite(measured)) return unmeasurable(unmeasured);
+  if (!std::isfinite(measured)) return results::not_measurable(unmeasured);
   const std::string tol = "(tolerance: " + describe(claimed, tolerance) + ")";
   if (admits(accepted(claimed, tolerance), measured))
     return {Verdict::reproduced, "reproduced " + tol};
@@ -163,7 +159,8 @@ Judgement judge(double measured, const Claimed& claimed, const Tolerance& tolera
 
 Judgement judge_interval(double measured_lo, double measured_hi, const Claimed& claimed,
                          const Tolerance& tolerance, const std::string& unmeasured) {
-  if (!std::isfinite(measured_lo) || !std::isfinite(measured_hi)) return unmeasurable(unmeasured);
+  if (!std::isfinite(measured_lo) || !std::isfinite(measured_hi))
+    return results::not_measurable(unmeasured);
   const Accepted a = accepted(claimed, tolerance);
   const std::string tol = "(tolerance: " + describe(claimed, tolerance) + ")";
   const bool meets =
@@ -175,9 +172,10 @@ Judgement judge_interval(double measured_lo, double measured_hi, const Claimed& 
 }
 
 Judgement judge_all(const std::vector<Figure>& figures, const std::string& unmeasured) {
-  if (figures.empty()) return unmeasurable(unmeasured);
+  if (figures.empty()) return results::not_measurable(unmeasured);
   for (const Figure& f : figures)
-    if (!std::isfinite(f.measured)) return unmeasurable(unmeasured + " (" + f.label + ")");
+    if (!std::isfinite(f.measured))
+      return results::not_measurable(unmeasured + " (" + f.label + ")");
   // Many figures under one rule relative to each claim state it once; otherwise each figure's.
   bool shared = figures.size() > 1;
   for (const Figure& f : figures)

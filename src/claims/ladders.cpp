@@ -8,6 +8,10 @@
 #include <functional>
 #include <limits>
 
+#include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/judge.hpp"
+#include "rungs.hpp"
+
 namespace memhier::claims {
 namespace {
 
@@ -94,16 +98,16 @@ class Runs {
 };
 
 // Runs a check; a missing record makes it "not measurable here" with the reason.
-Check guarded(Id id, const std::function<Check()>& check) {
+Check guarded(ClaimId id, const std::function<Check()>& check) {
   try {
     return check();
   } catch (const Unmeasurable& u) {
-    return {id, "n/a", "not measurable here: " + u.why};
+    return {id, "n/a", results::not_measurable(u.why)};
   }
 }
 
 // `fast` against `slow` at `shape`: time(slow) / time(fast) against the claimed [lo, hi].
-Check speedup(Id id, const Runs& runs, const std::string& shape, const std::string& slow,
+Check speedup(ClaimId id, const Runs& runs, const std::string& shape, const std::string& slow,
               const std::string& fast, double lo, double hi) {
   return guarded(id, [&] {
     const BenchRecord& s = runs.timed(slow, shape);
@@ -112,14 +116,14 @@ Check speedup(Id id, const Runs& runs, const std::string& shape, const std::stri
     return Check{id,
                  strf("%s %.4g ms against %s %.4g ms at %s: %s", fast.c_str(), f.ms, slow.c_str(),
                       s.ms, shape.c_str(), ratio(x).c_str()),
-                 judge_band(x, tolerance_band(id, lo, hi), false).text};
+                 judge_band(x, tolerance_band(id, lo, hi), false)};
   });
 }
 
 // One figure of a record as a fraction (x_vendor, frac_memcpy, peak_pct / 100) against a
 // claimed fraction; a paired ratio (`spread` not null) is judged on its median and quoted
 // with its 10th and 90th percentiles.
-Check fraction(Id id, const Runs& runs, const std::string& shape, const std::string& variant,
+Check fraction(ClaimId id, const Runs& runs, const std::string& shape, const std::string& variant,
                double BenchRecord::*field, registry::Spread BenchRecord::*spread, double scale,
                const std::string& of, double claimed) {
   return guarded(id, [&] {
@@ -135,34 +139,36 @@ Check fraction(Id id, const Runs& runs, const std::string& shape, const std::str
       m += strf(" (%.0f GFLOP/s)", r.gflops);
     else if (std::isfinite(r.gbps))
       m += strf(" (%.0f GB/s)", r.gbps);
-    return Check{id, m, judge_band(v, tolerance_band(id, claimed, claimed), true).text};
+    return Check{id, m, judge_band(v, tolerance_band(id, claimed, claimed), true)};
   });
 }
 
 std::vector<Check> gemm_from(const Runs& runs) {
+  using G = gemm::Variant;
   const std::string s = kGemmShape;
   const double cublas = 18500;  // the source's cuBLAS, GFLOP/s: the rows' x cuBLAS divide by it
-  auto of_cublas = [&](Id id, const char* variant, double gflops) {
+  auto of_cublas = [&](ClaimId id, const char* variant, double gflops) {
     return fraction(id, runs, s, variant, &BenchRecord::x_vendor, &BenchRecord::x_vendor_spread,
                     1.0, "of cuBLAS", gflops / cublas);
   };
   std::vector<Check> c;
-  c.push_back(of_cublas("gemm-naive-310"_claim, "naive", 310));
-  c.push_back(of_cublas("gemm-tiled-2800"_claim, "smem_tile32", 2800));
-  c.push_back(of_cublas("gemm-register-tiled-6200"_claim, "reg_tile_2d", 6200));
-  c.push_back(of_cublas("gemm-cp-async-7100"_claim, "cp_async_2stage", 7100));
-  c.push_back(fraction("gemm-cublas-18500"_claim, runs, s, "cublasSgemm", &BenchRecord::peak_pct,
+  c.push_back(of_cublas(ClaimId::gemm_naive_310, rung(G::naive), 310));
+  c.push_back(of_cublas(ClaimId::gemm_tiled_2800, rung(G::smem_tile32), 2800));
+  c.push_back(of_cublas(ClaimId::gemm_register_tiled_6200, rung(G::reg_tile_2d), 6200));
+  c.push_back(of_cublas(ClaimId::gemm_cp_async_7100, rung(G::cp_async_2stage), 7100));
+  c.push_back(fraction(ClaimId::gemm_cublas_18500, runs, s, "cublasSgemm", &BenchRecord::peak_pct,
                        nullptr, 0.01, "of the fp32 peak", 0.949));
-  c.push_back(speedup("gemm-register-tiling-2-2x"_claim, runs, s, "smem_tile32", "reg_tile_2d",
-                      6200.0 / 2800, 6200.0 / 2800));
-  c.push_back(speedup("gemm-cp-async-1-15x"_claim, runs, s, "reg_tile_2d", "cp_async_2stage",
-                      7100.0 / 6200, 7100.0 / 6200));
-  c.push_back(guarded("cp-async-gemm-1-05x"_claim, [&] {
+  c.push_back(speedup(ClaimId::gemm_register_tiling_2_2x, runs, s, rung(G::smem_tile32),
+                      rung(G::reg_tile_2d), 6200.0 / 2800, 6200.0 / 2800));
+  c.push_back(speedup(ClaimId::gemm_cp_async_1_15x, runs, s, rung(G::reg_tile_2d),
+                      rung(G::cp_async_2stage), 7100.0 / 6200, 7100.0 / 6200));
+  c.push_back(guarded(ClaimId::cp_async_gemm_1_05x, [&] {
     // The claim is cp.async against an already pipelined kernel: the fastest stage count
     // against the register-prefetch double buffer on the same tile.
     const BenchRecord* best = nullptr;
     std::string why;
-    for (const char* v : {"cp_async_2stage", "cp_async_3stage", "cp_async_4stage"}) {
+    for (const char* v :
+         {rung(G::cp_async_2stage), rung(G::cp_async_3stage), rung(G::cp_async_4stage)}) {
       try {
         const BenchRecord& r = runs.timed(v, s);
         if (!best || r.ms < best->ms) best = &r;
@@ -171,60 +177,61 @@ std::vector<Check> gemm_from(const Runs& runs) {
       }
     }
     if (!best) throw Unmeasurable{why};
-    return speedup("cp-async-gemm-1-05x"_claim, runs, s, "double_buffered", best->variant,
+    return speedup(ClaimId::cp_async_gemm_1_05x, runs, s, rung(G::double_buffered), best->variant,
                    295.0 / 280, 295.0 / 280);
   }));
   // Tiling claims compare the source's own naive kernel (matmul_naive in Global, Shared, and
   // Register Memory reads A and B coalesced) with the 32x32 tile, so coalescing is not tiling.
-  auto tiling = [&](Id id, double lo, double hi) {
-    Check ch = speedup(id, runs, s, "coalesced", "smem_tile32", lo, hi);
-    const BenchRecord* naive = runs.find("naive", s);
-    const BenchRecord* tile = runs.find("smem_tile32", s);
-    if (classify(ch.verdict) != Verdict::not_measurable && naive && tile && naive->verified &&
-        naive->ms > 0)
+  auto tiling = [&](ClaimId id, double lo, double hi) {
+    Check ch = speedup(id, runs, s, rung(G::coalesced), rung(G::smem_tile32), lo, hi);
+    const BenchRecord* naive = runs.find(rung(G::naive), s);
+    const BenchRecord* tile = runs.find(rung(G::smem_tile32), s);
+    if (ch.verdict != Verdict::not_measurable && naive && tile && naive->verified && naive->ms > 0)
       ch.measured +=
           strf(" (against the uncoalesced naive rung: %s)", ratio(naive->ms / tile->ms).c_str());
     return ch;
   };
-  c.push_back(tiling("tiling-5-30x"_claim, 5, 30));
-  c.push_back(tiling("tiling-10-30x"_claim, 10, 30));
-  c.push_back(tiling("tiling-15x-v100"_claim, 15, 15));
-  c.push_back(tiling("tiling-2-15x"_claim, 2, 15));
+  c.push_back(tiling(ClaimId::tiling_5_30x, 5, 30));
+  c.push_back(tiling(ClaimId::tiling_10_30x, 10, 30));
+  c.push_back(tiling(ClaimId::tiling_15x_v100, 15, 15));
+  c.push_back(tiling(ClaimId::tiling_2_15x, 2, 15));
   // Coalescing alone: the same one-thread-per-output kernel with threadIdx.x along rows
   // (naive) and along columns (coalesced).
-  c.push_back(speedup("coalescing-10-20x"_claim, runs, s, "naive", "coalesced", 10, 20));
-  c.push_back(speedup("coalescing-first-7-10x"_claim, runs, s, "naive", "coalesced", 7, 10));
-  c.push_back(guarded("tile-32-optimal"_claim, [&] {
-    const BenchRecord& t16 = runs.timed("smem_tile16", s);
-    const BenchRecord& t32 = runs.timed("smem_tile32", s);
-    const BenchRecord& t64 = runs.timed("smem_tile64", s);
+  c.push_back(
+      speedup(ClaimId::coalescing_10_20x, runs, s, rung(G::naive), rung(G::coalesced), 10, 20));
+  c.push_back(
+      speedup(ClaimId::coalescing_first_7_10x, runs, s, rung(G::naive), rung(G::coalesced), 7, 10));
+  c.push_back(guarded(ClaimId::tile_32_optimal, [&] {
+    const BenchRecord& t16 = runs.timed(rung(G::smem_tile16), s);
+    const BenchRecord& t32 = runs.timed(rung(G::smem_tile32), s);
+    const BenchRecord& t64 = runs.timed(rung(G::smem_tile64), s);
     const BenchRecord& best = t16.ms < t64.ms ? t16 : t64;
     const double x = t32.ms / best.ms;  // above 1: the other tile is faster
     const std::string m =
         strf("smem_tile16 %.4g ms, smem_tile32 %.4g ms, smem_tile64 %.4g ms at %s", t16.ms, t32.ms,
              t64.ms, s.c_str());
     return Check{
-        "tile-32-optimal"_claim,
+        ClaimId::tile_32_optimal,
         m + strf(" (smem_tile32 %s %s's time)", ratio(x).c_str(), best.variant.c_str()),
         claims::judge(x, Claimed::value(1, "x the fastest other tile's time").with_decimals(3),
-                      claims::band("tile-32-optimal"_claim))
-            .text};
+                      claims::band(ClaimId::tile_32_optimal))};
   }));
-  c.push_back(speedup("padding-3x-matmul"_claim, runs, s, "smem_tile32", "padded", 3, 3));
-  c.push_back(guarded("padding-memory-3pct"_claim, [&] {
-    const BenchRecord* p = runs.any("padded");
-    const BenchRecord* t = runs.any("smem_tile32");
+  c.push_back(
+      speedup(ClaimId::padding_3x_matmul, runs, s, rung(G::smem_tile32), rung(G::padded), 3, 3));
+  c.push_back(guarded(ClaimId::padding_memory_3pct, [&] {
+    const BenchRecord* p = runs.any(rung(G::padded));
+    const BenchRecord* t = runs.any(rung(G::smem_tile32));
     if (!p || !t) throw Unmeasurable{"padded or smem_tile32 did not run"};
     const int pb = p->static_smem + p->dynamic_smem, tb = t->static_smem + t->dynamic_smem;
     if (pb <= 0 || tb <= 0) throw Unmeasurable{"no shared-memory size was recorded"};
     const double extra = static_cast<double>(pb) / tb - 1;
     return Check{
-        "padding-memory-3pct"_claim,
+        ClaimId::padding_memory_3pct,
         strf("padded %d B, smem_tile32 %d B of shared memory per block: +%.2f%%", pb, tb,
              100 * extra),
-        judge_band(extra, tolerance_band("padding-memory-3pct"_claim, 0.031, 0.031), true).text};
+        judge_band(extra, tolerance_band(ClaimId::padding_memory_3pct, 0.031, 0.031), true)};
   }));
-  c.push_back(guarded("smem-64kb-1-2-blocks"_claim, [&] {
+  c.push_back(guarded(ClaimId::smem_64kb_1_2_blocks, [&] {
     std::vector<std::string> seen, parts;
     int most = 0;  // the most blocks per SM any such variant reached
     for (const BenchRecord& r : runs.all()) {
@@ -240,36 +247,38 @@ std::vector<Check> gemm_from(const Runs& runs) {
       throw Unmeasurable{
           "no variant in this run uses about 64 KB (60-68 KiB) of shared memory "
           "per block"};
-    return Check{"smem-64kb-1-2-blocks"_claim, join(parts),
+    return Check{ClaimId::smem_64kb_1_2_blocks, join(parts),
                  claims::judge(most, Claimed::range(1, 2, "blocks per SM"),
-                               claims::band("smem-64kb-1-2-blocks"_claim))
-                     .text};
+                               claims::band(ClaimId::smem_64kb_1_2_blocks))};
   }));
   return c;
 }
 
 std::vector<Check> transpose_from(const Runs& runs) {
+  using T = transpose::Variant;
   const std::string s = kTransposeShape;
-  auto of_memcpy = [&](Id id, const char* variant, double gbps) {
+  auto of_memcpy = [&](ClaimId id, const char* variant, double gbps) {
     return fraction(id, runs, s, variant, &BenchRecord::frac_memcpy,
                     &BenchRecord::frac_memcpy_spread, 1.0,
                     "of cudaMemcpy D2D (the source: of the V100's 900 GB/s)", gbps / 900);
   };
   std::vector<Check> c;
-  c.push_back(of_memcpy("transpose-naive-13pct"_claim, "naive", 120));
-  c.push_back(of_memcpy("transpose-tiled-64pct"_claim, "tile", 580));
-  c.push_back(of_memcpy("transpose-padded-83pct"_claim, "padded", 750));
-  c.push_back(speedup("padding-30pct"_claim, runs, s, "tile", "padded", 1.3, kInf));
-  c.push_back(speedup("bank-fix-1-1-1-5x"_claim, runs, s, "tile", "padded", 1.1, 1.5));
-  c.push_back(speedup("column-major-7-5x"_claim, runs, s, "naive", "padded", 7.5, 7.5));
-  c.push_back(guarded("swizzle-matches-padding"_claim, [&] {
-    const BenchRecord& p = runs.timed("padded", s);
-    const BenchRecord& w = runs.timed("swizzled", s);
+  c.push_back(of_memcpy(ClaimId::transpose_naive_13pct, rung(T::naive), 120));
+  c.push_back(of_memcpy(ClaimId::transpose_tiled_64pct, rung(T::tile), 580));
+  c.push_back(of_memcpy(ClaimId::transpose_padded_83pct, rung(T::padded), 750));
+  c.push_back(speedup(ClaimId::padding_30pct, runs, s, rung(T::tile), rung(T::padded), 1.3, kInf));
+  c.push_back(
+      speedup(ClaimId::bank_fix_1_1_1_5x, runs, s, rung(T::tile), rung(T::padded), 1.1, 1.5));
+  c.push_back(
+      speedup(ClaimId::column_major_7_5x, runs, s, rung(T::naive), rung(T::padded), 7.5, 7.5));
+  c.push_back(guarded(ClaimId::swizzle_matches_padding, [&] {
+    const BenchRecord& p = runs.timed(rung(T::padded), s);
+    const BenchRecord& w = runs.timed(rung(T::swizzled), s);
     const double x = p.ms / w.ms;
-    return Check{"swizzle-matches-padding"_claim,
+    return Check{ClaimId::swizzle_matches_padding,
                  strf("swizzled %.4g ms against padded %.4g ms at %s: %s", w.ms, p.ms, s.c_str(),
                       ratio(x).c_str()),
-                 judge_band(x, tolerance_band("swizzle-matches-padding"_claim, 1, 1), false).text};
+                 judge_band(x, tolerance_band(ClaimId::swizzle_matches_padding, 1, 1), false)};
   }));
   return c;
 }
@@ -277,7 +286,8 @@ std::vector<Check> transpose_from(const Runs& runs) {
 // PyTorch's softmax (its row from memhier.torch_reference) as a fraction of cudaMemcpy D2D,
 // as the ladder's 66 % claim is judged: the source's 1,240 GB/s is of the A100's 2,039.
 Check torch_softmax(const Runs& runs, const std::string& s) {
-  const Id id = "softmax-pytorch-1240"_claim;
+  using S = softmax::Variant;
+  const ClaimId id = ClaimId::softmax_pytorch_1240;
   return guarded(id, [&] {
     runs.need(s);
     const BenchRecord* row = nullptr;
@@ -296,38 +306,40 @@ Check torch_softmax(const Runs& runs, const std::string& s) {
         "%s %.4g ms (%.0f GB/s) at %s: %.3g%% of cudaMemcpy D2D (medians of two "
         "processes, not paired; the source: of peak)",
         t.variant.c_str(), t.ms, t.gbps, s.c_str(), 100 * t.frac_memcpy);
-    if (const BenchRecord* lb = runs.find("launch_bounds", s); lb && lb->verified && lb->ms > 0)
+    if (const BenchRecord* lb = runs.find(rung(S::launch_bounds), s);
+        lb && lb->verified && lb->ms > 0)
       m += strf("; launch_bounds %.4g ms (the source: 25 against 27 us)", lb->ms);
-    return Check{
-        id, m,
-        judge_band(t.frac_memcpy, tolerance_band(id, 1240.0 / 2039, 1240.0 / 2039), true).text};
+    return Check{id, m,
+                 judge_band(t.frac_memcpy, tolerance_band(id, 1240.0 / 2039, 1240.0 / 2039), true)};
   });
 }
 
 std::vector<Check> softmax_from(const Runs& runs) {
+  using S = softmax::Variant;
   const std::string s = kSoftmaxShape;
   // The source's times, us: naive 89, parallel max 42, warp shuffles 35, float4 28, bounds 25.
   std::vector<Check> c;
-  c.push_back(speedup("softmax-parallel-max-2-1x"_claim, runs, s, "naive", "parallel_max",
-                      89.0 / 42, 89.0 / 42));
-  c.push_back(speedup("softmax-warp-shuffle-1-2x"_claim, runs, s, "parallel_max", "warp_shuffle",
-                      42.0 / 35, 42.0 / 35));
-  c.push_back(speedup("softmax-float4-1-25x"_claim, runs, s, "warp_shuffle", "vectorized",
-                      35.0 / 28, 35.0 / 28));
-  c.push_back(speedup("softmax-launch-bounds-1-12x"_claim, runs, s, "vectorized", "launch_bounds",
-                      28.0 / 25, 28.0 / 25));
-  c.push_back(speedup("softmax-ladder-3-6x"_claim, runs, s, "naive", "launch_bounds", 89.0 / 25,
-                      89.0 / 25));
-  c.push_back(fraction("softmax-66pct-of-peak"_claim, runs, s, "launch_bounds",
+  c.push_back(speedup(ClaimId::softmax_parallel_max_2_1x, runs, s, rung(S::naive),
+                      rung(S::parallel_max), 89.0 / 42, 89.0 / 42));
+  c.push_back(speedup(ClaimId::softmax_warp_shuffle_1_2x, runs, s, rung(S::parallel_max),
+                      rung(S::warp_shuffle), 42.0 / 35, 42.0 / 35));
+  c.push_back(speedup(ClaimId::softmax_float4_1_25x, runs, s, rung(S::warp_shuffle),
+                      rung(S::vectorized), 35.0 / 28, 35.0 / 28));
+  c.push_back(speedup(ClaimId::softmax_launch_bounds_1_12x, runs, s, rung(S::vectorized),
+                      rung(S::launch_bounds), 28.0 / 25, 28.0 / 25));
+  c.push_back(speedup(ClaimId::softmax_ladder_3_6x, runs, s, rung(S::naive), rung(S::launch_bounds),
+                      89.0 / 25, 89.0 / 25));
+  c.push_back(fraction(ClaimId::softmax_66pct_of_peak, runs, s, rung(S::launch_bounds),
                        &BenchRecord::frac_memcpy, &BenchRecord::frac_memcpy_spread, 1.0,
                        "of cudaMemcpy D2D (the source: of peak)", 1340.0 / 2039));
-  c.push_back(
-      speedup("tune-registers-1-0-1-3x"_claim, runs, s, "vectorized", "launch_bounds", 1.0, 1.3));
+  c.push_back(speedup(ClaimId::tune_registers_1_0_1_3x, runs, s, rung(S::vectorized),
+                      rung(S::launch_bounds), 1.0, 1.3));
   c.push_back(torch_softmax(runs, s));
   return c;
 }
 
 std::vector<Check> elementwise_from(const Runs& runs) {
+  using E = elementwise::Variant;
   // The sources name no size: the largest axpy shape, far beyond L2 at the bench sizes.
   std::string shape = "axpy (any size)";
   long long best = -1;
@@ -340,12 +352,15 @@ std::vector<Check> elementwise_from(const Runs& runs) {
     }
   }
   std::vector<Check> c;
-  c.push_back(speedup("float4-1-25x"_claim, runs, shape, "scalar", "float4", 1.25, 1.25));
-  c.push_back(speedup("vectorize-1-1-1-25x"_claim, runs, shape, "scalar", "float4", 1.1, 1.25));
+  c.push_back(
+      speedup(ClaimId::float4_1_25x, runs, shape, rung(E::scalar), rung(E::float4), 1.25, 1.25));
+  c.push_back(speedup(ClaimId::vectorize_1_1_1_25x, runs, shape, rung(E::scalar), rung(E::float4),
+                      1.1, 1.25));
   return c;
 }
 
 std::vector<Check> reduction_from(const Runs& runs) {
+  using R = reduction::Variant;
   // The source names no size for its custom reduction at 1,600-1,750 GB/s of an A100's 2,039:
   // an HBM stream, so the largest shape of the run.
   std::string shape = "any size";
@@ -359,13 +374,13 @@ std::vector<Check> reduction_from(const Runs& runs) {
   }
   // cp_async_pipeline is best_b512_v4x4's single pass with its loads staged through shared
   // memory: the rung it builds on is the "without cp.async" of the claim.
-  return {speedup("cp-async-reduction-1-09x"_claim, runs, shape, "best_b512_v4x4",
-                  "cp_async_pipeline", 1750.0 / 1600, 1750.0 / 1600)};
+  return {speedup(ClaimId::cp_async_reduction_1_09x, runs, shape, rung(R::best_b512_v4x4),
+                  rung(R::cp_async_pipeline), 1750.0 / 1600, 1750.0 / 1600)};
 }
 
 }  // namespace
 
-Band tolerance_band(Id id, double lo, double hi) {
+Band tolerance_band(ClaimId id, double lo, double hi) {
   const auto [a, b] = admitted(lo, hi, claims::band(id));
   return {a, b};
 }
@@ -401,11 +416,12 @@ std::vector<Check> reduction_checks(const std::vector<BenchRecord>& records) {
 }
 
 report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records) {
+  using G = gemm::Variant;
   const std::vector<Check> checks = gemm_checks(records);
-  auto verdict_of = [&](const char* id) {
+  auto verdict_of = [&](ClaimId id) {
     for (const Check& c : checks)
-      if (std::string(c.id.c_str()) == id) return c.verdict;
-    return std::string("not measurable here: no check");
+      if (c.id == id) return c.detail;
+    return results::not_measurable("no check").text;
   };
   const Runs runs(records);
   // The source's shape when it ran; else the first shape, for reference only.
@@ -418,15 +434,16 @@ report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records)
     const char* seed_row;
     double gflops, peak_pct;
     const char* variant;
-    const char* id;
+    ClaimId id;
   };
   const Row rows[] = {
-      {"Naive (no tiling)", 310, 1.6, "naive", "gemm-naive-310"},
-      {"Tiled 32x32 (TILE_K=32)", 2800, 14.4, "smem_tile32", "gemm-tiled-2800"},
-      {"Optimized 64x64, TM=TN=4 (register tiling)", 6200, 31.8, "reg_tile_2d",
-       "gemm-register-tiled-6200"},
-      {"Optimized + cp.async pipeline", 7100, 36.4, "cp_async_2stage", "gemm-cp-async-7100"},
-      {"cuBLAS (reference)", 18500, 94.9, "cublasSgemm", "gemm-cublas-18500"},
+      {"Naive (no tiling)", 310, 1.6, rung(G::naive), ClaimId::gemm_naive_310},
+      {"Tiled 32x32 (TILE_K=32)", 2800, 14.4, rung(G::smem_tile32), ClaimId::gemm_tiled_2800},
+      {"Optimized 64x64, TM=TN=4 (register tiling)", 6200, 31.8, rung(G::reg_tile_2d),
+       ClaimId::gemm_register_tiled_6200},
+      {"Optimized + cp.async pipeline", 7100, 36.4, rung(G::cp_async_2stage),
+       ClaimId::gemm_cp_async_7100},
+      {"cuBLAS (reference)", 18500, 94.9, "cublasSgemm", ClaimId::gemm_cublas_18500},
   };
   auto num = [](double v, int p) { return std::isfinite(v) ? Value::num(v, p) : Value::none(); };
 
@@ -475,14 +492,13 @@ std::vector<report::Table> gemm_seed_tables(const std::vector<BenchRecord>& reco
   return {gemm_seed_table(records)};
 }
 
-std::vector<report::Table> ladder_tables(const std::string& family,
-                                         const registry::LadderClaims& claims,
-                                         const std::vector<BenchRecord>& records) {
-  std::vector<report::Table> tables;
-  if (claims.tables) tables = claims.tables(records);
-  const std::vector<Check> checks = claims.checks ? claims.checks(records) : std::vector<Check>{};
-  if (!checks.empty()) tables.push_back(checks_table("bench-" + family, checks));
-  return tables;
+void add_ladder_claims(report::Section& section, const std::string& family,
+                       const registry::LadderClaims& claims,
+                       const std::vector<BenchRecord>& records) {
+  if (claims.tables)
+    for (report::Table& t : claims.tables(records)) section.tables.push_back(std::move(t));
+  std::vector<Check> checks = claims.checks ? claims.checks(records) : std::vector<Check>{};
+  if (!checks.empty()) add_checks(section, Checker::bench(family), std::move(checks));
 }
 
 }  // namespace memhier::claims

@@ -24,14 +24,14 @@ Check stall_check(const ProfiledCounters& c, const std::string& plain, const std
   const double before = p == c.end() ? NAN : memory_stall_cycles(p->second);
   const double after = q == c.end() ? NAN : memory_stall_cycles(q->second);
   const double removed = 100.0 * (1.0 - after / before);
-  const Judgement j = judge(removed, Claimed::value(67, "%"), band("padding-stalls-67pct"_claim),
+  const Judgement j = judge(removed, Claimed::value(67, "%"), band(ClaimId::padding_stalls_67pct),
                             "the profile has no stall counters for " + plain + " and " + padded);
-  return {"padding-stalls-67pct"_claim,
+  return {ClaimId::padding_stalls_67pct,
           std::isfinite(removed)
               ? report::strf("%s -> %s: memory stall cycles %.3g -> %.3g (%.0f%% removed)",
                              plain.c_str(), padded.c_str(), before, after, removed)
               : "n/a",
-          j.text};
+          j};
 }
 
 // The GEMM claims speak of large problems: every extent at least 4096 (operands far
@@ -46,12 +46,12 @@ bool large_gemm(const std::string& shape) {
 Check bandwidth_check(const ProfiledCounters& c, const std::string& shape) {
   const double pct = get(c, "naive", "dram_pct");
   const Judgement j =
-      judge(pct, Claimed::value(8.3, "% of peak"), band("gemm-8pct-bandwidth"_claim),
+      judge(pct, Claimed::value(8.3, "% of peak"), band(ClaimId::gemm_8pct_bandwidth),
             "the profile has no DRAM throughput for naive");
-  return {"gemm-8pct-bandwidth"_claim,
+  return {ClaimId::gemm_8pct_bandwidth,
           std::isfinite(pct) ? report::strf("naive at %s: DRAM %.1f%% of peak", shape.c_str(), pct)
                              : "n/a",
-          j.text};
+          j};
 }
 
 // A T x T tile against the naive rung: the sectors that leave the SMs for L2 (L1 misses of
@@ -69,8 +69,8 @@ Check traffic_check(const ProfiledCounters& c) {
       measured += (measured.empty() ? "" : ", ") + report::strf("T=%d: %.1fx", t, cut);
   }
   const Judgement j = judge_all(figures, "the profile has no L2 sector counts for these rungs");
-  return {"tile-traffic-reduction"_claim,
-          measured.empty() ? "n/a" : "L1->L2 sectors, naive over tiled: " + measured, j.text};
+  return {ClaimId::tile_traffic_reduction,
+          measured.empty() ? "n/a" : "L1->L2 sectors, naive over tiled: " + measured, j};
 }
 
 // Bus utilization of three warp loads from the global-stride set: bytes the lanes asked
@@ -98,11 +98,11 @@ Check utilization_check(const ProfiledCounters& c) {
     if (std::isfinite(f.measured))
       measured +=
           (measured.empty() ? "" : ", ") + report::strf("%s %.1f%%", f.label.c_str(), f.measured);
-  return {"coalescing-scenarios-utilization"_claim,
+  return {ClaimId::coalescing_scenarios_utilization,
           measured.empty() ? "n/a"
                            : "useful bytes over fetched sectors: " + measured +
                                  " (the 128-byte-line figures: not judged, L1 fetches sectors)",
-          judge_all(figures, "the profile has no sector counts for the global-stride loads").text};
+          judge_all(figures, "the profile has no sector counts for the global-stride loads")};
 }
 
 }  // namespace

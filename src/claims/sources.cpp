@@ -119,8 +119,16 @@ nlohmann::json claim_record(const Claim& c) {
   nlohmann::json sources = nlohmann::json::array();
   for (const SourceRef& r : parse_sources(c.source))
     sources.push_back({{"origin", r.origin}, {"section", r.section}});
-  return {{"id", c.id},     {"source", c.source},         {"sources", sources},
-          {"text", c.text}, {"checked_by", c.checked_by}, {"unmeasured", c.unmeasured}};
+  nlohmann::json checkers = nlohmann::json::array();
+  for (const Checker& ch : c.checked_by) checkers.push_back(ch.owner());
+  return {{"id", std::string(name(c.id))},
+          {"source", c.source},
+          {"sources", sources},
+          {"text", c.text},
+          {"about", c.subject.describe()},
+          {"absolute", c.subject.absolute},
+          {"checked_by", checkers},
+          {"unmeasured", c.unmeasured}};
 }
 
 }  // namespace memhier::claims

@@ -17,15 +17,30 @@ struct Stated {
 };
 
 // A claim some probe or ladder checks, with the band every check of it uses.
-inline Claim checked(std::string id, std::string source, std::string text,
-                     std::vector<std::string> checkers, Stated b) {
-  return {std::move(id), std::move(source),  std::move(text), std::move(checkers), {},
-          b.band,        std::move(b.reason)};
+inline Claim checked(ClaimId id, std::string source, std::string text,
+                     std::vector<Checker> checkers, Stated b) {
+  return {
+      id, std::move(source), std::move(text), std::move(checkers), {}, b.band, std::move(b.reason),
+      {}};
 }
 
 // A claim nothing here measures, with the reason.
-inline Claim unmeasured(std::string id, std::string source, std::string text, std::string why) {
-  return {std::move(id), std::move(source), std::move(text), {}, std::move(why), {}, {}};
+inline Claim unmeasured(ClaimId id, std::string source, std::string text, std::string why) {
+  return {id, std::move(source), std::move(text), {}, std::move(why), {}, {}, {}};
+}
+
+// The checkers as the catalogue's lines name them.
+inline Checker probe(std::string name) {
+  return Checker::probe(std::move(name));
+}
+inline Checker bench(std::string family) {
+  return Checker::bench(std::move(family));
+}
+inline Checker profile(std::string target) {
+  return Checker::profile(std::move(target));
+}
+inline Checker report(std::string part) {
+  return Checker::report(std::move(part));
 }
 
 // Bands many claims share: ratios and fractions ±25 % by default; a wider band says why.
@@ -62,6 +77,9 @@ inline const Stated kModelBand{
     "the probe's model tolerance (in its section), wider than the default: a "
     "slowdown within it matches the model"};
 inline const Stated kExact{Tolerance::inside_range(), "a count or a hardware limit: exact"};
+
+// The card claim `id` speaks of (src/claims/subjects.cpp); any card when it names none.
+Subject subject_of(ClaimId id);
 
 // The Hopper tiers' claims (TMA, clusters and distributed shared memory, the L2 halves,
 // tensor cores), kept apart from the older tiers': src/claims/catalogue_hopper.cpp.

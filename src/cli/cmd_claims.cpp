@@ -18,11 +18,7 @@ struct ClaimsOptions {
 };
 
 std::string checked_by_text(const claims::Claim& c) {
-  if (c.checked_by.empty()) return "not measurable here: " + c.unmeasured;
-  std::string s;
-  for (const std::string& ch : c.checked_by)
-    s += (s.empty() ? "" : ", ") + claims::describe_checker(ch);
-  return s;
+  return c.checked_by.empty() ? "not measurable here: " + c.unmeasured : claims::checkers_text(c);
 }
 
 int run_claims(const ClaimsOptions& o) {
@@ -47,8 +43,8 @@ int run_claims(const ClaimsOptions& o) {
     print_json(j);
   } else {
     for (const claims::Claim* c : chosen)
-      std::cout << fmt::format("{}  ({})\n  {}\n  checked by: {}\n", c->id, c->source, c->text,
-                               checked_by_text(*c));
+      std::cout << fmt::format("{}  ({})\n  {}\n  checked by: {}\n", claims::name(c->id), c->source,
+                               c->text, checked_by_text(*c));
     if (o.ids.empty())
       std::cout << fmt::format("\n{} claims. memhier report judges each on this card.\n",
                                chosen.size());

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/bandwidth.hpp"
 
 namespace memhier::probe {
@@ -77,26 +77,26 @@ report::Table ratio_table(const BandwidthResult& m) {
 // Each tier's figure against the published ones.
 void tier_claims(const BandwidthResult& m, std::vector<ClaimRow>& claims) {
   const double best_hbm = std::max({m.read_gbps, m.write_gbps, m.copy_gbps, m.triad_gbps});
-  claims.push_back({"shared-bandwidth-3tbs"_claim,
+  claims.push_back({ClaimId::shared_bandwidth_3tbs,
                     tbps(m.best_shared_gbps) + " (best width; the claim taken as 3-6 TB/s)",
                     judged(timed(m.best_shared_gbps), Claimed::range(3000, 6000, "GB/s"),
-                           claims::band("shared-bandwidth-3tbs"_claim))});
-  claims.push_back({"shared-bandwidth-19tbs"_claim, tbps(m.best_shared_gbps) + " (best width)",
+                           claims::band(ClaimId::shared_bandwidth_3tbs))});
+  claims.push_back({ClaimId::shared_bandwidth_19tbs, tbps(m.best_shared_gbps) + " (best width)",
                     judged(timed(m.best_shared_gbps), Claimed::value(19000, "GB/s"),
-                           claims::band("shared-bandwidth-19tbs"_claim))});
-  claims.push_back({"l1-bandwidth-2tbs"_claim, tbps(m.l1_gbps),
+                           claims::band(ClaimId::shared_bandwidth_19tbs))});
+  claims.push_back({ClaimId::l1_bandwidth_2tbs, tbps(m.l1_gbps),
                     judged(timed(m.l1_gbps), Claimed::range(1500, 2000, "GB/s"),
-                           claims::band("l1-bandwidth-2tbs"_claim))});
-  claims.push_back({"l1-bandwidth-19tbs"_claim, tbps(m.l1_gbps),
+                           claims::band(ClaimId::l1_bandwidth_2tbs))});
+  claims.push_back({ClaimId::l1_bandwidth_19tbs, tbps(m.l1_gbps),
                     judged(timed(m.l1_gbps), Claimed::value(19000, "GB/s"),
-                           claims::band("l1-bandwidth-19tbs"_claim))});
-  claims.push_back({"l2-bandwidth-12tbs"_claim, tbps(m.l2_gbps),
+                           claims::band(ClaimId::l1_bandwidth_19tbs))});
+  claims.push_back({ClaimId::l2_bandwidth_12tbs, tbps(m.l2_gbps),
                     judged(timed(m.l2_gbps), Claimed::value(12000, "GB/s"),
-                           claims::band("l2-bandwidth-12tbs"_claim))});
-  claims.push_back({"hbm-bandwidth-3350"_claim,
+                           claims::band(ClaimId::l2_bandwidth_12tbs))});
+  claims.push_back({ClaimId::hbm_bandwidth_3350,
                     fixed(best_hbm, 0) + " GB/s (best of read, copy, triad)",
                     judged(timed(best_hbm), Claimed::value(3350, "GB/s"),
-                           claims::band("hbm-bandwidth-3350"_claim))});
+                           claims::band(ClaimId::hbm_bandwidth_3350))});
 }
 
 // The copy kernel against the datasheet and cudaMemcpy, and the constant broadcast.
@@ -105,19 +105,19 @@ void ceiling_claims(const BandwidthResult& m, std::vector<ClaimRow>& claims) {
   if (peak > 0) {
     const double frac = m.copy_gbps / peak;
     claims.push_back(
-        {"coalesced-88pct-of-peak"_claim,
+        {ClaimId::coalesced_88pct_of_peak,
          fixed(100 * frac, 0) + "% of this card's datasheet " + fixed(peak, 0) +
              " GB/s (2 x memory clock x bus width), copy kernel; the claim taken as 73-103%",
          judged(100 * frac, Claimed::range(73, 103, "%"),
-                claims::band("coalesced-88pct-of-peak"_claim))});
+                claims::band(ClaimId::coalesced_88pct_of_peak))});
   } else {
-    claims.push_back({"coalesced-88pct-of-peak"_claim, "n/a",
-                      "not measurable here: the runtime reports no memory clock or bus width"});
+    claims.push_back({ClaimId::coalesced_88pct_of_peak, "n/a",
+                      not_measurable("the runtime reports no memory clock or bus width")});
   }
   {
     // One warp-wide broadcast per SM clock delivers 32 lanes x 4 bytes = 128 B/clk/SM.
     const double per_clk = m.sm_clock_mhz > 0 ? per_sm_clk(m, m.constant_gbps) / 128.0 : NAN;
-    claims.push_back({"constant-broadcast-one-cycle"_claim,
+    claims.push_back({ClaimId::constant_broadcast_one_cycle,
                       fixed(per_clk, 2) + " warp reads per SM clock (" + tbps(m.constant_gbps) +
                           " delivered; the claim taken as >= 1 warp read per SM clock)",
                       judged(per_clk, Claimed::value(1, "warp reads per SM clock"),
@@ -125,11 +125,11 @@ void ceiling_claims(const BandwidthResult& m, std::vector<ClaimRow>& claims) {
   }
   const double copy = m.copy_gbps, d2d = m.memcpy_gbps;
   claims.push_back(
-      {"memhier-copy-vs-memcpy"_claim,
+      {ClaimId::memhier_copy_vs_memcpy,
        "copy " + fixed(copy, 0) + " GB/s vs cudaMemcpy " + fixed(d2d, 0) + " GB/s (" +
            fixed(d2d > 0 ? copy / d2d : NAN, 2) + "x)",
        judged(d2d > 0 ? copy / d2d : NAN, Claimed::value(1, "x cudaMemcpy"),
-              claims::band("memhier-copy-vs-memcpy"_claim), "cudaMemcpy was not timed")});
+              claims::band(ClaimId::memhier_copy_vs_memcpy), "cudaMemcpy was not timed")});
 }
 
 report::Chart tiers_chart(const BandwidthResult& m) {
@@ -209,7 +209,7 @@ Result present_bandwidth(const BandwidthResult& m) {
   std::vector<ClaimRow> claims;
   tier_claims(m, claims);
   ceiling_claims(m, claims);
-  sec.tables.push_back(claims_table("bandwidth", claims));
+  add_claims(sec, "bandwidth", claims);
   sec.charts.push_back(tiers_chart(m));
 
   result.tiers = tier_figures(m);

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/caching.hpp"
 
 namespace memhier::probe {
@@ -80,7 +80,7 @@ report::Chart rows_chart(const CachingResult& m) {
 }
 
 // A speedup claim reproduces at or above the floor its catalogue band states.
-std::string verdict(double speedup, claims::Id id) {
+Judgement verdict(double speedup, ClaimId id) {
   const Tolerance& floor = claims::band(id);
   return judged(speedup, Claimed::value(floor.amount, "x"), floor, "the timing failed");
 }
@@ -89,39 +89,39 @@ std::vector<ClaimRow> caching_claims(const CachingResult& m) {
   std::vector<ClaimRow> claims;
   {
     const double sp = m.ms_of("reuse", "ld.cg") / m.ms_of("reuse", "ld.ca");
-    claims.push_back({"caching-loads-win-on-hits"_claim,
+    claims.push_back({ClaimId::caching_loads_win_on_hits,
                       strf("reuse window: ld.ca %.2fx the speed of ld.cg", sp),
-                      verdict(sp, "caching-loads-win-on-hits"_claim)});
+                      verdict(sp, ClaimId::caching_loads_win_on_hits)});
   }
   {
     const double sp = m.ms_of("scatter", "ld.ca") / m.ms_of("scatter", "ld.cg");
-    claims.push_back({"noncaching-loads-win-on-scatter"_claim,
+    claims.push_back({ClaimId::noncaching_loads_win_on_scatter,
                       strf("scatter: ld.cg %.2fx the speed of ld.ca (model, by the rules of CS 380 "
                            "Lecture 15: CUDA "
                            "Memories, Pt. 2: %.1f%% utilization with "
                            "128-byte lines, %.1f%% with 32-byte sectors)",
                            sp, 100 * m.util_caching, 100 * m.util_noncaching),
-                      verdict(sp, "noncaching-loads-win-on-scatter"_claim)});
+                      verdict(sp, ClaimId::noncaching_loads_win_on_scatter)});
   }
   {
     const double sp = m.ms_of("scatter", "ld.ca") / m.ms_of("scatter", "ld.nc");
-    claims.push_back({"readonly-cache-scatter"_claim,
+    claims.push_back({ClaimId::readonly_cache_scatter,
                       strf("scatter: ld.nc %.2fx the speed of ld.ca", sp),
-                      verdict(sp, "readonly-cache-scatter"_claim)});
+                      verdict(sp, ClaimId::readonly_cache_scatter)});
   }
   {
     const double sp = m.ms_of("stream", "ld.ca") / m.ms_of("stream", "ld.cs");
     // No more than 10% slower than .ca: at least 1/1.1 of its speed.
-    claims.push_back({"ld-cs-streaming"_claim, strf("stream: ld.cs %.2fx the speed of ld.ca", sp),
-                      verdict(sp, "ld-cs-streaming"_claim)});
+    claims.push_back({ClaimId::ld_cs_streaming, strf("stream: ld.cs %.2fx the speed of ld.ca", sp),
+                      verdict(sp, ClaimId::ld_cs_streaming)});
   }
   {
     const double sp = m.ms_of("stencil-5x5", "global") / m.ms_of("stencil-5x5", "texture");
     claims.push_back(
-        {"texture-2d-locality"_claim,
+        {ClaimId::texture_2d_locality,
          strf("5x5 box filter: texture %.2fx the speed of global loads; outputs agree to %.1e", sp,
               m.max_rel_diff),
-         verdict(sp, "texture-2d-locality"_claim)});
+         verdict(sp, ClaimId::texture_2d_locality)});
   }
   return claims;
 }
@@ -141,7 +141,7 @@ Result present_caching(const CachingResult& m) {
   s.title = "Cache operators and the texture path";
   s.paragraphs.push_back(paragraph(m));
   s.tables.push_back(rows_table(m));
-  s.tables.push_back(claims_table("caching", caching_claims(m)));
+  add_claims(s, "caching", caching_claims(m));
   s.charts.push_back(rows_chart(m));
   return result;
 }

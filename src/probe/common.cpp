@@ -1,8 +1,9 @@
-#include "common.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
+
+#include "claim_rows.hpp"
 
 namespace memhier::probe {
 
@@ -53,8 +54,9 @@ double cycles_to_ns(double cycles, double sm_clock_mhz) {
   return sm_clock_mhz > 0 && std::isfinite(cycles) ? cycles * 1e3 / sm_clock_mhz : NAN;
 }
 
-report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows) {
-  return claims::checks_table(probe_name, rows);
+void add_claims(report::Section& section, const std::string& probe_name,
+                std::vector<ClaimRow> rows) {
+  claims::add_checks(section, claims::Checker::probe(probe_name), std::move(rows));
 }
 
 }  // namespace memhier::probe

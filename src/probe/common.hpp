@@ -1,14 +1,12 @@
 // Host-only helpers the probes' measure and present code share: sizes, number
-// formatting, medians, claim rows judged by the one judge. No CUDA here, so the
-// presenters (*_present.cpp) build with the host compiler alone.
+// formatting, medians. No CUDA and no claims here (claim_rows.hpp has those), so the
+// kernels' files do not depend on the list of claims.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "memhier/claims/catalogue.hpp"
-#include "memhier/claims/judge.hpp"
 #include "memhier/probe/probe.hpp"
 #include "memhier/report/document.hpp"
 
@@ -46,30 +44,5 @@ double median(std::vector<double> v);
 double cycles_to_ns(double cycles, double sm_clock_mhz);
 
 using report::strf;
-
-/// One row of a probe's "claims against this card" table: a catalogue id
-/// ("bank-stride-33-free"_claim), what this card did, and the verdict the judge gave
-/// ("reproduced (tolerance ...)", "refuted: ...", "not measurable here: why").
-using ClaimRow = claims::Check;
-using claims::operator""_claim;
-using claims::Claimed;
-using claims::Tolerance;
-
-/// The judge's verdict text for one claims-table row (see claims/judge.hpp).
-inline std::string judged(double measured, const Claimed& claimed, const Tolerance& tolerance,
-                          const std::string& unmeasured = "no figure was measured") {
-  return claims::judge(measured, claimed, tolerance, unmeasured).text;
-}
-
-using claims::Figure;
-
-/// The judge's verdict text for a claim that every one of `figures` must meet.
-inline std::string judged_all(const std::vector<Figure>& figures,
-                              const std::string& unmeasured = "no figure was measured") {
-  return claims::judge_all(figures, unmeasured).text;
-}
-
-/// The standard table of claims against measurements (id "<probe>-claims").
-report::Table claims_table(const std::string& probe_name, const std::vector<ClaimRow>& rows);
 
 }  // namespace memhier::probe

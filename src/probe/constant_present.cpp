@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/constant.hpp"
 
 namespace memhier::probe {
@@ -82,7 +82,7 @@ void broadcast_claims(const ConstantResult& m, std::vector<ClaimRow>& claims) {
   const ConstantRead& reg = m.reads[4];
   {
     const double cost = cu.ms / reg.ms;  // broadcast loop against the no-load loop
-    claims.push_back({"constant-broadcast-one-cycle"_claim,
+    claims.push_back({ClaimId::constant_broadcast_one_cycle,
                       strf("uniform constant loop %.4f ms against %.4f ms with no load (%.2fx)",
                            cu.ms, reg.ms, cost),
                       judged(cost, Claimed::value(1, "x the no-load loop"), Tolerance::at_most(1.5),
@@ -91,11 +91,11 @@ void broadcast_claims(const ConstantResult& m, std::vector<ClaimRow>& claims) {
   {
     const double slow = cd.ms / cu.ms;
     claims.push_back(
-        {"constant-divergent-serializes"_claim,
+        {ClaimId::constant_divergent_serializes,
          strf("divergent/uniform time %.1fx (model: %d distinct words per warp)", slow,
               m.reads[1].distinct_per_warp),
          judged(slow, Claimed::range(8, 48, "x"),
-                claims::band("constant-divergent-serializes"_claim), "the timing failed")});
+                claims::band(ClaimId::constant_divergent_serializes), "the timing failed")});
   }
 }
 
@@ -107,28 +107,28 @@ void global_claims(const ConstantResult& m, std::vector<ClaimRow>& claims) {
   const ConstantRead& gd = m.reads[3];
   {
     const double ratio = cd.ms / gd.ms;
-    claims.push_back(
-        {"constant-divergent-slower-than-global"_claim,
-         strf("divergent: constant %.4f ms, __ldg %.4f ms (constant %.2fx the time)", cd.ms, gd.ms,
-              ratio),
-         judged(ratio, Claimed::value(1, "x __ldg's time"),
-                claims::band("constant-divergent-slower-than-global"_claim), "the timing failed")});
+    claims.push_back({ClaimId::constant_divergent_slower_than_global,
+                      strf("divergent: constant %.4f ms, __ldg %.4f ms (constant %.2fx the time)",
+                           cd.ms, gd.ms, ratio),
+                      judged(ratio, Claimed::value(1, "x __ldg's time"),
+                             claims::band(ClaimId::constant_divergent_slower_than_global),
+                             "the timing failed")});
   }
   {
     const double ratio = gu.ms / cu.ms;
     claims.push_back(
-        {"constant-broadcast-32x-global"_claim,
+        {ClaimId::constant_broadcast_32x_global,
          strf("uniform: __ldg %.4f ms against constant %.4f ms (%.2fx)", gu.ms, cu.ms, ratio),
          judged(ratio, Claimed::range(16, 48, "x"),
-                claims::band("constant-broadcast-32x-global"_claim), "the timing failed")});
+                claims::band(ClaimId::constant_broadcast_32x_global), "the timing failed")});
   }
   {
     claims.push_back(
-        {"latency-constant-40-cycles"_claim,
+        {ClaimId::latency_constant_40_cycles,
          strf("%.0f cycles for a cache-resident dependent load; %d KiB of __constant__ space",
               m.latency_cycles, m.constant_bytes / 1024),
          judged(m.latency_cycles, Claimed::value(40, "cycles"),
-                claims::band("latency-constant-40-cycles"_claim), "no SM clock")});
+                claims::band(ClaimId::latency_constant_40_cycles), "no SM clock")});
   }
 }
 
@@ -158,7 +158,7 @@ Result present_constant(const ConstantResult& m) {
   std::vector<ClaimRow> claims;
   broadcast_claims(m, claims);
   global_claims(m, claims);
-  s.tables.push_back(claims_table("constant", claims));
+  add_claims(s, "constant", claims);
   s.charts.push_back(reads_chart(m));
 
   TierFigure tier;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/dsmem.hpp"
 
 namespace memhier::probe {
@@ -179,26 +179,26 @@ std::vector<ClaimRow> dsmem_claims(const DsmemResult& m) {
       ++chased;
       correct += z.reads_correct[r] ? 1 : 0;
     }
-  rows.push_back({"dsmem-cluster-shares-shared-memory"_claim,
+  rows.push_back({ClaimId::dsmem_cluster_shares_shared_memory,
                   chased ? std::to_string(correct) + " of " + std::to_string(chased) +
                                " remote ranks read back their own ring (clusters of 2-16)"
                          : "n/a",
                   judged(chased ? static_cast<double>(correct) / chased : NAN,
                          Claimed::value(1, "of the remote ranks"),
-                         claims::band("dsmem-cluster-shares-shared-memory"_claim), why)});
+                         claims::band(ClaimId::dsmem_cluster_shares_shared_memory), why)});
   const double remote = dsmem_remote_median(m);
   rows.push_back(
-      {"dsmem-latency-remote-215-237-cycles-published"_claim,
+      {ClaimId::dsmem_latency_remote_215_237_cycles_published,
        fmt(remote, 1) + " cycles (" + fmt(cycles_to_ns(remote, m.sm_clock_mhz), 1) +
            " ns): median over every remote rank of every cluster size",
        judged(remote, Claimed::range(215, 237, "cycles"),
-              claims::band("dsmem-latency-remote-215-237-cycles-published"_claim), why)});
+              claims::band(ClaimId::dsmem_latency_remote_215_237_cycles_published), why)});
   const double own = own_cluster_cycles(m);
-  rows.push_back({"dsmem-latency-own-49-cycles-published"_claim,
+  rows.push_back({ClaimId::dsmem_latency_own_49_cycles_published,
                   fmt(own, 1) + " cycles through the cluster window (plain ld.shared " +
                       fmt(m.local_cycles, 1) + ")",
                   judged(own, Claimed::value(49, "cycles"),
-                         claims::band("dsmem-latency-own-49-cycles-published"_claim), why)});
+                         claims::band(ClaimId::dsmem_latency_own_49_cycles_published), why)});
   const DsmemClusterSize* two = size_of(m, 2);
   const DsmemClusterSize* sixteen = size_of(m, 16);
   const double a2 = two ? two->all_to_all_gbps : NAN,
@@ -207,7 +207,7 @@ std::vector<ClaimRow> dsmem_claims(const DsmemResult& m) {
                             : sixteen           ? std::string(kNoFigure)
                                                 : "no cluster of 16 blocks runs on this card";
   rows.push_back(
-      {"dsmem-all-to-all-3200-400-gbps-published"_claim,
+      {ClaimId::dsmem_all_to_all_3200_400_gbps_published,
        fmt(a2, 0) + " GB/s in clusters of 2, " + fmt(a16, 0) + " GB/s in clusters of 16",
        judged_all(
            {{"clusters of 2", a2, Claimed::value(3200, "GB/s"), Tolerance::within_factor(2)},
@@ -232,7 +232,7 @@ Result present_dsmem(const DsmemResult& m) {
   s.title = "Distributed shared memory: thread-block clusters";
   if (!m.declined.empty()) {
     s.paragraphs.push_back(m.declined);
-    s.tables.push_back(claims_table("dsmem", dsmem_claims(m)));
+    add_claims(s, "dsmem", dsmem_claims(m));
     return res;
   }
   s.paragraphs.push_back(
@@ -252,7 +252,7 @@ Result present_dsmem(const DsmemResult& m) {
   s.tables.push_back(bandwidth_table(m));
   s.charts.push_back(latency_chart(m));
   s.charts.push_back(bandwidth_chart(m));
-  s.tables.push_back(claims_table("dsmem", dsmem_claims(m)));
+  add_claims(s, "dsmem", dsmem_claims(m));
   return res;
 }
 

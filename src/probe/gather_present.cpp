@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/gather.hpp"
 
 namespace memhier::probe {
@@ -57,11 +57,11 @@ report::Chart orders_chart(const GatherResult& m) {
 ClaimRow sort_claim(const GatherResult& m) {
   const GatherOrder& sorted = m.orders.front();
   const GatherOrder& shuffled = m.orders.back();
-  return {"gather-sort-8x"_claim,
+  return {ClaimId::gather_sort_8x,
           "shuffled " + fmt(shuffled.useful_gbps) + " GB/s, sorted " + fmt(sorted.useful_gbps) +
               " GB/s of useful bytes: " + fmt(m.speedup, 2) + "x (paired median) over " +
               fmt_mib(m.buffer_bytes()),
-          judged(m.speedup, Claimed::value(8, "x"), claims::band("gather-sort-8x"_claim))};
+          judged(m.speedup, Claimed::value(8, "x"), claims::band(ClaimId::gather_sort_8x))};
 }
 
 }  // namespace
@@ -83,7 +83,7 @@ Result present_gather(const GatherResult& m) {
   if (m.orders.size() < 2) return res;
   s.tables.push_back(orders_table(m));
   s.charts.push_back(orders_chart(m));
-  s.tables.push_back(claims_table("gather", {sort_claim(m)}));
+  add_claims(s, "gather", {sort_claim(m)});
   return res;
 }
 

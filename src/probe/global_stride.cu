@@ -88,8 +88,8 @@ GlobalStrideResult measure_global_stride(Context& ctx) {
   GlobalStrideResult m;
   m.model_warps = kModelWarps;
   m.random_share = static_cast<int>(kRandomShare);
-  m.tolerance =
-      claims::band("coalescing-stride-2-half"_claim).amount / 100;  // the catalogue's ±35 %
+  m.tolerance = claims::band(claims::ClaimId::coalescing_stride_2_half).amount /
+                100;  // the catalogue's ±35 %
   m.peak_dram_gbps = dev.peak_dram_gbps();
 
   // Footprint: a power of two of floats, >> L2, capped by free memory.

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/global_stride.hpp"
 
 namespace memhier::probe {
@@ -78,9 +78,9 @@ void small_stride_claims(const GlobalStrideResult& m, std::vector<ClaimRow>& cla
     return r ? r->relative : static_cast<double>(NAN);
   };
   claims.push_back(
-      {"coalescing-stride-2-half"_claim, "stride 2: " + one_over(rel(2)) + " of stride 1",
+      {ClaimId::coalescing_stride_2_half, "stride 2: " + one_over(rel(2)) + " of stride 1",
        judged(rel(2), Claimed::value(0.5, "x"), Tolerance::within_percent(100 * tol))});
-  claims.push_back({"coalescing-stride-4-8"_claim,
+  claims.push_back({ClaimId::coalescing_stride_4_8,
                     "stride 4: " + one_over(rel(4)) + "; stride 8: " + one_over(rel(8)),
                     judged_all({{"stride 4", rel(4), Claimed::value(0.25, "x").with_decimals(3),
                                  Tolerance::within_percent(100 * tol)},
@@ -98,7 +98,7 @@ void far_claims(const GlobalStrideResult& m, std::vector<ClaimRow>& claims) {
   {
     // 001 counts 128-byte lines (1/32); 32-byte sectors give 1/8: accept the span, with tolerance.
     const double r32 = rel(32);
-    claims.push_back({"coalescing-stride-32"_claim, "stride 32: " + one_over(r32) + " of stride 1",
+    claims.push_back({ClaimId::coalescing_stride_32, "stride 32: " + one_over(r32) + " of stride 1",
                       judged(r32, Claimed::range(1.0 / 32, 1.0 / 8, "x"),
                              Tolerance::within_percent(100 * tol))});
   }
@@ -107,23 +107,23 @@ void far_claims(const GlobalStrideResult& m, std::vector<ClaimRow>& claims) {
     const double rr = rel(0);
     const double below = std::isfinite(rr) && rr > 0 ? 1.0 / rr : NAN;
     claims.push_back(
-        {"coalescing-random-25x"_claim,
+        {ClaimId::coalescing_random_25x,
          "random: " + fixed(below, 1) + "x below stride 1 (the claim taken as 12.5-50x)",
-         judged(below, Claimed::value(25, "x"), claims::band("coalescing-random-25x"_claim))});
+         judged(below, Claimed::value(25, "x"), claims::band(ClaimId::coalescing_random_25x))});
   }
   {
     const double peak = m.peak_dram_gbps;
     const double g1 = m.patterns.front().gbps;
     if (peak > 0) {
       const double frac = g1 / peak;
-      claims.push_back({"coalesced-88pct-of-peak"_claim,
+      claims.push_back({ClaimId::coalesced_88pct_of_peak,
                         "stride 1: " + fixed(g1, 0) + " GB/s = " + fixed(100 * frac, 0) +
                             "% of the datasheet " + fixed(peak, 0) + " GB/s",
                         judged(100 * frac, Claimed::range(73, 103, "%"),
-                               claims::band("coalesced-88pct-of-peak"_claim))});
+                               claims::band(ClaimId::coalesced_88pct_of_peak))});
     } else {
-      claims.push_back({"coalesced-88pct-of-peak"_claim, fixed(g1, 0) + " GB/s",
-                        "not measurable here: the runtime reports no memory clock or bus width"});
+      claims.push_back({ClaimId::coalesced_88pct_of_peak, fixed(g1, 0) + " GB/s",
+                        not_measurable("the runtime reports no memory clock or bus width")});
     }
   }
 }
@@ -159,7 +159,7 @@ Result present_global_stride(const GlobalStrideResult& m) {
   std::vector<ClaimRow> claims;
   small_stride_claims(m, claims);
   far_claims(m, claims);
-  sec.tables.push_back(claims_table("global-stride", claims));
+  add_claims(sec, "global-stride", claims);
   sec.charts.push_back(patterns_chart(m));
   return result;
 }

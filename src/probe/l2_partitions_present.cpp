@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/l2_partitions.hpp"
 
 namespace memhier::probe {
@@ -258,28 +258,29 @@ report::Chart histogram(const L2PartitionsResult& m) {
 
 std::vector<ClaimRow> partition_claims(const L2PartitionsResult& m) {
   const L2Split& s = m.split;
-  const std::string one = "refuted: the map's latencies form one cluster (" + s.why_not + ")";
+  const Judgement one{results::Verdict::refuted,
+                      "refuted: the map's latencies form one cluster (" + s.why_not + ")"};
   const bool measured = m.declined.empty() && std::isfinite(s.near_cycles);
   const std::string why = m.declined.empty() ? "no cell was measured" : m.declined;
   std::vector<ClaimRow> rows;
   const double ratio = s.far_cycles / s.near_cycles;
-  rows.push_back({"l2-far-half-1-8x-near-published"_claim,
+  rows.push_back({ClaimId::l2_far_half_1_8x_near_published,
                   s.split ? "far " + fmt(s.far_cycles, 0) + " / near " + fmt(s.near_cycles, 0) +
                                 " cycles = " + fmt(ratio, 2) + "x"
                           : "one cluster, median " + fmt(s.near_cycles, 0) + " cycles",
                   s.split    ? judged(ratio, Claimed::value(1.8, "x"),
-                                      claims::band("l2-far-half-1-8x-near-published"_claim))
+                                      claims::band(ClaimId::l2_far_half_1_8x_near_published))
                   : measured ? one
-                             : "not measurable here: " + why});
-  const Tolerance band = claims::band("latency-l2-265-530-cycles-published"_claim);
+                             : not_measurable(why)});
+  const Tolerance band = claims::band(ClaimId::latency_l2_265_530_cycles_published);
   rows.push_back(
-      {"latency-l2-265-530-cycles-published"_claim,
+      {ClaimId::latency_l2_265_530_cycles_published,
        "near " + fmt(s.near_cycles, 0) + " cycles, far " + fmt(s.far_cycles, 0) +
            " cycles (medians of the map's two clusters, first reads)",
        s.split    ? judged_all({{"near", s.near_cycles, Claimed::range(265, 280, "cycles"), band},
                                 {"far", s.far_cycles, Claimed::range(475, 530, "cycles"), band}})
        : measured ? one
-                  : "not measurable here: " + why});
+                  : not_measurable(why)});
   return rows;
 }
 
@@ -292,7 +293,7 @@ Result present_l2_partitions(const L2PartitionsResult& m) {
   sec.title = "L2 partitions: near and far halves by SM and page";
   if (!m.declined.empty()) {
     sec.paragraphs.push_back(m.declined);
-    sec.tables.push_back(claims_table("l2-partitions", partition_claims(m)));
+    add_claims(sec, "l2-partitions", partition_claims(m));
     return res;
   }
   sec.paragraphs.push_back(
@@ -316,7 +317,7 @@ Result present_l2_partitions(const L2PartitionsResult& m) {
   sec.tables.push_back(bandwidth_table(m));
   sec.charts.push_back(heat_map(m));
   sec.charts.push_back(histogram(m));
-  sec.tables.push_back(claims_table("l2-partitions", partition_claims(m)));
+  add_claims(sec, "l2-partitions", partition_claims(m));
   return res;
 }
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/l2.hpp"
 
 namespace memhier::probe {
@@ -79,15 +79,15 @@ std::vector<ClaimRow> curve_claims(const L2WorkingSetResult& m, const std::vecto
   const bool base_ok = xs[base] >= 4.0 * l2d;
   struct Row {
     double frac, ratio;
-    claims::Id id;
+    ClaimId id;
   };
   for (const Row& r :
-       {Row{0.1, 2.8, "l2-working-set-4mb"_claim}, Row{0.5, 2.2, "l2-working-set-20mb"_claim},
-        Row{1.0, 1.4, "l2-working-set-40mb"_claim}}) {
+       {Row{0.1, 2.8, ClaimId::l2_working_set_4mb}, Row{0.5, 2.2, ClaimId::l2_working_set_20mb},
+        Row{1.0, 1.4, ClaimId::l2_working_set_40mb}}) {
     const std::size_t i = nearest(xs, r.frac * l2d);
     if (!base_ok) {
       claims.push_back(
-          {r.id, "n/a", "not measurable here: no working set of 4x the L2 size fitted in memory"});
+          {r.id, "n/a", not_measurable("no working set of 4x the L2 size fitted in memory")});
       continue;
     }
     const double ratio = bw[i] / bw[base];
@@ -96,17 +96,17 @@ std::vector<ClaimRow> curve_claims(const L2WorkingSetResult& m, const std::vecto
                           fmt_mib(xs[base]) + " set (" + fmt(bw[base]) + " GB/s)",
                       judged(ratio, Claimed::value(r.ratio, "x"), claims::band(r.id), kNoFigure)});
   }
-  claims.push_back({"l2-bandwidth-12tbs"_claim, fmt(pl.in_l2_gbps) + " GB/s (in-L2 plateau)",
+  claims.push_back({ClaimId::l2_bandwidth_12tbs, fmt(pl.in_l2_gbps) + " GB/s (in-L2 plateau)",
                     judged(pl.in_l2_gbps, Claimed::value(12000, "GB/s"),
-                           claims::band("l2-bandwidth-12tbs"_claim), kNoFigure)});
-  claims.push_back({"hbm-bandwidth-3350"_claim, fmt(pl.hbm_gbps) + " GB/s (plateau beyond 4x L2)",
+                           claims::band(ClaimId::l2_bandwidth_12tbs), kNoFigure)});
+  claims.push_back({ClaimId::hbm_bandwidth_3350, fmt(pl.hbm_gbps) + " GB/s (plateau beyond 4x L2)",
                     judged(pl.hbm_gbps, Claimed::value(3350, "GB/s"),
-                           claims::band("hbm-bandwidth-3350"_claim), kNoFigure)});
-  claims.push_back({"l2-fits-working-set"_claim,
+                           claims::band(ClaimId::hbm_bandwidth_3350), kNoFigure)});
+  claims.push_back({ClaimId::l2_fits_working_set,
                     "effective capacity " + fmt_mib(pl.capacity_bytes) + " against " +
                         fmt_mib(l2d) + " in the properties",
                     judged(pl.capacity_bytes / l2d, Claimed::value(1.0, "x"),
-                           claims::band("l2-fits-working-set"_claim), kNoFigure)});
+                           claims::band(ClaimId::l2_fits_working_set), kNoFigure)});
   return claims;
 }
 
@@ -117,9 +117,10 @@ ClaimRow persisting_claim(const L2PersistingResult& m) {
   const double speedup = t_evict / t_with;
   const double penalty = t_evict - t_ref;
   const double recovered = penalty > 0 ? (t_evict - t_with) / penalty : NAN;
-  std::string verdict, measured;
+  Judgement verdict;
+  std::string measured;
   if (!std::isfinite(speedup)) {
-    verdict = "not measurable here: " + m.unmeasured;
+    verdict = not_measurable(m.unmeasured);
     measured = "n/a";
   } else {
     measured = "hot read " + fmt(t_with * 1e3, 1) + " us with the window, " +
@@ -127,14 +128,14 @@ ClaimRow persisting_claim(const L2PersistingResult& m) {
                fmt(t_ref * 1e3, 1) + " us; the window recovered " + fmt(100 * recovered) +
                "% of the eviction penalty";
     if (!(t_evict > 1.1 * t_ref))
-      verdict = "not measurable here: the streaming traffic did not slow the hot reads by 10%";
+      verdict = not_measurable("the streaming traffic did not slow the hot reads by 10%");
     else
       verdict = judged_all(
           {{"the share of the eviction penalty recovered", 100 * recovered, Claimed::value(50, "%"),
             Tolerance::at_least(50)},
            {"the speedup", speedup, Claimed::value(1.1, "x"), Tolerance::at_least(1.1)}});
   }
-  return {"l2-persisting-window"_claim, measured, verdict};
+  return {ClaimId::l2_persisting_window, measured, verdict};
 }
 
 }  // namespace
@@ -199,7 +200,7 @@ Result present_l2_working_set(const L2WorkingSetResult& m) {
   res.section.tables.push_back(curve_table(m));
   res.section.tables.push_back(capacity_table(m));
   res.section.charts.push_back(curve_chart(xs, bw));
-  res.section.tables.push_back(claims_table("l2-working-set", curve_claims(m, xs, bw)));
+  add_claims(res.section, "l2-working-set", curve_claims(m, xs, bw));
 
   TierFigure fl2;
   fl2.tier = "L2";
@@ -227,17 +228,17 @@ ClaimRow random_claim(const L2RandomResult& m) {
   for (const L2Point& p : m.points)
     if (p.bytes == 2 * GiB) at = &p;
   if (!at)
-    return {"l2-working-set-random-2gb"_claim, "n/a",
-            "not measurable here: no 2 GiB working set fitted in half the free memory"};
+    return {ClaimId::l2_working_set_random_2gb, "n/a",
+            not_measurable("no 2 GiB working set fitted in half the free memory")};
   if (!(m.sequential_gbps > 0))
-    return {"l2-working-set-random-2gb"_claim, fmt(at->gbps) + " GB/s at 2 GiB",
-            "not measurable here: the sequential set of 5x the L2 did not fit"};
+    return {ClaimId::l2_working_set_random_2gb, fmt(at->gbps) + " GB/s at 2 GiB",
+            not_measurable("the sequential set of 5x the L2 did not fit")};
   const double ratio = at->gbps / m.sequential_gbps;
-  return {"l2-working-set-random-2gb"_claim,
+  return {ClaimId::l2_working_set_random_2gb,
           fmt(at->gbps) + " GB/s at 2 GiB = " + fmt(ratio, 2) + "x the sequential " +
               fmt_mib(static_cast<double>(m.sequential_bytes)) + " set (" + fmt(m.sequential_gbps) +
               " GB/s)",
-          judged(ratio, Claimed::value(0.17, "x"), claims::band("l2-working-set-random-2gb"_claim),
+          judged(ratio, Claimed::value(0.17, "x"), claims::band(ClaimId::l2_working_set_random_2gb),
                  kNoFigure)};
 }
 
@@ -305,7 +306,7 @@ Result present_l2_random(const L2RandomResult& m) {
   ch.title = "Random 32-byte read bandwidth against working set (all SMs, ld.cg)";
   ch.series.front().name = "random 32-byte reads";
   res.section.charts.push_back(std::move(ch));
-  res.section.tables.push_back(claims_table("l2-random", {random_claim(m)}));
+  add_claims(res.section, "l2-random", {random_claim(m)});
   return res;
 }
 
@@ -346,7 +347,7 @@ Result present_l2_persisting(const L2PersistingResult& m) {
   t.notes.push_back("Speedup is the evicted-without-window time over each row's time.");
   if (!m.unmeasured.empty()) t.notes.push_back("n/a: " + m.unmeasured + ".");
   res.section.tables.push_back(std::move(t));
-  res.section.tables.push_back(claims_table("l2-persisting", {persisting_claim(m)}));
+  add_claims(res.section, "l2-persisting", {persisting_claim(m)});
   return res;
 }
 

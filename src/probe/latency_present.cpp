@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/latency.hpp"
 
 namespace memhier::probe {
@@ -14,24 +14,24 @@ namespace {
 // A tier's claimed range in cycles; judged within ±50% of it.
 struct LatencyClaim {
   const char* tier;
-  claims::Id id;  // text and source in the claims catalogue
+  ClaimId id;  // text and source in the claims catalogue
   double lo, hi;
 };
 
 const LatencyClaim kClaims[] = {
-    {"shared", "latency-shared-20-30-cycles"_claim, 20, 30},
-    {"shared", "latency-shared-32-cycles"_claim, 32, 32},
-    {"L1", "latency-l1-30-40-cycles"_claim, 30, 40},
-    {"L1", "latency-l1-40-cycles"_claim, 40, 40},
-    {"L1", "latency-l1-33-cycles-published"_claim, 33, 33},
-    {"L2", "latency-l2-200-cycles"_claim, 200, 200},
-    {"L2", "latency-l2-265-530-cycles-published"_claim, 265, 530},
-    {"HBM", "latency-hbm-400-600-cycles"_claim, 400, 600},
-    {"HBM", "latency-hbm-400-cycles"_claim, 400, 400},
-    {"HBM", "latency-hbm-650-690-cycles-published"_claim, 650, 690},
-    {"constant", "latency-constant-40-cycles"_claim, 40, 40},
-    {"local", "latency-local-400-cycles"_claim, 400, 400},
-    {"local", "latency-spill-400-600-cycles"_claim, 400, 600},
+    {"shared", ClaimId::latency_shared_20_30_cycles, 20, 30},
+    {"shared", ClaimId::latency_shared_32_cycles, 32, 32},
+    {"L1", ClaimId::latency_l1_30_40_cycles, 30, 40},
+    {"L1", ClaimId::latency_l1_40_cycles, 40, 40},
+    {"L1", ClaimId::latency_l1_33_cycles_published, 33, 33},
+    {"L2", ClaimId::latency_l2_200_cycles, 200, 200},
+    {"L2", ClaimId::latency_l2_265_530_cycles_published, 265, 530},
+    {"HBM", ClaimId::latency_hbm_400_600_cycles, 400, 600},
+    {"HBM", ClaimId::latency_hbm_400_cycles, 400, 400},
+    {"HBM", ClaimId::latency_hbm_650_690_cycles_published, 650, 690},
+    {"constant", ClaimId::latency_constant_40_cycles, 40, 40},
+    {"local", ClaimId::latency_local_400_cycles, 400, 400},
+    {"local", ClaimId::latency_spill_400_600_cycles, 400, 600},
 };
 
 constexpr const char* kNoFigure = "no figure on this card (see notes)";
@@ -72,9 +72,9 @@ std::vector<ClaimRow> tier_claims(const LatencyResult& m) {
   const double hbm = m.cycles_of("HBM"), shared = m.cycles_of("shared");
   const double x = hbm / shared;
   claims.push_back(
-      {"shared-12x-faster-than-global"_claim,
+      {ClaimId::shared_12x_faster_than_global,
        "HBM " + fmt(hbm, 1) + " cycles / shared " + fmt(shared, 1) + " cycles = " + fmt(x, 1) + "x",
-       judged(x, Claimed::value(12, "x"), claims::band("shared-12x-faster-than-global"_claim),
+       judged(x, Claimed::value(12, "x"), claims::band(ClaimId::shared_12x_faster_than_global),
               kNoFigure)});
   return claims;
 }
@@ -179,22 +179,20 @@ report::Chart sweep_chart(const WorkingSetResult& m) {
 
 // A knee lies between two ring sizes; it reproduces a size claim when that step meets the
 // claimed size within the claim's band (sizes in `unit_bytes`, the claim's own unit).
-ClaimRow capacity_row(claims::Id id, const std::string& prefix, const LatencyKnee* f,
+ClaimRow capacity_row(ClaimId id, const std::string& prefix, const LatencyKnee* f,
                       const Claimed& claimed, double unit_bytes) {
   if (!f)
-    return ClaimRow{
-        id, prefix + "no knee found",
-        claims::judge_interval(NAN, NAN, claimed, claims::band(id), "the curve shows no step there")
-            .text};
+    return ClaimRow{id, prefix + "no knee found",
+                    claims::judge_interval(NAN, NAN, claimed, claims::band(id),
+                                           "the curve shows no step there")};
   const std::string measured = prefix + "latency rises between " +
                                fmt_bytes(static_cast<double>(f->prev_bytes)) + " and " +
                                fmt_bytes(static_cast<double>(f->bytes)) + " (" +
                                fmt(f->before_cycles) + " -> " + fmt(f->after_cycles) + " cycles)";
-  return ClaimRow{
-      id, measured,
-      claims::judge_interval(static_cast<double>(f->prev_bytes) / unit_bytes,
-                             static_cast<double>(f->bytes) / unit_bytes, claimed, claims::band(id))
-          .text};
+  return ClaimRow{id, measured,
+                  claims::judge_interval(static_cast<double>(f->prev_bytes) / unit_bytes,
+                                         static_cast<double>(f->bytes) / unit_bytes, claimed,
+                                         claims::band(id))};
 }
 
 // Capacities from the knee brackets (the cache ends between the last point below the
@@ -206,18 +204,18 @@ std::vector<ClaimRow> sweep_claims(const WorkingSetResult& m) {
     return nullptr;
   };
   std::vector<ClaimRow> claims;
-  claims.push_back(capacity_row("l1-size-128-256kb"_claim, "ld.ca knee: ", first_knee("L1 (ld.ca)"),
-                                Claimed::range(128, 256, "KiB"), KiB));
-  claims.push_back(capacity_row("l2-size-50mb"_claim,
+  claims.push_back(capacity_row(ClaimId::l1_size_128_256kb, "ld.ca knee: ",
+                                first_knee("L1 (ld.ca)"), Claimed::range(128, 256, "KiB"), KiB));
+  claims.push_back(capacity_row(ClaimId::l2_size_50mb,
                                 "ld.cg knee (this card's properties say " +
                                     fmt_bytes(static_cast<double>(m.l2_bytes)) + "): ",
                                 first_knee("L2 (ld.cg)"), Claimed::value(50, "MB"), 1e6));
   const WorkingSetPoint& far = m.points.back();
-  claims.push_back({"latency-hbm-400-600-cycles"_claim,
+  claims.push_back({ClaimId::latency_hbm_400_600_cycles,
                     "ld.cg, largest ring: " + fmt(far.cg_cycles, 1) + " cycles at " +
                         fmt_bytes(static_cast<double>(far.bytes)),
                     judged(far.cg_cycles, Claimed::range(400, 600, "cycles"),
-                           claims::band("latency-hbm-400-600-cycles"_claim), kNoFigure)});
+                           claims::band(ClaimId::latency_hbm_400_600_cycles), kNoFigure)});
   return claims;
 }
 
@@ -245,7 +243,7 @@ Result present_latency(const LatencyResult& m) {
       "larger than L2 "
       "and L2 is flushed before each launch.");
   res.section.tables.push_back(tiers_table(m));
-  res.section.tables.push_back(claims_table("latency", tier_claims(m)));
+  add_claims(res.section, "latency", tier_claims(m));
   for (const TierLatency& r : m.tiers) {
     if (r.tier == "HBM (TLB-missing)") continue;
     TierFigure f;
@@ -297,7 +295,7 @@ Result present_latency_working_set(const WorkingSetResult& m) {
   res.section.tables.push_back(sweep_table(m));
   res.section.tables.push_back(knees_table(m));
   res.section.charts.push_back(sweep_chart(m));
-  res.section.tables.push_back(claims_table("latency-working-set", sweep_claims(m)));
+  add_claims(res.section, "latency-working-set", sweep_claims(m));
   return res;
 }
 

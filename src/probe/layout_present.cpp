@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/layout.hpp"
 
 namespace memhier::probe {
@@ -76,24 +76,24 @@ double model_rel(const LayoutResult& m, const std::string& exp, const std::strin
 void aos_claims(const LayoutResult& m, std::vector<ClaimRow>& claims) {
   {
     const double sx = speed(m, "aos-soa-x", "soa");
-    claims.push_back({"aos-soa-4x"_claim,
+    claims.push_back({ClaimId::aos_soa_4x,
                       strf("SoA/AoS speed %.2fx for x += vx*dt (model %.2fx for a 32-byte struct)",
                            sx, model_rel(m, "aos-soa-x", "soa")),
-                      judged(sx, Claimed::value(4, "x"), claims::band("aos-soa-4x"_claim),
+                      judged(sx, Claimed::value(4, "x"), claims::band(ClaimId::aos_soa_4x),
                              "the timing failed")});
   }
   const LayoutRow* aos = m.find("aos-soa-xyz", "aos");
   const LayoutRow* soa = m.find("aos-soa-xyz", "soa");
   const double waste = (aos && soa) ? 1.0 - aos->gbps / soa->gbps : NAN;
   claims.push_back(
-      {"aos-wastes-50-75pct"_claim,
+      {ClaimId::aos_wastes_50_75pct,
        strf("x,y,z update: AoS reaches %.0f useful GB/s, SoA %.0f: %.0f%% wasted (model: "
             "%.0f%%)",
             aos ? aos->gbps : NAN, soa ? soa->gbps : NAN, 100 * waste,
             100 * (1 - 1 / model_rel(m, "aos-soa-xyz", "soa"))),
        // 50-75% wasted, taken as 40-85%.
        judged(100 * waste, Claimed::range(40, 85, "% wasted"),
-              claims::band("aos-wastes-50-75pct"_claim), "the timing failed")});
+              claims::band(ClaimId::aos_wastes_50_75pct), "the timing failed")});
 }
 
 // The 12-byte struct, the load width and the alignment speedups.
@@ -101,32 +101,32 @@ void width_claims(const LayoutResult& m, std::vector<ClaimRow>& claims) {
   {
     const double s3 = speed(m, "struct12", "soa3");
     claims.push_back(
-        {"struct12-3x-bytes"_claim,
+        {ClaimId::struct12_3x_bytes,
          strf("SoA/struct speed %.2fx (model: %.1f sectors per request for the struct "
               "against %.1f for SoA; %.2fx once the L1 keeps the lines between the loads)",
               s3, m.find("struct12", "struct12")->sectors_per_request,
               m.find("struct12", "soa3")->sectors_per_request, model_rel(m, "struct12", "soa3")),
-         judged(s3, Claimed::range(2.0, 4.5, "x"), claims::band("struct12-3x-bytes"_claim),
+         judged(s3, Claimed::range(2.0, 4.5, "x"), claims::band(ClaimId::struct12_3x_bytes),
                 "the timing failed")});
   }
   {
     const double s4 = speed(m, "copy-width", "float4");
-    claims.push_back({"float4-1-25x"_claim,
+    claims.push_back({ClaimId::float4_1_25x,
                       strf("float4/float copy speed %.2fx (float2 %.2fx; model %.2fx)", s4,
                            speed(m, "copy-width", "float2"), model_rel(m, "copy-width", "float4")),
-                      judged(s4, Claimed::value(1.25, "x"), claims::band("float4-1-25x"_claim),
+                      judged(s4, Claimed::value(1.25, "x"), claims::band(ClaimId::float4_1_25x),
                              "the timing failed")});
   }
   {
     const LayoutRow* mis = m.find("alignment", "misaligned");
     const double sa = mis ? 1.0 / mis->relative : NAN;  // aligned over misaligned
     claims.push_back(
-        {"alignment-1-25x"_claim,
+        {ClaimId::alignment_1_25x,
          strf("aligned/misaligned float copy speed %.2fx (model %.2fx; %.1f against %.1f sectors "
               "per request)",
               sa, mis ? 1.0 / mis->predicted : NAN, mis ? mis->sectors_per_request : NAN,
               m.find("alignment", "aligned")->sectors_per_request),
-         judged(sa, Claimed::range(1.10, 1.45, "x"), claims::band("alignment-1-25x"_claim),
+         judged(sa, Claimed::range(1.10, 1.45, "x"), claims::band(ClaimId::alignment_1_25x),
                 "the timing failed")});
   }
 }
@@ -165,7 +165,7 @@ Result present_layout(const LayoutResult& m) {
   std::vector<ClaimRow> claims;
   aos_claims(m, claims);
   width_claims(m, claims);
-  s.tables.push_back(claims_table("layout", claims));
+  add_claims(s, "layout", claims);
   s.tables.back().notes.push_back(
       "Verdicts: a claimed speedup is reproduced when the measured speedup lies in the band the "
       "verdict states, and refuted outside it.");

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/local.hpp"
 
 namespace memhier::probe {
@@ -37,13 +37,13 @@ report::Table streams_table(const LocalResult& m) {
 
 ClaimRow bandwidth_claim(const LocalResult& m) {
   if (!m.unmeasured.empty())
-    return {"local-bandwidth-3350"_claim, "n/a", "not measurable here: " + m.unmeasured};
-  return {"local-bandwidth-3350"_claim,
+    return {ClaimId::local_bandwidth_3350, "n/a", not_measurable(m.unmeasured)};
+  return {ClaimId::local_bandwidth_3350,
           fmt(m.local_gbps) + " GB/s through local memory, " + fmt(m.global_gbps) +
               " GB/s for the same stream through global memory (" + fmt(m.local_over_global, 2) +
               "x), " + fmt_mib(m.footprint_bytes()) + " in all",
           judged(m.local_gbps, Claimed::value(3350, "GB/s"),
-                 claims::band("local-bandwidth-3350"_claim))};
+                 claims::band(ClaimId::local_bandwidth_3350))};
 }
 
 }  // namespace
@@ -69,7 +69,7 @@ Result present_local(const LocalResult& m) {
       "k of thread t at k x threads + t, so a warp's access is 128 contiguous bytes in both); "
       "the two are timed alternately (paired).");
   s.tables.push_back(streams_table(m));
-  s.tables.push_back(claims_table("local-memory", {bandwidth_claim(m)}));
+  add_claims(s, "local-memory", {bandwidth_claim(m)});
   if (m.unmeasured.empty()) {
     TierFigure f;
     f.tier = "local";

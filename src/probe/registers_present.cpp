@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/registers.hpp"
 
 namespace memhier::probe {
@@ -119,42 +119,41 @@ void spill_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
   }
 
   {  // 000: a few bytes of spill can halve performance.
-    ClaimRow c0{"spill-few-bytes-halve"_claim, "", ""};
+    ClaimRow c0{ClaimId::spill_few_bytes_halve, "", {}};
     if (!fastest_clean || !least_spill) {
       c0.measured = "no build both spilled and ran correctly";
-      c0.verdict = "not measurable here: no spilling and no spill-free build to compare";
+      c0.set(not_measurable("no spilling and no spill-free build to compare"));
     } else {
       const double ratio = least_spill->ms / fastest_clean->ms;
       c0.measured = least_spill->name + ": " + std::to_string(least_spill->local_bytes) +
                     " B local/thread, " + strf("%.2fx", ratio) + " the time of " +
                     fastest_clean->name + " (no local memory)";
       // Tolerance: at least 1.8x the time counts as "halved".
-      c0.verdict = judged(ratio, Claimed::value(2, "x the time"),
-                          claims::band("spill-few-bytes-halve"_claim));
+      c0.set(judged(ratio, Claimed::value(2, "x the time"),
+                    claims::band(ClaimId::spill_few_bytes_halve)));
     }
     claims.push_back(c0);
   }
   {  // 001: 3-5x slowdowns from spilling.
-    ClaimRow c1{"spill-3-5x"_claim, "", ""};
+    ClaimRow c1{ClaimId::spill_3_5x, "", {}};
     if (!fastest_clean || !most_spill) {
       c1.measured = "no build both spilled and ran correctly";
-      c1.verdict = "not measurable here: no spilling and no spill-free build to compare";
+      c1.set(not_measurable("no spilling and no spill-free build to compare"));
     } else {
       const double ratio = most_spill->ms / fastest_clean->ms;
       c1.measured = most_spill->name + " (" + std::to_string(most_spill->local_bytes) +
                     " B local/thread): " + strf("%.2fx", ratio) + " the time of " +
                     fastest_clean->name;
       // Tolerance: 3-5x widened by 20% either side.
-      c1.verdict =
-          judged(ratio, Claimed::range(3, 5, "x the time"), claims::band("spill-3-5x"_claim));
+      c1.set(judged(ratio, Claimed::range(3, 5, "x the time"), claims::band(ClaimId::spill_3_5x)));
     }
     claims.push_back(c1);
   }
   {  // 001: more occupancy is not always faster.
-    ClaimRow c2{"launch-bounds-occupancy-not-always-faster"_claim, "", ""};
+    ClaimRow c2{ClaimId::launch_bounds_occupancy_not_always_faster, "", {}};
     if (!fastest || !most_occupied) {
       c2.measured = "no build ran correctly";
-      c2.verdict = "not measurable here: no valid timing";
+      c2.set(not_measurable("no valid timing"));
     } else {
       const double ratio = most_occupied->ms / fastest->ms;
       c2.measured = "highest occupancy: " + most_occupied->name + " " +
@@ -162,11 +161,11 @@ void spill_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
                     strf("%.3f ms", most_occupied->ms) + "; fastest: " + fastest->name + " " +
                     strf("%.1f%%", fastest->occupancy_pct) + " at " + strf("%.3f ms", fastest->ms);
       // Tolerance: the most occupied build must be more than 5% slower than a less occupied one.
-      c2.verdict = judged_all({{"the most occupied build's time", ratio,
-                                Claimed::value(1, "x the fastest's"), Tolerance::above(1.05)},
-                               {"its occupancy over the fastest's",
-                                most_occupied->occupancy_pct - fastest->occupancy_pct,
-                                Claimed::value(0, "points"), Tolerance::above(0)}});
+      c2.set(judged_all({{"the most occupied build's time", ratio,
+                          Claimed::value(1, "x the fastest's"), Tolerance::above(1.05)},
+                         {"its occupancy over the fastest's",
+                          most_occupied->occupancy_pct - fastest->occupancy_pct,
+                          Claimed::value(0, "points"), Tolerance::above(0)}}));
     }
     claims.push_back(c2);
   }
@@ -175,7 +174,7 @@ void spill_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
 // Occupancy from the register count, launch bounds, and the model against CUDA.
 void occupancy_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
   {  // 000: 65536 / regs threads per SM (64 regs -> 50%, 32 -> 100%).
-    ClaimRow c3{"regs-per-thread-occupancy"_claim, "", ""};
+    ClaimRow c3{ClaimId::regs_per_thread_occupancy, "", {}};
     std::vector<Figure> figures;
     bool off = false;
     std::string text;
@@ -195,11 +194,11 @@ void occupancy_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
     // The formula counted in whole blocks of the build; it ignores the allocation granularity.
     c3.measured = text + strf(" (formula in whole %d-thread blocks", m.block_threads) +
                   (off ? "; registers are allocated in granules the formula ignores)" : ")");
-    c3.verdict = judged_all(figures);
+    c3.set(judged_all(figures));
     claims.push_back(c3);
   }
   {  // 000/001: __launch_bounds__(256, m) makes m blocks fit.
-    ClaimRow c4{"launch-bounds-min-blocks"_claim, "", ""};
+    ClaimRow c4{ClaimId::launch_bounds_min_blocks, "", {}};
     std::string text;
     std::vector<Figure> figures;
     for (const RegisterBuild& r : m.builds) {
@@ -211,18 +210,18 @@ void occupancy_claims(const RegistersResult& m, std::vector<ClaimRow>& claims) {
                          Tolerance::inside_range()});
     }
     c4.measured = text;
-    c4.verdict = judged_all(figures, "no launch-bounds build");
+    c4.set(judged_all(figures, "no launch-bounds build"));
     claims.push_back(c4);
   }
   {  // memhier's own model against the CUDA occupancy API.
-    ClaimRow c5{"memhier-occupancy-model"_claim, "", ""};
+    ClaimRow c5{ClaimId::memhier_occupancy_model, "", {}};
     c5.measured = std::to_string(m.builds.size() - model_mismatches(m).size()) + " of " +
                   std::to_string(m.builds.size()) + " builds agree";
     // Every build must agree; the mismatch note under the table names those that do not.
-    c5.verdict = judged(m.has_model ? double(model_mismatches(m).size()) : NAN,
-                        Claimed::value(0, "builds that disagree"),
-                        claims::band("memhier-occupancy-model"_claim),
-                        "no model table for this compute capability");
+    c5.set(judged(m.has_model ? double(model_mismatches(m).size()) : NAN,
+                  Claimed::value(0, "builds that disagree"),
+                  claims::band(ClaimId::memhier_occupancy_model),
+                  "no model table for this compute capability"));
     claims.push_back(c5);
   }
 }
@@ -252,7 +251,7 @@ Result present_registers(const RegistersResult& m) {
   std::vector<ClaimRow> claims;
   spill_claims(m, claims);
   occupancy_claims(m, claims);
-  s.tables.push_back(claims_table("registers", claims));
+  add_claims(s, "registers", claims);
 
   TierFigure reg;
   reg.tier = "registers";

@@ -133,7 +133,8 @@ Result run_shared_stride(Context& ctx) {
 
 SharedStrideResult measure_shared_stride(Context& ctx) {
   SharedStrideResult m;
-  m.tolerance = claims::band("bank-degree-gcd"_claim).amount / 100;  // the catalogue's ±35 %
+  m.tolerance =
+      claims::band(claims::ClaimId::bank_degree_gcd).amount / 100;  // the catalogue's ±35 %
   m.block_threads = kStrideBlock;
   m.loads_per_pass = kStrideUnroll;
   m.elements = kStrideElems;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/shared_stride.hpp"
 
 namespace memhier::probe {
@@ -98,7 +98,7 @@ void word_claims(const SharedStrideResult& m, std::vector<ClaimRow>& claims) {
                          Claimed::value(r.predicted_slowdown, "x"),
                          Tolerance::within_percent(100 * m.tolerance)});
     }
-    claims.push_back({"bank-degree-gcd"_claim,
+    claims.push_back({ClaimId::bank_degree_gcd,
                       std::to_string(in) + " of " + std::to_string(n) + " strides within " +
                           tol_text + " of gcd(s, 32)",
                       judged_all(figures)});
@@ -110,11 +110,11 @@ void stride_claims(const SharedStrideResult& m, std::vector<ClaimRow>& claims) {
   const std::string tol_text = tolerance_text(m);
   {
     const StridePoint* r32 = m.find(4, 32);
-    claims.push_back({"bank-stride-32-serializes"_claim, slow_text(r32),
+    claims.push_back({ClaimId::bank_stride_32_serializes, slow_text(r32),
                       judged(r32 ? r32->slowdown : NAN, Claimed::value(32, "x"),
                              Tolerance::within_percent(100 * m.tolerance))});
     const StridePoint* r33 = m.find(4, 33);
-    claims.push_back({"bank-stride-33-free"_claim, slow_text(r33),
+    claims.push_back({ClaimId::bank_stride_33_free, slow_text(r33),
                       judged(r33 ? r33->slowdown : NAN, Claimed::value(1, "x"),
                              Tolerance::within_percent(100 * m.tolerance))});
   }
@@ -127,7 +127,7 @@ void stride_claims(const SharedStrideResult& m, std::vector<ClaimRow>& claims) {
       figures.push_back({"stride " + std::to_string(s), r ? r->slowdown : NAN,
                          Claimed::value(s, "x"), Tolerance::within_percent(100 * m.tolerance)});
     }
-    claims.push_back({"bank-stride-2-4-8"_claim, measured, judged_all(figures)});
+    claims.push_back({ClaimId::bank_stride_2_4_8, measured, judged_all(figures)});
   }
   {
     // The model's rules for wider accesses (half- and quarter-warp phases), checked here too.
@@ -141,7 +141,7 @@ void stride_claims(const SharedStrideResult& m, std::vector<ClaimRow>& claims) {
                          r.slowdown, Claimed::value(r.predicted_slowdown, "x"),
                          Tolerance::within_percent(100 * m.tolerance)});
     }
-    claims.push_back({"memhier-wide-access-phases"_claim,
+    claims.push_back({ClaimId::memhier_wide_access_phases,
                       std::to_string(in) + " of " + std::to_string(n) +
                           " (width, stride) pairs within " + tol_text,
                       judged_all(figures)});
@@ -180,7 +180,7 @@ Result present_shared_stride(const SharedStrideResult& m) {
   std::vector<ClaimRow> claims;
   word_claims(m, claims);
   stride_claims(m, claims);
-  sec.tables.push_back(claims_table("shared-stride", claims));
+  add_claims(sec, "shared-stride", claims);
   sec.charts.push_back(slowdown_chart(m));
   return result;
 }

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/smem_config.hpp"
 
 namespace memhier::probe {
@@ -82,17 +82,17 @@ void optin_claims(const SmemDynamicResult& m, std::vector<ClaimRow>& claims) {
                       : "the kernel's limit is " + std::to_string(m.no_optin_limit_bytes) + " B" +
                             (no_optin_failed ? ", so the launch would be refused" : "");
   {
-    ClaimRow r{"smem-optin-above-48kb"_claim, "", ""};
+    ClaimRow r{ClaimId::smem_optin_above_48kb, "", {}};
     if (!m.optin_tested) {
       r.measured = "opt-in maximum " + std::to_string(m.device.smem_per_block_optin) + " B";
-      r.verdict = "not measurable here: this card allows no more than 48 KiB per block";
+      r.set(not_measurable("this card allows no more than 48 KiB per block"));
     } else {
       r.measured = std::to_string(max_smem) + " B without the opt-in: " + no_optin_result +
                    "; with it: " + (m.optin_ran ? "ran and verified" : "did not run");
-      r.verdict = judged_all({{"the limit without the opt-in", double(m.no_optin_limit_bytes),
-                               Claimed::value(max_smem, "B"), Tolerance::at_most(max_smem - 1)},
-                              {"opted-in launches that ran", m.optin_ran ? 1.0 : 0.0,
-                               Claimed::value(1, "of 1"), Tolerance::inside_range()}});
+      r.set(judged_all({{"the limit without the opt-in", double(m.no_optin_limit_bytes),
+                         Claimed::value(max_smem, "B"), Tolerance::at_most(max_smem - 1)},
+                        {"opted-in launches that ran", m.optin_ran ? 1.0 : 0.0,
+                         Claimed::value(1, "of 1"), Tolerance::inside_range()}}));
     }
     claims.push_back(r);
   }
@@ -102,20 +102,21 @@ void optin_claims(const SmemDynamicResult& m, std::vector<ClaimRow>& claims) {
       int major, minor, kb;
     };
     const SourceRow source_rows[] = {{7, 0, 96}, {7, 5, 64}, {8, 0, 163}, {8, 9, 99}, {9, 0, 227}};
-    ClaimRow r{"smem-per-block-by-arch"_claim,
-               strf("%.1f KiB per block (opt-in)", m.device.smem_per_block_optin / 1024.0), ""};
+    ClaimRow r{ClaimId::smem_per_block_by_arch,
+               strf("%.1f KiB per block (opt-in)", m.device.smem_per_block_optin / 1024.0),
+               {}};
+    r.from_properties = true;  // the runtime's limit, not a measurement
     int source_kb = -1;
     for (const SourceRow& sr : source_rows)
       if (sr.major == m.device.cc_major && sr.minor == m.device.cc_minor) source_kb = sr.kb;
-    r.verdict =
-        judged(source_kb < 0 ? NAN : m.device.smem_per_block_optin / double(kKiB),
-               Claimed::value(source_kb, "KiB"), Tolerance::inside_range(),
-               "the source lists no figure for compute capability " +
-                   std::to_string(m.device.cc_major) + "." + std::to_string(m.device.cc_minor));
+    r.set(judged(source_kb < 0 ? NAN : m.device.smem_per_block_optin / double(kKiB),
+                 Claimed::value(source_kb, "KiB"), Tolerance::inside_range(),
+                 "the source lists no figure for compute capability " +
+                     std::to_string(m.device.cc_major) + "." + std::to_string(m.device.cc_minor)));
     claims.push_back(r);
   }
   {
-    ClaimRow r{"smem-more-per-block-fewer-blocks"_claim, "", ""};
+    ClaimRow r{ClaimId::smem_more_per_block_fewer_blocks, "", {}};
     std::string text;
     std::vector<Figure> figures;  // each tile's change in blocks/SM, then largest against smallest
     for (std::size_t i = 0; i < m.tiles.size(); ++i) {
@@ -131,7 +132,7 @@ void optin_claims(const SmemDynamicResult& m, std::vector<ClaimRow>& claims) {
                          double(m.tiles.back().blocks_per_sm - m.tiles.front().blocks_per_sm),
                          Claimed::value(-1, "blocks/SM"), Tolerance::at_most(-1)});
     r.measured = text;
-    r.verdict = judged_all(figures, "only one tile size fits");
+    r.set(judged_all(figures, "only one tile size fits"));
     claims.push_back(r);
   }
 }
@@ -141,7 +142,7 @@ void occupancy_claims(const SmemDynamicResult& m, std::vector<ClaimRow>& claims)
   const core::DeviceInfo& dev = m.device;
   {
     // 000: "228KB / 32KB = 7 blocks": per-SM shared memory divided by the per-block need.
-    ClaimRow r{"smem-blocks-per-sm-formula"_claim, "", ""};
+    ClaimRow r{ClaimId::smem_blocks_per_sm_formula, "", {}};
     const int warp_limit = dev.max_threads_per_sm / m.block_threads;
     std::string text;
     bool off = false;
@@ -157,24 +158,24 @@ void occupancy_claims(const SmemDynamicResult& m, std::vector<ClaimRow>& claims)
     }
     r.measured =
         text + (off ? " (the driver reserves shared memory per block: 1 KiB from cc 8.0)" : "");
-    r.verdict = judged_all(figures, "no tile ran");
+    r.set(judged_all(figures, "no tile ran"));
     claims.push_back(r);
   }
   {
-    ClaimRow r{"smem-larger-tiles-lower-occupancy"_claim, "", ""};
+    ClaimRow r{ClaimId::smem_larger_tiles_lower_occupancy, "", {}};
     const DynamicTile& small = m.tiles.front();
     const DynamicTile& large = m.tiles.back();
     if (m.tiles.size() < 2 || !(small.ms > 0) || !(large.ms > 0)) {
       r.measured = "one tile size only";
-      r.verdict = "not measurable here: no larger tile";
+      r.set(not_measurable("no larger tile"));
     } else {
       const double ratio = large.ms / small.ms;
       r.measured = large.name + " (" + std::to_string(large.blocks_per_sm) + " blocks/SM) took " +
                    strf("%.2fx", ratio) + " the time of " + small.name + " (" +
                    std::to_string(small.blocks_per_sm) + " blocks/SM)";
       // Tolerance: within 5% counts as no difference, so the larger tile must be slower.
-      r.verdict = judged(ratio, Claimed::value(1, "x the smaller tile's time"),
-                         claims::band("smem-larger-tiles-lower-occupancy"_claim));
+      r.set(judged(ratio, Claimed::value(1, "x the smaller tile's time"),
+                   claims::band(ClaimId::smem_larger_tiles_lower_occupancy)));
     }
     claims.push_back(r);
   }
@@ -242,7 +243,7 @@ std::vector<ClaimRow> carveout_claims(const SmemCarveoutResult& m) {
   const CarveoutSetting& max_smem = m.settings[4];  // 100%
   const CarveoutSetting& def = m.settings[5];
   {
-    ClaimRow r{"carveout-trades-l1-for-shared"_claim, "", ""};
+    ClaimRow r{ClaimId::carveout_trades_l1_for_shared, "", {}};
     // Judge the two ends (largest L1 against largest shared memory), and say where the
     // speed actually stepped: the model's split does not have to predict it.
     const double ratio = max_l1.gbps / max_smem.gbps;
@@ -258,26 +259,28 @@ std::vector<ClaimRow> carveout_claims(const SmemCarveoutResult& m) {
     r.measured = "0%: " + strf("%.0f GB/s", max_l1.gbps) +
                  ", 100%: " + strf("%.0f GB/s", max_smem.gbps) + "; " + step;
     // Tolerance: the largest L1 must re-read the window more than 20% faster.
-    r.verdict = judged(ratio, Claimed::value(1, "x the 100% carveout's speed"),
-                       claims::band("carveout-trades-l1-for-shared"_claim));
+    r.set(judged(ratio, Claimed::value(1, "x the 100% carveout's speed"),
+                 claims::band(ClaimId::carveout_trades_l1_for_shared)));
     claims.push_back(r);
   }
   {
-    ClaimRow r{"carveout-default-large-l1"_claim, "", ""};
+    ClaimRow r{ClaimId::carveout_default_large_l1, "", {}};
     const double ratio = def.gbps / max_l1.gbps;
     r.measured = "default: " + strf("%.0f GB/s", def.gbps) + " (" + strf("%.2fx", ratio) +
                  " of the 0% carveout)";
     // Tolerance: within 10% of the largest-L1 setting counts as "a large L1".
-    r.verdict = judged(ratio, Claimed::value(1, "x the 0% carveout's speed"),
-                       claims::band("carveout-default-large-l1"_claim));
+    r.set(judged(ratio, Claimed::value(1, "x the 0% carveout's speed"),
+                 claims::band(ClaimId::carveout_default_large_l1)));
     claims.push_back(r);
   }
   {
-    ClaimRow r{"smem-228kb-per-sm"_claim,
-               std::to_string(m.device.smem_per_sm / kKiB) + " KiB per SM", ""};
+    ClaimRow r{ClaimId::smem_228kb_per_sm,
+               std::to_string(m.device.smem_per_sm / kKiB) + " KiB per SM",
+               {}};
+    r.from_properties = true;  // the runtime's figure, not a measurement
     const bool h100 = m.device.cc_major == 9 && m.device.cc_minor == 0;
-    r.verdict = judged(h100 ? m.device.smem_per_sm / double(kKiB) : NAN, Claimed::value(228, "KiB"),
-                       Tolerance::inside_range(), "the figure is for H100 (cc 9.0)");
+    r.set(judged(h100 ? m.device.smem_per_sm / double(kKiB) : NAN, Claimed::value(228, "KiB"),
+                 Tolerance::inside_range(), "the figure is for H100 (cc 9.0)"));
     claims.push_back(r);
   }
   return claims;
@@ -310,7 +313,7 @@ Result present_smem_dynamic(const SmemDynamicResult& m) {
   std::vector<ClaimRow> claims;
   optin_claims(m, claims);
   occupancy_claims(m, claims);
-  s.tables.push_back(claims_table("smem-dynamic", claims));
+  add_claims(s, "smem-dynamic", claims);
 
   TierFigure shared;
   shared.tier = "shared";
@@ -339,7 +342,7 @@ Result present_smem_carveout(const SmemCarveoutResult& m) {
 
   s.tables.push_back(carveout_table(m));
   s.charts.push_back(carveout_chart(m));
-  s.tables.push_back(claims_table("smem-carveout", carveout_claims(m)));
+  add_claims(s, "smem-carveout", carveout_claims(m));
 
   TierFigure l1;
   l1.tier = "L1";

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/tma.hpp"
 
 namespace memhier::probe {
@@ -141,7 +141,7 @@ std::vector<ClaimRow> claims(const TmaResult& m) {
   std::vector<ClaimRow> rows;
   const std::string why = m.unsupported.empty() ? "no figure was measured" : m.unsupported;
   {
-    ClaimRow r{"tma-hopper-adds-bulk-copies"_claim, "", ""};
+    ClaimRow r{ClaimId::tma_hopper_adds_bulk_copies, "", {}};
     int verified = 0;
     std::string text;
     for (const std::string& method :
@@ -154,13 +154,13 @@ std::vector<ClaimRow> claims(const TmaResult& m) {
               (any ? (all ? "verified" : "FAILED") : "not run");
     }
     r.measured = m.loads.empty() ? "n/a" : text;
-    r.verdict = judged(m.loads.empty() ? NAN : static_cast<double>(verified),
-                       Claimed::value(3, "of 3 copy instructions"),
-                       claims::band("tma-hopper-adds-bulk-copies"_claim), why);
+    r.set(judged(m.loads.empty() ? NAN : static_cast<double>(verified),
+                 Claimed::value(3, "of 3 copy instructions"),
+                 claims::band(ClaimId::tma_hopper_adds_bulk_copies), why));
     rows.push_back(r);
   }
   {
-    ClaimRow r{"tma-offloads-addressing"_claim, "", ""};
+    ClaimRow r{ClaimId::tma_offloads_addressing, "", {}};
     const double tensor = best_chip(m, tma_load_methods()[3]);
     const double threads = best_chip(m, tma_load_methods()[0]);
     const double ratio = tensor / threads;
@@ -171,8 +171,8 @@ std::vector<ClaimRow> claims(const TmaResult& m) {
                            "(ld.global.v4 + st.shared): " +
                            fmt(threads, 0) + " GB/s; " + strf("%.2fx", ratio)
                      : "n/a";
-    r.verdict = judged(ratio, Claimed::value(1, "x the threads' own copies"),
-                       claims::band("tma-offloads-addressing"_claim), why);
+    r.set(judged(ratio, Claimed::value(1, "x the threads' own copies"),
+                 claims::band(ClaimId::tma_offloads_addressing), why));
     rows.push_back(r);
   }
   const bool edges = m.oob_checked > 0;
@@ -189,9 +189,9 @@ std::vector<ClaimRow> claims(const TmaResult& m) {
                     Tolerance::inside_range()};
   const Figure store{"stored elements wrong", store_wrong, Claimed::value(0, "elements"),
                      Tolerance::inside_range()};
-  rows.push_back({"tma-tile-one-instruction-bounds"_claim,
+  rows.push_back({ClaimId::tma_tile_one_instruction_bounds,
                   edge_text + " (one instruction each way)", judged_all({load, store}, why)});
-  rows.push_back({"tma-swizzle-oob-in-hardware"_claim,
+  rows.push_back({ClaimId::tma_swizzle_oob_in_hardware,
                   (m.swizzle_checked > 0
                        ? std::to_string(m.swizzle_wrong) + " of " +
                              std::to_string(m.swizzle_checked) + " swizzled words misplaced; "
@@ -222,7 +222,7 @@ Result present_tma(const TmaResult& m) {
       "loads of the same words.");
   if (!m.unsupported.empty()) {
     s.paragraphs.push_back("Not measured: " + m.unsupported);
-    s.tables.push_back(claims_table("tma", claims(m)));
+    add_claims(s, "tma", claims(m));
     return out;
   }
   s.paragraphs.push_back(
@@ -243,7 +243,7 @@ Result present_tma(const TmaResult& m) {
                                 m.stores, m.sm_bytes, m.chip_bytes));
   s.tables.push_back(multicast_table(m));
   s.tables.push_back(edges_table(m));
-  s.tables.push_back(claims_table("tma", claims(m)));
+  add_claims(s, "tma", claims(m));
   return out;
 }
 

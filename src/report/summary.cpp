@@ -140,6 +140,11 @@ Table tally_table(const ClaimsTally& tally) {
   t.rows = {{Value::str("reproduced"), Value::integer(tally.reproduced)},
             {Value::str("refuted"), Value::integer(tally.refuted)},
             {Value::str("not measurable here"), Value::integer(tally.not_measurable)}};
+  // Rows only when present: a run on the card the claims speak of reads as before.
+  if (tally.about_other_card > 0)
+    t.rows.push_back({Value::str("about another card"), Value::integer(tally.about_other_card)});
+  if (tally.from_properties > 0)
+    t.rows.push_back({Value::str("from device properties"), Value::integer(tally.from_properties)});
   return t;
 }
 
@@ -214,11 +219,17 @@ Section summary_section(const SummaryInput& in) {
   const std::vector<SummaryTier> tiers = ordered(in.tiers);
   const std::vector<LadderBest> bests = ladder_bests(in.records);
   const ClaimsTally& n = in.claims;
-  s.paragraphs.push_back("Claims: " + std::to_string(n.reproduced) + " reproduced, " +
-                         std::to_string(n.refuted) + " refuted, " +
-                         std::to_string(n.not_measurable) + " not measurable here, of " +
-                         std::to_string(n.reproduced + n.refuted + n.not_measurable) +
-                         " checks (the Claims section below has each).");
+  std::string others;  // the kinds a run on the claims' own cards lacks, named when present
+  if (n.about_other_card > 0)
+    others += std::to_string(n.about_other_card) + " about another card, ";
+  if (n.from_properties > 0)
+    others += std::to_string(n.from_properties) + " from device properties, ";
+  s.paragraphs.push_back(
+      "Claims: " + std::to_string(n.reproduced) + " reproduced, " + std::to_string(n.refuted) +
+      " refuted, " + std::to_string(n.not_measurable) + " not measurable here, " + others + "of " +
+      std::to_string(n.reproduced + n.refuted + n.not_measurable + n.about_other_card +
+                     n.from_properties) +
+      " checks (the Claims section below has each).");
   std::vector<std::string> missing;
   if (tiers.empty()) missing.emplace_back("the tiers' latency and bandwidth");
   if (bests.empty()) missing.emplace_back("the ladders");

@@ -135,8 +135,8 @@ void measure(const Options& o, const core::DeviceInfo& dev, report::Document& do
   measure_ladders(o, doc, summary, files);
   const report::Roofline roof = report::roofline(summary);
   doc.sections.push_back(report::roofline_section(roof));
-  doc.sections.back().tables.push_back(
-      claims::checks_table("report-roofline", claims::roofline_checks(roof)));
+  claims::add_checks(doc.sections.back(), claims::Checker::report("roofline"),
+                     claims::roofline_checks(roof));
   files.progress(doc);
   if (o.no_profile) return;
   const auto step = [&o](const std::string& s) { o.progress(Stage::profiles, s); };
@@ -181,9 +181,12 @@ report::Document run_report(const Options& o) {
   const std::string note = dev        ? std::string()
                            : o.no_gpu ? "no measurements in this report (--no-gpu)"
                                       : "no GPU: " + why;
-  doc.sections.insert(doc.sections.begin() + 1, claims::claims_section(doc.sections, note));
+  // Claims about another card than this one are not judged by it.
+  std::optional<claims::RunningCard> card;
+  if (dev) card = claims::RunningCard{dev->name, dev->cc_major, dev->cc_minor};
+  doc.sections.insert(doc.sections.begin() + 1, claims::claims_section(doc.sections, note, card));
   // The summary opens the report: the hierarchy, the ladders' bests, the claims tally.
-  summary.claims = claims::tally(doc.sections);
+  summary.claims = claims::tally(doc.sections, card);
   summary.not_measured = note;
   doc.sections.insert(doc.sections.begin(), report::summary_section(summary));
   files.finish(doc);

@@ -1,6 +1,7 @@
-// The claims catalogue: ids, sources, that every id the code uses exists, the ladder
-// verdicts from hand-built bench records, the report's Claims section, and that
-// docs/claims.md is the catalogue's Markdown.
+// The claims catalogue: ids (every id the code names exists by construction: ClaimId is
+// generated from claim_ids.inc), sources, the ladder verdicts from hand-built bench records,
+// the report's Claims section gathered from Section::checks, and that docs/claims.md is the
+// catalogue's Markdown.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/judge.hpp"
 #include "memhier/claims/ladders.hpp"
 
 #ifndef MEMHIER_SOURCE_DIR
@@ -42,35 +44,18 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool is_checker_probe(const std::string& checker) {
-  return checker.rfind("bench-", 0) != 0 && checker.rfind("profile-", 0) != 0 &&
-         checker.rfind("report-", 0) != 0;
-}
-
-// Every "<id>"_claim literal under src/, by file.
-std::map<fs::path, std::set<std::string>> ids_in_sources() {
-  const std::regex literal("\"([^\"\\\\\n]+)\"_claim");
-  std::map<fs::path, std::set<std::string>> out;
-  for (const auto& e : fs::recursive_directory_iterator(fs::path(MEMHIER_SOURCE_DIR) / "src")) {
-    const std::string ext = e.path().extension().string();
-    if (!e.is_regular_file() || (ext != ".cu" && ext != ".cuh" && ext != ".cpp" && ext != ".hpp"))
-      continue;
-    const std::string text = slurp(e.path());
-    for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it)
-      out[e.path()].insert((*it)[1].str());
-  }
-  return out;
-}
-
 // ---- The catalogue itself.
 
-TEST(ClaimsCatalogue, IdsAreUniqueAndKebabCase) {
+TEST(ClaimsCatalogue, EveryIdOnceInIdOrderAndKebabCase) {
   const std::regex kebab("[a-z0-9]+(-[a-z0-9]+)*");
-  std::set<std::string> seen;
-  for (const Claim& c : catalogue()) {
-    EXPECT_TRUE(std::regex_match(c.id, kebab)) << c.id;
-    EXPECT_TRUE(seen.insert(c.id).second) << "duplicate id " << c.id;
-    EXPECT_EQ(find(c.id), &c);
+  ASSERT_EQ(catalogue().size(), results::kClaimCount);
+  for (std::size_t i = 0; i < catalogue().size(); ++i) {
+    const Claim& c = catalogue()[i];
+    const std::string id(name(c.id));
+    EXPECT_EQ(static_cast<std::size_t>(c.id), i) << id;
+    EXPECT_TRUE(std::regex_match(id, kebab)) << id;
+    EXPECT_EQ(find(id), &c);
+    EXPECT_EQ(&claim(c.id), &c);
   }
   EXPECT_EQ(find("no-such-claim"), nullptr);
   EXPECT_GE(catalogue().size(), 36u);  // a few dozen at least: every numeric claim of the seeds
@@ -78,10 +63,10 @@ TEST(ClaimsCatalogue, IdsAreUniqueAndKebabCase) {
 
 TEST(ClaimsCatalogue, EveryClaimHasTextAndEitherACheckerOrAReason) {
   for (const Claim& c : catalogue()) {
-    EXPECT_FALSE(c.text.empty()) << c.id;
+    EXPECT_FALSE(c.text.empty()) << name(c.id);
     EXPECT_NE(c.checked_by.empty(), c.unmeasured.empty())
-        << c.id << ": a reason exactly when nothing checks it";
-    for (const std::string& ch : c.checked_by) EXPECT_FALSE(ch.empty()) << c.id;
+        << name(c.id) << ": a reason exactly when nothing checks it";
+    for (const Checker& ch : c.checked_by) EXPECT_FALSE(ch.which.empty()) << name(c.id);
   }
 }
 
@@ -91,15 +76,15 @@ TEST(ClaimsCatalogue, SourcesNameTextsByTitleOrKnownOrigins) {
   const std::regex bare_number("(^|[ (;])00[0-4]([ ,);§]|$)");
   for (const Claim& c : catalogue()) {
     const std::vector<SourceRef> refs = parse_sources(c.source);
-    ASSERT_FALSE(refs.empty()) << c.id << ": malformed source '" << c.source << "'";
+    ASSERT_FALSE(refs.empty()) << name(c.id) << ": malformed source '" << c.source << "'";
     for (const SourceRef& r : refs)
       EXPECT_TRUE(titles.count(r.origin) || r.origin == "memhier goal" ||
                   r.origin == "published figures")
-          << c.id << ": unknown origin '" << r.origin << "'";
+          << name(c.id) << ": unknown origin '" << r.origin << "'";
     // What a reader sees names each text by its title, never by a number or a path.
     for (const std::string& text : {c.source, c.text, c.unmeasured}) {
-      EXPECT_FALSE(std::regex_search(text, bare_number)) << c.id << ": " << text;
-      EXPECT_EQ(text.find("seeds"), std::string::npos) << c.id << ": " << text;
+      EXPECT_FALSE(std::regex_search(text, bare_number)) << name(c.id) << ": " << text;
+      EXPECT_EQ(text.find("seeds"), std::string::npos) << name(c.id) << ": " << text;
     }
   }
 }
@@ -116,7 +101,7 @@ TEST(ClaimsCatalogue, SectionsExistInTheSeeds) {
     for (const SourceRef& r : parse_sources(c.source)) {
       if (!text.count(r.origin) || r.section == "(introduction)") continue;
       EXPECT_NE(text[r.origin].find(lower(r.section)), std::string::npos)
-          << c.id << ": seed " << r.origin << " has no section '" << r.section << "'";
+          << name(c.id) << ": seed " << r.origin << " has no section '" << r.section << "'";
     }
 }
 
@@ -151,41 +136,19 @@ TEST(ClaimsCatalogue, SourcesSpellOutEachTextsTitle) {
             "memhier goal: copy kernel >= 0.90 x cudaMemcpy");
 }
 
-// ---- Every id the code uses exists, and the catalogue says truly what checks it.
+// ---- The catalogue says truly what checks each claim.
 
-TEST(ClaimsCatalogue, EveryIdTheSourcesUseExists) {
-  const auto by_file = ids_in_sources();
-  ASSERT_FALSE(by_file.empty()) << "no \"...\"_claim literal under " << MEMHIER_SOURCE_DIR;
-  std::set<std::string> used;
-  for (const auto& [file, ids] : by_file)
-    for (const std::string& id : ids) {
-      used.insert(id);
-      const Claim* c = find(id);
-      ASSERT_NE(c, nullptr) << file << " refers to '" << id
-                            << "', which src/claims/catalogue.cpp does not define";
-      EXPECT_FALSE(c->checked_by.empty())
-          << id << " is checked in " << file << " but the catalogue says nothing checks it";
-    }
-  for (const Claim& c : catalogue())
-    if (!c.checked_by.empty()) {
-      EXPECT_TRUE(used.count(c.id)) << c.id << " names checkers, but no code refers to it";
-    }
-}
-
-TEST(ClaimsCatalogue, ProbeCheckersMatchTheirFiles) {
-  // A probe named as a checker must build its claims table in a file that uses the id.
-  const auto by_file = ids_in_sources();
-  for (const Claim& c : catalogue())
-    for (const std::string& checker : c.checked_by) {
-      if (!is_checker_probe(checker)) continue;
-      bool found = false;
-      for (const auto& [file, ids] : by_file)
-        if (file.parent_path().filename() == "probe" && ids.count(c.id) &&
-            std::regex_search(slurp(file), std::regex("claims_table\\(\\s*\"" + checker + "\"")))
-          found = true;
-      EXPECT_TRUE(found) << c.id << ": no src/probe file both refers to it and builds the '"
-                         << checker << "' claims table";
-    }
+TEST(ClaimsCatalogue, ACheckerTheCatalogueDoesNotNameIsAnError) {
+  report::Section s;
+  EXPECT_THROW(add_checks(s, Checker::probe("latency"), {{ClaimId::padding_3x_matmul, "1", {}}}),
+               std::logic_error);
+  EXPECT_THROW(
+      add_checks(s, Checker::bench("latency"), {{ClaimId::latency_l2_200_cycles, "1", {}}}),
+      std::logic_error);
+  EXPECT_TRUE(s.checks.empty());
+  add_checks(s, Checker::probe("latency"), {{ClaimId::latency_l2_200_cycles, "210", {}}});
+  ASSERT_EQ(s.checks.size(), 1u);
+  EXPECT_EQ(s.checks[0].by, Checker::probe("latency"));
 }
 
 TEST(ClaimsCatalogue, LadderCheckersMatchTheLadderChecks) {
@@ -198,68 +161,70 @@ TEST(ClaimsCatalogue, LadderCheckersMatchTheLadderChecks) {
                                                              {"elementwise", elementwise_checks},
                                                              {"reduction", reduction_checks}};
   for (const auto& [family, hook] : ladders) {
-    std::set<std::string> ids;
+    const Checker by = Checker::bench(family);
+    std::set<ClaimId> ids;
     for (const Check& ch : hook ? hook({}) : std::vector<Check>{}) {
-      ids.insert(ch.id.c_str());
-      const Claim* c = find(ch.id.c_str());
-      ASSERT_NE(c, nullptr) << ch.id.c_str();
-      EXPECT_TRUE(
-          std::count(c->checked_by.begin(), c->checked_by.end(), std::string("bench-") + family))
-          << ch.id.c_str() << " is checked by the " << family << " ladder; say so";
+      ids.insert(ch.id);
+      const Claim& c = claim(ch.id);
+      EXPECT_TRUE(std::count(c.checked_by.begin(), c.checked_by.end(), by))
+          << name(ch.id) << " is checked by the " << family << " ladder; say so";
     }
     for (const Claim& c : catalogue())
-      if (std::count(c.checked_by.begin(), c.checked_by.end(), std::string("bench-") + family)) {
-        EXPECT_TRUE(ids.count(c.id)) << c.id << " claims bench-" << family << " checks it";
+      if (std::count(c.checked_by.begin(), c.checked_by.end(), by)) {
+        EXPECT_TRUE(ids.count(c.id)) << name(c.id) << " claims bench-" << family << " checks it";
       }
   }
 }
 
-TEST(ClaimsTable, AnUnknownIdIsAnError) {
-  EXPECT_THROW(checks_table("probe", {{"no-such-claim"_claim, "1", "reproduced"}}),
-               std::logic_error);
-  const report::Table t = checks_table("latency", {{"latency-l2-200-cycles"_claim, "210", "ok"}});
+TEST(ClaimsTable, RenderedFromTheChecks) {
+  Check c{ClaimId::latency_l2_200_cycles, "210", {Verdict::reproduced, "reproduced (ok)"}};
+  const report::Table t = checks_table(Checker::probe("latency"), {c});
   EXPECT_EQ(t.id, "latency-claims");
   ASSERT_EQ(t.rows.size(), 1u);
   EXPECT_EQ(t.rows[0][0].text, "latency-l2-200-cycles");
   EXPECT_EQ(t.rows[0][2].text, find("latency-l2-200-cycles")->text);
+  EXPECT_EQ(t.rows[0][4].text, "reproduced (ok)");
+  c.from_properties = true;  // the table says where the figure came from
+  EXPECT_NE(checks_table(Checker::probe("latency"), {c}).rows[0][4].text.find("properties"),
+            std::string::npos);
+  EXPECT_EQ(checks_table(Checker::bench("gemm"), {}).id, "bench-gemm-claims");
 }
 
 // ---- Verdicts.
 
-TEST(ClaimsVerdict, ClassifiesCheckerVerdicts) {
-  EXPECT_EQ(classify("reproduced"), Verdict::reproduced);
-  EXPECT_EQ(classify("reproduced (tolerance 2x..4x)"), Verdict::reproduced);
-  EXPECT_EQ(classify("refuted: 1.02x"), Verdict::refuted);
-  EXPECT_EQ(classify("differs: 2.1x, outside 2.7x..6x"), Verdict::refuted);
-  EXPECT_EQ(classify("not measurable here: no GPU"), Verdict::not_measurable);
+TEST(ClaimsVerdict, VerdictsReadAsTheReportWritesThem) {
+  EXPECT_STREQ(to_string(Verdict::reproduced), "reproduced");
+  EXPECT_STREQ(to_string(Verdict::refuted), "refuted");
   EXPECT_STREQ(to_string(Verdict::not_measurable), "not measurable here");
+  EXPECT_STREQ(to_string(Verdict::about_other_card), "about another card");
+  EXPECT_EQ(results::not_measurable("no GPU").text, "not measurable here: no GPU");
 }
 
 TEST(ClaimsVerdict, ToleranceBandFollowsTheCatalogue) {
-  Band b = tolerance_band("padding-3x-matmul"_claim, 3, 3);  // a ratio: ±25 %
+  Band b = tolerance_band(ClaimId::padding_3x_matmul, 3, 3);  // a ratio: ±25 %
   EXPECT_DOUBLE_EQ(b.lo, 2.25);
   EXPECT_DOUBLE_EQ(b.hi, 3.75);
-  b = tolerance_band("softmax-float4-1-25x"_claim, 1.25, 1.25);  // a gain: half to twice it
+  b = tolerance_band(ClaimId::softmax_float4_1_25x, 1.25, 1.25);  // a gain: half to twice it
   EXPECT_DOUBLE_EQ(b.lo, 1.125);
   EXPECT_DOUBLE_EQ(b.hi, 1.5);
-  b = tolerance_band("coalescing-10-20x"_claim, 10, 20);  // a range: each end
+  b = tolerance_band(ClaimId::coalescing_10_20x, 10, 20);  // a range: each end
   EXPECT_DOUBLE_EQ(b.lo, 7.5);
   EXPECT_DOUBLE_EQ(b.hi, 25);
-  b = tolerance_band("padding-30pct"_claim, 1.3, kInf);  // "30%+"
+  b = tolerance_band(ClaimId::padding_30pct, 1.3, kInf);  // "30%+"
   EXPECT_DOUBLE_EQ(b.lo, 1.15);
   EXPECT_TRUE(std::isinf(b.hi));
-  b = tolerance_band("transpose-padded-83pct"_claim, 0.6, 0.6);  // a fraction: ±25 %
+  b = tolerance_band(ClaimId::transpose_padded_83pct, 0.6, 0.6);  // a fraction: ±25 %
   EXPECT_DOUBLE_EQ(b.lo, 0.45);
   EXPECT_DOUBLE_EQ(b.hi, 0.75);
-  EXPECT_THROW(tolerance_band("registers-1-cycle"_claim, 1, 1), std::logic_error);  // unmeasured
-  EXPECT_THROW(band("l2-persisting-window"_claim), std::logic_error);               // per figure
+  EXPECT_THROW(tolerance_band(ClaimId::registers_1_cycle, 1, 1), std::logic_error);  // unmeasured
+  EXPECT_THROW(band(ClaimId::l2_persisting_window), std::logic_error);               // per figure
 }
 
 // Every checked claim states its band and why; ratio claims ("x" in the id, a speedup or a
 // fraction) use the ±25 % default, a gain under 2x the gain rule, or say why not.
 TEST(ClaimsCatalogue, EveryCheckedClaimStatesItsBand) {
   for (const Claim& c : catalogue()) {
-    SCOPED_TRACE(c.id);
+    SCOPED_TRACE(std::string(name(c.id)));
     if (c.checked_by.empty()) {
       EXPECT_TRUE(c.band_reason.empty());
       continue;
@@ -337,44 +302,43 @@ std::vector<BenchRecord> gemm_run(const std::string& shape = "4096x4096x4096") {
 
 std::map<std::string, Check> by_id(const std::vector<Check>& checks) {
   std::map<std::string, Check> m;
-  for (const Check& c : checks) m.emplace(c.id.c_str(), c);
+  for (const Check& c : checks) m.emplace(name(c.id), c);
   return m;
 }
 
 TEST(ClaimsLadder, GemmVerdictsComeFromTheRecords) {
   const auto m = by_id(gemm_checks(gemm_run()));
-  auto verdict = [&](const char* id) { return classify(m.at(id).verdict); };
+  auto verdict = [&](const char* id) { return m.at(id).verdict; };
   // 10.05x from naive to coalesced: inside 10-20x widened to 6.67x..30x.
-  EXPECT_EQ(verdict("coalescing-10-20x"), Verdict::reproduced) << m.at("coalescing-10-20x").verdict;
+  EXPECT_EQ(verdict("coalescing-10-20x"), Verdict::reproduced) << m.at("coalescing-10-20x").detail;
   // Padding is slower here (0.80x): the 3x claim is refuted.
   EXPECT_EQ(verdict("padding-3x-matmul"), Verdict::refuted);
   EXPECT_NE(m.at("padding-3x-matmul").measured.find("0.800x"), std::string::npos)
       << m.at("padding-3x-matmul").measured;
   // 8448 / 8192 B: +3.1%.
   EXPECT_EQ(verdict("padding-memory-3pct"), Verdict::reproduced)
-      << m.at("padding-memory-3pct").verdict;
+      << m.at("padding-memory-3pct").detail;
   // The tile of 64 is 1.85x faster than 32.
   EXPECT_EQ(verdict("tile-32-optimal"), Verdict::refuted);
   // 2,800 / 18,500 of cuBLAS claimed; 16.7 / 2.66 ms here is 15.9%.
-  EXPECT_EQ(verdict("gemm-tiled-2800"), Verdict::reproduced) << m.at("gemm-tiled-2800").verdict;
+  EXPECT_EQ(verdict("gemm-tiled-2800"), Verdict::reproduced) << m.at("gemm-tiled-2800").detail;
   // cuBLAS at 77% of peak against 94.9%: inside 63%..142%.
-  EXPECT_EQ(verdict("gemm-cublas-18500"), Verdict::reproduced) << m.at("gemm-cublas-18500").verdict;
+  EXPECT_EQ(verdict("gemm-cublas-18500"), Verdict::reproduced) << m.at("gemm-cublas-18500").detail;
   // cp.async against the register-prefetch double buffer: 0.82x, not 1.05x.
   EXPECT_EQ(verdict("cp-async-gemm-1-05x"), Verdict::refuted);
   EXPECT_NE(m.at("cp-async-gemm-1-05x").measured.find("cp_async_3stage"), std::string::npos);
   // 64 KB per block gives 3 blocks per SM here.
   EXPECT_EQ(verdict("smem-64kb-1-2-blocks"), Verdict::refuted);
-  for (const auto& [id, c] : m) EXPECT_NE(classify(c.verdict), Verdict::not_measurable) << id;
+  for (const auto& [id, c] : m) EXPECT_NE(c.verdict, Verdict::not_measurable) << id;
 }
 
 TEST(ClaimsLadder, AnotherShapeIsNotMeasurableAndSaysWhy) {
   for (const Check& c : gemm_checks(gemm_run("2048x2048x2048"))) {
-    if (std::string(c.id.c_str()) == "padding-memory-3pct" ||
-        std::string(c.id.c_str()) == "smem-64kb-1-2-blocks")
+    if (c.id == ClaimId::padding_memory_3pct || c.id == ClaimId::smem_64kb_1_2_blocks)
       continue;  // properties of the kernels, not of the shape
-    EXPECT_EQ(classify(c.verdict), Verdict::not_measurable) << c.id.c_str();
-    EXPECT_NE(c.verdict.find("4096x4096x4096"), std::string::npos) << c.verdict;
-    EXPECT_NE(c.verdict.find("2048x2048x2048"), std::string::npos) << c.verdict;
+    EXPECT_EQ(c.verdict, Verdict::not_measurable) << name(c.id);
+    EXPECT_NE(c.detail.find("4096x4096x4096"), std::string::npos) << c.detail;
+    EXPECT_NE(c.detail.find("2048x2048x2048"), std::string::npos) << c.detail;
   }
 }
 
@@ -389,11 +353,11 @@ TEST(ClaimsLadder, MissingOrUnverifiedRecordsAreNotMeasurable) {
       r.note = "wrong result";
     }
   const auto m = by_id(gemm_checks(run));
-  EXPECT_EQ(m.at("padding-3x-matmul").verdict,
+  EXPECT_EQ(m.at("padding-3x-matmul").detail,
             "not measurable here: padded did not run at 4096x4096x4096");
-  EXPECT_EQ(m.at("coalescing-10-20x").verdict,
+  EXPECT_EQ(m.at("coalescing-10-20x").detail,
             "not measurable here: naive did not verify at 4096x4096x4096: wrong result");
-  EXPECT_EQ(classify(m.at("tiling-2-15x").verdict), Verdict::reproduced);  // 1.64x
+  EXPECT_EQ(m.at("tiling-2-15x").verdict, Verdict::reproduced);  // 1.64x
 }
 
 TEST(ClaimsLadder, TransposeSoftmaxAndElementwise) {
@@ -406,10 +370,10 @@ TEST(ClaimsLadder, TransposeSoftmaxAndElementwise) {
   }
   const auto tm = by_id(transpose_checks(t));
   // 17% against 13.3% ±25 % (10..16.7%); 5.5x against 7.5x ±25 % (5.6..9.4x).
-  EXPECT_EQ(classify(tm.at("transpose-naive-13pct").verdict), Verdict::refuted);
-  EXPECT_EQ(classify(tm.at("padding-30pct").verdict), Verdict::reproduced);  // 1.63x
-  EXPECT_EQ(classify(tm.at("swizzle-matches-padding").verdict), Verdict::reproduced);
-  EXPECT_EQ(classify(tm.at("column-major-7-5x").verdict), Verdict::refuted);
+  EXPECT_EQ(tm.at("transpose-naive-13pct").verdict, Verdict::refuted);
+  EXPECT_EQ(tm.at("padding-30pct").verdict, Verdict::reproduced);  // 1.63x
+  EXPECT_EQ(tm.at("swizzle-matches-padding").verdict, Verdict::reproduced);
+  EXPECT_EQ(tm.at("column-major-7-5x").verdict, Verdict::refuted);
 
   std::vector<BenchRecord> s;
   for (const auto& [v, ms] : std::vector<std::pair<const char*, double>>{{"naive", 0.1290},
@@ -419,9 +383,9 @@ TEST(ClaimsLadder, TransposeSoftmaxAndElementwise) {
                                                                          {"launch_bounds", 0.0184}})
     s.push_back(rec("softmax", v, "1024x4096", ms));
   const auto sm = by_id(softmax_checks(s));
-  EXPECT_EQ(classify(sm.at("softmax-parallel-max-2-1x").verdict), Verdict::refuted);  // 5.9x
-  EXPECT_EQ(classify(sm.at("softmax-launch-bounds-1-12x").verdict), Verdict::reproduced);
-  EXPECT_EQ(classify(sm.at("softmax-66pct-of-peak").verdict), Verdict::not_measurable);
+  EXPECT_EQ(sm.at("softmax-parallel-max-2-1x").verdict, Verdict::refuted);  // 5.9x
+  EXPECT_EQ(sm.at("softmax-launch-bounds-1-12x").verdict, Verdict::reproduced);
+  EXPECT_EQ(sm.at("softmax-66pct-of-peak").verdict, Verdict::not_measurable);
 
   std::vector<BenchRecord> e{rec("elementwise", "scalar", "axpy:16777216", 1.0),
                              rec("elementwise", "float4", "axpy:16777216", 0.5),
@@ -429,10 +393,9 @@ TEST(ClaimsLadder, TransposeSoftmaxAndElementwise) {
                              rec("elementwise", "float4", "axpy:268435456", 1.0544)};
   const auto em = by_id(elementwise_checks(e));  // the largest axpy shape counts
   EXPECT_NE(em.at("float4-1-25x").measured.find("axpy:268435456"), std::string::npos);
-  EXPECT_EQ(classify(em.at("float4-1-25x").verdict), Verdict::refuted);  // 1.11x
-  EXPECT_EQ(classify(em.at("vectorize-1-1-1-25x").verdict), Verdict::reproduced);
-  EXPECT_EQ(classify(by_id(elementwise_checks({})).at("float4-1-25x").verdict),
-            Verdict::not_measurable);
+  EXPECT_EQ(em.at("float4-1-25x").verdict, Verdict::refuted);  // 1.11x
+  EXPECT_EQ(em.at("vectorize-1-1-1-25x").verdict, Verdict::reproduced);
+  EXPECT_EQ(by_id(elementwise_checks({})).at("float4-1-25x").verdict, Verdict::not_measurable);
 }
 
 TEST(ClaimsLadder, AFractionIsJudgedOnThePairedMedianAndQuotedWithItsSpread) {
@@ -451,7 +414,7 @@ TEST(ClaimsLadder, AFractionIsJudgedOnThePairedMedianAndQuotedWithItsSpread) {
   EXPECT_EQ(naive.measured,
             "naive: 12% (paired median; p10 11.5%, p90 12.5%) of cudaMemcpy D2D (the source: of "
             "the V100's 900 GB/s) at 4096x4096");
-  EXPECT_EQ(classify(naive.verdict), Verdict::reproduced) << naive.verdict;
+  EXPECT_EQ(naive.verdict, Verdict::reproduced) << naive.detail;
   // Without a spread (a figure that is not paired) only the median is quoted.
   EXPECT_EQ(m.at("transpose-tiled-64pct").measured.find("paired"), std::string::npos);
 }
@@ -463,7 +426,7 @@ TEST(ClaimsLadder, ADeclinedVariantIsNotMeasurableWithItsReason) {
   declined.declined = "needs 4096 columns or fewer";
   s.push_back(declined);
   const auto m = by_id(softmax_checks(s));
-  EXPECT_EQ(m.at("softmax-parallel-max-2-1x").verdict,
+  EXPECT_EQ(m.at("softmax-parallel-max-2-1x").detail,
             "not measurable here: parallel_max declined 1024x4096: needs 4096 columns or fewer");
 }
 
@@ -480,7 +443,7 @@ TEST(ClaimsLadder, GemmSeedTableHasTheSeedsRowsAndThisRun) {
   for (std::size_t i = 0; i < 5; ++i) {
     EXPECT_EQ(t.rows[i][4].text, rungs[i]);
     EXPECT_EQ(t.rows[i][5].text, "4096x4096x4096");
-    EXPECT_EQ(t.rows[i].back().text, checks.at(ids[i]).verdict);
+    EXPECT_EQ(t.rows[i].back().text, checks.at(ids[i]).detail);
     for (const BenchRecord& r : run)
       if (r.variant == rungs[i]) {
         EXPECT_DOUBLE_EQ(t.rows[i][8].number, r.x_vendor);
@@ -489,32 +452,34 @@ TEST(ClaimsLadder, GemmSeedTableHasTheSeedsRowsAndThisRun) {
   EXPECT_DOUBLE_EQ(t.rows[0][1].number, 310);
   EXPECT_DOUBLE_EQ(t.rows[4][1].number, 18500);
 
-  const std::vector<report::Table> tables =
-      ladder_tables("gemm", {gemm_checks, gemm_seed_tables}, run);
-  ASSERT_EQ(tables.size(), 2u);
-  EXPECT_EQ(tables[0].id, "bench-gemm-seed-table");
-  EXPECT_EQ(tables[1].id, "bench-gemm-claims");
-  EXPECT_TRUE(ladder_tables("histogram", {}, {}).empty());
+  report::Section s;
+  add_ladder_claims(s, "gemm", {gemm_checks, gemm_seed_tables}, run);
+  ASSERT_EQ(s.tables.size(), 2u);
+  EXPECT_EQ(s.tables[0].id, "bench-gemm-seed-table");
+  EXPECT_EQ(s.tables[1].id, "bench-gemm-claims");
+  EXPECT_EQ(s.checks.size(), gemm_checks(run).size());
+  for (const Check& c : s.checks) EXPECT_EQ(c.by, Checker::bench("gemm"));
+  report::Section none;
+  add_ladder_claims(none, "histogram", {}, {});
+  EXPECT_TRUE(none.tables.empty() && none.checks.empty());
 }
 
 // ---- The report's Claims section.
 
-TEST(ClaimsSection, GathersEveryClaimTableAndFillsTheRest) {
+TEST(ClaimsSection, GathersEverySectionsChecksAndFillsTheRest) {
   report::Section probe;
-  probe.tables.push_back(checks_table(
-      "latency",
-      {{"latency-l2-200-cycles"_claim, "260 cycles", "reproduced"},
-       {"latency-hbm-400-600-cycles"_claim, "800 cycles", "differs: 1.33x the high end"}}));
+  add_checks(probe, Checker::probe("latency"),
+             {{ClaimId::latency_l2_200_cycles, "260 cycles", {Verdict::reproduced, "reproduced"}},
+              {ClaimId::latency_hbm_400_600_cycles,
+               "800 cycles",
+               {Verdict::refuted, "differs: 1.33x the high end"}}});
   report::Section ladder;
-  ladder.tables.push_back(checks_table("bench-gemm", gemm_checks(gemm_run())));
-  report::Section other;  // a table that is not a claims table is ignored
+  add_checks(ladder, Checker::bench("gemm"), gemm_checks(gemm_run()));
+  report::Section other;  // tables alone, even a copy of a claims table, are never read back
+  other.tables = probe.tables;
   other.tables.push_back(catalogue_table());
-
-  const std::vector<Finding> f = findings({probe, ladder, other});
-  ASSERT_GE(f.size(), 3u);
-  EXPECT_EQ(f[0].id, "latency-l2-200-cycles");
-  EXPECT_EQ(f[0].checker, "latency");
-  EXPECT_EQ(f[2].checker, "bench-gemm");
+  ASSERT_EQ(probe.checks.size(), 2u);
+  EXPECT_EQ(probe.checks[0].by, Checker::probe("latency"));
 
   const report::Section s = claims_section({probe, ladder, other}, "");
   ASSERT_EQ(s.tables.size(), 1u);
@@ -524,8 +489,8 @@ TEST(ClaimsSection, GathersEveryClaimTableAndFillsTheRest) {
   for (const Claim& c : catalogue()) {
     std::size_t rows = 0;
     for (const auto& row : t.rows)
-      if (row[0].text == c.id) ++rows;
-    EXPECT_GE(rows, 1u) << c.id;
+      if (row[0].text == name(c.id)) ++rows;
+    EXPECT_GE(rows, 1u) << name(c.id);
     checked += rows;
   }
   EXPECT_EQ(checked, t.rows.size());
@@ -572,10 +537,10 @@ TEST(ClaimsMarkdown, OneRowPerClaimWithMarkupEscaped) {
   const std::string md = catalogue_markdown();
   EXPECT_EQ(md.rfind("# Claims catalogue\n", 0), 0u);
   for (const Claim& c : catalogue()) {
-    const std::string cell = "| `" + c.id + "` |";
+    const std::string cell = "| `" + std::string(name(c.id)) + "` |";
     const std::size_t at = md.find(cell);
-    ASSERT_NE(at, std::string::npos) << c.id;
-    EXPECT_EQ(md.find(cell, at + 1), std::string::npos) << c.id;
+    ASSERT_NE(at, std::string::npos) << name(c.id);
+    EXPECT_EQ(md.find(cell, at + 1), std::string::npos) << name(c.id);
   }
   // Table pipes and emphasis inside text are escaped: "__launch_bounds__" stays literal.
   EXPECT_NE(md.find("\\_\\_launch\\_bounds\\_\\_"), std::string::npos);

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "memhier/claims/catalogue.hpp"
@@ -29,15 +31,25 @@ const report::Chart* chart(const report::Section& s, const std::string& id) {
   return nullptr;
 }
 
-// The verdict the section's claims table gives `id` ("" when it has no row for it).
+// The check the section holds of `id` by the checker `owner` (nullptr when it has none).
+const claims::Check* check_of(const report::Section& s, const std::string& owner,
+                              const std::string& id) {
+  for (const claims::Check& c : s.checks)
+    if (c.by.owner() == owner && claims::name(c.id) == id) return &c;
+  return nullptr;
+}
+
+// The verdict's text that check gives ("" when the section has none).
 std::string verdict(const report::Section& s, const std::string& owner, const std::string& id) {
-  const report::Table* t = table(s, owner + "-claims");
-  if (!t) return "";
-  const int idc = t->column("claim_id"), vc = t->column("verdict");
-  for (const auto& row : t->rows)
-    if (row[static_cast<std::size_t>(idc)].text == id)
-      return row[static_cast<std::size_t>(vc)].text;
-  return "";
+  const claims::Check* c = check_of(s, owner, id);
+  return c ? c->detail : "";
+}
+
+// The verdict itself (not measurable when the section has no such check).
+claims::Verdict verdict_kind(const report::Section& s, const std::string& owner,
+                             const std::string& id) {
+  const claims::Check* c = check_of(s, owner, id);
+  return c ? c->verdict : claims::Verdict::not_measurable;
 }
 
 bool starts(const std::string& s, const std::string& prefix) {
@@ -194,7 +206,8 @@ TEST(L2PartitionsPresent, OneClusterRefutesTheHalves) {
   const Result r = present_l2_partitions(made_up_result(300, 300));
   const std::string v = verdict(r.section, "l2-partitions", "l2-far-half-1-8x-near-published");
   EXPECT_TRUE(starts(v, "refuted")) << v;
-  EXPECT_EQ(claims::classify(v), claims::Verdict::refuted);
+  EXPECT_EQ(verdict_kind(r.section, "l2-partitions", "l2-far-half-1-8x-near-published"),
+            claims::Verdict::refuted);
   EXPECT_TRUE(starts(verdict(r.section, "l2-partitions", "latency-l2-265-530-cycles-published"),
                      "refuted"));
 }
@@ -207,7 +220,9 @@ TEST(L2PartitionsPresent, AnOlderCardDeclines) {
   EXPECT_EQ(r.section.paragraphs[0], m.declined);
   EXPECT_TRUE(r.section.charts.empty());
   const std::string v = verdict(r.section, "l2-partitions", "l2-far-half-1-8x-near-published");
-  EXPECT_EQ(claims::classify(v), claims::Verdict::not_measurable) << v;
+  EXPECT_EQ(verdict_kind(r.section, "l2-partitions", "l2-far-half-1-8x-near-published"),
+            claims::Verdict::not_measurable)
+      << v;
   EXPECT_NE(v.find("8.0"), std::string::npos) << v;
 }
 
@@ -272,16 +287,19 @@ TEST(DsmemPresent, TablesChartsAndClaims) {
       starts(verdict(r.section, "dsmem", "dsmem-latency-own-49-cycles-published"), "reproduced"));
   // Cluster size 16 did not run: the all-to-all claim says so instead of judging one figure.
   const std::string v = verdict(r.section, "dsmem", "dsmem-all-to-all-3200-400-gbps-published");
-  EXPECT_EQ(claims::classify(v), claims::Verdict::not_measurable) << v;
+  EXPECT_EQ(verdict_kind(r.section, "dsmem", "dsmem-all-to-all-3200-400-gbps-published"),
+            claims::Verdict::not_measurable)
+      << v;
   EXPECT_NE(v.find("16"), std::string::npos) << v;
 }
 
 TEST(DsmemPresent, AWrongReadRefutesTheClusterClaim) {
   DsmemResult m = made_up_dsmem();
   m.sizes[1].reads_correct[2] = false;
-  const std::string v =
-      verdict(present_dsmem(m).section, "dsmem", "dsmem-cluster-shares-shared-memory");
-  EXPECT_EQ(claims::classify(v), claims::Verdict::refuted) << v;
+  const Result r = present_dsmem(m);
+  EXPECT_EQ(verdict_kind(r.section, "dsmem", "dsmem-cluster-shares-shared-memory"),
+            claims::Verdict::refuted)
+      << verdict(r.section, "dsmem", "dsmem-cluster-shares-shared-memory");
 }
 
 TEST(DsmemPresent, AllToAllJudgedWithBothSizes) {
@@ -293,9 +311,9 @@ TEST(DsmemPresent, AllToAllJudgedWithBothSizes) {
   EXPECT_TRUE(starts(verdict(r.section, "dsmem", "dsmem-all-to-all-3200-400-gbps-published"),
                      "reproduced"));
   m.sizes[0].all_to_all_gbps = 20000;  // more than twice 3.2 TB/s
-  EXPECT_EQ(claims::classify(verdict(present_dsmem(m).section, "dsmem",
-                                     "dsmem-all-to-all-3200-400-gbps-published")),
-            claims::Verdict::refuted);
+  EXPECT_EQ(
+      verdict_kind(present_dsmem(m).section, "dsmem", "dsmem-all-to-all-3200-400-gbps-published"),
+      claims::Verdict::refuted);
 }
 
 TEST(DsmemPresent, AnOlderCardDeclines) {
@@ -308,12 +326,29 @@ TEST(DsmemPresent, AnOlderCardDeclines) {
        {"dsmem-cluster-shares-shared-memory", "dsmem-latency-remote-215-237-cycles-published",
         "dsmem-latency-own-49-cycles-published", "dsmem-all-to-all-3200-400-gbps-published"}) {
     const std::string v = verdict(r.section, "dsmem", id);
-    EXPECT_EQ(claims::classify(v), claims::Verdict::not_measurable) << id << ": " << v;
+    EXPECT_EQ(verdict_kind(r.section, "dsmem", id), claims::Verdict::not_measurable)
+        << id << ": " << v;
     EXPECT_NE(v.find("8.0"), std::string::npos) << id << ": " << v;
   }
 }
 
 // ---- The heat map as the report draws and records it.
+
+// The catalogue names these probes as the checkers of exactly the claims their sections check
+// (the probes' presenters run here without a GPU; add_checks rejects the other direction).
+TEST(HopperProbeClaims, EachProbeChecksWhatTheCatalogueSays) {
+  const std::pair<const char*, Result> probes[] = {
+      {"l2-partitions", present_l2_partitions(made_up_result(265, 475))},
+      {"dsmem", present_dsmem(made_up_dsmem())}};
+  for (const auto& [name, r] : probes) {
+    std::set<claims::ClaimId> checked, catalogued;
+    for (const claims::Check& c : r.section.checks) checked.insert(c.id);
+    for (const claims::Claim& c : claims::catalogue())
+      for (const claims::Checker& ch : c.checked_by)
+        if (ch == claims::Checker::probe(name)) catalogued.insert(c.id);
+    EXPECT_EQ(checked, catalogued) << name;
+  }
+}
 
 TEST(ReportHeatmap, SvgMergesRunsAndJsonNamesTheKind) {
   const Result r = present_l2_partitions(made_up_result(265, 475));

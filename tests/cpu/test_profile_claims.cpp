@@ -18,10 +18,10 @@ std::map<std::string, double> stalls(double short_sb, double mio, double long_sb
           {"warps_active", warps}};
 }
 
-Check by_id(const std::vector<Check>& checks, const char* id) {
+Check by_id(const std::vector<Check>& checks, ClaimId id) {
   for (const Check& c : checks)
-    if (std::string(c.id.c_str()) == id) return c;
-  throw std::runtime_error(std::string("no check ") + id);
+    if (c.id == id) return c;
+  throw std::runtime_error("no check " + std::string(name(id)));
 }
 
 }  // namespace
@@ -37,29 +37,28 @@ TEST(ProfileClaims, PaddingStallsFromTheTransposePair) {
   c["padded"] = stalls(10, 10, 0, 1000);  // 200: 67% removed
   const auto checks = profile_checks("transpose", "1000x772", c);
   ASSERT_EQ(checks.size(), 1u);
-  EXPECT_EQ(classify(checks[0].verdict), Verdict::reproduced) << checks[0].verdict;
+  EXPECT_EQ(checks[0].verdict, Verdict::reproduced) << checks[0].detail;
   c["padded"] = stalls(10, 50, 0, 1000);  // nothing removed
-  EXPECT_EQ(classify(profile_checks("transpose", "1000x772", c)[0].verdict), Verdict::refuted);
+  EXPECT_EQ(profile_checks("transpose", "1000x772", c)[0].verdict, Verdict::refuted);
   c.erase("padded");
-  EXPECT_EQ(classify(profile_checks("transpose", "1000x772", c)[0].verdict),
-            Verdict::not_measurable);
+  EXPECT_EQ(profile_checks("transpose", "1000x772", c)[0].verdict, Verdict::not_measurable);
 }
 
 TEST(ProfileClaims, GemmBandwidthNeedsABigShape) {
   ProfiledCounters c;
   c["naive"]["dram_pct"] = 9.0;
   EXPECT_EQ(
-      classify(by_id(profile_checks("gemm", "4096x4096x4096", c), "gemm-8pct-bandwidth").verdict),
+      by_id(profile_checks("gemm", "4096x4096x4096", c), ClaimId::gemm_8pct_bandwidth).verdict,
       Verdict::reproduced);
   // A small GEMM leaves the claim to the large profile: no row at all, not "not measurable".
-  EXPECT_THROW(by_id(profile_checks("gemm", "257x255x129", c), "gemm-8pct-bandwidth"),
+  EXPECT_THROW(by_id(profile_checks("gemm", "257x255x129", c), ClaimId::gemm_8pct_bandwidth),
                std::runtime_error);
-  EXPECT_THROW(by_id(profile_checks("gemm", "2048x2048x2048", c), "gemm-8pct-bandwidth"),
+  EXPECT_THROW(by_id(profile_checks("gemm", "2048x2048x2048", c), ClaimId::gemm_8pct_bandwidth),
                std::runtime_error);
-  EXPECT_NO_THROW(by_id(profile_checks("gemm", "257x255x129", c), "padding-stalls-67pct"));
+  EXPECT_NO_THROW(by_id(profile_checks("gemm", "257x255x129", c), ClaimId::padding_stalls_67pct));
   c["naive"]["dram_pct"] = 60.0;
   EXPECT_EQ(
-      classify(by_id(profile_checks("gemm", "4096x4096x4096", c), "gemm-8pct-bandwidth").verdict),
+      by_id(profile_checks("gemm", "4096x4096x4096", c), ClaimId::gemm_8pct_bandwidth).verdict,
       Verdict::refuted);
 }
 
@@ -70,14 +69,14 @@ TEST(ProfileClaims, TileTrafficIsNaiveOverTiledL2Sectors) {
   c["smem_tile32"]["l2_sm_sectors"] = 200;  // 32x
   c["smem_tile64"]["l2_sm_sectors"] = 100;  // 64x
   const std::vector<Check> checks = profile_checks("gemm", "4096x4096x4096", c);
-  const Check& t = by_id(checks, "tile-traffic-reduction");
-  EXPECT_EQ(classify(t.verdict), Verdict::reproduced) << t.verdict << " / " << t.measured;
-  EXPECT_THROW(by_id(profile_checks("gemm", "257x255x129", c), "tile-traffic-reduction"),
+  const Check& t = by_id(checks, ClaimId::tile_traffic_reduction);
+  EXPECT_EQ(t.verdict, Verdict::reproduced) << t.detail << " / " << t.measured;
+  EXPECT_THROW(by_id(profile_checks("gemm", "257x255x129", c), ClaimId::tile_traffic_reduction),
                std::runtime_error);
   c["smem_tile64"]["l2_sm_sectors"] = 1600;  // 4x: outside a factor 2 of 64x
   EXPECT_EQ(
-      classify(
-          by_id(profile_checks("gemm", "4096x4096x4096", c), "tile-traffic-reduction").verdict),
+
+      by_id(profile_checks("gemm", "4096x4096x4096", c), ClaimId::tile_traffic_reduction).verdict,
       Verdict::refuted);
 }
 
@@ -93,40 +92,41 @@ TEST(ProfileClaims, BusUtilizationFromSectorsPerRequest) {
   load("ld 4B broadcast", 1, 1);                   // 4 / 32 = 12.5 %
   load("ld 4B scattered words in 1 MiB", 31, 31);  // 128 / (31 x 32)
   const Check ok =
-      by_id(profile_checks("global-stride", "", c), "coalescing-scenarios-utilization");
-  EXPECT_EQ(classify(ok.verdict), Verdict::reproduced) << ok.verdict << " / " << ok.measured;
+      by_id(profile_checks("global-stride", "", c), ClaimId::coalescing_scenarios_utilization);
+  EXPECT_EQ(ok.verdict, Verdict::reproduced) << ok.detail << " / " << ok.measured;
   load("ld 4B broadcast", 2, 1);  // the card fetched two sectors for one word
   const Check bad =
-      by_id(profile_checks("global-stride", "", c), "coalescing-scenarios-utilization");
-  EXPECT_EQ(classify(bad.verdict), Verdict::refuted) << bad.verdict;
+      by_id(profile_checks("global-stride", "", c), ClaimId::coalescing_scenarios_utilization);
+  EXPECT_EQ(bad.verdict, Verdict::refuted) << bad.detail;
   EXPECT_EQ(
-      classify(by_id(profile_checks("global-stride", "", {}), "coalescing-scenarios-utilization")
-                   .verdict),
+      by_id(profile_checks("global-stride", "", {}), ClaimId::coalescing_scenarios_utilization)
+          .verdict,
       Verdict::not_measurable);
 }
 
 TEST(ProfileClaims, CheckersMatchTheCatalogue) {
   for (const char* family : {"gemm", "transpose", "softmax", "global-stride"}) {
-    std::set<std::string> ids;
+    const Checker by = Checker::profile(family);
+    std::set<ClaimId> ids;
     std::vector<Check> all = profile_checks(family, "1x1x1", {});
     for (const Check& ch : profile_checks(family, "4096x4096x4096", {})) all.push_back(ch);
     for (const Check& ch : all) {
-      ids.insert(ch.id.c_str());
-      const Claim* c = find(ch.id.c_str());
-      ASSERT_NE(c, nullptr);
-      EXPECT_TRUE(
-          std::count(c->checked_by.begin(), c->checked_by.end(), std::string("profile-") + family))
-          << ch.id.c_str() << " is checked by profile " << family << "; say so";
+      ids.insert(ch.id);
+      const Claim& c = claim(ch.id);
+      EXPECT_TRUE(std::count(c.checked_by.begin(), c.checked_by.end(), by))
+          << name(ch.id) << " is checked by profile " << family << "; say so";
     }
     for (const Claim& c : catalogue())
-      if (std::count(c.checked_by.begin(), c.checked_by.end(), std::string("profile-") + family)) {
-        EXPECT_TRUE(ids.count(c.id)) << c.id << " claims profile-" << family << " checks it";
+      if (std::count(c.checked_by.begin(), c.checked_by.end(), by)) {
+        EXPECT_TRUE(ids.count(c.id)) << name(c.id) << " claims profile-" << family << " checks it";
       }
   }
 }
 
 TEST(ProfileClaims, CheckerReadsAsProfile) {
-  EXPECT_EQ(describe_checker("profile-gemm"), "profile gemm");
-  EXPECT_EQ(describe_checker("bench-gemm"), "bench gemm");
-  EXPECT_EQ(describe_checker("latency"), "probe latency");
+  EXPECT_EQ(Checker::profile("gemm").describe(), "profile gemm");
+  EXPECT_EQ(Checker::profile("gemm").owner(), "profile-gemm");
+  EXPECT_EQ(Checker::bench("gemm").describe(), "bench gemm");
+  EXPECT_EQ(Checker::probe("latency").describe(), "probe latency");
+  EXPECT_EQ(Checker::probe("latency").owner(), "latency");
 }

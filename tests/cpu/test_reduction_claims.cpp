@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "memhier/claims/ladders.hpp"
+#include "memhier/results/claim_id.hpp"
 
 namespace memhier::claims {
 namespace {
@@ -27,7 +28,7 @@ BenchRecord timed(const std::string& variant, const std::string& shape, double m
 Check the_check(const std::vector<BenchRecord>& records) {
   const std::vector<Check> checks = reduction_checks(records);
   EXPECT_EQ(checks.size(), 1u);
-  EXPECT_STREQ(checks.at(0).id.c_str(), "cp-async-reduction-1-09x");
+  EXPECT_EQ(checks.at(0).id, ClaimId::cp_async_reduction_1_09x);
   return checks.at(0);
 }
 
@@ -38,12 +39,12 @@ TEST(ClaimsLadder, CpAsyncReductionIsJudgedAgainstItsSinglePassAtTheLargestSize)
                              timed("cp_async_pipeline", "268435456", 0.3250)};
   const Check won = the_check(r);  // 1.09x at 2^28; the small size (0.5x) does not count
   EXPECT_NE(won.measured.find("268435456"), std::string::npos);
-  EXPECT_EQ(classify(won.verdict), Verdict::reproduced);
+  EXPECT_EQ(won.verdict, Verdict::reproduced);
   r[3].ms = 0.3600;  // cp.async loses: 0.985x
-  EXPECT_EQ(classify(the_check(r).verdict), Verdict::refuted);
+  EXPECT_EQ(the_check(r).verdict, Verdict::refuted);
   r[3].verified = false;
-  EXPECT_EQ(classify(the_check(r).verdict), Verdict::not_measurable);
-  EXPECT_EQ(classify(the_check({}).verdict), Verdict::not_measurable);
+  EXPECT_EQ(the_check(r).verdict, Verdict::not_measurable);
+  EXPECT_EQ(the_check({}).verdict, Verdict::not_measurable);
 }
 
 }  // namespace

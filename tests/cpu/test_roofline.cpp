@@ -78,18 +78,18 @@ TEST(Roofline, WithoutHbmOrFlopsNothingIsDrawnAndTheRidgeIsNotMeasurable) {
   EXPECT_TRUE(memhier::report::roofline_section(r).charts.empty());
   const auto checks = memhier::claims::roofline_checks(r);
   ASSERT_EQ(checks.size(), 1u);
-  EXPECT_EQ(checks[0].verdict.rfind("not measurable here", 0), 0u) << checks[0].verdict;
+  EXPECT_EQ(checks[0].verdict, memhier::claims::Verdict::not_measurable) << checks[0].detail;
 }
 
 TEST(Roofline, TheRidgeClaimIsJudgedFromTheMeasuredRidge) {
   const auto checks = memhier::claims::roofline_checks(memhier::report::roofline(input()));
   ASSERT_EQ(checks.size(), 1u);
   // 750 TFLOP/s over 3000 GB/s = 250 FLOP/byte: far from 590 (+-25 %).
-  EXPECT_EQ(checks[0].verdict.rfind("refuted", 0), 0u) << checks[0].verdict;
+  EXPECT_EQ(checks[0].verdict, memhier::claims::Verdict::refuted) << checks[0].detail;
   SummaryInput in = input();
   in.tiers[0].bandwidth_gbps = 1300.0;  // 577 FLOP/byte: within the band
   const auto again = memhier::claims::roofline_checks(memhier::report::roofline(in));
-  EXPECT_EQ(again[0].verdict.rfind("reproduced", 0), 0u) << again[0].verdict;
+  EXPECT_EQ(again[0].verdict, memhier::claims::Verdict::reproduced) << again[0].detail;
 }
 
 }  // namespace

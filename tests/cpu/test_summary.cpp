@@ -236,7 +236,7 @@ TEST(ReportSummary, WritersLeaveOutColumnsEmptyInEveryRow) {
   EXPECT_NE(to_terminal(t).find("x memcpy"), std::string::npos);
   EXPECT_NE(to_terminal(t).find("n/a"), std::string::npos);  // a failed number still shows
   Document d;
-  d.sections.push_back({"s", "S", {}, {t}, {}, false});
+  d.sections.push_back({"s", "S", {}, {t}, {}, false, {}});
   EXPECT_EQ(to_markdown(d).find("x vendor"), std::string::npos);
   EXPECT_EQ(to_html(d).find("x vendor"), std::string::npos);
   // The data formats keep every key, so a reader of the JSON or CSV finds a fixed schema.

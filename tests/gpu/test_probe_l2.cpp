@@ -89,17 +89,17 @@ TEST(ProbeL2, RandomReadsHitL2AndFallBelowTheSequentialRead) {
   EXPECT_TRUE(r.tiers.empty());
 }
 
-std::string random_verdict(const memhier::probe::L2RandomResult& m) {
+memhier::claims::Verdict random_verdict(const memhier::probe::L2RandomResult& m) {
   const memhier::probe::Result r = memhier::probe::present_l2_random(m);
-  const memhier::report::Table* t = find_table(r.section, "l2-random-claims");
-  if (!t || t->rows.empty()) return "no claims table";
-  EXPECT_EQ(t->rows[0][0].text, "l2-working-set-random-2gb");
-  return t->rows[0][t->column("verdict")].text;
+  EXPECT_NE(find_table(r.section, "l2-random-claims"), nullptr);
+  EXPECT_EQ(r.section.checks.size(), 1u);
+  if (r.section.checks.empty()) return memhier::claims::Verdict::not_measurable;
+  EXPECT_EQ(r.section.checks[0].id, memhier::claims::ClaimId::l2_working_set_random_2gb);
+  return r.section.checks[0].verdict;
 }
 
 // The claim's ratio is the 2 GiB random point over the sequential read of 5x the L2.
 TEST(ProbeL2, RandomClaimIsTheTwoGibPointOverTheSequentialRead) {
-  using memhier::claims::classify;
   using memhier::claims::Verdict;
   const std::uint64_t MiB = 1 << 20;
   memhier::probe::L2RandomResult m;
@@ -110,14 +110,14 @@ TEST(ProbeL2, RandomClaimIsTheTwoGibPointOverTheSequentialRead) {
   for (std::uint64_t b = MiB; b <= 4096 * MiB; b *= 2)
     m.points.push_back({b, b <= 32 * MiB ? 4000.0 : b == 2048 * MiB ? 510.0 : 600.0});
   m.plateaus = memhier::probe::find_l2_plateaus(m.points, m.l2_bytes);
-  EXPECT_EQ(classify(random_verdict(m)), Verdict::reproduced);  // 0.17x
+  EXPECT_EQ(random_verdict(m), Verdict::reproduced);            // 0.17x
   m.points[11].gbps = 1500;                                     // 2 GiB: 0.5x
-  EXPECT_EQ(classify(random_verdict(m)), Verdict::refuted);
+  EXPECT_EQ(random_verdict(m), Verdict::refuted);
   m.sequential_gbps = NAN;
-  EXPECT_EQ(classify(random_verdict(m)), Verdict::not_measurable);
+  EXPECT_EQ(random_verdict(m), Verdict::not_measurable);
   m.sequential_gbps = 3000;
   m.points.resize(10);  // up to 512 MiB: no 2 GiB set
-  EXPECT_EQ(classify(random_verdict(m)), Verdict::not_measurable);
+  EXPECT_EQ(random_verdict(m), Verdict::not_measurable);
 }
 
 // The plateaus and the knee on a made-up curve: 7000 GB/s up to the L2 size, 3000 beyond.

@@ -55,27 +55,27 @@ probe::LocalResult made_up(double local_gbps) {
   return m;
 }
 
-std::string verdict_text(const probe::Result& r) {
-  const report::Table* t = find_table(r.section, "local-memory-claims");
-  if (!t || t->rows.empty()) return "no claims table";
-  EXPECT_EQ(t->rows[0][0].text, "local-bandwidth-3350");
-  return t->rows[0][t->column("verdict")].text;
+claims::Verdict verdict_of(const probe::Result& r) {
+  EXPECT_NE(find_table(r.section, "local-memory-claims"), nullptr);
+  EXPECT_EQ(r.section.checks.size(), 1u);
+  if (r.section.checks.empty()) return claims::Verdict::not_measurable;
+  EXPECT_EQ(r.section.checks[0].id, claims::ClaimId::local_bandwidth_3350);
+  return r.section.checks[0].verdict;
 }
 
 TEST(ProbeLocal, TheClaimAndTheTierFigureFollowTheMeasurement) {
   const probe::Result ok = probe::present_local(made_up(2900));
-  EXPECT_EQ(claims::classify(verdict_text(ok)), claims::Verdict::reproduced);
+  EXPECT_EQ(verdict_of(ok), claims::Verdict::reproduced);
   ASSERT_EQ(ok.tiers.size(), 1u);
   EXPECT_EQ(ok.tiers[0].bandwidth_gbps, 2900);
   EXPECT_NE(ok.tiers[0].bandwidth_method.find("local-memory"), std::string::npos);
 
-  EXPECT_EQ(claims::classify(verdict_text(probe::present_local(made_up(900)))),
-            claims::Verdict::refuted);
+  EXPECT_EQ(verdict_of(probe::present_local(made_up(900))), claims::Verdict::refuted);
 
   probe::LocalResult none = made_up(NAN);
   none.unmeasured = "the compiler kept the array out of local memory";
   const probe::Result r = probe::present_local(none);
-  EXPECT_EQ(claims::classify(verdict_text(r)), claims::Verdict::not_measurable);
+  EXPECT_EQ(verdict_of(r), claims::Verdict::not_measurable);
   EXPECT_TRUE(r.tiers.empty());
 }
 

@@ -75,18 +75,18 @@ TEST(Registry, ASecondRegistrationIsAnError) {
 TEST(Registry, EachFamilysClaimsHookMatchesTheCatalogue) {
   int with_checks = 0;
   for (const registry::Family& f : families()) {
-    const std::string owner = "bench-" + f.name;
-    std::set<std::string> hooked, catalogued;
+    const claims::Checker by = claims::Checker::bench(f.name);
+    std::set<claims::ClaimId> hooked, catalogued;
     if (f.claims.checks)
-      for (const claims::Check& c : f.claims.checks({})) hooked.insert(c.id.c_str());
+      for (const claims::Check& c : f.claims.checks({})) hooked.insert(c.id);
     for (const claims::Claim& c : claims::catalogue())
-      if (std::count(c.checked_by.begin(), c.checked_by.end(), owner)) catalogued.insert(c.id);
+      if (std::count(c.checked_by.begin(), c.checked_by.end(), by)) catalogued.insert(c.id);
     EXPECT_EQ(hooked, catalogued) << f.name;
     with_checks += !hooked.empty();
     // With no records every check says why it could not judge.
     if (!f.claims.checks) continue;
     for (const claims::Check& c : f.claims.checks({})) {
-      EXPECT_EQ(claims::classify(c.verdict), claims::Verdict::not_measurable) << c.id.c_str();
+      EXPECT_EQ(c.verdict, claims::Verdict::not_measurable) << claims::name(c.id);
     }
   }
   EXPECT_GE(with_checks, 4);  // gemm, transpose, softmax, elementwise

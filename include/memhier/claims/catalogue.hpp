@@ -1,11 +1,12 @@
 // The claims catalogue: every numeric claim of the source texts (and the few memhier makes of
-// itself), each once, with a stable id, its source and what checks it. Probes and
-// ladders refer to claims by id ("padding-3x-matmul"_claim), so a claim's text and
-// source live here only; the report gathers every check into one table. No CUDA here.
+// itself), each once, keyed by its generated id (results::ClaimId), with its source, the card
+// it speaks of and what checks it. Probes and ladders produce results::Check records; this
+// library renders them into claims tables and gathers them into one Claims section from
+// Section::checks, never from rendered cells. No CUDA here.
 #pragma once
 
-#include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,31 +15,76 @@
 #include "memhier/claims/tolerance.hpp"
 #include "memhier/report/document.hpp"
 #include "memhier/report/summary.hpp"
+#include "memhier/results/check.hpp"
+#include "memhier/results/claim_id.hpp"
 
 namespace memhier::claims {
 
+using results::Check;
+using results::Checker;
+using results::ClaimId;
+using results::Judgement;
+using results::to_string;
+using results::Verdict;
+
+/// The card a run judges on, as the device reports it: the claims library never links CUDA.
+struct RunningCard {
+  std::string name;  ///< "NVIDIA H100 80GB HBM3"
+  int cc_major = 0, cc_minor = 0;
+};
+
+/// The card or architecture a claim speaks of. An absolute figure (a latency, a bandwidth, a
+/// size) holds for its subject alone; a ratio or an ordering carries over to other cards.
+struct Subject {
+  enum class Kind { any_card, architecture, card };
+  Kind kind = Kind::any_card;
+  int cc_major = 0;       ///< architecture: 9 for Hopper (cc 9.x)
+  std::string card;       ///< card: "H100", as the device's name spells it
+  bool absolute = false;  ///< the figure is this subject's alone: another card does not judge it
+
+  /// Any card: the claim is about GPUs in general.
+  static Subject any() { return {}; }
+  /// An architecture by its compute capability's major number (9: Hopper).
+  static Subject architecture(int major, bool absolute_figure) {
+    return {Kind::architecture, major, {}, absolute_figure};
+  }
+  /// A named card ("H100", "A100").
+  static Subject named(std::string card_name, bool absolute_figure) {
+    return {Kind::card, 0, std::move(card_name), absolute_figure};
+  }
+
+  /// "any card", "cc 9.x", "the H100".
+  std::string describe() const;
+  /// Whether `running` is this subject (any card always is).
+  bool covers(const RunningCard& running) const;
+};
+
 /// One claim the report tests against the card it runs on.
 struct Claim {
-  std::string id;  ///< stable, kebab-case: "padding-3x-matmul"
+  ClaimId id{};  ///< name(id) is its stable kebab-case text: "padding-3x-matmul"
   /// "Shared Memory and Bank Conflicts, §GEMM Performance (A100, M=N=K=4096, FP32)", or
   /// "memhier goal: ..." for a promise of this project; several joined by "; ".
   std::string source;
-  std::string text;  ///< the claim, with its numbers
-  /// Owners of the claims tables that test it: a probe name ("latency") or
-  /// "bench-<family>"; empty when nothing here can measure it.
-  std::vector<std::string> checked_by;
+  std::string text;                 ///< the claim, with its numbers
+  std::vector<Checker> checked_by;  ///< empty when nothing here can measure it
   std::string unmeasured;  ///< why nothing measures it (set exactly when checked_by is empty)
   /// The band its checks judge with: a measurement inside it reproduces the claim. Every
   /// check of a claim uses this one band (claims::band); Rule::per_figure when it is judged
   /// from several figures, each with its own band, which the reason names.
   Tolerance band;
   std::string band_reason;  ///< why this band, one line (empty exactly when unmeasured)
+  Subject subject;          ///< the card it speaks of
 };
 
-/// Every claim, in report order (grouped by subject).
+using results::name;
+
+/// Every claim, in report order (claim_ids.inc's order, grouped by subject).
 const std::vector<Claim>& catalogue();
 
-/// The claim with this id, or nullptr.
+/// The claim with this id.
+const Claim& claim(ClaimId id);
+
+/// The claim a user named by its text ("padding-3x-matmul"), or nullptr.
 const Claim* find(std::string_view id);
 
 /// One source text the claims cite: its number in the catalogue's data ("001"), its title
@@ -70,70 +116,35 @@ std::vector<SourceRef> parse_sources(const std::string& source);
 /// checkers, why unmeasured); the Python bindings return the same record.
 nlohmann::json claim_record(const Claim& c);
 
-class Id;
-constexpr Id operator""_claim(const char* text, std::size_t length);
-
-/// A claim id as code writes it: only the literal "padding-3x-matmul"_claim makes one,
-/// so a test can find every id the code uses by reading the sources.
-class Id {
- public:
-  /// The id's text.
-  constexpr const char* c_str() const { return text_; }
-
- private:
-  constexpr explicit Id(const char* text) : text_(text) {}
-  friend constexpr Id operator""_claim(const char* text, std::size_t length);
-  const char* text_;
-};
-
-/// "padding-3x-matmul"_claim: the id of a catalogue claim.
-constexpr Id operator""_claim(const char* text, std::size_t /*length*/) {
-  return Id(text);
-}
-
 /// The band every check of the claim `id` judges with (the catalogue's); throws
-/// std::logic_error for an id the catalogue lacks or a claim judged per figure.
-const Tolerance& band(Id id);
-
-/// What one checker measured for one claim on this card.
-struct Check {
-  Id id;
-  std::string measured;  ///< the figures, with units
-  std::string
-      verdict;  ///< "reproduced (tolerance ...)", "refuted: ...", "not measurable here: ..."
-};
-
-enum class Verdict { reproduced, refuted, not_measurable };
-
-/// The class of a checker's verdict text: "reproduced..." and "not measurable here..."
-/// are themselves; anything else (refuted, a probe's "differs: outside the tolerance") refutes.
-Verdict classify(const std::string& verdict);
-
-/// "reproduced", "refuted" or "not measurable here".
-const char* to_string(Verdict v);
+/// std::logic_error for a claim nothing checks or one judged per figure.
+const Tolerance& band(ClaimId id);
 
 /// The claims table of one checker (id "<owner>-claims"): claim id, source, claim text
-/// from the catalogue, measured, verdict. Throws std::logic_error for an id the
-/// catalogue lacks.
-report::Table checks_table(const std::string& owner, const std::vector<Check>& checks);
+/// from the catalogue, measured, verdict, band.
+report::Table checks_table(const Checker& by, const std::vector<Check>& checks);
 
-/// One check as the report gathers it back from a claims table.
-struct Finding {
-  std::string id, checker, measured, verdict;
-};
+/// Adds `checks` to `section`: each stamped with `by`, kept in Section::checks (what the
+/// Claims section gathers) and rendered as the section's claims table. Throws
+/// std::logic_error when the catalogue does not name `by` as a checker of a claim.
+void add_checks(report::Section& section, const Checker& by, std::vector<Check> checks);
 
-/// Every row of every claims table (made by checks_table) in these sections.
-std::vector<Finding> findings(const std::vector<report::Section>& sections);
+/// `check` as judged on `running`: an absolute figure about another card becomes
+/// about_other_card ("about the H100: not this card"); any other check is unchanged.
+Check on_card(const Check& check, const RunningCard& running);
 
-/// The report's "Claims" section: every catalogue claim with its checks in `sections`
-/// (claimed, checked by, measured on this card, verdict); a claim no table checked is
-/// "not measurable here" with the catalogue's reason, or `run_note` (say, "no GPU")
-/// when its checker did not run.
+/// The report's "Claims" section: every catalogue claim with its checks in the sections'
+/// Section::checks (claimed, checked by, measured on this card, verdict); a claim nothing
+/// checked is "not measurable here" with the catalogue's reason, or `run_note` (say, "no
+/// GPU") when its checker did not run. With `running`, each check is judged on that card.
 report::Section claims_section(const std::vector<report::Section>& sections,
-                               const std::string& run_note);
+                               const std::string& run_note,
+                               const std::optional<RunningCard>& running = std::nullopt);
 
-/// How many rows of claims_section(sections, ...) have each verdict.
-report::ClaimsTally tally(const std::vector<report::Section>& sections);
+/// How many rows of claims_section(sections, ...) have each verdict; checks judged from
+/// device properties are counted apart.
+report::ClaimsTally tally(const std::vector<report::Section>& sections,
+                          const std::optional<RunningCard>& running = std::nullopt);
 
 /// The catalogue as one table (id, source, claim, checked by) for `memhier claims`.
 report::Table catalogue_table();
@@ -141,7 +152,7 @@ report::Table catalogue_table();
 /// The catalogue as Markdown: docs/claims.md is exactly this text.
 std::string catalogue_markdown();
 
-/// "probe latency", "bench gemm", "profile gemm": how a checker name reads in prose.
-std::string describe_checker(const std::string& checker);
+/// "probe latency, bench gemm": the claim's checkers in prose; empty when nothing checks it.
+std::string checkers_text(const Claim& c);
 
 }  // namespace memhier::claims

@@ -1,5 +1,5 @@
 // The one judge of claim verdicts: a measured number, what the claim says (a value or a
-// range, in a unit) and the tolerance the checker states give the verdict class and its
+// range, in a unit) and the tolerance the checker states give the verdict (an enum) and its
 // text, the tolerance written into it. Probes and ladders call it; no CUDA here.
 #pragma once
 
@@ -32,13 +32,6 @@ struct Claimed {
     c.decimals = d;
     return c;
   }
-};
-
-/// A verdict: its class and the text a claims table shows ("reproduced (tolerance: ...)",
-/// "refuted: ... (tolerance: ...)", "not measurable here: ...").
-struct Judgement {
-  Verdict verdict = Verdict::not_measurable;
-  std::string text;
 };
 
 /// Judges one measured value; a NaN or infinite value is "not measurable here: `unmeasured`".

@@ -6,13 +6,18 @@
 #include <string>
 #include <vector>
 
-#include "memhier/claims/catalogue.hpp"
-#include "memhier/claims/judge.hpp"
 #include "memhier/registry/record.hpp"
 #include "memhier/report/document.hpp"
 #include "memhier/report/roofline.hpp"
 
 namespace memhier::claims {
+
+// Only the results layer's types: the kernels' tables include this header to name their
+// hooks, and a new claim (claim_ids.inc) must not recompile them.
+using results::Check;
+using results::ClaimId;
+using results::Judgement;
+using results::Verdict;
 
 /// The range a measurement must fall in to reproduce a claim.
 struct Band {
@@ -22,7 +27,7 @@ struct Band {
 /// The band the catalogue states for claim `id` (claims::band) applied to a claimed range
 /// [lo, hi] (lo == hi for "about x"; hi infinite for "x or more"): ratios and fractions
 /// ±25 % by default, a gain under 2x within a factor 2 on the gain (1.25x -> 1.125..1.5x).
-Band tolerance_band(Id id, double lo, double hi);
+Band tolerance_band(ClaimId id, double lo, double hi);
 
 /// Judges a measured ratio (or a fraction, judged and shown in percent) against a band with
 /// the one judge: inside the band (at least its low end when hi is infinite) reproduces.
@@ -51,11 +56,11 @@ report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records)
 std::vector<report::Table> gemm_seed_tables(const std::vector<registry::BenchRecord>& records);
 
 /// What a family's section adds after its ladder: the tables of its claims hook (GEMM: the
-/// source's table), then its claims table ("bench-<family>-claims"); nothing for a family
-/// whose table names no claims.
-std::vector<report::Table> ladder_tables(const std::string& family,
-                                         const registry::LadderClaims& claims,
-                                         const std::vector<registry::BenchRecord>& records);
+/// source's table), then its checks (claims::add_checks: Section::checks and the
+/// "bench-<family>-claims" table); nothing for a family whose table names no claims.
+void add_ladder_claims(report::Section& section, const std::string& family,
+                       const registry::LadderClaims& claims,
+                       const std::vector<registry::BenchRecord>& records);
 
 /// The claims the roofline answers (the tensor-core ridge point), from one run's roofline.
 std::vector<Check> roofline_checks(const report::Roofline& r);

@@ -9,9 +9,8 @@
 #include <string>
 #include <vector>
 
-namespace memhier::claims {
-struct Check;
-}  // namespace memhier::claims
+#include "memhier/results/check.hpp"
+
 namespace memhier::report {
 struct Table;
 }  // namespace memhier::report
@@ -70,7 +69,7 @@ struct BenchRecord {
 /// needs the claims or report libraries.
 struct LadderClaims {
   /// One check per claim the ladder tests; null when no claim is about this ladder.
-  std::vector<claims::Check> (*checks)(const std::vector<BenchRecord>& records) = nullptr;
+  std::vector<results::Check> (*checks)(const std::vector<BenchRecord>& records) = nullptr;
   /// Tables shown before the claims table (GEMM: the source texts' table beside this card's).
   std::vector<report::Table> (*tables)(const std::vector<BenchRecord>& records) = nullptr;
 };

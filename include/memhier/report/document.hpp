@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "memhier/results/check.hpp"
+
 namespace memhier::report {
 
 /// printf-style formatting into a std::string (figures in claims, notes and captions).
@@ -94,6 +96,8 @@ struct Section {
   std::vector<Table> tables;
   std::vector<Chart> charts;
   bool charts_first = false;  ///< draw the charts before the tables (the report's summary)
+  /// The claims checked here, as data: the Claims section gathers these, never the tables.
+  std::vector<results::Check> checks;
 };
 
 /// Where and how the figures were made.

@@ -26,6 +26,8 @@ struct ClaimsTally {
   int reproduced = 0;
   int refuted = 0;
   int not_measurable = 0;
+  int about_other_card = 0;  ///< absolute figures of another card than this one
+  int from_properties = 0;   ///< reproduced or refuted from the device's properties, not measured
 };
 
 /// One ladder's best rung against its ceilings: the lowest paired ratio over the shapes
