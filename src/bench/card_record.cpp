@@ -1,7 +1,6 @@
 #include "memhier/bench/card_record.hpp"
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -10,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "memhier/core/cache_dir.hpp"
 #include "memhier/core/device.hpp"
 
 namespace memhier::bench {
@@ -47,17 +47,8 @@ model::CardRecord card_record(const ProbeRun& run, const std::string& when) {
   return r;
 }
 
-std::string cache_dir() {
-  if (const char* own = std::getenv("MEMHIER_CACHE_DIR"); own && *own) return own;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::string(xdg) + "/memhier";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return std::string(home) + "/.cache/memhier";
-  return {};
-}
-
 std::string card_record_path(const std::string& slug) {
-  const std::string dir = cache_dir();
+  const std::string dir = core::cache_dir();
   return dir.empty() ? std::string() : dir + "/cards/" + slug + ".json";
 }
 
@@ -99,6 +90,11 @@ bool save_card_record(const model::CardRecord& r, std::string* why) {
     return false;
   }
   return true;
+}
+
+bool save_card_record(const ProbeRun& run, const report::Meta& meta, std::string* why) {
+  return save_card_record(card_record(run, "memhier " + meta.git_commit + ", " + meta.date_utc),
+                          why);
 }
 
 std::optional<model::CardRecord> load_card_record(const std::string& slug) {

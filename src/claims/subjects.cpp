@@ -1,7 +1,11 @@
 // The card each claim speaks of, keyed by claim id: a claim not listed is about any card. An
 // absolute figure (a latency, a bandwidth, a size) names its card and is judged on that card
 // alone; a ratio names its card for the reader and is judged on any.
-#include <cctype>
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "memhier/model/card.hpp"
 
 #include "stated.hpp"
 
@@ -62,24 +66,6 @@ std::string Subject::describe() const {
   return "any card";
 }
 
-namespace {
-
-bool alnum(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0;
-}
-
-// Whether `word` stands in `name` as a word of its own ("H100" in "NVIDIA H100 80GB HBM3",
-// not "A100" in "NVIDIA RTX A1000").
-bool has_word(const std::string& name, const std::string& word) {
-  for (std::size_t at = name.find(word); at != std::string::npos; at = name.find(word, at + 1)) {
-    const std::size_t end = at + word.size();
-    if ((at == 0 || !alnum(name[at - 1])) && (end == name.size() || !alnum(name[end]))) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 bool Subject::covers(const RunningCard& running) const {
   switch (kind) {
     case Kind::any_card:
@@ -87,7 +73,13 @@ bool Subject::covers(const RunningCard& running) const {
     case Kind::architecture:
       return running.cc_major == cc_major;
     case Kind::card:
-      return has_word(running.name, card);
+    {  // every word of the card's name among the device name's (the card table's rule)
+      const std::vector<std::string> have = model::name_words(running.name);
+      const std::vector<std::string> want = model::name_words(card);
+      return std::all_of(want.begin(), want.end(), [&have](const std::string& w) {
+        return std::find(have.begin(), have.end(), w) != have.end();
+      });
+    }
   }
   return true;
 }

@@ -33,11 +33,8 @@ bench::ProbeRun measure_probes(const core::DeviceInfo& dev, bool quick,
   bench::ProbeRun run = as_bad_input([&] { return bench::run_probes(dev, opt); });
   // A run of every probe is this card's record for the models (simulate --card this).
   if (only.empty()) {
-    const report::Meta meta = make_meta(false);
     std::string why;
-    const model::CardRecord rec =
-        bench::card_record(run, "memhier " + meta.git_commit + ", " + meta.date_utc);
-    if (!bench::save_card_record(rec, &why))
+    if (!bench::save_card_record(run, make_meta(false), &why))
       std::cerr << "memhier: this card's record was not saved: " << why << "\n";
   }
   return run;

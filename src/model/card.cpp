@@ -101,8 +101,9 @@ std::string squash(const std::string& s) {
   return out;
 }
 
-// The device name's words in lower case, split at anything not a letter or digit.
-std::vector<std::string> words(const std::string& name) {
+}  // namespace
+
+std::vector<std::string> name_words(const std::string& name) {
   std::vector<std::string> out(1);
   for (char c : name) {
     if (std::isalnum(static_cast<unsigned char>(c)))
@@ -114,7 +115,6 @@ std::vector<std::string> words(const std::string& name) {
   return out;
 }
 
-}  // namespace
 
 const char* to_string(Provenance p) {
   return p == Provenance::measured ? "measured" : "datasheet";
@@ -150,7 +150,7 @@ const Card* find_card(const std::string& text) {
 }
 
 const Card* card_for_device(const std::string& device_name, int cc_major, int cc_minor) {
-  const std::vector<std::string> have = words(device_name);
+  const std::vector<std::string> have = name_words(device_name);
   const Card* best = nullptr;
   for (const Card& c : all_cards()) {
     if (c.cc_major != cc_major || c.cc_minor != cc_minor || c.name_words.empty()) continue;
@@ -165,7 +165,7 @@ const Card* card_for_device(const std::string& device_name, int cc_major, int cc
 std::string card_slug(const std::string& device_name, int cc_major, int cc_minor) {
   if (const Card* c = card_for_device(device_name, cc_major, cc_minor)) return c->key;
   std::string out;
-  for (const std::string& w : words(device_name)) out += (out.empty() ? "" : "-") + w;
+  for (const std::string& w : name_words(device_name)) out += (out.empty() ? "" : "-") + w;
   return out.empty() ? "unknown-card" : out;
 }
 

@@ -122,8 +122,7 @@ void measure(const Options& o, const core::DeviceInfo& dev, report::Document& do
   if (bench::guarded([&] { run = bench::run_probes(dev, popt); }, &failure)) {
     // Every probe ran: this card's record for the models (simulate --card this).
     std::string why;
-    if (!bench::save_card_record(
-            bench::card_record(run, "memhier " + o.meta.git_commit + ", " + o.meta.date_utc), &why))
+    if (!bench::save_card_record(run, o.meta, &why))
       run.summary.paragraphs.push_back("This card's record for the models was not saved: " + why);
     doc.sections.push_back(run.summary);
     summary.tiers = summary_tiers(run);

@@ -8,15 +8,12 @@
 
 #include "memhier/bench/probes.hpp"
 #include "memhier/model/card.hpp"
+#include "memhier/report/document.hpp"
 
 namespace memhier::bench {
 
 /// The record of a probe run on its device (tiers the run did not measure stay 0).
 model::CardRecord card_record(const ProbeRun& run, const std::string& when);
-
-/// memhier's cache folder: $MEMHIER_CACHE_DIR, else $XDG_CACHE_HOME/memhier, else
-/// ~/.cache/memhier; empty when none can be named.
-std::string cache_dir();
 
 /// Where the record of the card with this slug lives ("" when there is no cache folder).
 std::string card_record_path(const std::string& slug);
@@ -24,6 +21,9 @@ std::string card_record_path(const std::string& slug);
 /// Writes the record (a temporary file renamed over the old one); false, with `why`, when
 /// it cannot be written.
 bool save_card_record(const model::CardRecord& record, std::string* why);
+
+/// The record of a whole probe run, stamped with the commit and date of `meta`.
+bool save_card_record(const ProbeRun& run, const report::Meta& meta, std::string* why);
 
 /// The record of the card with this slug, when one was saved and reads back whole.
 std::optional<model::CardRecord> load_card_record(const std::string& slug);

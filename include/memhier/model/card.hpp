@@ -59,6 +59,10 @@ const Card* card_for(int cc_major, int cc_minor);
 /// when the table has no such card, never another card's entry.
 const Card* card_for_device(const std::string& device_name, int cc_major, int cc_minor);
 
+/// A device name's words in lower case, split at anything not a letter or digit:
+/// "NVIDIA A100-SXM4-80GB" is {"nvidia", "a100", "sxm4", "80gb"}.
+std::vector<std::string> name_words(const std::string& name);
+
 /// The folder name of a device's record: its table key ("h100-sxm") when the table knows it,
 /// else its name in lower case with runs of other characters as '-' ("nvidia-l40s").
 std::string card_slug(const std::string& device_name, int cc_major, int cc_minor);

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "memhier/core/cache_dir.hpp"
 #include "candidate_timer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/device.hpp"
@@ -205,14 +206,8 @@ std::string cached_best(const Params& p) {
 std::string tuning_cache_path() {
   const char* off = std::getenv("MEMHIER_NO_TUNE_CACHE");
   if (off && *off && std::string(off) != "0") return {};
-  // The tests point this at their own folder: never the user's real cache.
-  const char* dir = std::getenv("MEMHIER_CACHE_DIR");
-  if (dir && *dir) return std::string(dir) + "/gemm-tuning.json";
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg) return std::string(xdg) + "/memhier/gemm-tuning.json";
-  const char* home = std::getenv("HOME");
-  if (home && *home) return std::string(home) + "/.cache/memhier/gemm-tuning.json";
-  return {};
+  const std::string dir = core::cache_dir();
+  return dir.empty() ? dir : dir + "/gemm-tuning.json";
 }
 
 void forget_tuning() {
