@@ -195,12 +195,14 @@ Result present_bandwidth(const BandwidthResult& m) {
       "re-reads "
       "its own 32 KiB chunk with ld.global.ca (at most two blocks per SM, carveout set to the "
       "largest "
-      "L1). L2: each thread re-reads its own 16-byte words of a working set of about L2/4 with "
-      "ld.global.cg, so every SM reads distinct data and nothing is served from L1. HBM: "
-      "float4 streams over arrays of " +
+      "L1). L2 with ld.global.cg, so nothing is served from L1: each block streams a 512 KiB "
+      "chunk of a working set of L2/16, L2/8 or L2/5 once, consecutive blocks taking consecutive "
+      "chunks (every SM reads the whole set), and, for comparison, each thread re-reads its own "
+      "16-byte words of an L2/8 set. HBM: float4 streams over arrays of " +
       mib(Sd) + " (" + fixed(Sd / static_cast<double>(l2), 0) +
-      "x L2): read, write and triad a = b + s*c by a resident grid striding over the arrays, "
-      "copy by one 16 KiB tile per block (all four loads of a thread before its stores), and "
+      "x L2): read and write by a resident grid striding over the arrays and by one float4 per "
+      "thread with no loop, triad a = b + s*c by the striding grid, copy by one 16 KiB tile per "
+      "block (all four loads of a thread before its stores), and "
       "cudaMemcpy device-to-device on the same arrays as the ceiling. Constant: every lane of a "
       "warp reads the same __constant__ word (ld.const), "
       "advancing together through a 1 KiB table.");
