@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <mutex>
 #include <new>
 
 #include "memhier/core/check.hpp"
@@ -39,14 +40,38 @@ bool context_broken() {
   return cudaDeviceSynchronize() != cudaSuccess;
 }
 
-// Resets the current device so the next item gets a fresh context; false when even that
-// fails (the next item then says why on its own).
-bool reset_device() {
+// Set once a broken context could not be restored: why the GPU is lost to this process.
+// CUDA then refuses every call until the process exits (on the lent H200, driver 580,
+// cudaDeviceReset returned success and the next cudaSetDevice "all CUDA-capable devices are
+// busy or unavailable"), so later items are not attempted and say this instead.
+std::mutex lost_mutex;
+std::string lost_why;
+
+std::string gpu_lost() {
+  const std::lock_guard<std::mutex> lock(lost_mutex);
+  return lost_why;
+}
+
+Failure lost_failure(const std::string& lost) {
+  return {"the GPU was lost to this process earlier in the run (" + lost +
+              "); run memhier again to measure this",
+          false};
+}
+
+// Resets the current device so the next item gets a fresh context; false, with the CUDA
+// error that refused the new context, when even that fails.
+bool reset_device(std::string* refused) {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) dev = 0;
-  if (cudaDeviceReset() != cudaSuccess) return false;
-  cudaGetLastError();
-  return cudaSetDevice(dev) == cudaSuccess && cudaFree(nullptr) == cudaSuccess;
+  cudaError_t e = cudaDeviceReset();
+  if (e == cudaSuccess) {
+    cudaGetLastError();
+    e = cudaSetDevice(dev);
+    if (e == cudaSuccess) e = cudaFree(nullptr);
+  }
+  if (e == cudaSuccess) return true;
+  *refused = cudaGetErrorString(e);
+  return false;
 }
 
 std::string cuda_sentence(const core::CudaError& e) {
@@ -68,6 +93,7 @@ std::string cuda_sentence(const core::CudaError& e) {
 }  // namespace
 
 Failure describe_failure(const std::exception& e) {
+  if (const std::string lost = gpu_lost(); !lost.empty()) return lost_failure(lost);
   Failure f;
   const auto* cuda = dynamic_cast<const core::CudaError*>(&e);
   if (cuda)
@@ -78,15 +104,29 @@ Failure describe_failure(const std::exception& e) {
     f.why = e.what();
   // Any failure may have left a fault behind it (a library call over a faulted kernel).
   if ((cuda && sticky(cuda->code)) || context_broken()) {
-    f.reset = reset_device();
-    f.why += f.reset ? "; the CUDA context was broken, so the device was reset "
-                       "(cudaDeviceReset) and the run went on"
-                     : "; the CUDA context is broken and the device could not be reset";
+    std::string refused;
+    f.reset = reset_device(&refused);
+    if (f.reset) {
+      f.why += "; the CUDA context was broken, so the device was reset (cudaDeviceReset) and "
+               "the run went on";
+    } else {
+      {
+        const std::lock_guard<std::mutex> lock(lost_mutex);
+        lost_why = f.why;
+      }
+      f.why += "; the broken CUDA context cannot be restored in this process (after "
+               "cudaDeviceReset the device refused a new context: " +
+               refused + "), so nothing after this is measured on the GPU in this run";
+    }
   }
   return f;
 }
 
 bool guarded(const std::function<void()>& item, Failure* failure) {
+  if (const std::string lost = gpu_lost(); !lost.empty()) {
+    *failure = lost_failure(lost);
+    return false;
+  }
   try {
     item();
     return true;

@@ -1,6 +1,8 @@
 // Every measured item (a probe, a ladder's variant at a shape, a profiled item) runs under
 // a guard: whatever it throws becomes one sentence for its row or section, a CUDA error
-// that broke the context resets the device, and the run goes on with the next item.
+// that broke the context resets the device, and the run goes on with the next item. Where
+// the driver cannot give this process a new context after the reset, the GPU is lost to the
+// process: later items are not attempted and each says so.
 #pragma once
 
 #include <exception>
@@ -19,10 +21,11 @@ struct Failure {
 
 /// The sentence for `e` as a user reads it (no source line): out of GPU memory with the
 /// allocation's size, a kernel fault, a busy device, or the exception's own message. Where
-/// the CUDA context no longer works, resets the device and says so.
+/// the CUDA context no longer works, resets the device and says so, or, when the reset does
+/// not restore it, marks the GPU lost to this process for every later item.
 Failure describe_failure(const std::exception& e);
 
-/// Runs `item`; returns true when it completed, else false with `failure` filled (any
+/// Runs `item` (not at all once the GPU is lost); returns true when it completed, else false with `failure` filled (any
 /// exception is caught, std::invalid_argument included: callers that treat a decline apart
 /// catch it inside `item`).
 bool guarded(const std::function<void()>& item, Failure* failure);
