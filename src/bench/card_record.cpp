@@ -136,4 +136,8 @@ std::optional<model::Card> this_card(std::string* why) {
                                d->peak_dram_gbps(), same ? &*rec : nullptr);
 }
 
+claims::RunningCard running_card(const core::DeviceInfo& device) {
+  return {device.name, device.cc_major, device.cc_minor, device.peak_dram_gbps()};
+}
+
 }  // namespace memhier::bench

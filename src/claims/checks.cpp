@@ -78,6 +78,24 @@ void add_checks(report::Section& section, const Checker& by, std::vector<Check> 
   section.checks.insert(section.checks.end(), checks.begin(), checks.end());
 }
 
+void judge_on_card(std::vector<report::Section>& sections, const RunningCard& running) {
+  for (report::Section& s : sections) {
+    if (s.checks.empty()) continue;
+    for (Check& c : s.checks) c = on_card(c, running);
+    // Each claims table again, from its checker's judged checks, where it stood.
+    for (report::Table& t : s.tables) {
+      std::vector<Check> mine;
+      const Checker* by = nullptr;
+      for (const Check& c : s.checks)
+        if (c.by.owner() + kTableSuffix == t.id) {
+          mine.push_back(c);
+          by = &c.by;
+        }
+      if (by) t = checks_table(*by, mine);
+    }
+  }
+}
+
 namespace {
 
 // One row of the Claims section: a claim with one check of it (or none).
@@ -143,11 +161,32 @@ report::ClaimsTally count(const std::vector<Row>& rows) {
   return n;
 }
 
+// "Of the 124 claims, 98 speak of this card ... and 26 of another card."
+std::string subjects_sentence(const report::ClaimsTally& n) {
+  return "Of the " + std::to_string(n.claims) + " claims, " + std::to_string(n.of_this_card) +
+         " speak of this card (by its name, its architecture, or of any card) and " +
+         std::to_string(n.of_other_card) + " of another card.";
+}
+
+// How many claims of the catalogue speak of `running` (their card, their architecture or any
+// card) and how many of another card.
+void count_subjects(report::ClaimsTally& n, const RunningCard& running) {
+  n.claims = static_cast<int>(catalogue().size());
+  for (const Claim& c : catalogue()) {
+    if (c.subject.covers(running))
+      ++n.of_this_card;
+    else
+      ++n.of_other_card;
+  }
+}
+
 }  // namespace
 
 report::ClaimsTally tally(const std::vector<report::Section>& sections,
                           const std::optional<RunningCard>& running) {
-  return count(gather(sections, {}, running));
+  report::ClaimsTally n = count(gather(sections, {}, running));
+  if (running) count_subjects(n, *running);
+  return n;
 }
 
 report::Section claims_section(const std::vector<report::Section>& sections,
@@ -171,7 +210,8 @@ report::Section claims_section(const std::vector<report::Section>& sections,
                       Value::str(std::string(to_string(r.verdict)) +
                                  (judged_from_properties(r) ? " (device properties)" : "")),
                       Value::str(band_text(*r.claim)), Value::str(r.detail)});
-  const report::ClaimsTally n = count(rows);
+  report::ClaimsTally n = count(rows);
+  if (running) count_subjects(n, *running);
 
   report::Section s;
   s.id = "claims";
@@ -202,6 +242,12 @@ report::Section claims_section(const std::vector<report::Section>& sections,
     counts += ", " + std::to_string(n.from_properties) +
               " judged from the device's properties rather than measured";
   s.paragraphs.push_back(counts + ".");
+  if (running)
+    s.paragraphs.push_back(
+        subjects_sentence(n) +
+        " A claim about another card is judged here only as a ratio, or as a share of this "
+        "card's datasheet peak where it states a share of its own card's; its absolute "
+        "figures are neither reproduced nor refuted.");
   s.tables.push_back(std::move(t));
 
   report::Chart chart;
@@ -277,8 +323,15 @@ std::string catalogue_markdown() {
       "other than the texts', a variant that did not verify), or nothing in memhier can measure "
       "the claim; the reason is given.\n";
   out +=
-      "- **about another card**: an absolute figure (a latency, a bandwidth, a size) of the card "
-      "the claim names, on a run on another card: neither reproduced nor refuted.\n";
+      "- **about another card**: an absolute figure (a bandwidth, a size, a latency of the "
+      "memory system) of the card the claim names, on a run on another card: neither "
+      "reproduced nor refuted. A figure of the SM (a latency in cycles, shared memory per SM) "
+      "names its architecture and holds on every card of it (the H100 and the H200 are both "
+      "sm_90).\n";
+  out +=
+      "- A share of a card's peak (\"13% of the V100's 900 GB/s\") is judged as a share of the "
+      "running card's datasheet peak (2 x memory clock x bus width), the row naming both "
+      "peaks; a ratio is judged on any card.\n";
   out +=
       "- A verdict taken from the device's properties rather than a measurement says so, and the "
       "tally counts it apart.\n\n";
@@ -296,7 +349,10 @@ std::string catalogue_markdown() {
     for (const Checker& ch : c.checked_by)
       checkers.push_back(std::string(ch.kind_name()) + " `" + ch.which + "`");
     const std::string about =
-        c.subject.describe() + (c.subject.absolute ? " (its own figure)" : "");
+        c.subject.describe() + (c.subject.figure == Subject::Figure::absolute ? ", its own figure"
+                                : c.subject.figure == Subject::Figure::share_of_peak
+                                    ? ", a share of its peak"
+                                    : "");
     out += "| `" + std::string(name(c.id)) + "` | " + md_cell(c.source) + " | " + md_cell(c.text) +
            " | " + md_cell(about) + " | " +
            (checkers.empty() ? "not measurable here: " + md_cell(c.unmeasured)

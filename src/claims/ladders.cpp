@@ -143,6 +143,17 @@ Check fraction(ClaimId id, const Runs& runs, const std::string& shape, const std
   });
 }
 
+// `c` with the throughput of `variant` at `shape` for the judge to take as a share of the
+// running card's datasheet peak (claims::on_card), against the claim's `claimed` share of
+// `claim_peak` ("the V100's 900 GB/s"). A check without a measurement stays as it is.
+Check with_share(Check c, const Runs& runs, const std::string& variant, const std::string& shape,
+                 double claimed, const std::string& claim_peak) {
+  const BenchRecord* r = runs.find(variant, shape);
+  if (c.verdict == Verdict::not_measurable || !r || !std::isfinite(r->gbps)) return c;
+  c.share = {r->gbps, claimed, claimed, claim_peak};
+  return c;
+}
+
 std::vector<Check> gemm_from(const Runs& runs) {
   using G = gemm::Variant;
   const std::string s = kGemmShape;
@@ -157,7 +168,7 @@ std::vector<Check> gemm_from(const Runs& runs) {
   c.push_back(of_cublas(ClaimId::gemm_register_tiled_6200, rung(G::reg_tile_2d), 6200));
   c.push_back(of_cublas(ClaimId::gemm_cp_async_7100, rung(G::cp_async_2stage), 7100));
   c.push_back(fraction(ClaimId::gemm_cublas_18500, runs, s, "cublasSgemm", &BenchRecord::peak_pct,
-                       nullptr, 0.01, "of the fp32 peak", 0.949));
+                       nullptr, 0.01, "of this card's fp32 peak", 0.949));
   c.push_back(speedup(ClaimId::gemm_register_tiling_2_2x, runs, s, rung(G::smem_tile32),
                       rung(G::reg_tile_2d), 6200.0 / 2800, 6200.0 / 2800));
   c.push_back(speedup(ClaimId::gemm_cp_async_1_15x, runs, s, rung(G::reg_tile_2d),
@@ -258,9 +269,10 @@ std::vector<Check> transpose_from(const Runs& runs) {
   using T = transpose::Variant;
   const std::string s = kTransposeShape;
   auto of_memcpy = [&](ClaimId id, const char* variant, double gbps) {
-    return fraction(id, runs, s, variant, &BenchRecord::frac_memcpy,
-                    &BenchRecord::frac_memcpy_spread, 1.0,
-                    "of cudaMemcpy D2D (the source: of the V100's 900 GB/s)", gbps / 900);
+    return with_share(
+        fraction(id, runs, s, variant, &BenchRecord::frac_memcpy, &BenchRecord::frac_memcpy_spread,
+                 1.0, "of cudaMemcpy D2D (the source: of the V100's 900 GB/s)", gbps / 900),
+        runs, variant, s, gbps / 900, "the V100's 900 GB/s");
   };
   std::vector<Check> c;
   c.push_back(of_memcpy(ClaimId::transpose_naive_13pct, rung(T::naive), 120));
@@ -309,8 +321,10 @@ Check torch_softmax(const Runs& runs, const std::string& s) {
     if (const BenchRecord* lb = runs.find(rung(S::launch_bounds), s);
         lb && lb->verified && lb->ms > 0)
       m += strf("; launch_bounds %.4g ms (the source: 25 against 27 us)", lb->ms);
-    return Check{id, m,
-                 judge_band(t.frac_memcpy, tolerance_band(id, 1240.0 / 2039, 1240.0 / 2039), true)};
+    return with_share(
+        Check{id, m,
+              judge_band(t.frac_memcpy, tolerance_band(id, 1240.0 / 2039, 1240.0 / 2039), true)},
+        runs, t.variant, s, 1240.0 / 2039, "the A100's 2,039 GB/s");
   });
 }
 
@@ -329,9 +343,10 @@ std::vector<Check> softmax_from(const Runs& runs) {
                       rung(S::launch_bounds), 28.0 / 25, 28.0 / 25));
   c.push_back(speedup(ClaimId::softmax_ladder_3_6x, runs, s, rung(S::naive), rung(S::launch_bounds),
                       89.0 / 25, 89.0 / 25));
-  c.push_back(fraction(ClaimId::softmax_66pct_of_peak, runs, s, rung(S::launch_bounds),
-                       &BenchRecord::frac_memcpy, &BenchRecord::frac_memcpy_spread, 1.0,
-                       "of cudaMemcpy D2D (the source: of peak)", 1340.0 / 2039));
+  c.push_back(with_share(fraction(ClaimId::softmax_66pct_of_peak, runs, s, rung(S::launch_bounds),
+                                  &BenchRecord::frac_memcpy, &BenchRecord::frac_memcpy_spread, 1.0,
+                                  "of cudaMemcpy D2D (the source: of peak)", 1340.0 / 2039),
+                         runs, rung(S::launch_bounds), s, 1340.0 / 2039, "the A100's 2,039 GB/s"));
   c.push_back(speedup(ClaimId::tune_registers_1_0_1_3x, runs, s, rung(S::vectorized),
                       rung(S::launch_bounds), 1.0, 1.3));
   c.push_back(torch_softmax(runs, s));

@@ -126,7 +126,10 @@ nlohmann::json claim_record(const Claim& c) {
           {"sources", sources},
           {"text", c.text},
           {"about", c.subject.describe()},
-          {"absolute", c.subject.absolute},
+          {"absolute", c.subject.absolute()},
+          {"figure", c.subject.figure == Subject::Figure::absolute        ? "absolute"
+                     : c.subject.figure == Subject::Figure::share_of_peak ? "share of peak"
+                                                                          : "ratio"},
           {"checked_by", checkers},
           {"unmeasured", c.unmeasured}};
 }

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "memhier/bench/card_record.hpp"
 #include "memhier/bench/kernel_bench.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/device.hpp"
@@ -88,11 +89,12 @@ int run_bench(const BenchCliOptions& o) {
       registry::check_shapes(*f, opt.shapes);
     });
   }
-  require_device();
+  const core::DeviceInfo dev = require_device();
   report::Document doc;
   doc.title = "memhier bench " + o.family;
   doc.meta = make_meta(true);
   doc.sections = measure_ladders(fams, opt);
+  claims::judge_on_card(doc.sections, bench::running_card(dev));
   print_document(doc, o.json);
   return kExitOk;
 }

@@ -58,6 +58,7 @@ int run_probe_command(const ProbeOptions& o) {
   doc.meta = make_meta(true);
   doc.sections.push_back(run.summary);
   for (const auto& s : run.sections) doc.sections.push_back(s);
+  claims::judge_on_card(doc.sections, bench::running_card(dev));
   if (o.json) {
     nlohmann::json j = report::to_json(doc);
     j["sm_clock_mhz"] = run.context.sm_clock_mhz;

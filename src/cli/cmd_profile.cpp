@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "memhier/bench/card_record.hpp"
 #include "memhier/bench/profile.hpp"
 #include "memhier/report/writers.hpp"
 #include "progress.hpp"
@@ -25,7 +26,7 @@ int run_profile_command(const ProfileCliOptions& o) {
     throw UsageError("--size '' is empty; give a shape such as 1000x772, or leave --size out.");
   as_bad_input([&] { bench::plan_profile(o.target, o.variants, o.size, false); });
   // The profiled child opens the context: one held here would lock an exclusive-process GPU.
-  require_device(false);
+  const core::DeviceInfo dev = require_device(false);
   std::vector<bench::ProfileItem> items;
   try {
     ProgressLine progress("memhier profile");
@@ -38,6 +39,7 @@ int run_profile_command(const ProfileCliOptions& o) {
   doc.title = "memhier profile " + o.target;
   doc.meta = make_meta(true);
   doc.sections.push_back(bench::profile_section(o.target, items));
+  claims::judge_on_card(doc.sections, bench::running_card(dev));
   print_document(doc, o.json);
   return kExitOk;
 }

@@ -103,6 +103,8 @@ class Recorder {
   }
   /// Blocks the sink's card holds at once (0 without a card): a persistent kernel's grid.
   std::uint64_t resident_blocks() const { return sink_ ? sink_->resident_blocks() : 0; }
+  /// The SMs of the sink's card (0 without a card).
+  int multiprocessors() const { return sink_ ? sink_->multiprocessors() : 0; }
   /// One shared-memory load or store of the warp, likewise (not part of the stream).
   void shared(const model::WarpAccess& w) {
     if (!sink_) add(w, /*shared=*/true, 0);

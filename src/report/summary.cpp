@@ -145,6 +145,12 @@ Table tally_table(const ClaimsTally& tally) {
     t.rows.push_back({Value::str("about another card"), Value::integer(tally.about_other_card)});
   if (tally.from_properties > 0)
     t.rows.push_back({Value::str("from device properties"), Value::integer(tally.from_properties)});
+  if (tally.claims > 0)
+    t.notes.push_back(std::to_string(tally.of_this_card) + " of the " +
+                      std::to_string(tally.claims) +
+                      " claims speak of this card (by its name, its architecture, or of any "
+                      "card), " +
+                      std::to_string(tally.of_other_card) + " of another card.");
   return t;
 }
 
@@ -229,7 +235,15 @@ Section summary_section(const SummaryInput& in) {
       " refuted, " + std::to_string(n.not_measurable) + " not measurable here, " + others + "of " +
       std::to_string(n.reproduced + n.refuted + n.not_measurable + n.about_other_card +
                      n.from_properties) +
-      " checks (the Claims section below has each).");
+      " checks (the Claims section below has each)." +
+      (n.claims > 0
+           ? " Of the " + std::to_string(n.claims) + " claims, " + std::to_string(n.of_this_card) +
+                 " speak of this card (by its name, its architecture, or of any card) "
+                 "and " +
+                 std::to_string(n.of_other_card) +
+                 " of another card: those are judged here only as ratios or as shares "
+                 "of this card's datasheet peak."
+           : std::string()));
   std::vector<std::string> missing;
   if (tiers.empty()) missing.emplace_back("the tiers' latency and bandwidth");
   if (bests.empty()) missing.emplace_back("the ladders");

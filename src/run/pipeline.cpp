@@ -180,9 +180,13 @@ report::Document run_report(const Options& o) {
   const std::string note = dev        ? std::string()
                            : o.no_gpu ? "no measurements in this report (--no-gpu)"
                                       : "no GPU: " + why;
-  // Claims about another card than this one are not judged by it.
+  // Every claims table judged on this card by the one rule: a claim about another card is not
+  // judged by it, a share of a peak is taken of this card's.
   std::optional<claims::RunningCard> card;
-  if (dev) card = claims::RunningCard{dev->name, dev->cc_major, dev->cc_minor};
+  if (dev) {
+    card = bench::running_card(*dev);
+    claims::judge_on_card(doc.sections, *card);
+  }
   doc.sections.insert(doc.sections.begin() + 1, claims::claims_section(doc.sections, note, card));
   // The summary opens the report: the hierarchy, the ladders' bests, the claims tally.
   summary.claims = claims::tally(doc.sections, card);

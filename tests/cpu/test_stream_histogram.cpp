@@ -53,9 +53,18 @@ class HistSink : public memhier::model::AccessSink {
   std::uint64_t block_ = 0;
 };
 
-HistSink run(const std::string& variant, const std::string& shape) {
+// A sink on a made-up card of 2 SMs that holds 4 blocks at once: the grids are its, not a
+// card's the stream names.
+class SmallCardSink : public HistSink {
+ public:
+  std::uint64_t resident_blocks() const override { return 4; }
+  int multiprocessors() const override { return 2; }
+};
+
+template <class Sink = HistSink>
+Sink run(const std::string& variant, const std::string& shape) {
   memhier::kernels::register_families();
-  HistSink sink;
+  Sink sink;
   for (const auto& v : memhier::registry::find_family("histogram")->variants)
     if (v.name == variant) v.stream(shape, sink);
   return sink;
@@ -118,6 +127,20 @@ TEST(StreamHistogram, BlockPrivatizedMergesEachBlocksBins) {
     EXPECT_EQ(d.atom_instr, 256) << v;
     EXPECT_EQ(d.atom_lanes, 256) << v;
   }
+}
+
+// On a card that holds 4 blocks, rungs 2 and 3 launch 4 (not the 256 the work asks for),
+// each merging all 256 bins once: 4 x 8 warp atomics.
+TEST(StreamHistogram, TheGridIsTheSinksCards) {
+  for (const char* v : {"shared_privatized", "warp_privatized"}) {
+    const HistSink s = run<SmallCardSink>(v, "u8-uniform:1048576");
+    EXPECT_EQ(s.ld_instr, 1048576 / 32) << v;
+    EXPECT_EQ(s.atom_instr, 4 * 8) << v;
+    EXPECT_EQ(s.atom_lanes, 4 * 256) << v;
+  }
+  // The pairs rung: 4 resident blocks are 2 pairs, each block adding 128 bins in 4 atomics.
+  const HistSink p = run<SmallCardSink>("lane_privatized_pairs", "u8-uniform:1048581");
+  EXPECT_EQ(p.atom_instr, 4 * 4);
 }
 
 // Rungs 4 and 5 at 2^20 + 5 u8: 65536 vectors, 32 blocks of one full tile (2 x 1024 vectors),

@@ -211,6 +211,29 @@ TEST(ReportSummary, TablesCarryTheFiguresAndTheTally) {
   EXPECT_DOUBLE_EQ(s.charts[1].series[2].y[3], 0.96);
 }
 
+// On a card the run knows, the tally says how many claims speak of it and how many of another.
+TEST(ReportSummary, TheTallySaysHowManyClaimsSpeakOfThisCard) {
+  SummaryInput in = sample_input();
+  in.claims = {60, 40, 6, 10, 1, 124, 98, 26};
+  const Section s = summary_section(in);
+  EXPECT_NE(s.paragraphs[0].find("10 about another card, 1 from device properties, of 117"),
+            std::string::npos)
+      << s.paragraphs[0];
+  EXPECT_NE(s.paragraphs[0].find("Of the 124 claims, 98 speak of this card (by its name, its "
+                                 "architecture, or of any card) and 26 of another card"),
+            std::string::npos)
+      << s.paragraphs[0];
+  const Table& tally = table(s, "summary-claims");
+  ASSERT_EQ(tally.rows.size(), 5u);
+  ASSERT_FALSE(tally.notes.empty());
+  EXPECT_EQ(tally.notes.back(),
+            "98 of the 124 claims speak of this card (by its name, its architecture, or of any "
+            "card), 26 of another card.");
+  // Without a card to judge on, nothing is said of the claims' cards.
+  in.claims = {60, 40, 6};
+  EXPECT_EQ(summary_section(in).paragraphs[0].find("speak of"), std::string::npos);
+}
+
 TEST(ReportSummary, WithoutMeasurementsItSaysWhatIsMissingAndWhy) {
   SummaryInput in;
   in.claims = {0, 0, 115};

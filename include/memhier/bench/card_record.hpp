@@ -7,6 +7,8 @@
 #include <string>
 
 #include "memhier/bench/probes.hpp"
+#include "memhier/claims/catalogue.hpp"
+#include "memhier/core/device.hpp"
 #include "memhier/model/card.hpp"
 #include "memhier/report/document.hpp"
 
@@ -31,5 +33,8 @@ std::optional<model::CardRecord> load_card_record(const std::string& slug);
 /// The current device as the models see it (model::card_of_device with its saved record);
 /// nullopt with `why` set to one sentence when there is no GPU.
 std::optional<model::Card> this_card(std::string* why);
+
+/// The device as the claims judge it: its name, compute capability and datasheet DRAM peak.
+claims::RunningCard running_card(const core::DeviceInfo& device);
 
 }  // namespace memhier::bench

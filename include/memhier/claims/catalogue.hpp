@@ -31,29 +31,37 @@ using results::Verdict;
 struct RunningCard {
   std::string name;  ///< "NVIDIA H100 80GB HBM3"
   int cc_major = 0, cc_minor = 0;
+  /// This card's datasheet DRAM bandwidth (2 x memory clock x bus width), GB/s; 0 when the
+  /// runtime reports none. A claim that is a share of its card's peak is judged against it.
+  double peak_dram_gbps = 0;
 };
 
-/// The card or architecture a claim speaks of. An absolute figure (a latency, a bandwidth, a
-/// size) holds for its subject alone; a ratio or an ordering carries over to other cards.
+/// The card or architecture a claim speaks of, and what kind of figure it states of it.
 struct Subject {
   enum class Kind { any_card, architecture, card };
+  /// What the claim's figure is to its subject, which decides how another card judges it.
+  enum class Figure {
+    ratio,          ///< a ratio or an ordering: carries over to any card
+    share_of_peak,  ///< a share of its card's peak: judged as a share of this card's datasheet
+    absolute,       ///< a latency, a bandwidth, a size: its subject's alone
+  };
   Kind kind = Kind::any_card;
-  int cc_major = 0;       ///< architecture: 9 for Hopper (cc 9.x)
-  std::string card;       ///< card: "H100", as the device's name spells it
-  bool absolute = false;  ///< the figure is this subject's alone: another card does not judge it
+  int cc_major = 0;  ///< architecture: 9 for Hopper (sm_90)
+  std::string card;  ///< card: "H100", as the device's name spells it
+  Figure figure = Figure::ratio;
 
   /// Any card: the claim is about GPUs in general.
   static Subject any() { return {}; }
   /// An architecture by its compute capability's major number (9: Hopper).
-  static Subject architecture(int major, bool absolute_figure) {
-    return {Kind::architecture, major, {}, absolute_figure};
-  }
+  static Subject architecture(int major, Figure f) { return {Kind::architecture, major, {}, f}; }
   /// A named card ("H100", "A100").
-  static Subject named(std::string card_name, bool absolute_figure) {
-    return {Kind::card, 0, std::move(card_name), absolute_figure};
+  static Subject named(std::string card_name, Figure f) {
+    return {Kind::card, 0, std::move(card_name), f};
   }
 
-  /// "any card", "cc 9.x", "the H100".
+  /// Whether the figure is this subject's alone (another card does not judge it).
+  bool absolute() const { return figure == Figure::absolute; }
+  /// "any card", "Hopper (sm_90)", "the H100".
   std::string describe() const;
   /// Whether `running` is this subject (any card always is).
   bool covers(const RunningCard& running) const;
@@ -129,9 +137,17 @@ report::Table checks_table(const Checker& by, const std::vector<Check>& checks);
 /// std::logic_error when the catalogue does not name `by` as a checker of a claim.
 void add_checks(report::Section& section, const Checker& by, std::vector<Check> checks);
 
-/// `check` as judged on `running`: an absolute figure about another card becomes
-/// about_other_card ("about the H100: not this card"); any other check is unchanged.
+/// `check` as judged on `running`, the one rule for every claims table: an absolute figure
+/// about another card becomes about_other_card ("about the H100: not this card"); a share of
+/// a card's peak that carries its throughput (Check::share) is judged as a share of
+/// `running`'s datasheet peak, the row naming both peaks; a ratio is unchanged. Judging a
+/// check twice on one card changes nothing.
 Check on_card(const Check& check, const RunningCard& running);
+
+/// Judges every check of `sections` on `running` (on_card) and renders each claims table
+/// ("<owner>-claims") again from the judged checks, so a section's table and the Claims
+/// section show the same verdict.
+void judge_on_card(std::vector<report::Section>& sections, const RunningCard& running);
 
 /// The report's "Claims" section: every catalogue claim with its checks in the sections'
 /// Section::checks (claimed, checked by, measured on this card, verdict); a claim nothing
@@ -142,7 +158,8 @@ report::Section claims_section(const std::vector<report::Section>& sections,
                                const std::optional<RunningCard>& running = std::nullopt);
 
 /// How many rows of claims_section(sections, ...) have each verdict; checks judged from
-/// device properties are counted apart.
+/// device properties are counted apart. With `running`, how many claims speak of it (their
+/// card, their architecture or any card) and how many of another card.
 report::ClaimsTally tally(const std::vector<report::Section>& sections,
                           const std::optional<RunningCard>& running = std::nullopt);
 

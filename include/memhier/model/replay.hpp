@@ -47,6 +47,8 @@ class AccessSink {
   /// Blocks resident at once (a persistent kernel's grid) once launched; 0 when the sink
   /// replays on no card.
   virtual std::uint64_t resident_blocks() const { return 0; }
+  /// The SMs of the card the sink replays on; 0 when it replays on no card.
+  virtual int multiprocessors() const { return 0; }
 };
 
 /// What a replay predicts for one kernel launch on one card.
@@ -78,6 +80,7 @@ class LaunchSimulator : public AccessSink {
   /// The kernel's machine code, fetched once per launch (MemorySystem::instruction_fetch).
   void instruction_fetch(long long code_bytes);
   std::uint64_t resident_blocks() const override { return wave_size_; }
+  int multiprocessors() const override { return card_.sms; }
   /// Replays what is left and returns the counts and the time bound.
   SimResult finish();
 

@@ -28,6 +28,11 @@ struct ClaimsTally {
   int not_measurable = 0;
   int about_other_card = 0;  ///< absolute figures of another card than this one
   int from_properties = 0;   ///< reproduced or refuted from the device's properties, not measured
+  /// The catalogue's claims by the card they speak of, on the card that ran (all 0 without
+  /// one): its own name, its architecture or any card; another card.
+  int claims = 0;
+  int of_this_card = 0;
+  int of_other_card = 0;
 };
 
 /// One ladder's best rung against its ceilings: the lowest paired ratio over the shapes

@@ -3,6 +3,7 @@
 // them; the claims library renders and gathers them; nothing classifies text. Host-only.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -88,6 +89,17 @@ struct Checker {
   friend bool operator!=(const Checker& a, const Checker& b) { return !(a == b); }
 };
 
+/// What a check of a claim that is a share of its card's peak DRAM bandwidth measured, for
+/// the judge to divide by the running card's datasheet peak (claims::on_card).
+struct PeakShare {
+  double gbps = NAN;  ///< the throughput measured here, GB/s; NaN: none
+  /// The claim's share of its own card's peak, as a fraction: [lo, hi] (lo == hi for one).
+  double claimed_lo = NAN, claimed_hi = NAN;
+  std::string claim_peak;  ///< whose peak the claim's share is of: "the V100's 900 GB/s"
+
+  bool measured() const { return std::isfinite(gbps) && gbps > 0; }
+};
+
 /// What one checker found for one claim on this card.
 struct Check {
   ClaimId id{};
@@ -97,6 +109,10 @@ struct Check {
   Checker by;            ///< stamped when the check joins a section (claims::add_checks)
   /// Judged from the device's properties (the runtime's figures), not from a measurement.
   bool from_properties = false;
+  /// For a claim that is a share of its card's peak: what the judge needs to take it as a
+  /// share of this card's datasheet peak (unset: the checker judged it itself).
+  PeakShare share;
+  std::string judged_on;  ///< the card claims::on_card judged it for; "" before
 
   Check() = default;
   /// A check of `claim` with its measured figures and the judge's verdict.

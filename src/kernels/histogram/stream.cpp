@@ -1,10 +1,11 @@
 // The histogram shape and streams (see stream.hpp).
 //
-// Assumptions, stated once: the stream knows no card, so the grids are an H100's (132 SMs,
-// the occupancy model at 32 registers per thread, as the replay assumes), whatever card the
-// replay then runs on; a cluster pair launch fits two blocks per SM (max_active_clusters =
-// the resident grid / 2). The input buffer is 256-byte aligned (cudaMalloc), so the
-// lane-privatized rungs have no unaligned head.
+// Assumptions, stated once: the grids are those of the card the sink replays on (its SMs and
+// the occupancy model at 32 registers per thread, as the replay assumes); a sink on no card
+// (the per-instruction counts) launches as many blocks as the work asks for. A cluster pair
+// launch fits two blocks per SM (max_active_clusters = the resident grid / 2). The input
+// buffer is 256-byte aligned (cudaMalloc), so the lane-privatized rungs have no unaligned
+// head.
 #include "kernels/histogram/stream.hpp"
 
 #include <algorithm>
@@ -16,8 +17,6 @@
 #include "kernels/histogram/variants.hpp"
 #include "kernels/predict.hpp"
 #include "memhier/kernels/histogram.hpp"
-#include "memhier/model/card.hpp"
-#include "memhier/model/occupancy.hpp"
 #include "memhier/registry/decimal.hpp"
 
 namespace memhier::histogram::detail {
@@ -36,21 +35,24 @@ constexpr std::size_t kTile = std::size_t(kLaneThreads) * kLaneUnroll;  // lane 
 /// does not change the traffic: one bin word, one sector).
 constexpr unsigned kDegenerateBin = 1;
 
-/// The blocks of `threads` threads and `smem` bytes that fit on an H100 at once (at most
-/// `max_per_sm` per SM when positive): core::resident_grid's rule on the occupancy model.
-std::size_t resident_grid(int threads, int smem, int max_per_sm) {
-  const model::Card& h100 = *model::find_card("h100");
-  model::LaunchResources lr;
-  lr.block_threads = threads;
-  lr.static_smem_bytes = smem;
-  int per_sm = model::occupancy(h100.arch(), lr).blocks_per_sm;
-  if (max_per_sm > 0) per_sm = std::min(per_sm, max_per_sm);
-  return static_cast<std::size_t>(h100.sms) * static_cast<std::size_t>(per_sm);
+/// The blocks of the launched kernel that fit on the sink's card at once (at most
+/// `max_per_sm` per SM when positive): core::resident_grid's rule, read after rec.launch;
+/// 0 when the sink replays on no card (no limit).
+std::size_t resident_grid(const Recorder& rec, int max_per_sm) {
+  const std::uint64_t all = rec.resident_blocks();
+  const int sms = rec.multiprocessors();
+  if (all == 0 || sms <= 0) return 0;
+  std::uint64_t per_sm = all / static_cast<std::uint64_t>(sms);
+  if (max_per_sm > 0)
+    per_sm = std::min<std::uint64_t>(per_sm, static_cast<std::uint64_t>(max_per_sm));
+  return static_cast<std::size_t>(per_sm * static_cast<std::uint64_t>(sms));
 }
 
-/// grid_for's rule: enough blocks for `items` at `per_block`, at most the resident grid.
+/// grid_for's rule: enough blocks for `items` at `per_block`, at most the resident grid
+/// (0: no limit).
 std::size_t grid_for_items(std::size_t resident, std::size_t items, std::size_t per_block) {
-  return std::min(resident, std::max<std::size_t>((items + per_block - 1) / per_block, 1));
+  const std::size_t wanted = std::max<std::size_t>((items + per_block - 1) / per_block, 1);
+  return resident > 0 ? std::min(resident, wanted) : wanted;
 }
 
 /// The bin element i falls in (kBins: none), drawn from the Case's distribution since the
@@ -98,8 +100,8 @@ void stream_scalar(bool privatized, int smem, const HistShape& s, model::AccessS
   const std::size_t n = s.n, es = s.u8 ? 1 : 4;
   const std::size_t tiles = (n + kScalarThreads - 1) / kScalarThreads;
   // Rungs 2 and 3 ask for 16 elements per thread; rung 1 for one.
-  const std::size_t grid = grid_for_items(resident_grid(kScalarThreads, smem, 0), n,
-                                          std::size_t(kScalarThreads) * (privatized ? 16 : 1));
+  const std::size_t grid =
+      grid_for_items(resident_grid(rec, 0), n, std::size_t(kScalarThreads) * (privatized ? 16 : 1));
   Seen seen;
   for (std::size_t t = 0; t < tiles; ++t) {
     const bool last = t + grid >= tiles;
@@ -141,11 +143,12 @@ void stream_lane(bool pairs, int smem, const HistShape& s, model::AccessSink& si
   const std::size_t nvec = s.n / per_vec, ntail = s.n - nvec * per_vec;
   std::size_t grid = 0;
   if (pairs) {  // launch_lane_pairs: as many pairs as fit, at most one per two tiles
-    const std::size_t most = resident_grid(kLaneThreads, smem, 0) / 2;
+    const std::size_t most = resident_grid(rec, 0) / 2;  // 0: no card, no limit
     const std::size_t needed = (nvec + kTile - 1) / kTile;
-    grid = 2 * std::max<std::size_t>(1, std::min(most, (needed + 1) / 2));
+    const std::size_t pairs_wanted = (needed + 1) / 2;
+    grid = 2 * std::max<std::size_t>(1, most > 0 ? std::min(most, pairs_wanted) : pairs_wanted);
   } else {
-    grid = grid_for_items(resident_grid(kLaneThreads, smem, kLaneBlocksPerSm), nvec, kTile);
+    grid = grid_for_items(resident_grid(rec, kLaneBlocksPerSm), nvec, kTile);
   }
   const std::size_t share = ((nvec + grid - 1) / grid + 7) & ~std::size_t(7);
   auto range = [&](std::size_t b, std::size_t* begin, std::size_t* end) {
