@@ -1,22 +1,34 @@
 """Measurements and the claims catalogue as the records of the JSON output.
 
-``claims()`` reads the catalogue in process. ``probe``, ``bench`` and ``report`` run the
-memhier command installed inside the package with ``--json`` and return what it prints,
-so they are the same records as the command line's, not a second implementation.
+All four run in this process. ``claims()`` reads the catalogue; ``probe``, ``bench`` and
+``report`` call the run library the ``memhier`` command calls, and return the records its
+``--json`` prints (made by the same functions; only ``meta.command`` differs, naming the
+Python call). A measurement runs with the GIL released, on device 0 in this process's CUDA
+context, beside any framework's; a fault that breaks that context (an illegal address) is
+met as the command meets it, by resetting the device.
+
+One stage runs as a child process: PyTorch's reference rows (``bench(torch=True)``, and
+``report`` unless ``no_torch``) come from ``python -m memhier.torch_reference`` run by this
+interpreter, since the package imports no framework. The report's Nsight Compute stage
+profiles ``bin/memhier-profile-target`` from this package.
+
+The ``memhier`` command is installed beside them (``cli_path()``) for the user; the package
+never runs it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
+import sys
+import warnings
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import _ext
 
-
-class NoDeviceError(RuntimeError):
-    """A measurement was asked of a machine without a usable GPU."""
+NoDeviceError = _ext.NoDeviceError
+NoDeviceError.__module__ = "memhier"
+NoDeviceError.__doc__ = "A measurement was asked of a machine without a usable GPU."
 
 
 def cli_path() -> str:
@@ -24,17 +36,11 @@ def cli_path() -> str:
     return os.path.join(os.path.dirname(__file__), "bin", "memhier")
 
 
-def _run(args: List[str]) -> Any:
-    proc = subprocess.run([cli_path(), *args, "--json"], capture_output=True, text=True)
-    # The command's one sentence (a malformed expression adds its caret lines).
-    message = proc.stderr.strip().removeprefix("memhier: ")
-    if proc.returncode == 2:
-        raise ValueError(message)
-    if proc.returncode == 3:
-        raise NoDeviceError(message)
-    if proc.returncode != 0:
-        raise RuntimeError(message or f"memhier {' '.join(args)} exited {proc.returncode}.")
-    return json.loads(proc.stdout)
+def _call(name: str, **args: Any) -> str:
+    """How a record names the call that made it (its meta.command), as the CLI's names its
+    command line: the arguments given, not the defaults."""
+    given = ", ".join(f"{k}={v!r}" for k, v in args.items() if v not in (None, False, [], ()))
+    return f"memhier.{name}({given})"
 
 
 def claims(ids: Optional[Sequence[str]] = None) -> List[Dict[str, Any]]:
@@ -45,31 +51,36 @@ def claims(ids: Optional[Sequence[str]] = None) -> List[Dict[str, Any]]:
 
 def probe(only: Optional[Sequence[str]] = None, quick: bool = False) -> Dict[str, Any]:
     """Measures this card (``memhier probe --json``): latencies in cycles and ns,
-    bandwidths in GB/s. NoDeviceError without a GPU; ValueError for an unknown name."""
-    args = ["probe"] + (["--quick"] if quick else [])
-    for name in only or []:
-        args += ["--only", name]
-    return _run(args)
+    bandwidths in GB/s. A run of every probe saves this card's record for the models, as the
+    command does. ValueError for an unknown name (before any GPU); NoDeviceError without a
+    usable GPU."""
+    text, not_saved = _ext.probe(list(only or []), quick, _call("probe", only=only, quick=quick))
+    if not_saved:
+        warnings.warn(f"this card's record was not saved: {not_saved}", stacklevel=2)
+    return json.loads(text)
 
 
 def bench(family: str, variants: Optional[Sequence[str]] = None,
-          sizes: Optional[Sequence[str]] = None, quick: bool = False) -> Dict[str, Any]:
-    """Verifies and times a ladder (``memhier bench FAMILY --json``): times in ms,
-    bandwidths in GB/s, ratios to memcpy and the vendor library from the same run."""
-    args = ["bench", family] + (["--quick"] if quick else [])
-    for v in variants or []:
-        args += ["--variant", v]
-    for s in sizes or []:
-        args += ["--size", s]
-    return _run(args)
+          sizes: Optional[Sequence[str]] = None, quick: bool = False,
+          torch: bool = False) -> Dict[str, Any]:
+    """Verifies and times a ladder (``memhier bench FAMILY --json``; FAMILY a registered
+    ladder or "all"): times in ms, bandwidths in GB/s, ratios to memcpy and the vendor library
+    from the same run. ``torch=True`` adds PyTorch's rows (``--torch``). ValueError for an
+    unknown family, variant or shape (before any GPU); NoDeviceError without a usable GPU."""
+    command = _call("bench", family=family, variants=variants, sizes=sizes, quick=quick,
+                    torch=torch)
+    return json.loads(_ext.bench(family, list(variants or []), list(sizes or []), quick, torch,
+                                 sys.executable, command))
 
 
 def report(out: Optional[str] = None, quick: bool = False, no_gpu: bool = False,
-           no_profile: bool = False) -> Dict[str, Any]:
+           no_profile: bool = False, no_torch: bool = False) -> Dict[str, Any]:
     """The whole report (``memhier report --json``); with ``out`` a folder, also its
     index.html, report.md and results.json there. ``no_gpu=True`` works on any machine:
-    the models' predictions and the claims, unmeasured."""
-    args = ["report", "--out", out or ""]
-    args += [flag for flag, on in (("--quick", quick), ("--no-gpu", no_gpu),
-                                   ("--no-profile", no_profile)) if on]
-    return _run(args)
+    the models' predictions and the claims, unmeasured. Without a GPU the report says so;
+    NoDeviceError when a GPU refuses this process a context."""
+    command = _call("report", out=out, quick=quick, no_gpu=no_gpu, no_profile=no_profile,
+                    no_torch=no_torch)
+    target = os.path.join(os.path.dirname(__file__), "bin", "memhier-profile-target")
+    return json.loads(_ext.report(out or "", quick, no_gpu, no_profile, no_torch,
+                                  sys.executable, target, command))

@@ -4,8 +4,9 @@
 prints one JSON object: ``{"torch": version, "device": name, "records": [...]}`` where each
 record is ``{family, shape, variant, ms, p10, p90, reps, rel_error, compare}`` or, for a
 shape torch cannot run the same way, ``{family, shape, variant, declined}``. Without torch
-or a CUDA device it prints ``{"error": sentence}`` and exits 3. ``memhier report`` runs it
-as a subprocess for its PyTorch rows; the CLI itself never needs Python.
+or a CUDA device it prints ``{"error": sentence}`` and exits 3. ``memhier report`` (and
+``memhier.report`` and ``bench(torch=True)``, with this interpreter) runs it as a child
+process for its PyTorch rows; the CLI itself never needs Python.
 
 The method is the report's: fresh random inputs (never zeros), the result checked against
 a float64 computation before timing, 2 warm-up runs, then repetitions each after an L2

@@ -18,6 +18,9 @@ void bind_models(nanobind::module_& m);
 /// The fast path for PyTorch tensors: the common call decided and launched in C++.
 void bind_fast(nanobind::module_& m);
 
+/// probe, bench and report: the run library in this process, their records as JSON text.
+void bind_records(nanobind::module_& m);
+
 // The launches over raw pointers (kernels.cpp): variant by name, on `device`, GIL released.
 // Addresses and streams are integers (a stream 1 is the legacy default stream).
 /// Row softmax of rows x cols float32.

@@ -1,4 +1,4 @@
-"""Shared fixtures: the installed package's CLI and whether a GPU and torch are present."""
+"""Shared fixtures: the installed package's CLI, to compare the package's records with."""
 
 import json
 import os
@@ -20,6 +20,17 @@ def cli_json(*args):
     return json.loads(out)
 
 
+def cli_error(*args):
+    """The bundled command's exit status and one sentence for ``args`` with --json."""
+    p = subprocess.run([memhier.cli_path(), *args, "--json"], capture_output=True, text=True)
+    return p.returncode, p.stderr.strip().removeprefix("memhier: ")
+
+
 @pytest.fixture
 def cli():
     return cli_json
+
+
+@pytest.fixture
+def cli_fails():
+    return cli_error

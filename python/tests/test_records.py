@@ -1,8 +1,18 @@
-"""claims() and the record APIs on a machine with or without a GPU."""
+"""claims() and the record APIs on a machine with or without a GPU: the CLI's records, made
+in this process."""
+
+import subprocess
 
 import pytest
 
 import memhier
+
+
+def _without_when(record):
+    """A record less what differs between two runs of the same thing: date and command."""
+    meta = dict(record["meta"])
+    del meta["date_utc"], meta["command"]
+    return {**record, "meta": meta}
 
 
 def test_claims_match_cli(cli):
@@ -15,35 +25,84 @@ def test_claims_match_cli(cli):
         memhier.claims(["no-such-claim"])
 
 
-def test_report_without_gpu_gives_predictions_and_claims():
+def test_report_without_gpu_is_the_cli_record(cli):
     r = memhier.report(no_gpu=True)
     assert r["schema"] == "memhier.report"
     ids = [s["id"] for s in r["sections"]]
     assert "no-gpu" in ids and len(ids) >= 5
+    assert r["meta"]["command"] == "memhier.report(no_gpu=True)"
+    assert _without_when(r) == _without_when(cli("report", "--no-gpu", "--out", ""))
 
 
-@pytest.mark.skipif(memhier.device_count() > 0, reason="a GPU is present")
-def test_measurements_without_gpu_raise_no_device():
-    with pytest.raises(memhier.NoDeviceError, match="GPU"):
-        memhier.probe(quick=True)
-    with pytest.raises(memhier.NoDeviceError, match="GPU"):
-        memhier.bench("softmax", quick=True)
+def test_report_writes_its_files(tmp_path):
+    r = memhier.report(out=str(tmp_path / "r"), no_gpu=True)
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == [
+        "index.html", "report.md", "results.json"]
+    assert r["sections"][0]["id"] == "summary"
 
 
-def test_bad_names_are_value_errors_before_any_gpu():
-    with pytest.raises(ValueError, match="no-such"):
-        memhier.probe(only=["no-such-probe"])
-    with pytest.raises(ValueError, match="unknown family"):
+def test_records_do_not_run_the_command(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the package ran a child process")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    assert memhier.report(no_gpu=True)["schema"] == "memhier.report"
+    with pytest.raises(ValueError):
         memhier.bench("no-such-family")
 
 
+def test_no_device_error_is_the_package_s():
+    assert issubclass(memhier.NoDeviceError, RuntimeError)
+    assert memhier.NoDeviceError.__module__ == "memhier"
+    assert memhier.records.NoDeviceError is memhier.NoDeviceError
+
+
+@pytest.mark.skipif(memhier.device_count() > 0, reason="a GPU is present")
+def test_measurements_without_gpu_raise_no_device(cli_fails):
+    rc, sentence = cli_fails("probe", "--quick")
+    assert rc == 3
+    with pytest.raises(memhier.NoDeviceError, match="GPU") as e:
+        memhier.probe(quick=True)
+    assert str(e.value) == sentence
+    with pytest.raises(memhier.NoDeviceError, match="GPU") as e:
+        memhier.bench("softmax", quick=True)
+    assert str(e.value) == cli_fails("bench", "softmax", "--quick")[1]
+    # Without a GPU the report says so and goes on, as the command does.
+    assert "no-gpu" in [s["id"] for s in memhier.report(no_profile=True)["sections"]]
+
+
+def test_bad_names_are_value_errors_before_any_gpu(cli_fails):
+    cases = [(lambda: memhier.probe(only=["no-such-probe"]), ["probe", "--only", "no-such-probe"]),
+             (lambda: memhier.bench("no-such-family"), ["bench", "no-such-family"]),
+             (lambda: memhier.bench("softmax", variants=["no-such-variant"]),
+              ["bench", "softmax", "--variant", "no-such-variant"]),
+             (lambda: memhier.bench("softmax", sizes=["0x7"]), ["bench", "softmax", "--size", "0x7"]),
+             (lambda: memhier.bench("all", variants=["best"]), ["bench", "all", "--variant", "best"])]
+    for call, args in cases:
+        rc, sentence = cli_fails(*args)
+        assert rc == 2, args
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == sentence
+    with pytest.raises(ValueError, match="unknown family 'fft'; known: .*softmax"):
+        memhier.bench("fft")
+
+
 @pytest.mark.skipif(memhier.device_count() == 0, reason="no GPU")
-def test_bench_and_probe_records_on_a_gpu():
+def test_bench_and_probe_records_on_a_gpu(cli):
     r = memhier.bench("softmax", variants=["best"], sizes=["1024x4096"], quick=True)
     assert r["schema"] == "memhier.report"
+    assert r["meta"]["command"] == ("memhier.bench(family='softmax', variants=['best'], "
+                                    "sizes=['1024x4096'], quick=True)")
     section = next(s for s in r["sections"] if s["id"] == "bench-softmax")
     rows = section["tables"][0]["rows"]
     assert any("best" in str(row.values()) for row in rows)
+    # The command's record of the same run: the same sections, tables, columns and rows.
+    c = cli("bench", "softmax", "--variant", "best", "--size", "1024x4096", "--quick")
+    shape = [(s["id"], [(t["id"], t["columns"], len(t["rows"])) for t in s.get("tables", [])])
+             for s in r["sections"]]
+    assert shape == [(s["id"], [(t["id"], t["columns"], len(t["rows"]))
+                                for t in s.get("tables", [])]) for s in c["sections"]]
     p = memhier.probe(only=["latency"], quick=True)
     assert any(t["id"] == "latency-tiers" for s in p["sections"] for t in s.get("tables", []))
-    assert p["sm_clock_mhz"] > 0
+    assert p["sm_clock_mhz"] > 0 and p["quick"] is True

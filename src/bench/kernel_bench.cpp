@@ -466,7 +466,7 @@ void add_torch_reference(std::vector<std::vector<BenchRecord>>& records, const B
   if (cases.empty()) return;
   // One PyTorch subprocess for every shape, after the ladders (their GPU memory freed).
   opt.progress("PyTorch's calls at " + std::to_string(cases.size()) + " shapes");
-  const TorchRun torch = run_torch_reference(cases, opt.quick, kTorchTimeoutS);
+  const TorchRun torch = run_torch_reference(cases, opt.quick, kTorchTimeoutS, opt.torch_python);
   for (auto& family_records : records) add_torch_rows(torch, &family_records);
 }
 

@@ -26,8 +26,21 @@ std::string profile_target_beside_self() {
   return target.string();
 }
 
+namespace {
+
+// The program ncu runs: the one named, or the one beside this executable.
+std::string profile_target(const std::string& named) {
+  if (named.empty()) return profile_target_beside_self();
+  if (!std::filesystem::exists(named))
+    throw ProfilerUnavailable(named + ", the process Nsight Compute profiles, is missing.");
+  return named;
+}
+
+}  // namespace
+
 std::vector<report::Section> measure_profiles(
-    bool quick, const std::function<void(const std::string&)>& progress) {
+    bool quick, const std::function<void(const std::string&)>& progress,
+    const std::string& target_program) {
   kernels::register_families();
   // The targets with a model: the pattern sets and every family with a predicted variant
   // (--quick: the families only; the pattern sets take about half a minute each).
@@ -52,7 +65,7 @@ std::vector<report::Section> measure_profiles(
         large ? std::vector<std::string>{"naive", "smem_tile16", "smem_tile32", "smem_tile64"}
               : std::vector<std::string>{};
     try {
-      const auto items = run_profile(profile_target_beside_self(), target, variants,
+      const auto items = run_profile(profile_target(target_program), target, variants,
                                      large ? large_gemm : "", progress, !large);
       out.push_back(profile_section(target, items, !large));
       if (large) {  // ids apart from the model-shape section's; the claims table keeps its owner

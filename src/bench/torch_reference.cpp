@@ -156,9 +156,9 @@ TorchRun parse_torch_output(const std::string& out, int exit_status, const std::
 }
 
 TorchRun run_torch_reference(const std::vector<std::pair<std::string, std::string>>& cases,
-                             bool quick, int timeout_s) {
+                             bool quick, int timeout_s, const std::string& interpreter) {
   const char* env = std::getenv("MEMHIER_PYTHON");
-  const std::string python = env && *env ? env : "python3";
+  const std::string python = !interpreter.empty() ? interpreter : env && *env ? env : "python3";
   // The report's per-shape budget (25 ms, at least 7 and at most 200 repetitions; --quick 5).
   std::vector<std::string> argv{python,
                                 "-m",

@@ -8,46 +8,12 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "memhier/bench/card_record.hpp"
-#include "memhier/bench/kernel_bench.hpp"
-#include "memhier/core/check.hpp"
-#include "memhier/core/device.hpp"
 #include "memhier/kernels/register.hpp"
-#include "memhier/report/writers.hpp"
+#include "memhier/run/pipeline.hpp"
 #include "numbers.hpp"
 #include "progress.hpp"
 
 namespace memhier::cli {
-
-std::vector<report::Section> measure_ladders(const std::vector<const registry::Family*>& fams,
-                                             const bench::BenchOptions& base,
-                                             std::vector<registry::BenchRecord>* all) {
-  ProgressLine progress("memhier bench");
-  bench::BenchOptions opt = base;
-  opt.progress = [&progress](const std::string& s) { progress.step(s); };
-  const auto records = as_bad_input([&] { return bench::run_families(fams, opt); });
-  std::vector<report::Section> sections;
-  for (std::size_t i = 0; i < fams.size(); ++i) {
-    sections.push_back(bench::family_section(*fams[i], records[i]));
-    if (all) all->insert(all->end(), records[i].begin(), records[i].end());
-  }
-  return sections;
-}
-
-std::vector<const registry::Family*> select_families(const std::string& name) {
-  kernels::register_families();
-  std::vector<const registry::Family*> out;
-  if (name == "all") {
-    for (const registry::Family& f : registry::families()) out.push_back(&f);
-    return out;
-  }
-  if (const registry::Family* f = registry::find_family(name)) return {f};
-  std::string known;
-  for (const registry::Family& f : registry::families())
-    known += (known.empty() ? "" : ", ") + f.name;
-  throw UsageError("unknown family '" + name + "'; known: " + (known.empty() ? "none" : known) +
-                   ", or all.");
-}
 
 namespace {
 
@@ -63,8 +29,10 @@ struct BenchCliOptions {
 };
 
 int run_bench(const BenchCliOptions& o) {
-  const auto fams = select_families(o.family);
-  bench::BenchOptions opt;
+  // An unknown family is answered first, then the GEMM extents, then the rest.
+  as_bad_input([&] { run::select_families(o.family); });
+  run::BenchOptions opt;
+  opt.family = o.family;
   opt.variants = o.variants;
   opt.shapes = o.sizes;
   if (o.gemm_given > 0) {
@@ -78,23 +46,13 @@ int run_bench(const BenchCliOptions& o) {
     opt.shapes.push_back(fmt::format("{}x{}x{}", m, n, k));
   }
   opt.quick = o.quick;
-  opt.torch_reference = o.torch;
-  if (fams.size() > 1 && (!opt.variants.empty() || !opt.shapes.empty()))
-    throw UsageError("--variant and --size apply to one family; name it instead of 'all'.");
-  // Bad variants and shapes are bad input (exit 2), all of them refused before the device
-  // is touched or the first shape measured.
-  for (const registry::Family* f : fams) {
-    as_bad_input([&] {
-      registry::check_variants(*f, opt.variants);
-      registry::check_shapes(*f, opt.shapes);
-    });
-  }
-  const core::DeviceInfo dev = require_device();
-  report::Document doc;
-  doc.title = "memhier bench " + o.family;
-  doc.meta = make_meta(true);
-  doc.sections = measure_ladders(fams, opt);
-  claims::judge_on_card(doc.sections, bench::running_card(dev));
+  opt.torch = o.torch;
+  opt.meta = make_meta(true);
+  ProgressLine progress("memhier bench");
+  opt.progress = [&progress](const std::string& s) { progress.step(s); };
+  // Bad variants and shapes exit 2 before the device is touched; no GPU exits 3.
+  const report::Document doc = as_bad_input([&] { return run::run_bench(opt); });
+  progress.done();
   print_document(doc, o.json);
   return kExitOk;
 }

@@ -7,38 +7,11 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "memhier/bench/card_record.hpp"
-#include "memhier/bench/probes.hpp"
-#include "memhier/core/device.hpp"
 #include "memhier/report/writers.hpp"
+#include "memhier/run/pipeline.hpp"
 #include "progress.hpp"
 
 namespace memhier::cli {
-
-core::DeviceInfo require_device(bool open) {
-  std::string why;
-  auto dev = core::query_device(0, &why);
-  if (!dev) throw NoDevice("this command needs a GPU: " + why);
-  if (open && !core::open_context(*dev, &why)) throw NoDevice(why);
-  return *dev;
-}
-
-bench::ProbeRun measure_probes(const core::DeviceInfo& dev, bool quick,
-                               const std::vector<std::string>& only) {
-  ProgressLine progress("memhier probe");
-  bench::ProbeRunOptions opt;
-  opt.quick = quick;
-  opt.only = only;
-  opt.progress = [&progress](const std::string& s) { progress.step(s); };
-  bench::ProbeRun run = as_bad_input([&] { return bench::run_probes(dev, opt); });
-  // A run of every probe is this card's record for the models (simulate --card this).
-  if (only.empty()) {
-    std::string why;
-    if (!bench::save_card_record(run, make_meta(false), &why))
-      std::cerr << "memhier: this card's record was not saved: " << why << "\n";
-  }
-  return run;
-}
 
 namespace {
 
@@ -49,26 +22,25 @@ struct ProbeOptions {
 };
 
 int run_probe_command(const ProbeOptions& o) {
-  // Bad input is answered before looking for a GPU.
-  as_bad_input([&] { bench::check_probe_names(o.only); });
-  const core::DeviceInfo dev = require_device();
-  const bench::ProbeRun run = measure_probes(dev, o.quick, o.only);
-  report::Document doc;
-  doc.title = "memhier probe";
-  doc.meta = make_meta(true);
-  doc.sections.push_back(run.summary);
-  for (const auto& s : run.sections) doc.sections.push_back(s);
-  claims::judge_on_card(doc.sections, bench::running_card(dev));
+  run::ProbeOptions po;
+  po.quick = o.quick;
+  po.only = o.only;
+  po.meta = make_meta(true);
+  run::ProbeResult r;
+  {
+    ProgressLine progress("memhier probe");
+    po.progress = [&progress](const std::string& s) { progress.step(s); };
+    // Bad names are answered before looking for a GPU (exit 2); no GPU exits 3.
+    r = as_bad_input([&] { return run::run_probe(po); });
+  }
+  if (!r.record_not_saved.empty())
+    std::cerr << "memhier: this card's record was not saved: " << r.record_not_saved << "\n";
   if (o.json) {
-    nlohmann::json j = report::to_json(doc);
-    j["sm_clock_mhz"] = run.context.sm_clock_mhz;
-    j["seconds"] = run.seconds;
-    j["quick"] = o.quick;
-    print_json(j);
+    print_json(run::probe_json(r));
   } else {
-    std::cout << report::to_terminal(doc)
+    std::cout << report::to_terminal(r.doc)
               << fmt::format("\n{} probes in {:.1f} s at a measured SM clock of {:.0f} MHz.\n",
-                             run.names.size(), run.seconds, run.context.sm_clock_mhz);
+                             r.run.names.size(), r.run.seconds, r.run.context.sm_clock_mhz);
   }
   return kExitOk;
 }

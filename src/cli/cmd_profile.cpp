@@ -7,6 +7,7 @@
 #include "memhier/bench/card_record.hpp"
 #include "memhier/bench/profile.hpp"
 #include "memhier/report/writers.hpp"
+#include "memhier/run/pipeline.hpp"
 #include "progress.hpp"
 
 namespace memhier::cli {
@@ -26,7 +27,7 @@ int run_profile_command(const ProfileCliOptions& o) {
     throw UsageError("--size '' is empty; give a shape such as 1000x772, or leave --size out.");
   as_bad_input([&] { bench::plan_profile(o.target, o.variants, o.size, false); });
   // The profiled child opens the context: one held here would lock an exclusive-process GPU.
-  const core::DeviceInfo dev = require_device(false);
+  const core::DeviceInfo dev = run::require_device(false);
   std::vector<bench::ProfileItem> items;
   try {
     ProgressLine progress("memhier profile");

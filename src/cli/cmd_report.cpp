@@ -56,12 +56,8 @@ int run_report(const ReportOptions& o) {
     }
     line->step(step);
   };
-  report::Document doc;
-  try {
-    doc = as_bad_input([&] { return run::run_report(ro); });
-  } catch (const run::DeviceUnavailable& e) {
-    throw NoDevice(e.what());
-  }
+  // A busy or prohibited GPU throws run::DeviceUnavailable: exit 3 (main).
+  const report::Document doc = as_bad_input([&] { return run::run_report(ro); });
   line.reset();
   if (o.json) {
     print_json(report::to_json(doc));

@@ -8,6 +8,7 @@
 #include "memhier/kernels/register.hpp"
 #include "memhier/model/expr.hpp"
 #include "memhier/probe/probe.hpp"
+#include "memhier/run/pipeline.hpp"
 
 #ifndef MEMHIER_VERSION
 #define MEMHIER_VERSION "0.0.0"
@@ -67,6 +68,9 @@ int main(int argc, char** argv) {
     std::cerr << "memhier: " << one_line(e.what()) << '\n';
     return cli::kExitBadInput;
   } catch (const cli::NoDevice& e) {
+    std::cerr << "memhier: " << one_line(e.what()) << '\n';
+    return cli::kExitNoDevice;
+  } catch (const run::DeviceUnavailable& e) {
     std::cerr << "memhier: " << one_line(e.what()) << '\n';
     return cli::kExitNoDevice;
   } catch (const model::ParseError& e) {

@@ -1,7 +1,7 @@
-// Kernel code sizes from this program's own ELF file (see kernel_code.hpp).
+// Kernel code sizes from the ELF file each kernel was loaded from (see kernel_code.hpp).
 #include "memhier/core/kernel_code.hpp"
 
-#include <dlfcn.h>
+#include <link.h>
 
 #include <algorithm>
 #include <cstring>
@@ -105,23 +105,48 @@ std::multimap<std::uint64_t, std::string> host_functions(const std::string& b) {
   return fns;
 }
 
-struct SelfImage {
-  bool pie = false;
+struct Image {
   std::multimap<std::uint64_t, std::string> functions;
   std::map<std::string, std::int64_t> code;
 };
 
-const SelfImage& self_image() {
-  static SelfImage image;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    std::ifstream in("/proc/self/exe", std::ios::binary);
+// The loaded file that holds `address` (the program, or a shared object such as the Python
+// extension) and its load bias: symbol values are addresses as linked, before the bias.
+struct Holder {
+  std::uintptr_t address = 0;
+  std::string file;
+  std::uint64_t bias = 0;
+  bool found = false;
+};
+
+int find_holder(dl_phdr_info* info, std::size_t, void* data) {
+  Holder& h = *static_cast<Holder*>(data);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    if (ph.p_type != PT_LOAD || h.address < start || h.address >= start + ph.p_memsz) continue;
+    // The program itself has no name here.
+    h.file = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+    h.bias = info->dlpi_addr;
+    h.found = true;
+    return 1;
+  }
+  return 0;
+}
+
+// Each file read once, when a kernel in it is first asked about.
+const Image& image_of(const std::string& file) {
+  static std::map<std::string, Image> images;
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto [it, added] = images.try_emplace(file);
+  if (added) {
+    std::ifstream in(file, std::ios::binary);
     const std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    image.pie = field<std::uint16_t>(b, 0x10) == 3;  // ET_DYN
-    image.functions = host_functions(b);
-    image.code = device_code(b);
-  });
-  return image;
+    it->second.functions = host_functions(b);
+    it->second.code = device_code(b);
+  }
+  return it->second;
 }
 
 }  // namespace
@@ -135,12 +160,11 @@ std::optional<std::int64_t> code_bytes_in_file(const std::string& elf_bytes,
 }
 
 std::optional<std::int64_t> kernel_code_bytes(const void* kernel) {
-  Dl_info info{};
-  if (!kernel || dladdr(kernel, &info) == 0) return std::nullopt;
-  const SelfImage& image = self_image();
-  const auto address = reinterpret_cast<std::uint64_t>(kernel);
-  const std::uint64_t linked =
-      image.pie ? address - reinterpret_cast<std::uint64_t>(info.dli_fbase) : address;
+  Holder holder;
+  holder.address = reinterpret_cast<std::uintptr_t>(kernel);
+  if (!kernel || dl_iterate_phdr(find_holder, &holder) == 0 || !holder.found) return std::nullopt;
+  const Image& image = image_of(holder.file);
+  const std::uint64_t linked = holder.address - holder.bias;
   const auto [first, last] = image.functions.equal_range(linked);
   for (auto f = first; f != last; ++f) {
     if (const auto c = image.code.find(f->second); c != image.code.end()) return c->second;

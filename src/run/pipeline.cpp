@@ -84,6 +84,7 @@ void measure_ladders(const Options& o, report::Document& doc, report::SummaryInp
   bench::BenchOptions bopt;
   bopt.quick = o.quick;
   bopt.torch_reference = !o.no_torch;
+  bopt.torch_python = o.torch_python;
   bopt.progress = [&o](const std::string& s) { o.progress(Stage::ladders, s); };
   std::vector<const registry::Family*> measured;
   std::vector<std::vector<registry::BenchRecord>> records;
@@ -140,7 +141,8 @@ void measure(const Options& o, const core::DeviceInfo& dev, report::Document& do
   if (o.no_profile) return;
   const auto step = [&o](const std::string& s) { o.progress(Stage::profiles, s); };
   std::vector<report::Section> profiles;
-  if (bench::guarded([&] { profiles = bench::measure_profiles(o.quick, step); }, &failure))
+  if (bench::guarded([&] { profiles = bench::measure_profiles(o.quick, step, o.profile_target); },
+                     &failure))
     for (auto& s : profiles) doc.sections.push_back(std::move(s));
   else
     doc.sections.push_back(unmeasured_section("profile", "Predicted against measured", failure));

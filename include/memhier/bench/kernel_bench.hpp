@@ -22,6 +22,7 @@ struct BenchOptions {
   std::uint32_t seed = 0x5eed;
   /// Also time PyTorch's call at each shape (a subprocess; see torch_reference.hpp).
   bool torch_reference = true;
+  std::string torch_python;  ///< its interpreter; "" for $MEMHIER_PYTHON or python3
   std::function<void(const std::string&)> progress = [](const std::string&) {};
 };
 

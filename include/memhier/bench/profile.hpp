@@ -79,8 +79,10 @@ std::string profile_target_beside_self();
 /// `quick`, the pattern sets too, and gemm's naive and tiled rungs once more at 4096^3 for
 /// the traffic claims), one section each; where ncu, the counters or the target program are
 /// missing, a section that says why, and the report goes on. `progress` hears each ncu run.
+/// `target_program` is what ncu runs; "" for profile_target_beside_self().
 std::vector<report::Section> measure_profiles(
-    bool quick, const std::function<void(const std::string&)>& progress);
+    bool quick, const std::function<void(const std::string&)>& progress,
+    const std::string& target_program = "");
 
 /// The model-vs-counter comparisons made exactly: field name, predicted, measured.
 struct Comparison {

@@ -32,9 +32,10 @@ struct TorchRun {
 TorchRun parse_torch_output(const std::string& out, int exit_status, const std::string& err);
 
 /// Runs `PYTHON -m memhier.torch_reference --json --case FAMILY SHAPE ...` once for every
-/// (family, shape), PYTHON from $MEMHIER_PYTHON or python3; gives up after `timeout_s`.
+/// (family, shape), PYTHON being `python` or else $MEMHIER_PYTHON or python3 (a caller inside
+/// Python names its own interpreter); gives up after `timeout_s`.
 TorchRun run_torch_reference(const std::vector<std::pair<std::string, std::string>>& cases,
-                             bool quick, int timeout_s);
+                             bool quick, int timeout_s, const std::string& python = "");
 
 /// Adds PyTorch's rows to one family's records, after each shape's vendor row (reference
 /// "pytorch", rung 0; declined with the reason when torch did not run), and sets every

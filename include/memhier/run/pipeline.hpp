@@ -1,34 +1,96 @@
 // The run pipeline behind `memhier report`: measure (probes, ladders, profiles) -> sections
 // -> claims -> document -> writers. Every item runs under a guard (bench/guard.hpp), so a
 // failure costs its own row or section only, and every file is written whole
-// (report/files.hpp), results.json after each section. The CLI and the bindings call it.
+// (report/files.hpp), results.json after each section. Beside it, the probe and bench runs
+// with their JSON records. The CLI and the Python bindings call these in-process, so both
+// return the same records.
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "memhier/bench/probes.hpp"
+#include "memhier/core/device.hpp"
+#include "memhier/registry/registry.hpp"
 #include "memhier/report/document.hpp"
 
 namespace memhier::run {
 
-/// The part of the run a progress step belongs to (the CLI shows one line per stage).
+/// A measurement on a machine without a usable GPU (none, or one that refuses a context:
+/// exclusive-process mode held by another process, prohibited compute mode): one sentence.
+/// The CLI exits 3; Python raises NoDeviceError.
+struct DeviceUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Where and how a document was made: `command` as the caller names it (the command line,
+/// or the Python call), the date, host, toolkit and commit; with `with_device`, the driver
+/// and the GPU too.
+report::Meta make_meta(const std::string& command, bool with_device);
+
+/// The GPU, its context created when `open`; throws DeviceUnavailable (one sentence).
+core::DeviceInfo require_device(bool open = true);
+
+/// The families named ("all" or one registered name); std::invalid_argument for another.
+std::vector<const registry::Family*> select_families(const std::string& name);
+
+struct ProbeOptions {
+  bool quick = false;
+  std::vector<std::string> only;  ///< probe names or families; empty = all
+  report::Meta meta;
+  std::function<void(const std::string&)> progress = [](const std::string&) {};
+};
+
+struct ProbeResult {
+  report::Document doc;  ///< the memory-spaces summary, then one section per probe
+  bench::ProbeRun run;
+  bool quick = false;
+  std::string record_not_saved;  ///< why a run of every probe left no card record; "" if saved
+};
+
+/// `memhier probe`: checks the names (std::invalid_argument, before any device), then
+/// DeviceUnavailable without a GPU, runs the probes and, when every probe ran, saves this
+/// card's record for the models (simulate --card this).
+ProbeResult run_probe(const ProbeOptions& options);
+
+/// The record `memhier probe --json` prints: the document with the SM clock, the seconds and
+/// the mode.
+nlohmann::json probe_json(const ProbeResult& result);
+
+struct BenchOptions {
+  std::string family;  ///< a registered family or "all"
+  std::vector<std::string> variants;
+  std::vector<std::string> shapes;
+  bool quick = false;
+  bool torch = false;        ///< PyTorch's rows (a child process; torch_reference.hpp)
+  std::string torch_python;  ///< its interpreter; "" for $MEMHIER_PYTHON or python3
+  report::Meta meta;
+  std::function<void(const std::string&)> progress = [](const std::string&) {};
+};
+
+/// `memhier bench`: every bad name, variant and shape is a std::invalid_argument before any
+/// device is touched; then DeviceUnavailable without a GPU; then the ladders, one section per
+/// family (its JSON is report::to_json of it).
+report::Document run_bench(const BenchOptions& options);
+
+/// The part of the report a progress step belongs to (the CLI shows one line per stage).
 enum class Stage { probes, ladders, profiles };
 
 struct Options {
   std::string out;  ///< folder for index.html, report.md, results.json; "" writes none
   bool quick = false;
-  bool no_gpu = false;      ///< the models alone, even with a GPU
-  bool no_profile = false;  ///< no Nsight Compute runs
-  bool no_torch = false;    ///< no PyTorch rows
-  report::Meta meta;        ///< where and how the report was made (the caller knows)
+  bool no_gpu = false;       ///< the models alone, even with a GPU
+  bool no_profile = false;   ///< no Nsight Compute runs
+  bool no_torch = false;     ///< no PyTorch rows (python -m memhier.torch_reference, a child)
+  std::string torch_python;  ///< its interpreter; "" for $MEMHIER_PYTHON or python3
+  /// The program Nsight Compute profiles; "" for memhier-profile-target beside the running
+  /// executable (a caller that is not the memhier command names it).
+  std::string profile_target;
+  report::Meta meta;  ///< where and how the report was made (the caller knows)
   std::function<void(Stage, const std::string&)> progress = [](Stage, const std::string&) {};
-};
-
-/// A GPU that is there but refuses a context (exclusive-process mode held by another
-/// process, prohibited compute mode): one sentence; the CLI exits 3.
-struct DeviceUnavailable : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 /// Runs everything registered and returns the report. With `out`, creates the folder,

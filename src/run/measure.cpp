@@ -1,0 +1,97 @@
+// The probe and bench runs behind `memhier probe` and `memhier bench` (and memhier.probe and
+// memhier.bench in Python): bad input refused before any device, then the measurement, then
+// the document.
+#include <stdexcept>
+
+#include "memhier/bench/card_record.hpp"
+#include "memhier/bench/kernel_bench.hpp"
+#include "memhier/claims/catalogue.hpp"
+#include "memhier/kernels/register.hpp"
+#include "memhier/registry/family.hpp"
+#include "memhier/report/writers.hpp"
+#include "memhier/run/pipeline.hpp"
+
+namespace memhier::run {
+
+core::DeviceInfo require_device(bool open) {
+  std::string why;
+  auto dev = core::query_device(0, &why);
+  if (!dev) throw DeviceUnavailable("this command needs a GPU: " + why);
+  if (open && !core::open_context(*dev, &why)) throw DeviceUnavailable(why);
+  return *dev;
+}
+
+std::vector<const registry::Family*> select_families(const std::string& name) {
+  kernels::register_families();
+  std::vector<const registry::Family*> out;
+  if (name == "all") {
+    for (const registry::Family& f : registry::families()) out.push_back(&f);
+    return out;
+  }
+  if (const registry::Family* f = registry::find_family(name)) return {f};
+  std::string known;
+  for (const registry::Family& f : registry::families())
+    known += (known.empty() ? "" : ", ") + f.name;
+  throw std::invalid_argument("unknown family '" + name +
+                              "'; known: " + (known.empty() ? "none" : known) + ", or all.");
+}
+
+ProbeResult run_probe(const ProbeOptions& o) {
+  probe::register_probes();  // idempotent
+  bench::check_probe_names(o.only);
+  const core::DeviceInfo dev = require_device();
+  ProbeResult out;
+  bench::ProbeRunOptions opt;
+  opt.quick = o.quick;
+  opt.only = o.only;
+  opt.progress = o.progress;
+  out.run = bench::run_probes(dev, opt);
+  out.quick = o.quick;
+  // A run of every probe is this card's record for the models.
+  if (o.only.empty()) bench::save_card_record(out.run, o.meta, &out.record_not_saved);
+  out.doc.title = "memhier probe";
+  out.doc.meta = o.meta;
+  out.doc.sections.push_back(out.run.summary);
+  for (const auto& s : out.run.sections) out.doc.sections.push_back(s);
+  claims::judge_on_card(out.doc.sections, bench::running_card(dev));
+  return out;
+}
+
+nlohmann::json probe_json(const ProbeResult& r) {
+  nlohmann::json j = report::to_json(r.doc);
+  j["sm_clock_mhz"] = r.run.context.sm_clock_mhz;
+  j["seconds"] = r.run.seconds;
+  j["quick"] = r.quick;
+  return j;
+}
+
+report::Document run_bench(const BenchOptions& o) {
+  const auto fams = select_families(o.family);
+  if (fams.size() > 1 && (!o.variants.empty() || !o.shapes.empty()))
+    throw std::invalid_argument(
+        "--variant and --size apply to one family; name it instead of 'all'.");
+  // Every bad variant and shape is refused before the device is touched or the first shape
+  // measured.
+  for (const registry::Family* f : fams) {
+    registry::check_variants(*f, o.variants);
+    registry::check_shapes(*f, o.shapes);
+  }
+  const core::DeviceInfo dev = require_device();
+  bench::BenchOptions opt;
+  opt.variants = o.variants;
+  opt.shapes = o.shapes;
+  opt.quick = o.quick;
+  opt.torch_reference = o.torch;
+  opt.torch_python = o.torch_python;
+  opt.progress = o.progress;
+  const auto records = bench::run_families(fams, opt);
+  report::Document doc;
+  doc.title = "memhier bench " + o.family;
+  doc.meta = o.meta;
+  for (std::size_t i = 0; i < fams.size(); ++i)
+    doc.sections.push_back(bench::family_section(*fams[i], records[i]));
+  claims::judge_on_card(doc.sections, bench::running_card(dev));
+  return doc;
+}
+
+}  // namespace memhier::run
