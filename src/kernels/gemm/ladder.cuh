@@ -23,6 +23,7 @@
 #include "kernels/gemm/shape.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/launch.hpp"
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/registry/family.hpp"

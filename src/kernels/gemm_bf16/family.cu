@@ -24,7 +24,7 @@ namespace memhier::kernels {
 namespace {
 
 using gemm_bf16::Variant;
-using gemm_bf16::detail::Shape;
+using gemm::detail::Shape;
 
 // Error bounds. bf16 inputs are exact in float64, and a product of two bf16 (8-bit
 // significands) is exact in fp32, so the only error is the fp32 accumulation. Tensor cores add
