@@ -117,12 +117,16 @@ TEST(Registry, EachFamilyCarriesItsFacts) {
     EXPECT_TRUE(python.insert(f.python_name).second) << f.name << ": " << f.python_name;
     if (f.bound == registry::Bound::compute) compute.insert(f.name);
     // A bf16 ladder is on the tensor cores: its flops are its figure of merit.
-    if (f.number_type == model::NumberType::bf16) EXPECT_EQ(f.bound, registry::Bound::compute);
+    if (f.number_type == model::NumberType::bf16) {
+      EXPECT_EQ(f.bound, registry::Bound::compute) << f.name;
+    }
     for (const std::string& shape : f.comparison_shapes)
       EXPECT_NO_THROW(f.check_shape(shape)) << f.name << " " << shape;
     const bool streamed = std::any_of(f.variants.begin(), f.variants.end(),
                                       [](const registry::Variant& v) { return bool(v.stream); });
-    if (streamed) EXPECT_FALSE(f.comparison_shapes.empty()) << f.name;
+    if (streamed) {
+      EXPECT_FALSE(f.comparison_shapes.empty()) << f.name;
+    }
   }
   EXPECT_EQ(python, (std::set<std::string>{"transpose", "reduce", "softmax", "axpy", "histogram256",
                                            "stencil2d", "gemm", "gemm_bf16"}));
