@@ -1,7 +1,7 @@
 """memhier: the GPU memory hierarchy measured, explained and mastered.
 
 - kernels on framework GPU arrays (PyTorch, CuPy, JAX, Numba; none imported here):
-  softmax, transpose, gemm, reduce, histogram256, stencil2d, axpy;
+  softmax, transpose, gemm, reduce, histogram256, stencil2d, axpy (families() lists them);
 - the CPU models, no GPU needed: analyze_shared, analyze_global, occupancy;
 - records as the JSON output: claims() (no GPU), probe(), bench(), report().
 """
@@ -9,7 +9,8 @@
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from . import _ext
-from .kernels import axpy, gemm, histogram256, reduce, softmax, stencil2d, transpose, variants
+from .kernels import (axpy, families, gemm, histogram256, reduce, softmax, stencil2d, transpose,
+                      variants)
 from .models import (GlobalAnalysis, Occupancy, SharedAnalysis, SharedFix, analyze_global,
                      analyze_shared, occupancy)
 from .records import NoDeviceError, bench, claims, cli_path, probe, report
@@ -26,7 +27,8 @@ def device_count() -> int:
 
 
 __all__ = [
-    "axpy", "gemm", "histogram256", "reduce", "softmax", "stencil2d", "transpose", "variants",
+    "axpy", "families", "gemm", "histogram256", "reduce", "softmax", "stencil2d", "transpose",
+    "variants",
     "GlobalAnalysis", "Occupancy", "SharedAnalysis", "SharedFix", "analyze_global",
     "analyze_shared", "occupancy", "NoDeviceError", "bench", "claims", "cli_path", "probe",
     "report", "device_count",

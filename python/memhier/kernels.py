@@ -236,5 +236,13 @@ def axpy(a: float, x: Any, y: Any, *, variant: str = "best", stream: Any = None)
 
 def variants(family: str) -> list:
     """The names ``variant=`` accepts for a kernel function ("softmax", "gemm", ...;
-    "gemm_bf16" for gemm on bfloat16 inputs)."""
+    "gemm_bf16" for gemm on bfloat16 inputs; ``families()`` lists them)."""
     return list(_ext.variants(family))
+
+
+def families() -> list:
+    """The kernel families, from memhier's registry: one dict each, with ``name`` (what
+    ``variants()`` takes), ``family`` (the ladder's name in reports), ``title``,
+    ``number_type`` ("fp32" or "bf16"), ``bound`` ("memory" or "compute"),
+    ``comparison_shapes`` and ``variants``."""
+    return [dict(f) for f in _ext.families()]

@@ -26,9 +26,12 @@
 #include "memhier/kernels/gemm_bf16.hpp"
 #include "memhier/kernels/histogram.hpp"
 #include "memhier/kernels/reduction.hpp"
+#include "memhier/kernels/register.hpp"
 #include "memhier/kernels/softmax.hpp"
 #include "memhier/kernels/stencil.hpp"
 #include "memhier/kernels/transpose.hpp"
+#include "memhier/model/arch.hpp"
+#include "memhier/registry/registry.hpp"
 
 namespace nb = nanobind;
 
@@ -135,10 +138,44 @@ VariantOf<Range> variant_named(const Range& all, const char* (*name_of)(VariantO
                               ".");
 }
 
-template <class Range>
-std::vector<std::string> names_of(const Range& all, const char* (*name_of)(VariantOf<Range>)) {
+// The ladder whose Python function (or variants() name) is `name`: Family::python_name.
+const registry::Family& python_family(const std::string& name) {
+  kernels::register_families();
+  std::string known;
+  for (const registry::Family& f : registry::families()) {
+    if (f.python_name.empty()) continue;
+    if (f.python_name == name) return f;
+    known += (known.empty() ? "" : ", ") + f.python_name;
+  }
+  throw std::invalid_argument("no kernel family '" + name + "' in the Python API; known: " + known +
+                              ".");
+}
+
+// The variants the family's function takes, in rung order: not the reference lines the
+// bench times beside them (cuBLAS in TF32).
+std::vector<std::string> python_variants(const registry::Family& f) {
   std::vector<std::string> out;
-  for (const auto v : all) out.emplace_back(name_of(v));
+  for (const registry::Variant& v : f.variants)
+    if (!v.reference) out.push_back(v.name);
+  return out;
+}
+
+// Every ladder the package binds, with the facts its Family holds.
+nb::list families() {
+  kernels::register_families();
+  nb::list out;
+  for (const registry::Family& f : registry::families()) {
+    if (f.python_name.empty()) continue;
+    nb::dict d;
+    d["name"] = f.python_name;
+    d["family"] = f.name;
+    d["title"] = f.title;
+    d["number_type"] = std::string(model::to_string(f.number_type));
+    d["bound"] = std::string(f.bound == registry::Bound::compute ? "compute" : "memory");
+    d["comparison_shapes"] = f.comparison_shapes;
+    d["variants"] = python_variants(f);
+    out.append(d);
+  }
   return out;
 }
 
@@ -296,20 +333,11 @@ void bind_kernels(nb::module_& m) {
         "The CUDA device of a device or managed pointer; ValueError for any other.");
   m.def("device_count", &device_count, "Number of CUDA devices visible (0 without a GPU).");
   m.def(
-      "variants",
-      [](const std::string& family) -> std::vector<std::string> {
-        if (family == "softmax") return names_of(softmax::kAllVariants, softmax::to_string);
-        if (family == "transpose") return names_of(transpose::kAllVariants, transpose::to_string);
-        if (family == "gemm") return names_of(gemm::kAllVariants, gemm::to_string);
-        if (family == "gemm_bf16") return names_of(gemm_bf16::all_variants(), gemm_bf16::to_string);
-        if (family == "reduce") return names_of(reduction::kAllVariants, reduction::to_string);
-        if (family == "histogram256")
-          return names_of(histogram::kAllVariants, histogram::to_string);
-        if (family == "stencil2d") return names_of(stencil::kAllVariants, stencil::to_string);
-        if (family == "axpy") return names_of(elementwise::kAllVariants, elementwise::to_string);
-        throw std::invalid_argument("no kernel family '" + family + "' in the Python API.");
-      },
+      "variants", [](const std::string& family) { return python_variants(python_family(family)); },
       nb::arg("family"), "The variant names a kernel function accepts, in rung order.");
+  m.def("families", &families,
+        "The kernel families bound here, from memhier's registry: each a dict of name (what "
+        "variants() takes), family, title, number_type, bound, comparison_shapes and variants.");
   using namespace nb::literals;
   m.def("softmax", &softmax_call, "variant"_a, "x"_a, "out"_a, "rows"_a, "cols"_a, "device"_a,
         "stream"_a, "Row softmax of rows x cols float32 at address x into out.");

@@ -82,8 +82,16 @@ def test_stream_handles():
 
 
 def test_variants_lists_the_ladders():
-    for family in ("softmax", "transpose", "gemm", "reduce", "histogram256", "stencil2d", "axpy"):
-        names = memhier.variants(family)
-        assert names[-1] == "best" and len(names) >= 3
+    fams = memhier.families()
+    # Every kernel function of the package is a family the registry names.
+    names = {f["name"] for f in fams}
+    assert {"softmax", "transpose", "gemm", "gemm_bf16", "reduce", "histogram256", "stencil2d",
+            "axpy"} <= names
+    for f in fams:
+        assert callable(getattr(memhier, f["name"], None)) or f["name"] == "gemm_bf16"
+        variants = memhier.variants(f["name"])
+        assert variants == f["variants"] and variants[-1] == "best" and len(variants) >= 3
+        assert f["number_type"] in ("fp32", "bf16") and f["bound"] in ("memory", "compute")
+    assert "cublas_tf32_reference" not in memhier.variants("gemm")  # a bench line, not a kernel
     with pytest.raises(ValueError, match="no kernel family"):
         memhier.variants("fft")

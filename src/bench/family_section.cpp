@@ -85,7 +85,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
     t.columns.push_back({"throughput", "GFLOP/s", "gflops"});
     // The key stays peak_pct for every family; the column's name says which peak.
     t.columns.push_back(
-        {std::string(model::to_string(number_type(family))) + " peak", "%", "peak_pct"});
+        {std::string(model::to_string(family.number_type)) + " peak", "%", "peak_pct"});
   }
   // A problem bound by arithmetic (GEMM): the copy ceiling says nothing about it.
   const bool copy = report::copy_ceiling_applies(records);

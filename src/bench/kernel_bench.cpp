@@ -200,11 +200,6 @@ void record_verification(Case& c, BenchRecord* r) {
 
 }  // namespace
 
-model::NumberType number_type(const Family& family) {
-  // The one ladder on tensor cores; its table lives with its kernels, which others edit.
-  return family.name == "gemm_bf16" ? model::NumberType::bf16 : model::NumberType::fp32;
-}
-
 void verify_last_repetition(Case& c, const std::function<void(cudaStream_t)>& run, BenchRecord* r) {
   if (c.in_place()) {  // the timed runs compounded: restore the outputs and run once more
     c.poison(nullptr);
@@ -235,6 +230,8 @@ BenchRecord unmeasured(const Family& family, const std::string& variant, int run
                        const std::string& shape, const Failure& failure) {
   BenchRecord r;
   r.family = family.name;
+  r.number_type = family.number_type;
+  r.bound = family.bound;
   r.variant = variant;
   r.rung = rung;
   r.shape = shape;
@@ -331,7 +328,7 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
   for (std::size_t i = 0; i < shapes.size(); ++i) build(i);
 
   std::vector<BenchRecord> out;
-  const Peak peak = device_peak(number_type(family));
+  const Peak peak = device_peak(family.number_type);
   bool rebuild = false;  // a device reset invalidated the cases built before it
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (rebuild) build(i);
@@ -354,6 +351,8 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
     auto record = [&](const std::string& variant) {
       BenchRecord r;
       r.family = family.name;
+      r.number_type = family.number_type;
+      r.bound = family.bound;
       r.variant = variant;
       r.shape = c->shape();
       return r;

@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "memhier/bench/card_record.hpp"
@@ -565,8 +565,10 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
     if (const std::optional<model::Card> card = this_card(&why))
       add_traffic_comparison(s, items, *card);
     else
-      s.paragraphs.push_back("No simulated-against-measured traffic: the model needs the card "
-                             "that was profiled, and " + why);
+      s.paragraphs.push_back(
+          "No simulated-against-measured traffic: the model needs the card "
+          "that was profiled, and " +
+          why);
   }
   // The claims these counters decide (stalls, DRAM throughput, L2 traffic), if any.
   claims::ProfiledCounters counters;
@@ -585,7 +587,13 @@ report::Section profile_section(const std::string& target, const std::vector<Pro
           static_cast<double>(it.predicted.global_ld_requests);
     }
   }
-  std::vector<claims::Check> checks = claims::profile_checks(target, shape, counters);
+  std::vector<claims::Check> checks;
+  kernels::register_families();
+  const Family* f = find_family(target);
+  if (is_pattern_set(target))
+    checks = claims::pattern_set_profile_checks(target, counters);
+  else if (f && f->claims.profile)  // the claims its counters decide, named by its table
+    checks = f->claims.profile(shape, counters);
   if (!checks.empty()) claims::add_checks(s, claims::Checker::profile(target), std::move(checks));
   return s;
 }

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
-#include <map>
 #include <stdexcept>
 #include <thread>
 
@@ -28,30 +27,6 @@ bool has_stream(const registry::Family& f) {
 }
 
 }  // namespace
-
-std::vector<std::string> comparison_shapes(const std::string& family) {
-  // In L2: the profile shapes (a few MB); beyond: over ten times an H100's 50 MiB.
-  static const std::map<std::string, std::vector<std::string>> shapes = {
-      {"transpose", {"1000x772", "8192x8192"}},
-      {"elementwise", {"axpy:100003", "axpy:67108864", "particles:65537", "particles:16777216"}},
-      // GEMM: the profile shape, and C of 128 MiB over K = 8: operands past L2 (K in the
-      // thousands) would have the naive rungs issue billions of warp loads, beyond the replay's
-      // budget without sampling; C past L2 is the write-back traffic every GEMM has.
-      {"gemm", {"257x255x129", "8192x4096x8"}},
-      {"gemm_bf16", {"257x255x129", "8192x4096x8"}},
-      // Reduction: 16 MiB, and 256 MiB (five L2s; 1 GiB would double the replay for nothing).
-      {"reduction", {"4194304", "67108864"}},
-      // Stencil (K = 5): 4 MiB in and out; 64 MiB each (8192^2 would quadruple the replay).
-      {"stencil", {"1024x1024:5", "4096x4096:5"}},
-      // Softmax: 4 MiB in and out, and 128 MiB each (rows of 1024: warp_per_row runs both).
-      {"softmax", {"1024x1024", "32768x1024"}},
-      // Histogram: 16 MiB of uint8, and 128 MiB (2.5 L2s: at 256 MiB global_atomics replays
-      // one random-bin atomic per element for 7.5 s).
-      {"histogram", {"u8-uniform:16777216", "u8-uniform:134217728"}},
-  };
-  const auto it = shapes.find(family);
-  return it == shapes.end() ? std::vector<std::string>{} : it->second;
-}
 
 std::vector<std::string> simulate_targets() {
   kernels::register_families();
@@ -112,7 +87,7 @@ std::vector<SimulateItem> simulate(const std::string& target,
   for (const std::string& name : fams) {
     const registry::Family& f = *registry::find_family(name);
     std::vector<std::string> shapes =
-        shape.empty() ? comparison_shapes(name) : std::vector<std::string>{shape};
+        shape.empty() ? f.comparison_shapes : std::vector<std::string>{shape};
     if (shapes.empty()) shapes = {f.profile_shape};
     for (const std::string& s : shapes)
       for (const registry::Variant& v : f.variants) {
@@ -157,7 +132,8 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
       "Each kernel's global accesses, from the same index math as the kernel, replayed on the "
       "CPU through %d per-SM L1s (128-byte lines, 32-byte sectors, %d-way, random replacement, "
       "capacity left by the shared-memory carveout, write-through with write-allocate: a store "
-      "hits a sector an earlier load or store put there) and a %.0f MiB L2 in %d partition(s) (%d-way LRU, "
+      "hits a sector an earlier load or store put there) and a %.0f MiB L2 in %d partition(s) "
+      "(%d-way LRU, "
       "hashed sets, write-back with at most %d dirty lines a set; a store or atomic counts as an "
       "L2 hit, as Nsight Compute counts it; with two partitions an SM's access to the other "
       "partition's memory also keeps a copy in its own); caches start cold, as under Nsight "

@@ -185,7 +185,8 @@ TorchRun run_torch_reference(const std::vector<std::pair<std::string, std::strin
 
 void add_torch_rows(const TorchRun& run, std::vector<BenchRecord>* records) {
   if (records->empty()) return;
-  const std::string family = records->front().family;
+  const BenchRecord& facts = records->front();  // the family's number type and bound
+  const std::string family = facts.family;
   std::vector<std::string> shapes;
   for (const BenchRecord& r : *records)
     if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
@@ -198,6 +199,8 @@ void add_torch_rows(const TorchRun& run, std::vector<BenchRecord>* records) {
     if (!run.error.empty()) {
       BenchRecord r;
       r.family = family;
+      r.number_type = facts.number_type;
+      r.bound = facts.bound;
       r.shape = shape;
       r.variant = "PyTorch";
       r.reference = "pytorch";
@@ -216,6 +219,8 @@ void add_torch_rows(const TorchRun& run, std::vector<BenchRecord>* records) {
     for (const TorchRecord& t : run.records) {
       if (t.record.family != family || t.record.shape != shape) continue;
       BenchRecord r = t.record;
+      r.number_type = facts.number_type;
+      r.bound = facts.bound;
       if (r.verified) {
         r.note = note + "; " + std::to_string(t.reps) + " repetitions";
         if (copy && copy->ms > 0) {

@@ -3,9 +3,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/claims/judge.hpp"
+#include "memhier/claims/ladders.hpp"
+#include "rungs.hpp"
 
 namespace memhier::claims {
 namespace {
@@ -44,7 +48,7 @@ bool large_gemm(const std::string& shape) {
 
 // The naive rung's DRAM throughput.
 Check bandwidth_check(const ProfiledCounters& c, const std::string& shape) {
-  const double pct = get(c, "naive", "dram_pct");
+  const double pct = get(c, rung(gemm::Variant::naive), "dram_pct");
   const Judgement j =
       judge(pct, Claimed::value(8.3, "% of peak"), band(ClaimId::gemm_8pct_bandwidth),
             "the profile has no DRAM throughput for naive");
@@ -57,12 +61,14 @@ Check bandwidth_check(const ProfiledCounters& c, const std::string& shape) {
 // A T x T tile against the naive rung: the sectors that leave the SMs for L2 (L1 misses of
 // every load, lts__t_sectors_srcunit_tex), naive over tiled, for T = 16, 32, 64.
 Check traffic_check(const ProfiledCounters& c) {
-  const double naive = get(c, "naive", "l2_sm_sectors");
+  const double naive = get(c, rung(gemm::Variant::naive), "l2_sm_sectors");
   std::vector<Figure> figures;
   std::string measured;
-  for (int t : {16, 32, 64}) {
-    const std::string v = "smem_tile" + std::to_string(t);
-    const double cut = naive / get(c, v, "l2_sm_sectors");
+  const std::pair<int, gemm::Variant> tiles[] = {{16, gemm::Variant::smem_tile16},
+                                                 {32, gemm::Variant::smem_tile32},
+                                                 {64, gemm::Variant::smem_tile64}};
+  for (const auto& [t, v] : tiles) {
+    const double cut = naive / get(c, rung(v), "l2_sm_sectors");
     figures.push_back({"T=" + std::to_string(t), cut, Claimed::value(t, "x less traffic"),
                        Tolerance::within_factor(2)});
     if (std::isfinite(cut))
@@ -117,15 +123,22 @@ double memory_stall_cycles(const std::map<std::string, double>& c) {
   return share / 100.0 * at("warps_active");
 }
 
-std::vector<Check> profile_checks(const std::string& family, const std::string& shape,
-                                  const ProfiledCounters& counters) {
+std::vector<Check> gemm_profile_checks(const std::string& shape, const ProfiledCounters& counters) {
   // The traffic claims speak of large GEMMs only: at a small shape they are left to the
   // large profile (the report's 4096^3 one) instead of adding a "not measurable" row.
-  if (family == "gemm" && large_gemm(shape))
-    return {bandwidth_check(counters, shape), traffic_check(counters)};
-  if (family == "gemm") return {stall_check(counters, "smem_tile32", "padded")};
-  if (family == "transpose") return {stall_check(counters, "tile", "padded")};
-  if (family == "global-stride") return {utilization_check(counters)};
+  if (large_gemm(shape)) return {bandwidth_check(counters, shape), traffic_check(counters)};
+  return {stall_check(counters, rung(gemm::Variant::smem_tile32), rung(gemm::Variant::padded))};
+}
+
+std::vector<Check> transpose_profile_checks(const std::string& /*shape*/,
+                                            const ProfiledCounters& counters) {
+  return {stall_check(counters, rung(transpose::Variant::tile), rung(transpose::Variant::padded))};
+}
+
+std::vector<Check> pattern_set_profile_checks(const std::string& set,
+                                              const ProfiledCounters& counters) {
+  // Pattern sets have no table to name a hook in; this is the one a claim is about.
+  if (set == "global-stride") return {utilization_check(counters)};
   return {};
 }
 

@@ -1,6 +1,6 @@
 // A rung's name as its bench records carry it, generated from the family's own table: the
 // ladder claims name rungs by the family's Variant enum, so renaming a rung fails to compile.
-// Included by src/claims/ladders.cpp only.
+// Included by the claims' sources (ladders.cpp, profile_claims.cpp) only.
 #pragma once
 
 #include "memhier/kernels/elementwise.hpp"

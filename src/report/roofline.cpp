@@ -16,8 +16,12 @@ bool timed(const registry::BenchRecord& r) {
          r.gbps > 0;
 }
 
-bool is_gemm(const std::string& family) {
-  return family == "gemm" || family == "gemm_bf16";
+bool compute_bound(const registry::BenchRecord& r) {
+  return r.bound == registry::Bound::compute;
+}
+
+bool bf16(const registry::BenchRecord& r) {
+  return r.number_type == model::NumberType::bf16;
 }
 
 // A TF32 line is a reference for the fp32 ladder, not an fp32 result: it never sets a peak.
@@ -35,6 +39,7 @@ RooflinePoint point(const registry::BenchRecord& r, const std::string& group) {
   p.variant = r.variant;
   p.shape = r.shape;
   p.group = group;
+  p.number_type = r.number_type;
   p.intensity = r.gflops / r.gbps;  // (flops / t) / (bytes / t)
   p.gflops = r.gflops;
   return p;
@@ -68,35 +73,31 @@ Roofline roofline(const SummaryInput& in) {
   // Each GEMM (family, variant) at its largest problem; the fastest of each type is its peak.
   std::map<std::pair<std::string, std::string>, const registry::BenchRecord*> largest;
   for (const registry::BenchRecord& b : in.records) {
-    if (!is_gemm(b.family) || !timed(b)) continue;
+    if (!compute_bound(b) || !timed(b)) continue;
     const registry::BenchRecord*& slot = largest[{b.family, b.variant}];
     if (!slot || flops_of(b) > flops_of(*slot)) slot = &b;
-    const bool bf16 = b.family == "gemm_bf16";
-    double& peak = bf16 ? r.bf16_peak_gflops : r.fp32_peak_gflops;
-    std::string& from = bf16 ? r.bf16_peak_from : r.fp32_peak_from;
+    double& peak = bf16(b) ? r.bf16_peak_gflops : r.fp32_peak_gflops;
+    std::string& from = bf16(b) ? r.bf16_peak_from : r.fp32_peak_from;
     if (!tf32(b) && !(b.gflops <= peak)) {
       peak = b.gflops;
       from = b.family + " " + b.variant + " at " + b.shape;
     }
   }
   for (const registry::BenchRecord& b : in.records) {  // record order: the ladders' order
-    if (!is_gemm(b.family) || largest[{b.family, b.variant}] != &b || tf32(b)) continue;
-    const std::string group = b.rung == 0               ? "vendor library"
-                              : b.family == "gemm_bf16" ? "bf16 GEMM"
-                                                        : "fp32 GEMM";
+    if (!compute_bound(b) || largest[{b.family, b.variant}] != &b || tf32(b)) continue;
+    const std::string group = b.rung == 0 ? "vendor library" : bf16(b) ? "bf16 GEMM" : "fp32 GEMM";
     r.points.push_back(point(b, group));
   }
   for (const LadderBest& best : ladder_bests(in.records)) {
-    if (is_gemm(best.family)) continue;
     const registry::BenchRecord* pick = nullptr;
     for (const registry::BenchRecord& b : in.records)
       if (b.family == best.family && b.variant == best.variant && timed(b) &&
           (!pick || flops_of(b) > flops_of(*pick)))
         pick = &b;
-    if (pick) r.points.push_back(point(*pick, "memory-bound best"));
+    if (pick && !compute_bound(*pick)) r.points.push_back(point(*pick, "memory-bound best"));
   }
   for (RooflinePoint& p : r.points) {
-    const double peak = p.family == "gemm_bf16" ? r.bf16_peak_gflops : r.fp32_peak_gflops;
+    const double peak = r.peak_gflops(p.number_type);
     p.roof_gflops = std::min(r.hbm_gbps * p.intensity, peak);
   }
   return r;
@@ -154,7 +155,7 @@ Section roofline_section(const Roofline& r) {
   for (const RooflinePoint& p : r.points) {
     lo = std::min(lo, p.intensity);
     hi = std::max(hi, p.intensity);
-    const double peak = p.family == "gemm_bf16" ? r.bf16_peak_gflops : r.fp32_peak_gflops;
+    const double peak = r.peak_gflops(p.number_type);
     pts.rows.push_back({Value::str(p.family + " " + p.variant), Value::str(p.shape),
                         Value::str(p.group), Value::num(p.intensity, 2), Value::num(p.gflops, 0),
                         Value::num_or_none(p.roof_gflops, 0),

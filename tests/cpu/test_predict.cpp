@@ -452,7 +452,5 @@ TEST(Predict, TheKernelTableShowsThePipesAKernelUsed) {
 TEST(Predict, OnlyTheTensorCoreLadderIsQuotedAgainstTheBf16Peak) {
   memhier::kernels::register_families();
   for (const Family& f : memhier::registry::families())
-    EXPECT_EQ(memhier::bench::number_type(f) == memhier::model::NumberType::bf16,
-              f.name == "gemm_bf16")
-        << f.name;
+    EXPECT_EQ(f.number_type == memhier::model::NumberType::bf16, f.name == "gemm_bf16") << f.name;
 }

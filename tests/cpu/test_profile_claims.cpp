@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "memhier/claims/catalogue.hpp"
+#include "memhier/claims/ladders.hpp"
 #include "memhier/claims/profile_claims.hpp"
 
 using namespace memhier::claims;
@@ -35,31 +36,29 @@ TEST(ProfileClaims, PaddingStallsFromTheTransposePair) {
   ProfiledCounters c;
   c["tile"] = stalls(10, 50, 0, 1000);    // 600 stall cycles
   c["padded"] = stalls(10, 10, 0, 1000);  // 200: 67% removed
-  const auto checks = profile_checks("transpose", "1000x772", c);
+  const auto checks = transpose_profile_checks("1000x772", c);
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_EQ(checks[0].verdict, Verdict::reproduced) << checks[0].detail;
   c["padded"] = stalls(10, 50, 0, 1000);  // nothing removed
-  EXPECT_EQ(profile_checks("transpose", "1000x772", c)[0].verdict, Verdict::refuted);
+  EXPECT_EQ(transpose_profile_checks("1000x772", c)[0].verdict, Verdict::refuted);
   c.erase("padded");
-  EXPECT_EQ(profile_checks("transpose", "1000x772", c)[0].verdict, Verdict::not_measurable);
+  EXPECT_EQ(transpose_profile_checks("1000x772", c)[0].verdict, Verdict::not_measurable);
 }
 
 TEST(ProfileClaims, GemmBandwidthNeedsABigShape) {
   ProfiledCounters c;
   c["naive"]["dram_pct"] = 9.0;
-  EXPECT_EQ(
-      by_id(profile_checks("gemm", "4096x4096x4096", c), ClaimId::gemm_8pct_bandwidth).verdict,
-      Verdict::reproduced);
+  EXPECT_EQ(by_id(gemm_profile_checks("4096x4096x4096", c), ClaimId::gemm_8pct_bandwidth).verdict,
+            Verdict::reproduced);
   // A small GEMM leaves the claim to the large profile: no row at all, not "not measurable".
-  EXPECT_THROW(by_id(profile_checks("gemm", "257x255x129", c), ClaimId::gemm_8pct_bandwidth),
+  EXPECT_THROW(by_id(gemm_profile_checks("257x255x129", c), ClaimId::gemm_8pct_bandwidth),
                std::runtime_error);
-  EXPECT_THROW(by_id(profile_checks("gemm", "2048x2048x2048", c), ClaimId::gemm_8pct_bandwidth),
+  EXPECT_THROW(by_id(gemm_profile_checks("2048x2048x2048", c), ClaimId::gemm_8pct_bandwidth),
                std::runtime_error);
-  EXPECT_NO_THROW(by_id(profile_checks("gemm", "257x255x129", c), ClaimId::padding_stalls_67pct));
+  EXPECT_NO_THROW(by_id(gemm_profile_checks("257x255x129", c), ClaimId::padding_stalls_67pct));
   c["naive"]["dram_pct"] = 60.0;
-  EXPECT_EQ(
-      by_id(profile_checks("gemm", "4096x4096x4096", c), ClaimId::gemm_8pct_bandwidth).verdict,
-      Verdict::refuted);
+  EXPECT_EQ(by_id(gemm_profile_checks("4096x4096x4096", c), ClaimId::gemm_8pct_bandwidth).verdict,
+            Verdict::refuted);
 }
 
 TEST(ProfileClaims, TileTrafficIsNaiveOverTiledL2Sectors) {
@@ -68,15 +67,15 @@ TEST(ProfileClaims, TileTrafficIsNaiveOverTiledL2Sectors) {
   c["smem_tile16"]["l2_sm_sectors"] = 400;  // 16x
   c["smem_tile32"]["l2_sm_sectors"] = 200;  // 32x
   c["smem_tile64"]["l2_sm_sectors"] = 100;  // 64x
-  const std::vector<Check> checks = profile_checks("gemm", "4096x4096x4096", c);
+  const std::vector<Check> checks = gemm_profile_checks("4096x4096x4096", c);
   const Check& t = by_id(checks, ClaimId::tile_traffic_reduction);
   EXPECT_EQ(t.verdict, Verdict::reproduced) << t.detail << " / " << t.measured;
-  EXPECT_THROW(by_id(profile_checks("gemm", "257x255x129", c), ClaimId::tile_traffic_reduction),
+  EXPECT_THROW(by_id(gemm_profile_checks("257x255x129", c), ClaimId::tile_traffic_reduction),
                std::runtime_error);
   c["smem_tile64"]["l2_sm_sectors"] = 1600;  // 4x: outside a factor 2 of 64x
   EXPECT_EQ(
 
-      by_id(profile_checks("gemm", "4096x4096x4096", c), ClaimId::tile_traffic_reduction).verdict,
+      by_id(gemm_profile_checks("4096x4096x4096", c), ClaimId::tile_traffic_reduction).verdict,
       Verdict::refuted);
 }
 
@@ -91,34 +90,34 @@ TEST(ProfileClaims, BusUtilizationFromSectorsPerRequest) {
   load("ld 4B stride 1 misaligned by 4 B", 5, 5);  // 128 / 160 = 80 %
   load("ld 4B broadcast", 1, 1);                   // 4 / 32 = 12.5 %
   load("ld 4B scattered words in 1 MiB", 31, 31);  // 128 / (31 x 32)
-  const Check ok =
-      by_id(profile_checks("global-stride", "", c), ClaimId::coalescing_scenarios_utilization);
+  const Check ok = by_id(pattern_set_profile_checks("global-stride", c),
+                         ClaimId::coalescing_scenarios_utilization);
   EXPECT_EQ(ok.verdict, Verdict::reproduced) << ok.detail << " / " << ok.measured;
   load("ld 4B broadcast", 2, 1);  // the card fetched two sectors for one word
-  const Check bad =
-      by_id(profile_checks("global-stride", "", c), ClaimId::coalescing_scenarios_utilization);
+  const Check bad = by_id(pattern_set_profile_checks("global-stride", c),
+                          ClaimId::coalescing_scenarios_utilization);
   EXPECT_EQ(bad.verdict, Verdict::refuted) << bad.detail;
-  EXPECT_EQ(
-      by_id(profile_checks("global-stride", "", {}), ClaimId::coalescing_scenarios_utilization)
-          .verdict,
-      Verdict::not_measurable);
+  EXPECT_EQ(by_id(pattern_set_profile_checks("global-stride", {}),
+                  ClaimId::coalescing_scenarios_utilization)
+                .verdict,
+            Verdict::not_measurable);
 }
 
-TEST(ProfileClaims, CheckersMatchTheCatalogue) {
-  for (const char* family : {"gemm", "transpose", "softmax", "global-stride"}) {
-    const Checker by = Checker::profile(family);
+// The ladders' profile hooks are checked against the catalogue through the registry
+// (tests/registry/test_registry.cpp); the pattern sets here.
+TEST(ProfileClaims, PatternSetCheckersMatchTheCatalogue) {
+  for (const char* set : {"global-stride", "shared-stride"}) {
+    const Checker by = Checker::profile(set);
     std::set<ClaimId> ids;
-    std::vector<Check> all = profile_checks(family, "1x1x1", {});
-    for (const Check& ch : profile_checks(family, "4096x4096x4096", {})) all.push_back(ch);
-    for (const Check& ch : all) {
+    for (const Check& ch : pattern_set_profile_checks(set, {})) {
       ids.insert(ch.id);
       const Claim& c = claim(ch.id);
       EXPECT_TRUE(std::count(c.checked_by.begin(), c.checked_by.end(), by))
-          << name(ch.id) << " is checked by profile " << family << "; say so";
+          << name(ch.id) << " is checked by profile " << set << "; say so";
     }
     for (const Claim& c : catalogue())
       if (std::count(c.checked_by.begin(), c.checked_by.end(), by)) {
-        EXPECT_TRUE(ids.count(c.id)) << name(c.id) << " claims profile-" << family << " checks it";
+        EXPECT_TRUE(ids.count(c.id)) << name(c.id) << " claims profile-" << set << " checks it";
       }
   }
 }

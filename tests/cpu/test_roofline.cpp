@@ -6,7 +6,9 @@
 
 namespace {
 
+using memhier::model::NumberType;
 using memhier::registry::BenchRecord;
+using memhier::registry::Bound;
 using memhier::report::SummaryInput;
 
 BenchRecord rec(const std::string& family, const std::string& variant, int rung,
@@ -23,17 +25,26 @@ BenchRecord rec(const std::string& family, const std::string& variant, int rung,
   return r;
 }
 
+// A GEMM's record: compute-bound, its flops quoted in `type` (its family's facts).
+BenchRecord gemm(BenchRecord r, NumberType type = NumberType::fp32) {
+  r.bound = Bound::compute;
+  r.number_type = type;
+  return r;
+}
+
 SummaryInput input() {
   SummaryInput in;
   in.tiers = {{"HBM", NAN, NAN, 3000.0, ""}, {"L2", NAN, NAN, 10000.0, ""}};
   const double f4096 = 2.0 * 4096 * 4096 * 4096, b4096 = 3.0 * 4096 * 4096 * 4;
   in.records = {
-      rec("gemm", "naive", 1, "1024x1024x1024", 2.0 * 1024 * 1024 * 1024, 12.0 * 1024 * 1024, 5),
-      rec("gemm", "naive", 1, "4096x4096x4096", f4096, b4096, 300),
-      rec("gemm", "best", 20, "4096x4096x4096", f4096, b4096, 2.75),  // 50 TFLOP/s
-      rec("gemm", "cublasSgemm", 0, "4096x4096x4096", f4096, b4096, 2.5),
-      rec("gemm", "cublas_tf32_reference", 99, "4096x4096x4096", f4096, b4096, 0.5),
-      rec("gemm_bf16", "best", 8, "4096x4096x4096", f4096, b4096 / 2, 0.1832),  // 750 TFLOP/s
+      gemm(rec("gemm", "naive", 1, "1024x1024x1024", 2.0 * 1024 * 1024 * 1024, 12.0 * 1024 * 1024,
+               5)),
+      gemm(rec("gemm", "naive", 1, "4096x4096x4096", f4096, b4096, 300)),
+      gemm(rec("gemm", "best", 20, "4096x4096x4096", f4096, b4096, 2.75)),  // 50 TFLOP/s
+      gemm(rec("gemm", "cublasSgemm", 0, "4096x4096x4096", f4096, b4096, 2.5)),
+      gemm(rec("gemm", "cublas_tf32_reference", 99, "4096x4096x4096", f4096, b4096, 0.5)),
+      gemm(rec("gemm_bf16", "best", 8, "4096x4096x4096", f4096, b4096 / 2, 0.1832),
+           NumberType::bf16),  // 750 TFLOP/s
       rec("elementwise", "best", 9, "axpy:268435456", 2.0 * 268435456, 12.0 * 268435456, 1.1),
   };
   return in;

@@ -26,8 +26,7 @@ TEST(Registry, EveryBuiltInFamilyInReportOrder) {
   std::vector<std::string> names;
   for (const registry::Family& f : families()) names.push_back(f.name);
   const std::vector<std::string> expected = {"transpose", "reduction", "softmax", "elementwise",
-                                             "histogram", "stencil",   "gemm",
-                                             "gemm_bf16"};
+                                             "histogram", "stencil",   "gemm",    "gemm_bf16"};
   EXPECT_EQ(names, expected);
   kernels::register_families();  // a second call adds nothing
   EXPECT_EQ(registry::families().size(), expected.size());
@@ -94,6 +93,44 @@ TEST(Registry, EachFamilysClaimsHookMatchesTheCatalogue) {
   ASSERT_NE(gemm, nullptr);
   ASSERT_NE(gemm->claims.tables, nullptr);
   EXPECT_EQ(gemm->claims.tables({}).front().id, "bench-gemm-seed-table");
+}
+
+// The claims a family's profile hook judges are exactly those the catalogue says
+// "profile-<family>" checks, at a small shape and a large one together.
+TEST(Registry, EachFamilysProfileHookMatchesTheCatalogue) {
+  for (const registry::Family& f : families()) {
+    const claims::Checker by = claims::Checker::profile(f.name);
+    std::set<claims::ClaimId> hooked, catalogued;
+    if (f.claims.profile)
+      for (const char* shape : {"1x1x1", "4096x4096x4096"})
+        for (const claims::Check& c : f.claims.profile(shape, {})) hooked.insert(c.id);
+    for (const claims::Claim& c : claims::catalogue())
+      if (std::count(c.checked_by.begin(), c.checked_by.end(), by)) catalogued.insert(c.id);
+    EXPECT_EQ(hooked, catalogued) << f.name;
+  }
+}
+
+// The facts bench, roofline, simulate and the Python package read from a family.
+TEST(Registry, EachFamilyCarriesItsFacts) {
+  std::set<std::string> python, compute;
+  for (const registry::Family& f : families()) {
+    EXPECT_TRUE(python.insert(f.python_name).second) << f.name << ": " << f.python_name;
+    if (f.bound == registry::Bound::compute) compute.insert(f.name);
+    // A bf16 ladder is on the tensor cores: its flops are its figure of merit.
+    if (f.number_type == model::NumberType::bf16) {
+      EXPECT_EQ(f.bound, registry::Bound::compute) << f.name;
+    }
+    for (const std::string& shape : f.comparison_shapes)
+      EXPECT_NO_THROW(f.check_shape(shape)) << f.name << " " << shape;
+    const bool streamed = std::any_of(f.variants.begin(), f.variants.end(),
+                                      [](const registry::Variant& v) { return bool(v.stream); });
+    if (streamed) {
+      EXPECT_FALSE(f.comparison_shapes.empty()) << f.name;
+    }
+  }
+  EXPECT_EQ(python, (std::set<std::string>{"transpose", "reduce", "softmax", "axpy", "histogram256",
+                                           "stencil2d", "gemm", "gemm_bf16"}));
+  EXPECT_EQ(compute, (std::set<std::string>{"gemm", "gemm_bf16"}));
 }
 
 }  // namespace

@@ -26,10 +26,6 @@ struct BenchOptions {
   std::function<void(const std::string&)> progress = [](const std::string&) {};
 };
 
-/// The number type of a family's flops, which decides the peak its GFLOP/s are quoted
-/// against: bf16 on the tensor cores for gemm_bf16, fp32 for every other family.
-model::NumberType number_type(const registry::Family& family);
-
 /// Verifies and times the variants of `family` at each shape. The ceilings (cudaMemcpy D2D,
 /// read-only, write-only) and the vendor baseline come first at each shape, timed paired
 /// with one another; each variant is then timed paired with memcpy, the vendor and (for a

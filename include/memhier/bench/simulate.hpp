@@ -21,11 +21,6 @@ struct SimulateItem {
   double cpu_seconds = 0;  ///< how long the replay took
 };
 
-/// The shapes the simulator and the hardware comparison use for `family`: for each problem
-/// kind one that fits in an H100's L2 (the profile shape) and one far beyond it (GEMM: the first
-/// only); empty for a family with no stream model.
-std::vector<std::string> comparison_shapes(const std::string& family);
-
 /// The families with at least one streamed variant, in registry order.
 std::vector<std::string> simulate_targets();
 

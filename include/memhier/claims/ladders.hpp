@@ -48,6 +48,15 @@ std::vector<Check> elementwise_checks(const std::vector<registry::BenchRecord>& 
 /// the largest shape).
 std::vector<Check> reduction_checks(const std::vector<registry::BenchRecord>& records);
 
+/// The GEMM ladder's checks from `memhier profile`'s counters at `shape` (its hook
+/// registry::LadderClaims::profile): at a large shape the naive rung's DRAM throughput and the
+/// tiles' traffic cut, else the stalls padding removes from the 32x32 tile.
+std::vector<Check> gemm_profile_checks(const std::string& shape,
+                                       const registry::ProfiledCounters& counters);
+/// The transpose ladder's check from its profile: the stalls padding removes from the tile.
+std::vector<Check> transpose_profile_checks(const std::string& shape,
+                                            const registry::ProfiledCounters& counters);
+
 /// Shared Memory and Bank Conflicts' GEMM table (naive, tiled, register-tiled, cp.async, cuBLAS on
 /// an A100 at 4096^3) beside this run's rungs for each row, with the rows' verdicts.
 report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records);

@@ -9,17 +9,20 @@
 #include <vector>
 
 #include "memhier/claims/catalogue.hpp"
+#include "memhier/registry/record.hpp"
 
 namespace memhier::claims {
 
-/// A profiled family's counters: variant -> ncu key (profile::Metric::key) -> value summed
-/// over the variant's kernels (rates and shares as ncu gave them for its one kernel).
-using ProfiledCounters = std::map<std::string, std::map<std::string, double>>;
+/// A profiled family's counters: variant -> ncu key -> value (registry::ProfiledCounters).
+using registry::ProfiledCounters;
 
-/// The checks the counters of `family` at `shape` give (the claims table "profile-<family>");
-/// empty for a family none of these claims is about.
-std::vector<Check> profile_checks(const std::string& family, const std::string& shape,
-                                  const ProfiledCounters& counters);
+/// The ladders' profile checks (gemm_profile_checks, ...) are their tables' hooks, declared
+/// in ladders.hpp (registry::LadderClaims::profile).
+
+/// The checks the counters of pattern set `set` give (the claims table "profile-<set>");
+/// empty for a set none of these claims is about.
+std::vector<Check> pattern_set_profile_checks(const std::string& set,
+                                              const ProfiledCounters& counters);
 
 /// Warp cycles stalled on memory (short scoreboard, MIO throttle, long scoreboard) of one
 /// variant's counters: the shares of active warp cycles times those cycles; NaN without them.

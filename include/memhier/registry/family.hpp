@@ -57,6 +57,9 @@ struct Variant {
   /// `shape` on the current device, so that the resource columns describe that rung's
   /// kernel. Unset when the variant's own symbol is what runs.
   std::function<std::string(const std::string& shape)> runs;
+  /// A reference line the bench times beside the rungs (cuBLAS in TF32), not a kernel of the
+  /// family's library API: the Python package's variants() leaves it out.
+  bool reference = false;
 };
 
 /// A variant from the fields every family fills; the prediction stays empty.
@@ -127,6 +130,15 @@ struct Family {
   /// The problem reads nearly all of its bytes and writes next to nothing (a reduction, a
   /// histogram): its rungs are quoted against the read-only ceiling too.
   bool read_dominated = false;
+  /// The number type its flops are quoted in (the peak its GFLOP/s are set against).
+  model::NumberType number_type = model::NumberType::fp32;
+  /// Compute-bound (a GEMM: its fastest rungs set the roofline's peaks) or memory-bound.
+  Bound bound = Bound::memory;
+  /// The shapes at which `memhier simulate` compares the memory-system model's traffic with
+  /// the counters (the profile shape first, then one past the L2); empty: none.
+  std::vector<std::string> comparison_shapes;
+  /// The Python package's kernel function for this ladder ("reduce"); "" when it has none.
+  std::string python_name;
 };
 
 /// Throws std::invalid_argument (listing the known names) for a variant `family` lacks.

@@ -6,9 +6,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "memhier/model/arch.hpp"
 #include "memhier/results/check.hpp"
 
 namespace memhier::report {
@@ -16,6 +18,10 @@ struct Table;
 }  // namespace memhier::report
 
 namespace memhier::registry {
+
+/// What bounds a ladder's rungs: memory (their figure of merit is GB/s) or compute (a GEMM:
+/// GFLOP/s against the peak of its number type, the roofline's roofs).
+enum class Bound { memory, compute };
 
 /// The spread of a paired ratio: the 10th and 90th percentiles of its per-pair ratios.
 struct Spread {
@@ -27,6 +33,9 @@ struct Spread {
 /// each pair under the same L2 flush, and the figure is the median of the per-pair ratios.
 struct BenchRecord {
   std::string family, variant, shape;
+  /// The family's facts (registry::Family), so that readers of records need not know families.
+  model::NumberType number_type = model::NumberType::fp32;
+  Bound bound = Bound::memory;
   int rung = 0;          ///< 0: a ceiling or the vendor baseline
   bool ceiling = false;  ///< cudaMemcpy D2D, the read-only or the write-only ceiling
   bool verified = false;
@@ -64,6 +73,10 @@ struct BenchRecord {
   std::string note;        ///< why a variant failed verification; how a ceiling was measured
 };
 
+/// A profiled family's counters: variant -> ncu key (profile::Metric::key) -> value summed
+/// over the variant's kernels (rates and shares as ncu gave them for its one kernel).
+using ProfiledCounters = std::map<std::string, std::map<std::string, double>>;
+
 /// How a ladder's claims are judged from the records of one run. Plain function pointers
 /// (the claims library defines them; the family's table names them), so nothing here
 /// needs the claims or report libraries.
@@ -72,6 +85,10 @@ struct LadderClaims {
   std::vector<results::Check> (*checks)(const std::vector<BenchRecord>& records) = nullptr;
   /// Tables shown before the claims table (GEMM: the source texts' table beside this card's).
   std::vector<report::Table> (*tables)(const std::vector<BenchRecord>& records) = nullptr;
+  /// The checks `memhier profile`'s counters of this ladder at `shape` decide; null when
+  /// none of the profile claims is about this ladder.
+  std::vector<results::Check> (*profile)(const std::string& shape,
+                                         const ProfiledCounters& counters) = nullptr;
 };
 
 }  // namespace memhier::registry

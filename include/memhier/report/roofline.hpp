@@ -16,6 +16,7 @@ namespace memhier::report {
 struct RooflinePoint {
   std::string family, variant, shape;
   std::string group;         ///< "fp32 GEMM", "bf16 GEMM", "vendor library", "memory-bound best"
+  model::NumberType number_type = model::NumberType::fp32;  ///< whose peak is its roof
   double intensity = NAN;    ///< FLOP/byte
   double gflops = NAN;       ///< measured
   double roof_gflops = NAN;  ///< min(HBM roof at its intensity, the peak of its number type)
@@ -30,6 +31,10 @@ struct Roofline {
   /// Where the HBM roof meets a peak: the FLOP per byte a kernel needs to be compute bound.
   double ridge_fp32() const { return fp32_peak_gflops / hbm_gbps; }
   double ridge_bf16() const { return bf16_peak_gflops / hbm_gbps; }
+  /// The peak of `type`.
+  double peak_gflops(model::NumberType type) const {
+    return type == model::NumberType::bf16 ? bf16_peak_gflops : fp32_peak_gflops;
+  }
 };
 
 /// The roofline from the summary's tiers (HBM and L2 bandwidth) and the ladders' records:

@@ -488,6 +488,9 @@ registry::Family elementwise_family() {
   namespace d = ew::detail;
   registry::Family f;
   f.name = "elementwise";
+  f.python_name = "axpy";
+  // In L2: the profile shapes (a few MB); beyond: over ten times an H100's 50 MiB.
+  f.comparison_shapes = {"axpy:100003", "axpy:67108864", "particles:65537", "particles:16777216"};
   f.title = "Elementwise fp32: axpy (y = a*x + y), copy, particle update";
   f.story =
       "Elementwise kernels do about one flop per byte, so on any GPU they are bound by memory "

@@ -1,38 +1,30 @@
 // The bf16 GEMM ladder's registration: variants in rung order with the source texts' claims,
-// the shapes, and the Case (random bf16 inputs, float64 reference, cuBLAS bf16 baseline).
+// the shapes, and its traits for the GEMM ladders' common Case (gemm/ladder.cuh: random bf16
+// inputs, float64 reference, cuBLAS bf16 baseline).
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "kernels/families.hpp"
-#include "kernels/gemm/reference.cuh"
+#include "kernels/gemm/ladder.cuh"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/kernels/gemm_bf16.hpp"
 #include "predict.hpp"
-#include "shape.hpp"
 #include "variants.hpp"
 
 namespace memhier::kernels {
 namespace {
 
 using gemm_bf16::Variant;
-using gemm_bf16::detail::Shape;
-
-// The CPU float64 reference (tests of the device one) up to this many multiply-adds.
-constexpr double kCpuReferenceMacs = 67108864.0;  // 2^26
+using gemm::detail::Shape;
 
 // Error bounds. bf16 inputs are exact in float64, and a product of two bf16 (8-bit
 // significands) is exact in fp32, so the only error is the fp32 accumulation. Tensor cores add
@@ -61,27 +53,6 @@ double l2_tolerance(int k) {
   return k_blocks(k) * 0x1p-22 + 1e-6;
 }
 
-void check_cublas(cublasStatus_t st, const char* call) {
-  if (st != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusString(st));
-}
-
-/// One cuBLAS handle per device for the whole process (never destroyed, so that no handle
-/// outlives its context at exit).
-cublasHandle_t cublas_handle() {
-  static std::mutex mu;
-  static std::map<int, cublasHandle_t> handles;
-  int dev = 0;
-  MEMHIER_CUDA(cudaGetDevice(&dev));
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = handles.find(dev);
-  if (it != handles.end()) return it->second;
-  cublasHandle_t h = nullptr;
-  check_cublas(cublasCreate(&h), "cublasCreate");
-  handles.emplace(dev, h);
-  return h;
-}
-
 __global__ void to_bf16_kernel(const float* __restrict__ in, __nv_bfloat16* __restrict__ out,
                                std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -97,207 +68,81 @@ void fill_bf16(__nv_bfloat16* out, std::size_t n, std::uint32_t seed, float* scr
   MEMHIER_CHECK_LAUNCH();
 }
 
-using gemm_reference::kRefTile;
-using gemm_reference::reference_kernel;
+/// What the bf16 ladder puts into the GEMM ladders' common Case and registration.
+struct Bf16 {
+  using Input = __nv_bfloat16;
+  using Variant = gemm_bf16::Variant;
+  static constexpr const char* kFamily = "gemm_bf16";
+  static constexpr const char* kBaseline = "cublasGemmEx bf16";
+  static constexpr int kVectorElems = 8;      // 16-byte rows: ld a multiple of 8 bf16
+  static constexpr double kScratchBytes = 4;  // the fp32 draw the inputs are rounded from
 
-/// Device bytes a case needs: A and B (bf16), C (and C0 when beta != 0), the reference and
-/// its scale, and the fp32 scratch the inputs are drawn in.
-double case_bytes(const Shape& s) {
-  const double m = s.m, n = s.n, k = s.k;
-  return 2.0 * (m * k + k * n) + 4.0 * m * n + (s.beta != 0.f ? 4.0 * m * n : 0.0) + 12.0 * m * n +
-         4.0 * std::max(m * k, k * n);
-}
-
-class GemmBf16Case : public registry::Case {
- public:
-  GemmBf16Case(const Shape& s, std::uint32_t seed)
-      : s_(s),
-        A_(static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.k)),
-        B_(static_cast<std::size_t>(s.k) * static_cast<std::size_t>(s.n)),
-        C_(static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.n)),
-        ref_(C_.size()),
-        scale_(C_.size()) {
-    {
-      core::DeviceBuffer<float> scratch(std::max(A_.size(), B_.size()));
-      fill_bf16(A_.data(), A_.size(), seed * 3u + 1u, scratch.data());
-      fill_bf16(B_.data(), B_.size(), seed * 3u + 2u, scratch.data());
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-    }
-    if (s_.beta != 0.f) {  // C starts random (not NaN) and is restored before every run
-      C0_ = core::DeviceBuffer<float>(C_.size());
-      core::fill_random(C0_.data(), C0_.size(), seed * 3u + 3u);
-      MEMHIER_CUDA(cudaMemcpy(C_.data(), C0_.data(), C_.bytes(), cudaMemcpyDeviceToDevice));
-    }
+  static void fill_inputs(core::DeviceBuffer<Input>& A, core::DeviceBuffer<Input>& B,
+                          std::uint32_t seed) {
+    core::DeviceBuffer<float> scratch(std::max(A.size(), B.size()));
+    fill_bf16(A.data(), A.size(), seed * 3u + 1u, scratch.data());
+    fill_bf16(B.data(), B.size(), seed * 3u + 2u, scratch.data());
     MEMHIER_CUDA(cudaDeviceSynchronize());
-    opt_in_dynamic_smem();
+  }
+  static double to_double(Input v) { return static_cast<double>(__bfloat162float(v)); }
+
+  static const std::vector<Variant>& all_variants() { return gemm_bf16::all_variants(); }
+  static const char* to_string(Variant v) { return gemm_bf16::to_string(v); }
+  static bool parse_variant(const std::string& name, Variant* v) {
+    return gemm_bf16::parse_variant(name, v);
+  }
+  static gemm_bf16::detail::Launcher launcher_for(Variant v) {
+    return gemm_bf16::detail::launcher_for(v);
+  }
+  static Variant shown_for_best() { return gemm_bf16::detail::best_candidates().back(); }
+  static bool has_prediction(Variant v) { return gemm_bf16::detail::has_prediction(v); }
+  static model::AccessCounts predict(Variant v, int m, int n, int k, float alpha, float beta) {
+    return gemm_bf16::detail::predict(v, m, n, k, alpha, beta);
+  }
+  static void stream(Variant v, int m, int n, int k, float alpha, float beta,
+                     model::AccessSink& sink) {
+    gemm_bf16::detail::stream(v, m, n, k, alpha, beta, sink);
+  }
+  static std::string best_config(int m, int n, int k, bool aligned) {
+    return gemm_bf16::best_config(m, n, k, aligned);
   }
 
-  std::string shape() const override { return gemm_bf16::detail::shape_text(s_); }
+  static void check_runs(Variant, const registry::Work&) {}  // every rung runs every size
+  static void run(Variant v, const Shape& s, const Input* A, const Input* B, float* C,
+                  cudaStream_t stream) {
+    gemm_bf16::gemm_bf16(v, s.m, s.n, s.k, s.alpha, A, s.k, B, s.n, s.beta, C, s.n, stream);
+  }
+  static double tolerance(int k) { return l2_tolerance(k); }
+  static double element_factor(int k) { return kernels::element_factor(k); }
 
-  registry::Work work() const override {
-    const double m = s_.m, n = s_.n, k = s_.k;
-    registry::Work w;
-    w.bytes = 2.0 * (m * k + k * n) + 4.0 * m * n + (s_.beta != 0.f ? 4.0 * m * n : 0.0);
-    w.flops = 2.0 * m * n * k;
-    return w;
+  // bf16 A and B, fp32 compute and fp32 C, as the ladder's rungs.
+  static void run_baseline(cublasHandle_t h, const Shape& s, const Input* A, const Input* B,
+                           float* C) {
+    gemm_ladder::check_cublas(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+    const float alpha = s.alpha, beta = s.beta;
+    gemm_ladder::check_cublas(
+        cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, B, CUDA_R_16BF, s.n, A,
+                     CUDA_R_16BF, s.k, &beta, C, CUDA_R_32F, s.n, CUBLAS_COMPUTE_32F,
+                     CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx (bf16)");
   }
 
-  void run(const std::string& variant, cudaStream_t stream) override {
-    Variant v;
-    if (!gemm_bf16::parse_variant(variant, &v))
-      throw std::invalid_argument("unknown gemm_bf16 variant '" + variant + "'.");
-    gemm_bf16::gemm_bf16(v, s_.m, s_.n, s_.k, s_.alpha, A_.data(), s_.k, B_.data(), s_.n, s_.beta,
-                         C_.data(), s_.n, stream);
-  }
-
-  void poison(cudaStream_t stream) override {
-    if (s_.beta == 0.f)
-      C_.poison(stream);  // NaN: an unwritten output fails (C must not be read when beta == 0)
-    else
-      MEMHIER_CUDA(
-          cudaMemcpyAsync(C_.data(), C0_.data(), C_.bytes(), cudaMemcpyDeviceToDevice, stream));
-  }
-
-  std::vector<core::OutputSpec> outputs() override {
-    if (!ref_ready_) {
-      const dim3 block(kRefTile, kRefTile);
-      const dim3 grid((s_.n + kRefTile - 1) / kRefTile,
-                      std::min((s_.m + kRefTile - 1) / kRefTile, 65535));
-      reference_kernel<<<grid, block>>>(s_.m, s_.n, s_.k, s_.alpha, A_.data(), B_.data(), s_.beta,
-                                        s_.beta != 0.f ? C0_.data() : nullptr, ref_.data(),
-                                        scale_.data());
-      MEMHIER_CHECK_LAUNCH();
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-      ref_ready_ = true;
-    }
-    return {{"C", C_.data(), C_.size(), static_cast<std::size_t>(s_.n), core::ElemType::f32,
-             ref_.data(), scale_.data(), element_factor(s_.k)}};
-  }
-
-  bool in_place() const override { return s_.beta != 0.f; }  // C = alpha A B + beta C
-
-  std::vector<core::HostReference> cpu_reference() override {
-    const double macs = static_cast<double>(s_.m) * s_.n * static_cast<double>(s_.k);
-    if (macs > kCpuReferenceMacs)
-      throw std::invalid_argument("gemm_bf16 " + shape() + ": too large for the CPU reference.");
-    const std::vector<__nv_bfloat16> a = A_.download(), b = B_.download();
-    std::vector<float> c0;
-    if (s_.beta != 0.f) c0 = C0_.download();
-    const std::size_t m = s_.m, n = s_.n, k = s_.k;
-    core::HostReference h;
-    h.ref.assign(m * n, 0.0);
-    h.scale.assign(m * n, 0.0);
-    std::vector<double> acc(n), mag(n), brow(n);
-    for (std::size_t i = 0; i < m; ++i) {
-      std::fill(acc.begin(), acc.end(), 0.0);
-      std::fill(mag.begin(), mag.end(), 0.0);
-      for (std::size_t p = 0; p < k; ++p) {
-        const double av = __bfloat162float(a[i * k + p]);
-        for (std::size_t j = 0; j < n; ++j) {
-          const double ab = av * static_cast<double>(__bfloat162float(b[p * n + j]));
-          acc[j] += ab;
-          mag[j] += std::fabs(ab);
-        }
-      }
-      for (std::size_t j = 0; j < n; ++j) {
-        const double cv = s_.beta != 0.f ? static_cast<double>(c0[i * n + j]) : 0.0;
-        h.ref[i * n + j] = s_.alpha * acc[j] + s_.beta * cv;
-        h.scale[i * n + j] = std::fabs(s_.alpha) * mag[j] + std::fabs(s_.beta) * std::fabs(cv);
-      }
-    }
-    return {h};
-  }
-
-  double tolerance() const override { return l2_tolerance(s_.k); }
-
-  /// The vendor row's name.
-  std::string baseline_name() const override { return "cublasGemmEx bf16"; }
-
-  /// Row-major C = A B is column-major C^T = B^T A^T: swap the operands, pass (n, m, k).
-  /// bf16 A and B, fp32 compute and fp32 C, as the ladder's rungs.
-  void run_baseline(cudaStream_t stream) override {
-    cublasHandle_t h = cublas_handle();
-    check_cublas(cublasSetStream(h, stream), "cublasSetStream");
-    check_cublas(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
-    const float alpha = s_.alpha, beta = s_.beta;
-    check_cublas(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, s_.n, s_.m, s_.k, &alpha, B_.data(),
-                              CUDA_R_16BF, s_.n, A_.data(), CUDA_R_16BF, s_.k, &beta, C_.data(),
-                              CUDA_R_32F, s_.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                 "cublasGemmEx (bf16)");
-  }
-
- private:
-  /// Kernels above 48 KiB of dynamic shared memory get their opt-in now, so that the
-  /// occupancy the bench reports for them (queried before the first launch) is real.
-  static void opt_in_dynamic_smem() {
-    for (Variant v : gemm_bf16::all_variants()) {
-      if (v == Variant::best) continue;
-      const gemm_bf16::detail::Launcher l = gemm_bf16::detail::launcher_for(v);
-      if (l.dynamic_smem <= 48 * 1024) continue;
-      try {
-        gemm_bf16::detail::prepare_dynamic_smem(l.symbol(), l.dynamic_smem,
-                                                gemm_bf16::to_string(v));
-      } catch (const std::invalid_argument&) {
-        // A device with less shared memory: the variant declines when it is run.
-      }
-    }
-  }
-
-  Shape s_;
-  core::DeviceBuffer<__nv_bfloat16> A_, B_;
-  core::DeviceBuffer<float> C_, C0_;
-  core::DeviceBuffer<double> ref_;   // float64 C, computed on the first outputs()
-  core::DeviceBuffer<float> scale_;  // its bound's scale per element
-  bool ref_ready_ = false;
-};
-
-struct RungInfo {
-  Variant v;
-  int rung;
-  const char* technique;
-  const char* source;
-  const char* claim;
+  // No reference line beside the rungs.
+  static bool is_reference(const std::string&) { return false; }
+  static constexpr double kReferenceTolerance = 0;
+  static double reference_factor(int) { return 0; }
+  static void run_reference(cublasHandle_t, const Shape&, const Input*, const Input*, float*) {}
 };
 
 /// The table (gemm_bf16_rungs.inc), in rung order: a line's rung number is its place.
-const std::vector<RungInfo>& rungs() {
-  int rung_no = 0;
-  static const std::vector<RungInfo> r{
+const std::vector<gemm_ladder::Rung<Variant>>& rungs() {
+  static const std::vector<gemm_ladder::Rung<Variant>> r = gemm_ladder::numbered<Variant>({
 #define MEMHIER_RUNG(name, launcher, candidate, prediction, technique, source, claim) \
-  {Variant::name, ++rung_no, technique, source, claim},
-#define MEMHIER_BEST(name, technique, source, claim) \
-  {Variant::name, ++rung_no, technique, source, claim},
+  {Variant::name, 0, technique, source, claim},
+#define MEMHIER_BEST(name, technique, source, claim) {Variant::name, 0, technique, source, claim},
 #include "memhier/kernels/gemm_bf16_rungs.inc"
-  };
+  });
   return r;
-}
-
-/// A rung of the table as the bench registers it, with its launcher's resources and its
-/// prediction. best runs the candidate the tuner chose for the shape's class, known once it
-/// has run (`runs`): its prediction is that candidate's.
-registry::Variant make_variant(const RungInfo& r) {
-  const Variant shown = r.v == Variant::best ? gemm_bf16::detail::best_candidates().back() : r.v;
-  const gemm_bf16::detail::Launcher l = gemm_bf16::detail::launcher_for(shown);
-  registry::Variant v =
-      registry::make_variant(gemm_bf16::to_string(r.v), r.rung, r.technique, {r.source, r.claim},
-                             l.symbol(), l.block_threads, l.dynamic_smem);
-  if (gemm_bf16::detail::has_prediction(r.v)) {
-    v.predict = [rung = r.v](const std::string& shape) {
-      const Shape s = gemm_bf16::detail::parse_shape(shape);
-      return gemm_bf16::detail::predict(rung, s.m, s.n, s.k, s.alpha, s.beta);
-    };
-    v.stream = [rung = r.v](const std::string& shape, model::AccessSink& sink) {
-      const Shape s = gemm_bf16::detail::parse_shape(shape);
-      gemm_bf16::detail::stream(rung, s.m, s.n, s.k, s.alpha, s.beta, sink);
-    };
-  }
-  if (r.v == Variant::best)
-    v.runs = [](const std::string& shape) {
-      const Shape s = gemm_bf16::detail::parse_shape(shape);
-      // The case passes lda = k, ldb = n with cudaMalloc'd (aligned) bases.
-      return gemm_bf16::best_config(s.m, s.n, s.k, s.k % 8 == 0 && s.n % 8 == 0);
-    };
-  return v;
 }
 
 }  // namespace
@@ -305,6 +150,12 @@ registry::Variant make_variant(const RungInfo& r) {
 registry::Family gemm_bf16_family() {
   registry::Family f;
   f.name = "gemm_bf16";
+  f.python_name = "gemm_bf16";
+  f.number_type = model::NumberType::bf16;
+  f.bound = registry::Bound::compute;
+  // As the SGEMM ladder's: the profile shape, and C of 128 MiB over K = 8 (operands past
+  // L2 would have the replay issue billions of warp loads).
+  f.comparison_shapes = {"257x255x129", "8192x4096x8"};
   f.title =
       "GEMM on tensor cores: bf16 A and B, fp32 accumulation, fp32 C (C = alpha A B + beta C)";
   f.story =
@@ -323,7 +174,7 @@ registry::Family gemm_bf16_family() {
       "which tensor cores truncate block by block, so its errors need not cancel: each element "
       "is held to (ceil(K/16) 2^-22 + 2^-23) x (|alpha| sum |a b| + |beta c|), and the relative "
       "L2 error to ceil(K/16) 2^-22 + 1e-6.";
-  for (const RungInfo& r : rungs()) f.variants.push_back(make_variant(r));
+  gemm_ladder::register_ladder<Bf16>(f, rungs());
   f.bench_shapes = {"4096x4096x4096", "1024x1024x1024", "8192x8192x8192"};
   f.quick_shapes = {"2048x2048x2048"};
   // 1, primes, K = 8, K not a multiple of 16 or of 8 (rows not 16-byte aligned), one past
@@ -333,13 +184,6 @@ registry::Family gemm_bf16_family() {
                    "257x255x129",     "1000x1000x1000",  "4099x4091x4097",  "64x64x64:0:1.5",
                    "65x33x17:1.25:0", "33x65x17:0.5:-2", "260x132x40:1:0.5"};
   f.profile_shape = "257x255x129";
-  f.check_shape = [](const std::string& shape) { gemm_bf16::detail::parse_shape(shape); };
-  f.make_case = [](const std::string& shape,
-                   std::uint32_t seed) -> std::unique_ptr<registry::Case> {
-    const Shape s = gemm_bf16::detail::parse_shape(shape);  // bad input before any CUDA call
-    core::require_device_memory(case_bytes(s), "gemm_bf16 " + gemm_bf16::detail::shape_text(s));
-    return std::make_unique<GemmBf16Case>(s, seed);
-  };
   return f;
 }
 

@@ -1,22 +1,19 @@
-// The bf16 GEMM ladder's shapes as the CLI writes them ("MxNxK" or "MxNxK:alpha:beta"),
-// host-only: the family's check_shape and its case read them the same way.
+// The bf16 GEMM ladder's shapes: the SGEMM ladder's grammar (gemm/shape.hpp), named
+// "gemm_bf16" in its messages.
 #pragma once
 
 #include <string>
 
+#include "../gemm/shape.hpp"
+
 namespace memhier::gemm_bf16::detail {
 
-struct Shape {
-  int m = 0, n = 0, k = 0;
-  float alpha = 1.f, beta = 0.f;
-  bool scaled = false;  ///< alpha and beta were given
-};
+using gemm::detail::Shape;
+using gemm::detail::shape_text;
 
-/// Parses "MxNxK" or "MxNxK:alpha:beta"; throws std::invalid_argument with one sentence for
-/// anything else, an extent above 2^31-1 or a matrix of more than 2^31-1 elements.
-Shape parse_shape(const std::string& text);
-
-/// The shape as the bench writes it: "MxNxK", with ":alpha:beta" when they were given.
-std::string shape_text(const Shape& s);
+/// Parses "MxNxK" or "MxNxK:alpha:beta"; throws std::invalid_argument with one sentence.
+inline Shape parse_shape(const std::string& text) {
+  return gemm::detail::parse_shape(text, "gemm_bf16");
+}
 
 }  // namespace memhier::gemm_bf16::detail

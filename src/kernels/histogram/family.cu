@@ -237,6 +237,10 @@ registry::Family histogram_family() {
   using namespace hist::detail;  // the table names its kernels and constants in detail
   registry::Family f;
   f.name = "histogram";
+  f.python_name = "histogram256";
+  // 16 MiB of uint8, and 128 MiB (2.5 L2s: at 256 MiB global_atomics replays one
+  // random-bin atomic per element for 7.5 s).
+  f.comparison_shapes = {"u8-uniform:16777216", "u8-uniform:134217728"};
   f.title = "Histogram, 256 bins, uint8 and int32";
   f.story =
       "'GPU Memory Hierarchy' prescribes per-block shared-memory histograms to avoid atomic "

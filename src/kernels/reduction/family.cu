@@ -172,6 +172,9 @@ registry::Family reduction_family() {
   namespace d = rd::detail;
   registry::Family f;
   f.name = "reduction";
+  f.python_name = "reduce";
+  // 16 MiB, and 256 MiB (five L2s; 1 GiB would double the replay for nothing).
+  f.comparison_shapes = {"4194304", "67108864"};
   f.title = "Reduction (sum) of an fp32 array";
   f.story =
       "The source texts tell the classic ladder: a tree in shared memory whose interleaved, "

@@ -193,6 +193,9 @@ registry::Family softmax_family() {
   namespace d = softmax::detail;
   registry::Family f;
   f.name = "softmax";
+  f.python_name = "softmax";
+  // 4 MiB in and out, and 128 MiB each (rows of 1024: warp_per_row runs both).
+  f.comparison_shapes = {"1024x1024", "32768x1024"};
   f.title = "Row softmax, fp32";
   f.story =
       "'GPU Memory Hierarchy' takes a 1024x4096 softmax on an A100 from 380 GB/s (one thread "

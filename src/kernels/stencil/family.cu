@@ -213,6 +213,9 @@ registry::Family stencil_family() {
   constexpr int kShown = 5;  // resources (registers, shared memory) are reported for K = 5
   registry::Family f;
   f.name = "stencil";
+  f.python_name = "stencil2d";
+  // K = 5: 4 MiB in and out; 64 MiB each (8192^2 would quadruple the replay).
+  f.comparison_shapes = {"1024x1024:5", "4096x4096:5"};
   f.title = "2D stencil (KxK convolution, clamp-to-edge), fp32";
   f.story =
       "'Global, Shared, and Register Memory' places a stencil's filter in constant memory, "

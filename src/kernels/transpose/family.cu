@@ -157,6 +157,9 @@ registry::Family transpose_family() {
   namespace d = transpose::detail;
   registry::Family f;
   f.name = "transpose";
+  f.python_name = "transpose";
+  // In L2: the profile shape (a few MB); beyond: over ten times an H100's 50 MiB.
+  f.comparison_shapes = {"1000x772", "8192x8192"};
   f.title = "Matrix transpose, fp32";
   f.story =
       "Transpose is the textbook memory-hierarchy problem: a naive kernel reads rows "
@@ -202,6 +205,7 @@ registry::Family transpose_family() {
     transpose::check_shape(dims[0], dims[1]);
   };
   f.claims.checks = claims::transpose_checks;
+  f.claims.profile = claims::transpose_profile_checks;
   return f;
 }
 

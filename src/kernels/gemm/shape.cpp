@@ -1,4 +1,4 @@
-// Shapes of the bf16 GEMM ladder (shape.hpp): the same grammar as the SGEMM ladder's.
+// The GEMM ladders' shapes (shape.hpp).
 #include "shape.hpp"
 
 #include <cmath>
@@ -11,16 +11,16 @@
 #include "memhier/registry/decimal.hpp"
 #include "memhier/registry/family.hpp"
 
-namespace memhier::gemm_bf16::detail {
+namespace memhier::gemm::detail {
 
-Shape parse_shape(const std::string& text) {
-  const std::string what = "gemm_bf16 shape '" + text + "'";
+Shape parse_shape(const std::string& text, const std::string& family) {
+  const std::string what = family + " shape '" + text + "'";
   const std::string form = what + " is not MxNxK or MxNxK:alpha:beta";
   Shape s;
   const std::size_t colon = text.find(':');
   // Extents only: m*n*k is work, not storage; the matrices' sizes are checked below.
   const std::vector<std::int64_t> d = registry::parse_shape(
-      text.substr(0, colon), 3, "gemm_bf16", std::numeric_limits<double>::infinity());
+      text.substr(0, colon), 3, family, std::numeric_limits<double>::infinity());
   for (std::int64_t v : d)
     if (v > std::numeric_limits<int>::max())
       throw std::invalid_argument(what + " has an extent above 2^31-1.");
@@ -57,4 +57,4 @@ std::string shape_text(const Shape& s) {
   return t + buf;
 }
 
-}  // namespace memhier::gemm_bf16::detail
+}  // namespace memhier::gemm::detail
