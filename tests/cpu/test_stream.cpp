@@ -346,7 +346,7 @@ struct RecordedCard {
 // small shapes' L2 hit rates are 4-8 points low (lookups that are neither the SMs' loads and
 // stores nor the fabric's reads and writes, nearly all hits, which the H100's larger launch
 // floor used to cover).
-constexpr RecordedCard kRecorded[] = {{"h100-sxm", 122}, {"h200", 24}};
+constexpr RecordedCard kRecorded[] = {{"h100-sxm", 122}, {"h200", 23}};
 
 std::string fixture_path(const char* card) {
   return std::string(MEMHIER_FIXTURES_DIR) + "/" + card + "-traffic.json";
