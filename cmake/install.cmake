@@ -3,8 +3,8 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(MEMHIER_EXPORTED_LIBRARIES model registry report claims core profile_host profile probe
-    kernels bench run warnings)
+set(MEMHIER_EXPORTED_LIBRARIES model results registry report claims core profile_host profile
+    probe_host probe kernels_host kernels bench_host bench run warnings)
 if(MEMHIER_SANITIZE)
   list(APPEND MEMHIER_EXPORTED_LIBRARIES sanitize)
 endif()

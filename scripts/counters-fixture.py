@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Extracts, from a recorded report's results.json, the Nsight Compute counters of every
+"""Extracts, from a recorded report's results.json.gz (or a results.json), the Nsight Compute counters of every
 item the model matched ("equal" rows of the profile-*-compare tables): the fixture the
 CPU test tests/cpu/test_predict.cpp checks every prediction against, without a GPU.
 
-Usage: scripts/counters-fixture.py RESULTS_JSON > tests/fixtures/h100-sxm-profile-counters.json
+Usage: scripts/counters-fixture.py RESULTS_JSON[.gz] > tests/fixtures/h100-sxm-profile-counters.json
 """
+import gzip
 import json
 import sys
 
@@ -28,10 +29,11 @@ def equal_items(report):
 
 
 def main():
-    """Prints the fixture of the results.json named on the command line."""
+    """Prints the fixture of the results.json (or .json.gz) named on the command line."""
     if len(sys.argv) != 2:
         sys.exit(__doc__.strip().splitlines()[-1])
-    with open(sys.argv[1]) as f:
+    path = sys.argv[1]
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
         report = json.load(f)
     meta = report["meta"]
     items = list(equal_items(report))

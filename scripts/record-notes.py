@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Writes the NOTES.md of a card's record from the record itself: card, driver, clocks,
-command and commit (from results.json and the card state scripts/record-results.sh put at
+command and commit (from results.json.gz and the card state scripts/record-results.sh put at
 the head of report.md), then what differs from the previous record: claim verdicts, the
 model against Nsight Compute, the tiers and every ladder's best.
 
-Usage: scripts/record-notes.py RECORD_DIR [PREVIOUS_RESULTS_JSON] > RECORD_DIR/NOTES.md
+Usage: scripts/record-notes.py RECORD_DIR [PREVIOUS_RESULTS_JSON[.gz]] > RECORD_DIR/NOTES.md
 """
 import collections
+import gzip
 import json
 import os
 import re
@@ -15,6 +16,12 @@ import sys
 # Families a copy is no ceiling for (compute-bound): their x memcpy is not shown.
 NO_COPY_CEILING = {"gemm"}
 STATE_FIELDS = ["name", "driver", "sm", "sm_max", "mem", "mem_max", "temp", "power", "ecc"]
+
+
+def load(path):
+    """A report's records from results.json.gz (a record) or results.json (memhier's output)."""
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
 
 
 def tables(report):
@@ -145,9 +152,9 @@ def header(report, record_dir):
         f"| commit | `{(meta.get('git_commit') or 'unknown')[:12]}` |",
         f"| date (UTC) | {meta.get('date_utc')} |",
         "",
-        "`report.md` is the report with the card's state at its head, `results.json` its "
-        "records (the one-page HTML is not kept: `memhier report` writes it from the same "
-        "records).",
+        "`report.md` is the report with the card's state at its head, `results.json.gz` its "
+        "records, compact and gzip'd (the one-page HTML is not kept: `memhier report` writes it "
+        "from the same records).",
     ]
     return lines
 
@@ -226,12 +233,11 @@ def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__.strip().splitlines()[-1])
     record_dir = sys.argv[1]
-    with open(os.path.join(record_dir, "results.json")) as f:
-        now = json.load(f)
+    record = os.path.join(record_dir, "results.json.gz")
+    now = load(record if os.path.exists(record) else os.path.join(record_dir, "results.json"))
     before = {"meta": {}, "sections": []}
     if len(sys.argv) == 3:
-        with open(sys.argv[2]) as f:
-            before = json.load(f)
+        before = load(sys.argv[2])
     lines = header(now, record_dir) + [""]
     bm = before["meta"]
     if bm:

@@ -18,7 +18,7 @@
 namespace memhier::bench {
 namespace {
 
-using registry::BenchRecord;
+using results::BenchRecord;
 
 // The last non-empty line of a process's stderr: its error, as one line.
 std::string last_line(const std::string& text) {

@@ -17,7 +17,7 @@ namespace {
 
 using report::strf;
 
-using registry::BenchRecord;
+using results::BenchRecord;
 using report::Value;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -124,7 +124,7 @@ Check speedup(ClaimId id, const Runs& runs, const std::string& shape, const std:
 // claimed fraction; a paired ratio (`spread` not null) is judged on its median and quoted
 // with its 10th and 90th percentiles.
 Check fraction(ClaimId id, const Runs& runs, const std::string& shape, const std::string& variant,
-               double BenchRecord::*field, registry::Spread BenchRecord::*spread, double scale,
+               double BenchRecord::*field, results::Spread BenchRecord::*spread, double scale,
                const std::string& of, double claimed) {
   return guarded(id, [&] {
     const BenchRecord& r = runs.timed(variant, shape);
@@ -430,7 +430,7 @@ std::vector<Check> reduction_checks(const std::vector<BenchRecord>& records) {
   return reduction_from(Runs(records));
 }
 
-report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records) {
+report::Table gemm_seed_table(const std::vector<BenchRecord>& records) {
   using G = gemm::Variant;
   const std::vector<Check> checks = gemm_checks(records);
   auto verdict_of = [&](ClaimId id) {
@@ -508,7 +508,7 @@ std::vector<report::Table> gemm_seed_tables(const std::vector<BenchRecord>& reco
 }
 
 void add_ladder_claims(report::Section& section, const std::string& family,
-                       const registry::LadderClaims& claims,
+                       const LadderClaims& claims,
                        const std::vector<BenchRecord>& records) {
   if (claims.tables)
     for (report::Table& t : claims.tables(records)) section.tables.push_back(std::move(t));

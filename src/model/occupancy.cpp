@@ -26,16 +26,19 @@
 #include <string>
 #include <vector>
 
-#include "memhier/core/math.hpp"
-
 namespace memhier::model {
 
 namespace {
 
 constexpr int kKiB = 1024;
 
+// ceil(a / b) for a >= 0, b > 0, without overflow (the model sits under core::ceil_div).
+int ceil_div(int a, int b) {
+  return a / b + (a % b != 0 ? 1 : 0);
+}
+
 int round_up(int x, int unit) {
-  return core::ceil_div(x, unit) * unit;
+  return ceil_div(x, unit) * unit;
 }
 
 std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -79,7 +82,7 @@ int regs_per_warp(const ArchSpec& a, int regs) {
 // The registers the hardware checks against the per-block limit: it assumes the block's
 // warps are spread over all sub-partitions at once, so their count is rounded up to them.
 long long regs_checked_per_block(const ArchSpec& a, int block_threads, int regs) {
-  int warps = core::ceil_div(block_threads, a.warp_size);
+  int warps = ceil_div(block_threads, a.warp_size);
   return static_cast<long long>(regs_per_warp(a, regs)) * round_up(warps, a.sm_sub_partitions);
 }
 
@@ -132,7 +135,7 @@ std::string evaluate(const ArchSpec& a, const LaunchResources& r, OccupancyResul
   }
 
   OccupancyResult res;
-  const int warps_per_block = core::ceil_div(r.block_threads, a.warp_size);
+  const int warps_per_block = ceil_div(r.block_threads, a.warp_size);
   res.max_warps = a.max_warps_per_sm;
   res.blocks_by_warps = a.max_warps_per_sm / warps_per_block;
   res.blocks_by_blocks = a.max_blocks_per_sm;

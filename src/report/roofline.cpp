@@ -10,30 +10,30 @@ namespace memhier::report {
 
 namespace {
 
-bool timed(const registry::BenchRecord& r) {
+bool timed(const results::BenchRecord& r) {
   return !r.ceiling && r.reference.empty() && r.verified && r.declined.empty() &&
          std::isfinite(r.ms) && std::isfinite(r.gflops) && r.gflops > 0 && std::isfinite(r.gbps) &&
          r.gbps > 0;
 }
 
-bool compute_bound(const registry::BenchRecord& r) {
-  return r.bound == registry::Bound::compute;
+bool compute_bound(const results::BenchRecord& r) {
+  return r.bound == results::Bound::compute;
 }
 
-bool bf16(const registry::BenchRecord& r) {
+bool bf16(const results::BenchRecord& r) {
   return r.number_type == model::NumberType::bf16;
 }
 
 // A TF32 line is a reference for the fp32 ladder, not an fp32 result: it never sets a peak.
-bool tf32(const registry::BenchRecord& r) {
+bool tf32(const results::BenchRecord& r) {
   return r.variant.find("tf32") != std::string::npos;
 }
 
-double flops_of(const registry::BenchRecord& r) {
+double flops_of(const results::BenchRecord& r) {
   return r.gflops * r.ms * 1e6;
 }
 
-RooflinePoint point(const registry::BenchRecord& r, const std::string& group) {
+RooflinePoint point(const results::BenchRecord& r, const std::string& group) {
   RooflinePoint p;
   p.family = r.family;
   p.variant = r.variant;
@@ -71,10 +71,10 @@ Roofline roofline(const SummaryInput& in) {
     if (t.tier == "L2") r.l2_gbps = t.bandwidth_gbps;
   }
   // Each GEMM (family, variant) at its largest problem; the fastest of each type is its peak.
-  std::map<std::pair<std::string, std::string>, const registry::BenchRecord*> largest;
-  for (const registry::BenchRecord& b : in.records) {
+  std::map<std::pair<std::string, std::string>, const results::BenchRecord*> largest;
+  for (const results::BenchRecord& b : in.records) {
     if (!compute_bound(b) || !timed(b)) continue;
-    const registry::BenchRecord*& slot = largest[{b.family, b.variant}];
+    const results::BenchRecord*& slot = largest[{b.family, b.variant}];
     if (!slot || flops_of(b) > flops_of(*slot)) slot = &b;
     double& peak = bf16(b) ? r.bf16_peak_gflops : r.fp32_peak_gflops;
     std::string& from = bf16(b) ? r.bf16_peak_from : r.fp32_peak_from;
@@ -83,14 +83,14 @@ Roofline roofline(const SummaryInput& in) {
       from = b.family + " " + b.variant + " at " + b.shape;
     }
   }
-  for (const registry::BenchRecord& b : in.records) {  // record order: the ladders' order
+  for (const results::BenchRecord& b : in.records) {  // record order: the ladders' order
     if (!compute_bound(b) || largest[{b.family, b.variant}] != &b || tf32(b)) continue;
     const std::string group = b.rung == 0 ? "vendor library" : bf16(b) ? "bf16 GEMM" : "fp32 GEMM";
     r.points.push_back(point(b, group));
   }
   for (const LadderBest& best : ladder_bests(in.records)) {
-    const registry::BenchRecord* pick = nullptr;
-    for (const registry::BenchRecord& b : in.records)
+    const results::BenchRecord* pick = nullptr;
+    for (const results::BenchRecord& b : in.records)
       if (b.family == best.family && b.variant == best.variant && timed(b) &&
           (!pick || flops_of(b) > flops_of(*pick)))
         pick = &b;

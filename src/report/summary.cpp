@@ -98,7 +98,7 @@ Table ladder_table(const std::vector<LadderBest>& bests) {
                {"x vendor", "", "x_vendor"}, {"vendor", "", "vendor"},
                {"x memcpy", "", "x_memcpy"}, {"x read-only", "", "x_read_only"},
                {"shapes", "", "shapes"}};
-  const auto ratio = [](double median, const registry::Spread& s) {
+  const auto ratio = [](double median, const results::Spread& s) {
     return Value::median_or_none(median, s.p10, s.p90, 2);
   };
   for (const LadderBest& b : bests)
@@ -156,8 +156,8 @@ Table tally_table(const ClaimsTally& tally) {
 
 }  // namespace
 
-bool copy_ceiling_applies(const std::vector<registry::BenchRecord>& family_records) {
-  for (const registry::BenchRecord& r : family_records) {
+bool copy_ceiling_applies(const std::vector<results::BenchRecord>& family_records) {
+  for (const results::BenchRecord& r : family_records) {
     if (r.rung == 0 || !std::isfinite(r.frac_memcpy)) continue;
     if (!std::isfinite(r.gflops)) return true;  // no flops: a pure data mover
     // A peak the architecture table lacks (NaN) decides nothing.
@@ -166,18 +166,18 @@ bool copy_ceiling_applies(const std::vector<registry::BenchRecord>& family_recor
   return false;
 }
 
-std::vector<LadderBest> ladder_bests(const std::vector<registry::BenchRecord>& records) {
+std::vector<LadderBest> ladder_bests(const std::vector<results::BenchRecord>& records) {
   std::vector<std::string> families;
-  for (const registry::BenchRecord& r : records)
+  for (const results::BenchRecord& r : records)
     if (std::find(families.begin(), families.end(), r.family) == families.end())
       families.push_back(r.family);
   // A rung that ran, verified and was timed at its shape.
-  const auto timed = [](const registry::BenchRecord& r) {
+  const auto timed = [](const results::BenchRecord& r) {
     return r.rung > 0 && r.verified && r.declined.empty() && std::isfinite(r.ms);
   };
   // Keeps the lowest paired median over the shapes, with its spread and shape.
-  const auto lowest = [](double median, const registry::Spread& spread, const std::string& shape,
-                         double* best, registry::Spread* best_spread, std::string* best_shape) {
+  const auto lowest = [](double median, const results::Spread& spread, const std::string& shape,
+                         double* best, results::Spread* best_spread, std::string* best_shape) {
     if (!std::isfinite(median) || median >= *best) return;  // NaN *best: not yet set
     *best = median;
     *best_spread = spread;
@@ -187,12 +187,12 @@ std::vector<LadderBest> ladder_bests(const std::vector<registry::BenchRecord>& r
   for (const std::string& family : families) {
     LadderBest b;
     b.family = family;
-    std::vector<registry::BenchRecord> own;
-    for (const registry::BenchRecord& r : records)
+    std::vector<results::BenchRecord> own;
+    for (const results::BenchRecord& r : records)
       if (r.family == family) own.push_back(r);
     const bool copy = copy_ceiling_applies(own);
     int top_rung = 0;
-    for (const registry::BenchRecord& r : own) {
+    for (const results::BenchRecord& r : own) {
       if (r.rung == 0 && !r.ceiling && r.reference.empty() && b.vendor.empty())
         b.vendor = r.variant;
       if (timed(r) && b.variant != "best" && (r.variant == "best" || r.rung > top_rung)) {
@@ -201,7 +201,7 @@ std::vector<LadderBest> ladder_bests(const std::vector<registry::BenchRecord>& r
       }
     }
     if (b.variant.empty()) continue;  // nothing verified: no best to show
-    for (const registry::BenchRecord& r : own) {
+    for (const results::BenchRecord& r : own) {
       if (r.variant != b.variant || !timed(r)) continue;
       ++b.shapes;
       lowest(r.x_vendor, r.x_vendor_spread, r.shape, &b.x_vendor, &b.x_vendor_spread,

@@ -28,7 +28,7 @@ namespace memhier::claims {
 namespace {
 
 namespace fs = std::filesystem;
-using registry::BenchRecord;
+using results::BenchRecord;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 

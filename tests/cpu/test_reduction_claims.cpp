@@ -11,7 +11,7 @@
 namespace memhier::claims {
 namespace {
 
-using registry::BenchRecord;
+using results::BenchRecord;
 
 // A verified, timed record as run_family makes it.
 BenchRecord timed(const std::string& variant, const std::string& shape, double ms) {

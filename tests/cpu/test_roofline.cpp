@@ -7,8 +7,8 @@
 namespace {
 
 using memhier::model::NumberType;
-using memhier::registry::BenchRecord;
-using memhier::registry::Bound;
+using memhier::results::BenchRecord;
+using memhier::results::Bound;
 using memhier::report::SummaryInput;
 
 BenchRecord rec(const std::string& family, const std::string& variant, int rung,

@@ -20,7 +20,7 @@
 namespace memhier::report {
 namespace {
 
-using registry::BenchRecord;
+using results::BenchRecord;
 
 const std::string kEnDash = "\xE2\x80\x93";  // between a paired ratio's percentiles
 

@@ -11,7 +11,7 @@
 namespace {
 
 using memhier::bench::TorchRun;
-using memhier::registry::BenchRecord;
+using memhier::results::BenchRecord;
 
 BenchRecord row(const std::string& variant, const std::string& shape, int rung, double ms,
                 double gbps) {

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "../../src/kernels/gemm/tuning_cache.hpp"
+#include "memhier/kernels/gemm_tuning_cache.hpp"
 
 #if !defined(_WIN32)
 #include <sys/wait.h>

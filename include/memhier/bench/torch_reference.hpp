@@ -8,13 +8,13 @@
 #include <utility>
 #include <vector>
 
-#include "memhier/registry/record.hpp"
+#include "memhier/results/bench_record.hpp"
 
 namespace memhier::bench {
 
 /// One PyTorch measurement as the module returned it.
 struct TorchRecord {
-  registry::BenchRecord record;  ///< family, shape, variant, ms, rel_error, declined
+  results::BenchRecord record;  ///< family, shape, variant, ms, rel_error, declined
   double p10 = 0, p90 = 0;       ///< percentiles of its repetitions, ms
   int reps = 0;
   bool compare = false;  ///< the call the ladder's rows are compared with (x torch)
@@ -40,6 +40,6 @@ TorchRun run_torch_reference(const std::vector<std::pair<std::string, std::strin
 /// Adds PyTorch's rows to one family's records, after each shape's vendor row (reference
 /// "pytorch", rung 0; declined with the reason when torch did not run), and sets every
 /// record's x_torch. Its ratios are of medians from two processes, not paired.
-void add_torch_rows(const TorchRun& run, std::vector<registry::BenchRecord>* records);
+void add_torch_rows(const TorchRun& run, std::vector<results::BenchRecord>* records);
 
 }  // namespace memhier::bench

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "memhier/registry/record.hpp"
+#include "memhier/claims/ladder_claims.hpp"
 #include "memhier/report/document.hpp"
 #include "memhier/report/roofline.hpp"
 
@@ -37,39 +37,39 @@ Judgement judge_band(double measured, Band band, bool percent);
 /// a check whose records are absent (another shape, --quick, a variant that did not run
 /// or verify) says "not measurable here" and why. A family names its own in its table
 /// (registry::Family::claims); these are the ones the built-in ladders name.
-std::vector<Check> gemm_checks(const std::vector<registry::BenchRecord>& records);
+std::vector<Check> gemm_checks(const std::vector<results::BenchRecord>& records);
 /// The transpose ladder's checks (GPU Memory Hierarchy's table and the padding and swizzle claims).
-std::vector<Check> transpose_checks(const std::vector<registry::BenchRecord>& records);
+std::vector<Check> transpose_checks(const std::vector<results::BenchRecord>& records);
 /// The softmax ladder's checks (GPU Memory Hierarchy's ladder of times).
-std::vector<Check> softmax_checks(const std::vector<registry::BenchRecord>& records);
+std::vector<Check> softmax_checks(const std::vector<results::BenchRecord>& records);
 /// The elementwise ladder's checks (float4 against scalar on the largest axpy shape).
-std::vector<Check> elementwise_checks(const std::vector<registry::BenchRecord>& records);
+std::vector<Check> elementwise_checks(const std::vector<results::BenchRecord>& records);
 /// The reduction ladder's checks (cp.async staging against the single pass it builds on, on
 /// the largest shape).
-std::vector<Check> reduction_checks(const std::vector<registry::BenchRecord>& records);
+std::vector<Check> reduction_checks(const std::vector<results::BenchRecord>& records);
 
 /// The GEMM ladder's checks from `memhier profile`'s counters at `shape` (its hook
-/// registry::LadderClaims::profile): at a large shape the naive rung's DRAM throughput and the
+/// LadderClaims::profile): at a large shape the naive rung's DRAM throughput and the
 /// tiles' traffic cut, else the stalls padding removes from the 32x32 tile.
 std::vector<Check> gemm_profile_checks(const std::string& shape,
-                                       const registry::ProfiledCounters& counters);
+                                       const results::ProfiledCounters& counters);
 /// The transpose ladder's check from its profile: the stalls padding removes from the tile.
 std::vector<Check> transpose_profile_checks(const std::string& shape,
-                                            const registry::ProfiledCounters& counters);
+                                            const results::ProfiledCounters& counters);
 
 /// Shared Memory and Bank Conflicts' GEMM table (naive, tiled, register-tiled, cp.async, cuBLAS on
 /// an A100 at 4096^3) beside this run's rungs for each row, with the rows' verdicts.
-report::Table gemm_seed_table(const std::vector<registry::BenchRecord>& records);
+report::Table gemm_seed_table(const std::vector<results::BenchRecord>& records);
 
 /// gemm_seed_table as the list a family's claims hook returns.
-std::vector<report::Table> gemm_seed_tables(const std::vector<registry::BenchRecord>& records);
+std::vector<report::Table> gemm_seed_tables(const std::vector<results::BenchRecord>& records);
 
 /// What a family's section adds after its ladder: the tables of its claims hook (GEMM: the
 /// source's table), then its checks (claims::add_checks: Section::checks and the
 /// "bench-<family>-claims" table); nothing for a family whose table names no claims.
 void add_ladder_claims(report::Section& section, const std::string& family,
-                       const registry::LadderClaims& claims,
-                       const std::vector<registry::BenchRecord>& records);
+                       const LadderClaims& claims,
+                       const std::vector<results::BenchRecord>& records);
 
 /// The claims the roofline answers (the tensor-core ridge point), from one run's roofline.
 std::vector<Check> roofline_checks(const report::Roofline& r);

@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "memhier/claims/catalogue.hpp"
-#include "memhier/registry/record.hpp"
+#include "memhier/results/bench_record.hpp"
 
 namespace memhier::claims {
 
-/// A profiled family's counters: variant -> ncu key -> value (registry::ProfiledCounters).
-using registry::ProfiledCounters;
+/// A profiled family's counters: variant -> ncu key -> value (results::ProfiledCounters).
+using results::ProfiledCounters;
 
 /// The ladders' profile checks (gemm_profile_checks, ...) are their tables' hooks, declared
-/// in ladders.hpp (registry::LadderClaims::profile).
+/// in ladders.hpp (LadderClaims::profile).
 
 /// The checks the counters of pattern set `set` give (the claims table "profile-<set>");
 /// empty for a set none of these claims is about.

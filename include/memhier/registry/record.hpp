@@ -1,94 +1,17 @@
-// What the claims and the report read of a ladder: the bench record, one measured variant
-// at one shape, as plain data, and the family's hooks that judge its claims from records.
-// No CUDA here, so the report writers, the claim checks and the CPU tests can build
-// records by hand.
+// The registry's names for what a family's table and the bench read and write of a ladder:
+// the bench record and a profile's counters (plain data, results/bench_record.hpp) and the
+// family's claims hooks (claims/ladder_claims.hpp), both from floors under the registry.
 #pragma once
 
-#include <cmath>
-#include <cstdint>
-#include <map>
-#include <string>
-#include <vector>
-
-#include "memhier/model/arch.hpp"
-#include "memhier/results/check.hpp"
-
-namespace memhier::report {
-struct Table;
-}  // namespace memhier::report
+#include "memhier/claims/ladder_claims.hpp"
+#include "memhier/results/bench_record.hpp"
 
 namespace memhier::registry {
 
-/// What bounds a ladder's rungs: memory (their figure of merit is GB/s) or compute (a GEMM:
-/// GFLOP/s against the peak of its number type, the roofline's roofs).
-enum class Bound { memory, compute };
-
-/// The spread of a paired ratio: the 10th and 90th percentiles of its per-pair ratios.
-struct Spread {
-  double p10 = NAN, p90 = NAN;
-};
-
-/// One measured variant (or a ceiling, or the vendor baseline) at one shape. The ratios
-/// against a reference are paired: the reference's repetitions alternate with this row's,
-/// each pair under the same L2 flush, and the figure is the median of the per-pair ratios.
-struct BenchRecord {
-  std::string family, variant, shape;
-  /// The family's facts (registry::Family), so that readers of records need not know families.
-  model::NumberType number_type = model::NumberType::fp32;
-  Bound bound = Bound::memory;
-  int rung = 0;          ///< 0: a ceiling or the vendor baseline
-  bool ceiling = false;  ///< cudaMemcpy D2D, the read-only or the write-only ceiling
-  bool verified = false;
-  std::string declined;  ///< why the variant does not run at this shape; "" when it ran
-  /// Why a failure (out of GPU memory, a CUDA error) left this row without figures; "" when
-  /// it was measured. The row's note says the same to the reader.
-  std::string not_measured;
-  double rel_error = NAN, tolerance = NAN;
-  /// Elements beyond their own bound or not finite (0 passes); rel_error is over every element.
-  std::uint64_t bad_elements = 0;
-  /// The largest |out - ref| / bound over the finite elements (at most 1 passes).
-  double worst_ratio = NAN;
-  double ms = NAN;        ///< median, L2 flushed before each repetition
-  double spread = NAN;    ///< (p90 - p10) / median
-  double gbps = NAN;      ///< work.bytes / time
-  double gflops = NAN;    ///< work.flops / time
-  double peak_pct = NAN;  ///< gflops over the peak of peak_kind's number type, %
-  /// The number type peak_pct is quoted in: "fp32" (FMA pipes: SMs x lanes x 2 x max clock)
-  /// or "bf16" (tensor cores, dense: SMs x FLOP/clk/SM x max clock); "" with no flops.
-  std::string peak_kind;
-  double frac_memcpy = NAN;  ///< paired: cudaMemcpy D2D time for the same bytes / this time
-  Spread frac_memcpy_spread;
-  double x_vendor = NAN;  ///< paired: vendor time / this time (above 1: faster than the vendor)
-  Spread x_vendor_spread;
-  double x_read_only = NAN;  ///< paired: read-only ceiling's time / this time (read-dominated)
-  Spread x_read_only_spread;
-  double x_prev = NAN;  ///< previous rung's median time / this median time
-  /// Not paired: PyTorch's median time (timed in another process) / this median time.
-  double x_torch = NAN;
-  /// "pytorch" for PyTorch's call timed as a reference line (rung 0); "" otherwise.
-  std::string reference;
-  int regs = 0, local_bytes = 0, static_smem = 0, dynamic_smem = 0;
-  int blocks_per_sm = 0;
-  double occupancy = NAN;  ///< active warps / max warps, 0..1
-  std::string note;        ///< why a variant failed verification; how a ceiling was measured
-};
-
-/// A profiled family's counters: variant -> ncu key (profile::Metric::key) -> value summed
-/// over the variant's kernels (rates and shares as ncu gave them for its one kernel).
-using ProfiledCounters = std::map<std::string, std::map<std::string, double>>;
-
-/// How a ladder's claims are judged from the records of one run. Plain function pointers
-/// (the claims library defines them; the family's table names them), so nothing here
-/// needs the claims or report libraries.
-struct LadderClaims {
-  /// One check per claim the ladder tests; null when no claim is about this ladder.
-  std::vector<results::Check> (*checks)(const std::vector<BenchRecord>& records) = nullptr;
-  /// Tables shown before the claims table (GEMM: the source texts' table beside this card's).
-  std::vector<report::Table> (*tables)(const std::vector<BenchRecord>& records) = nullptr;
-  /// The checks `memhier profile`'s counters of this ladder at `shape` decide; null when
-  /// none of the profile claims is about this ladder.
-  std::vector<results::Check> (*profile)(const std::string& shape,
-                                         const ProfiledCounters& counters) = nullptr;
-};
+using claims::LadderClaims;
+using results::BenchRecord;
+using results::Bound;
+using results::ProfiledCounters;
+using results::Spread;
 
 }  // namespace memhier::registry

@@ -1,5 +1,5 @@
 // The one registry: every kernel family and probe is registered once, and list, bench,
-// claims, the report and the tests walk it. It sits under the kernels and the probes:
+// the run pipeline and the tests walk it. It sits under the kernels and the probes:
 // they register into it; nothing here knows a family or a probe by name.
 #pragma once
 
@@ -8,13 +8,9 @@
 #include <vector>
 
 #include "memhier/registry/family.hpp"
+#include "memhier/registry/probe_run.hpp"
 
 namespace memhier {
-namespace probe {
-struct Context;
-struct Result;
-}  // namespace probe
-
 namespace registry {
 
 /// One registered kernel variant or probe, as `memhier list` shows it.

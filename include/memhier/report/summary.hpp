@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "memhier/registry/record.hpp"
+#include "memhier/results/bench_record.hpp"
 #include "memhier/report/document.hpp"
 
 namespace memhier::report {
@@ -43,13 +43,13 @@ struct LadderBest {
   std::string variant;    ///< "best", or the highest verified rung when there is no "best"
   std::string vendor;     ///< the vendor baseline's name; "" when the family has none
   double x_vendor = NAN;  ///< vendor time / best's time, lowest over the shapes
-  registry::Spread x_vendor_spread;
+  results::Spread x_vendor_spread;
   std::string vendor_shape;  ///< the shape where that lowest ratio was measured
   double x_memcpy = NAN;     ///< cudaMemcpy time / best's time; NaN where the copy is no ceiling
-  registry::Spread x_memcpy_spread;
+  results::Spread x_memcpy_spread;
   std::string memcpy_shape;
   double x_read_only = NAN;  ///< read-only ceiling's time / best's time (read-dominated ladders)
-  registry::Spread x_read_only_spread;
+  results::Spread x_read_only_spread;
   std::string read_only_shape;
   int shapes = 0;  ///< shapes where the best rung verified and was timed
 };
@@ -57,7 +57,7 @@ struct LadderBest {
 /// What the summary is made from. Empty tiers or records: not measured in this run.
 struct SummaryInput {
   std::vector<SummaryTier> tiers;
-  std::vector<registry::BenchRecord> records;  ///< every ladder's records, as run_family made them
+  std::vector<results::BenchRecord> records;  ///< every ladder's records, as run_family made them
   ClaimsTally claims;
   std::string not_measured;  ///< why the measurements are missing ("no GPU: ..."), if they are
 };
@@ -66,12 +66,12 @@ struct SummaryInput {
 /// copy's time than its number type's peak's (x memcpy above its fraction of peak), or counts no
 /// flops. By the roofline the longer of the two bounds binds, so for a problem bound by
 /// arithmetic (GEMM) the copy ceiling says nothing and its ratio is not shown.
-bool copy_ceiling_applies(const std::vector<registry::BenchRecord>& family_records);
+bool copy_ceiling_applies(const std::vector<results::BenchRecord>& family_records);
 
 /// Each ladder's best against its vendor, against cudaMemcpy (where the copy ceiling
 /// applies) and against the read-only ceiling (where measured), in the records' order;
 /// declined and unverified rows never count.
-std::vector<LadderBest> ladder_bests(const std::vector<registry::BenchRecord>& records);
+std::vector<LadderBest> ladder_bests(const std::vector<results::BenchRecord>& records);
 
 /// The summary section (id "summary"): the hierarchy picture, the ladders chart and the
 /// tally first, then small tables of the same figures for the text formats.

@@ -23,7 +23,7 @@
 #include "memhier/core/check.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/kernels/gemm.hpp"
-#include "tuning_cache.hpp"
+#include "memhier/kernels/gemm_tuning_cache.hpp"
 #include "variants.hpp"
 
 #ifndef MEMHIER_VERSION

@@ -1,6 +1,6 @@
-// The GEMM tuning cache on disk (see tuning_cache.hpp). A bad cache only costs a re-tune,
+// The GEMM tuning cache on disk (see memhier/kernels/gemm_tuning_cache.hpp). A bad cache only costs a re-tune,
 // so nothing here throws or fails a run.
-#include "tuning_cache.hpp"
+#include "memhier/kernels/gemm_tuning_cache.hpp"
 
 #include <atomic>
 #include <cerrno>
