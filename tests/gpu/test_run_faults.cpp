@@ -170,7 +170,7 @@ TEST(RunFaults, ReportCompletesAndEachFaultSaysWhy) {
 
   const std::string second = "4096";
   EXPECT_EQ(text(row(j, "copies", kFirstShape), "verified"), "yes");
-  for (const std::string& shape : {std::string(kFirstShape), second}) {
+  const auto expect_oom = [&](const std::string& shape) {
     const std::string oom = text(row(j, "runs_out_of_memory", shape), "note");
     EXPECT_EQ(oom.rfind("not measured: out of GPU memory (another process may hold it) while "
                         "allocating ",
@@ -178,7 +178,8 @@ TEST(RunFaults, ReportCompletesAndEachFaultSaysWhy) {
               0u)
         << oom;
     EXPECT_NE(oom.find(" MiB"), std::string::npos) << oom;
-  }
+  };
+  expect_oom(kFirstShape);
   const std::string trap = text(row(j, "traps", kFirstShape), "note");
   EXPECT_EQ(trap.rfind("not measured: a kernel faulted", 0), 0u) << trap;
   const std::string after = text(row(j, "after_the_trap", kFirstShape), "note");
@@ -188,6 +189,7 @@ TEST(RunFaults, ReportCompletesAndEachFaultSaysWhy) {
     EXPECT_EQ(text(row(j, "copies", second), "verified"), "yes");
     EXPECT_EQ(text(row(j, "after_the_trap", second), "verified"), "yes");
     EXPECT_EQ(text(row(j, "traps", second), "verified").rfind("declined", 0), 0u);
+    expect_oom(second);
   } else {
     // A driver that gives the process no new context after the reset: the trap's row says
     // so, and every later GPU item says the GPU was lost, naming the fault.
@@ -195,7 +197,7 @@ TEST(RunFaults, ReportCompletesAndEachFaultSaysWhy) {
     const std::string lost = "not measured: the GPU was lost to this process earlier in the run "
                              "(a kernel faulted";
     EXPECT_EQ(after.rfind(lost, 0), 0u) << after;
-    for (const char* v : {"copies", "traps", "after_the_trap"}) {
+    for (const char* v : {"copies", "runs_out_of_memory", "traps", "after_the_trap"}) {
       const std::string note = text(row(j, v, second), "note");
       EXPECT_EQ(note.rfind(lost, 0), 0u) << v << ": " << note;
     }
