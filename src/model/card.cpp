@@ -71,14 +71,15 @@ std::vector<Card> build() {
                         {"h100", "nvl"}));
   // H200 SXM: the H100's 132 SMs, 60 MiB L2 (its device properties), 4.8 TB/s HBM3e
   // (H200 datasheet). Bandwidths measured by `memhier probe bandwidth` on the lent NVIDIA
-  // H200 (docs/results/h200: HBM best of read, write, copy, triad 4459 GB/s, 4575 in a
-  // bandwidth-only run an hour before; L2 ld.cg re-reads 8437, the best of 4 to 15 MiB sets).
-  Card h200 = datasheet("H200", "h200", 9, 0, 132, 60 * kMiB, 4459, "", {"h200"});
+  // H200 (docs/results/h200 at 07be8b1: HBM the best of read, write, copy and triad, 4641 GB/s
+  // by one float4 store per thread; L2 10495 GB/s, every block streaming a 512 KiB chunk of a
+  // 4 MiB set with ld.cg).
+  Card h200 = datasheet("H200", "h200", 9, 0, 132, 60 * kMiB, 4641, "", {"h200"});
   h200.dram_from = Provenance::measured;
   h200.dram_source = "measured: memhier probe bandwidth on an NVIDIA H200 (docs/results/h200)";
-  h200.l2_gbps = 8437;
+  h200.l2_gbps = 10495;
   h200.l2_from = Provenance::measured;
-  h200.l2_source = "measured: memhier probe bandwidth, L2 ld.cg re-reads (docs/results/h200)";
+  h200.l2_source = "measured: memhier probe bandwidth, L2 ld.cg chunked reads (docs/results/h200)";
   h200.l2_slices = 96;  // ncu's device__attribute_l2s_count on the lent H200 (the H100: 80)
   t.push_back(h200);
   // B200: 148 SMs, 126 MB L2 over two dies, 8 TB/s HBM3e (Blackwell datasheet).
