@@ -55,7 +55,7 @@ std::vector<report::Section> measure_profiles(
   std::vector<report::Section> out;
   // The source texts' GEMM traffic claims need operands far beyond L2 and K of many tiles:
   // the naive rung and the three tiles once more at 4096^3 (not with --quick). At 2048^3 the
-  // three operands (48 MiB) fit an H100's 50 MiB L2 and the naive rung reads ~0 % of HBM.
+  // three operands (48 MiB) fit a 50 MiB or larger L2 and the naive rung reads ~0 % of HBM.
   const std::string large_gemm = "4096x4096x4096";
   if (!quick) targets.push_back("gemm@" + large_gemm);
   for (const std::string& t : targets) {

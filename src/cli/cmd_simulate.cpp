@@ -63,8 +63,8 @@ void add_simulate(CLI::App& app, int& rc) {
       "profile`'s predictions). Blocks go to SMs round-robin in waves of SMs x resident "
       "blocks (occupancy model, 32 registers per thread assumed), warps on an SM interleaved "
       "one instruction at a time, caches cold; no sampling. Without --size each family runs "
-      "at its comparison shapes: one inside an H100's L2, one beyond it (GEMM: C of 128 "
-      "MiB over K = 8).");
+      "at its comparison shapes: one of a few MB, inside any card's L2, one several times "
+      "the largest L2 (GEMM: C of 128 MiB over K = 8).");
   sub->add_option("TARGET", o->target,
                   "A family with a stream model (transpose, elementwise, gemm, gemm_bf16, "
                   "reduction, stencil, softmax, histogram), or all")

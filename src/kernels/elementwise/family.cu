@@ -489,7 +489,8 @@ registry::Family elementwise_family() {
   registry::Family f;
   f.name = "elementwise";
   f.python_name = "axpy";
-  // In L2: the profile shapes (a few MB); beyond: over ten times an H100's 50 MiB.
+  // In L2: the profile shapes (a few MB); beyond: 512-768 MiB moved, four times the largest L2
+  // of the card table (the B200's 126 MB).
   f.comparison_shapes = {"axpy:100003", "axpy:67108864", "particles:65537", "particles:16777216"};
   f.title = "Elementwise fp32: axpy (y = a*x + y), copy, particle update";
   f.story =

@@ -158,7 +158,8 @@ registry::Family transpose_family() {
   registry::Family f;
   f.name = "transpose";
   f.python_name = "transpose";
-  // In L2: the profile shape (a few MB); beyond: over ten times an H100's 50 MiB.
+  // In L2: the profile shape (3 MB); beyond: 512 MiB moved, four times the largest L2 of the
+  // card table (the B200's 126 MB).
   f.comparison_shapes = {"1000x772", "8192x8192"};
   f.title = "Matrix transpose, fp32";
   f.story =
