@@ -33,6 +33,13 @@ struct Work {
 };
 
 /// One rung of a family's ladder.
+/// What a variant is to the family's library function.
+enum class Role {
+  api,        ///< a kernel of the family's function (`--variant`, the library, Python)
+  reference,  ///< a line the bench times beside the rungs (cuBLAS in TF32)
+  lesson,     ///< a bench-only demonstration with its own inputs (a misaligned base, AoS)
+};
+
 struct Variant {
   std::string name;              ///< "padded_tile" (what --variant takes)
   int rung = 0;                  ///< 1 = the naive rung; "best" comes last
@@ -57,9 +64,9 @@ struct Variant {
   /// `shape` on the current device, so that the resource columns describe that rung's
   /// kernel. Unset when the variant's own symbol is what runs.
   std::function<std::string(const std::string& shape)> runs;
-  /// A reference line the bench times beside the rungs (cuBLAS in TF32), not a kernel of the
-  /// family's library API: the Python package's variants() leaves it out.
-  bool reference = false;
+  /// Whether the family's library function runs this variant; the Python package's
+  /// variants() lists only Role::api.
+  Role role = Role::api;
 };
 
 /// A variant from the fields every family fills; the prediction stays empty.

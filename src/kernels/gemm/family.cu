@@ -177,7 +177,7 @@ registry::Family gemm_family() {
       "(inputs rounded to 10 mantissa bits; tolerance 5e-3 instead of the fp32 bound)";
   tf32.claim = {"002 §GEMM Performance Comparison",
                 "the gap to cuBLAS is largely due to tensor core usage"};
-  tf32.reference = true;
+  tf32.role = registry::Role::reference;
   f.variants.push_back(tf32);
   f.bench_shapes = {"4096x4096x4096", "1024x1024x1024", "8192x8192x8192"};
   f.quick_shapes = {"2048x2048x2048"};
