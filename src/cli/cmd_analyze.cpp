@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/model/analyze.hpp"
+#include "memhier/model/input.hpp"
 #include "memhier/report/model_records.hpp"
 #include "numbers.hpp"
 
@@ -39,17 +40,12 @@ Prepared prepare(const AnalyzeOptions& o) {
   p.decl = model::parse_decl(o.decl);
   p.access = model::Access::parse(o.expr, p.decl);
   p.expr_text = o.expr;
-  const std::vector<int> b = parse_block(o.block, "--block");
-  p.ctx.block_x = b[0];
-  p.ctx.block_y = b[1];
-  p.ctx.block_z = b[2];
-  const int warps = (p.ctx.block_threads() + 31) / 32;
-  p.ctx.warp =
-      static_cast<int>(parse_int(o.warp, "--warp", 0, warps - 1,
-                                 fmt::format(" (a block of {} threads has {} warp{})",
-                                             p.ctx.block_threads(), warps, warps > 1 ? "s" : "")));
-  p.ctx.offset_bytes = parse_int(o.offset, "--offset-bytes", 0, kMaxOffsetBytes, " (1 TiB)");
-  p.ctx.active_mask = parse_mask(o.active, "--active");
+  model::WarpText warp;
+  warp.block = o.block;
+  warp.warp = o.warp;
+  warp.offset_bytes = o.offset;
+  warp.active = o.active;
+  p.ctx = model::read_warp_context(warp, model::Face::cli);
   p.ctx.is_store = o.store;
   for (const std::string& s : o.sets) {
     auto [name, value] = parse_assignment(s, "--set");

@@ -1,16 +1,14 @@
 // memhier occupancy: how many blocks fit on an SM, what limits them, what would help.
 #include <fmt/format.h>
 
-#include <cctype>
 #include <iostream>
 #include <memory>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "memhier/model/input.hpp"
 #include "memhier/model/occupancy.hpp"
-#include "memhier/registry/decimal.hpp"
 #include "memhier/report/model_records.hpp"
-#include "numbers.hpp"
 
 namespace memhier::cli {
 namespace {
@@ -26,45 +24,21 @@ struct OccOptions {
   bool json = false;
 };
 
-// A run of digits that starts with '0' and has more digits after it ("09.0", "sm_090").
-bool has_leading_zero(const std::string& text) {
-  for (std::size_t i = 0; i + 1 < text.size(); ++i)
-    if (text[i] == '0' && std::isdigit(static_cast<unsigned char>(text[i + 1])) &&
-        (i == 0 || !std::isdigit(static_cast<unsigned char>(text[i - 1]))))
-      return true;
-  return false;
-}
-
 std::string kib(int bytes) {
   return fmt::format("{:.1f} KiB", bytes / 1024.0);
 }
 
 int run_occupancy(const OccOptions& o) {
-  // Strict like every number: "09.0" is refused, not read as 9.0.
-  const model::ArchSpec* arch = has_leading_zero(o.cc) ? nullptr : model::find_arch(o.cc);
-  if (!arch) {
-    std::string known;
-    for (const auto& a : model::all_archs()) known += (known.empty() ? "" : ", ") + a.cc();
-    throw UsageError("--cc " + registry::quote_for_message(o.cc) +
-                     " is not a known compute capability; known: " + known + ".");
-  }
-  const std::string on_arch = " on compute capability " + arch->cc();
-  const std::vector<int> b = parse_block(o.block, "--block", arch->max_threads_per_block);
-  model::LaunchResources r;
-  r.block_threads = b[0] * b[1] * b[2];
-  r.regs_per_thread = static_cast<int>(parse_int(o.regs, "--regs", 1, arch->max_regs_per_thread,
-                                                 " (registers per thread" + on_arch + ")"));
-  const std::string most = " (the most a block may use" + on_arch + ")";
-  r.dynamic_smem_bytes =
-      static_cast<int>(parse_size(o.smem, "--smem", arch->smem_per_block_optin, most));
-  // Static __shared__ arrays are capped below the opt-in size (ptxas refuses more).
-  r.static_smem_bytes = static_cast<int>(
-      parse_size(o.static_smem, "--static-smem", arch->smem_per_block_default,
-                 " (the most static shared memory a block may declare" + on_arch + ")"));
-  r.carveout_percent =
-      !o.carveout_given
-          ? -1
-          : static_cast<int>(parse_int(o.carveout, "--carveout", 0, 100, " (percent)"));
+  model::OccupancyText text;
+  text.cc = o.cc;
+  text.block = o.block;
+  text.regs = o.regs;
+  text.smem = o.smem;
+  text.static_smem = o.static_smem;
+  if (o.carveout_given) text.carveout = o.carveout;
+  const model::OccupancyInput in = model::read_occupancy(text, model::Face::cli);
+  const model::ArchSpec* arch = in.arch;
+  const model::LaunchResources& r = in.resources;
   model::OccupancyResult res;
   try {
     res = model::occupancy(*arch, r);

@@ -7,6 +7,7 @@
 #include "memhier/bench/kernel_bench.hpp"
 #include "memhier/kernels/register.hpp"
 #include "memhier/model/expr.hpp"
+#include "memhier/model/input.hpp"
 #include "memhier/probe/probe.hpp"
 #include "memhier/run/pipeline.hpp"
 
@@ -63,6 +64,9 @@ int main(int argc, char** argv) {
     return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
     std::cerr << "memhier: " << one_line(e.what()) << " (see 'memhier --help').\n";
+    return cli::kExitBadInput;
+  } catch (const model::InputError& e) {
+    std::cerr << "memhier: " << one_line(e.what()) << '\n';
     return cli::kExitBadInput;
   } catch (const cli::UsageError& e) {
     std::cerr << "memhier: " << one_line(e.what()) << '\n';

@@ -168,7 +168,11 @@ std::string evaluate(const ArchSpec& a, const LaunchResources& r, OccupancyResul
   res.blocks_per_sm = std::min(
       {res.blocks_by_registers, res.blocks_by_smem, res.blocks_by_warps, res.blocks_by_blocks});
   // Ties go to what the kernel controls; barriers (one per block) never bind alone here.
-  if (res.blocks_per_sm == res.blocks_by_registers) {
+  // A full SM has no limiter: naming one would send the reader after a change that gains
+  // nothing.
+  if (res.blocks_per_sm * warps_per_block >= a.max_warps_per_sm) {
+    res.limiter = Limiter::none;
+  } else if (res.blocks_per_sm == res.blocks_by_registers) {
     res.limiter = Limiter::registers;
   } else if (res.blocks_per_sm == res.blocks_by_smem) {
     res.limiter = Limiter::shared_memory;
@@ -317,6 +321,8 @@ Advice registers_and_smem(const ArchSpec& a, const LaunchResources& r, const Occ
 
 const char* to_string(Limiter l) {
   switch (l) {
+    case Limiter::none:
+      return "none";
     case Limiter::warps:
       return "warps";
     case Limiter::blocks:
@@ -357,6 +363,7 @@ std::string occupancy_advice(const ArchSpec& arch, const LaunchResources& r,
       order.push_back(larger_carveout);
       order.push_back(less_smem);
       break;
+    case Limiter::none:  // not reached: a full SM returned above
     case Limiter::warps:
     case Limiter::blocks:
     case Limiter::barriers:
