@@ -20,11 +20,11 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "memhier/model/text.hpp"
 
 namespace memhier::model {
 
@@ -41,29 +41,19 @@ int round_up(int x, int unit) {
   return ceil_div(x, unit) * unit;
 }
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return buf;
-}
-
 // "75.0 KiB" or "44.5 KiB" when that is exact, else "24832 bytes": a limit quoted to the
 // user is never rounded past the true one.
 std::string bytes_text(long long bytes) {
   const long long tenths = bytes * 10 / kKiB;
-  if (bytes * 10 % kKiB == 0) return format("%lld.%lld KiB", tenths / 10, tenths % 10);
-  return format("%lld bytes", bytes);
+  if (bytes * 10 % kKiB == 0) return strf("%lld.%lld KiB", tenths / 10, tenths % 10);
+  return strf("%lld bytes", bytes);
 }
 
 // "50%" or "37.5%".
 std::string percent_text(double fraction) {
   long long tenths = std::llround(fraction * 1000.0);
-  if (tenths % 10 == 0) return format("%lld%%", tenths / 10);
-  return format("%lld.%lld%%", tenths / 10, tenths % 10);
+  if (tenths % 10 == 0) return strf("%lld%%", tenths / 10);
+  return strf("%lld.%lld%%", tenths / 10, tenths % 10);
 }
 
 // The smallest selectable shared-memory size per SM that holds `bytes`, or -1 if none.
@@ -95,22 +85,22 @@ std::string evaluate(const ArchSpec& a, const LaunchResources& r, OccupancyResul
     return "compute capability " + cc_text() + " has no occupancy table.";
   }
   if (r.block_threads <= 0) {
-    return format("block size %d is not positive; a block needs at least one thread.",
+    return strf("block size %d is not positive; a block needs at least one thread.",
                   r.block_threads);
   }
   if (r.block_threads > a.max_threads_per_block) {
-    return format("block size %d exceeds the %d-thread limit of compute capability %s.",
+    return strf("block size %d exceeds the %d-thread limit of compute capability %s.",
                   r.block_threads, a.max_threads_per_block, cc_text().c_str());
   }
   if (r.regs_per_thread < 0) {
-    return format("a register count of %d per thread is negative.", r.regs_per_thread);
+    return strf("a register count of %d per thread is negative.", r.regs_per_thread);
   }
   if (r.regs_per_thread > a.max_regs_per_thread) {
-    return format("%d registers per thread exceed the %d-register limit of compute capability %s.",
+    return strf("%d registers per thread exceed the %d-register limit of compute capability %s.",
                   r.regs_per_thread, a.max_regs_per_thread, cc_text().c_str());
   }
   if (r.static_smem_bytes < 0 || r.dynamic_smem_bytes < 0) {
-    return format("shared memory per block cannot be negative (static %d, dynamic %d bytes).",
+    return strf("shared memory per block cannot be negative (static %d, dynamic %d bytes).",
                   r.static_smem_bytes, r.dynamic_smem_bytes);
   }
   const long long smem_asked = static_cast<long long>(r.static_smem_bytes) + r.dynamic_smem_bytes;
@@ -120,14 +110,14 @@ std::string evaluate(const ArchSpec& a, const LaunchResources& r, OccupancyResul
            ".";
   }
   if (r.carveout_percent < -1 || r.carveout_percent > 100) {
-    return format("carveout preference %d%% is outside -1 (driver default) to 100.",
+    return strf("carveout preference %d%% is outside -1 (driver default) to 100.",
                   r.carveout_percent);
   }
   const long long regs_checked = regs_checked_per_block(a, r.block_threads, r.regs_per_thread);
   if (regs_checked > a.max_regs_per_block) {
     int fit = r.regs_per_thread;
     while (fit > 0 && regs_checked_per_block(a, r.block_threads, fit) > a.max_regs_per_block) --fit;
-    return format(
+    return strf(
         "a block of %d threads at %d registers per thread needs %lld registers, over the "
         "%d-register per-block limit of compute capability %s (at most %d per thread fit).",
         r.block_threads, r.regs_per_thread, regs_checked, a.max_regs_per_block, cc_text().c_str(),
@@ -195,11 +185,11 @@ struct Advice {
 
 // "1 block" or "4 blocks".
 std::string blocks_text(int n) {
-  return format("%d block%s", n, n == 1 ? "" : "s");
+  return strf("%d block%s", n, n == 1 ? "" : "s");
 }
 
 std::string gain_text(const OccupancyResult& now, const OccupancyResult& next) {
-  return format("%s per SM (%s occupancy instead of %s)", blocks_text(next.blocks_per_sm).c_str(),
+  return strf("%s per SM (%s occupancy instead of %s)", blocks_text(next.blocks_per_sm).c_str(),
                 percent_text(next.occupancy).c_str(), percent_text(now.occupancy).c_str());
 }
 
@@ -209,7 +199,7 @@ Advice fewer_registers(const ArchSpec& a, const LaunchResources& r, const Occupa
   OccupancyResult next;
   for (t.regs_per_thread = r.regs_per_thread - 1; t.regs_per_thread >= 0; --t.regs_per_thread) {
     if (evaluate(a, t, next).empty() && next.blocks_per_sm > now.blocks_per_sm) {
-      return {format("Use at most %d registers per thread (now %d) to fit ", t.regs_per_thread,
+      return {strf("Use at most %d registers per thread (now %d) to fit ", t.regs_per_thread,
                      r.regs_per_thread) +
                   gain_text(now, next) + ".",
               true};
@@ -253,7 +243,7 @@ Advice larger_carveout(const ArchSpec& a, const LaunchResources& r, const Occupa
   for (t.carveout_percent = r.carveout_percent + 1; t.carveout_percent <= 100;
        ++t.carveout_percent) {
     if (evaluate(a, t, next).empty() && next.blocks_per_sm > now.blocks_per_sm) {
-      return {format("Raise the shared-memory carveout preference to %d%% (now %d%%) to fit ",
+      return {strf("Raise the shared-memory carveout preference to %d%% (now %d%%) to fit ",
                      t.carveout_percent, r.carveout_percent) +
                   gain_text(now, next) + ".",
               true};
@@ -281,7 +271,7 @@ Advice other_block_size(const ArchSpec& a, const LaunchResources& r, const Occup
     }
   }
   if (best_size == 0) return {};
-  return {format("Blocks of %d threads (now %d) would give ", best_size, r.block_threads) +
+  return {strf("Blocks of %d threads (now %d) would give ", best_size, r.block_threads) +
               gain_text(now, best) + ".",
           true};
 }
@@ -308,7 +298,7 @@ Advice registers_and_smem(const ArchSpec& a, const LaunchResources& r, const Occ
     total = std::max(0, lower_block - a.smem_reserved_per_block);
   }
   if (probe.blocks_per_sm <= now.blocks_per_sm) return {};
-  return {format("Registers and shared memory both hold this kernel to %s per SM: use at "
+  return {strf("Registers and shared memory both hold this kernel to %s per SM: use at "
                  "most %d registers per thread (now %d) and at most ",
                  blocks_text(now.blocks_per_sm).c_str(), t.regs_per_thread, r.regs_per_thread) +
               bytes_text(total) + " of shared memory per block (now " +
@@ -391,7 +381,7 @@ std::string occupancy_advice(const ArchSpec& arch, const LaunchResources& r,
       why += (i == 0 ? "" : i + 1 == tied.size() ? " and " : ", ") + tied[i];
     }
     why[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(why[0])));
-    why += format(" %s hold this kernel to %s per SM, so no", tied.size() == 2 ? "both" : "all",
+    why += strf(" %s hold this kernel to %s per SM, so no", tied.size() == 2 ? "both" : "all",
                   blocks_text(current.blocks_per_sm).c_str());
   } else {
     why = "No";
