@@ -99,7 +99,8 @@ nb::object to_python(const nlohmann::json& j) {
 
 nb::dict analyze_shared(const std::string& decl, const std::string& expr, const std::string& block,
                         const std::string& warp, bool store, const std::string& offset_bytes,
-                        const std::string& active, const std::map<std::string, std::int64_t>& vars) {
+                        const std::string& active,
+                        const std::map<std::string, std::int64_t>& vars) {
   return model_errors([&] {
     const Prepared p = prepare(decl, expr, block, warp, store, offset_bytes, active, vars);
     const model::SharedAnalysis a = model::analyze_shared(p.access, p.ctx);
@@ -112,7 +113,8 @@ nb::dict analyze_shared(const std::string& decl, const std::string& expr, const 
 
 nb::dict analyze_global(const std::string& decl, const std::string& expr, const std::string& block,
                         const std::string& warp, bool store, const std::string& offset_bytes,
-                        const std::string& active, const std::map<std::string, std::int64_t>& vars) {
+                        const std::string& active,
+                        const std::map<std::string, std::int64_t>& vars) {
   return model_errors([&] {
     const Prepared p = prepare(decl, expr, block, warp, store, offset_bytes, active, vars);
     const model::GlobalAnalysis a = model::analyze_global(p.access, p.ctx);

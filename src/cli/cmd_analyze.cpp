@@ -17,13 +17,10 @@ namespace {
 struct AnalyzeOptions {
   bool shared = true;
   std::string decl, expr;
-  std::string block = "32";
-  std::string warp = "0";
+  model::WarpText warp;  ///< --block, --warp, --offset-bytes, --active as typed
   std::vector<std::string> sets;
   std::string sweep;
   bool sweeping = false;  ///< --sweep was given (an empty value is an error, not "no sweep")
-  std::string offset = "0";
-  std::string active = "0xffffffff";
   bool store = false;
   bool json = false;
 };
@@ -40,12 +37,7 @@ Prepared prepare(const AnalyzeOptions& o) {
   p.decl = model::parse_decl(o.decl);
   p.access = model::Access::parse(o.expr, p.decl);
   p.expr_text = o.expr;
-  model::WarpText warp;
-  warp.block = o.block;
-  warp.warp = o.warp;
-  warp.offset_bytes = o.offset;
-  warp.active = o.active;
-  p.ctx = model::read_warp_context(warp, model::Face::cli);
+  p.ctx = model::read_warp_context(o.warp, model::Face::cli);
   p.ctx.is_store = o.store;
   for (const std::string& s : o.sets) {
     auto [name, value] = parse_assignment(s, "--set");
@@ -267,14 +259,15 @@ void add_kind(CLI::App& analyze, const char* name, bool shared, int& rc) {
                   "Access, e.g. 'tile[tx][ty]', 'p[lane].y', or a bare "
                   "element index 'lane*2'")
       ->required();
-  sub->add_option("--block", o->block, "Block shape XxYxZ that defines tx, ty, tz (default 32)");
-  sub->add_option("--warp", o->warp, "Warp index within the block (default 0)");
+  sub->add_option("--block", o->warp.block,
+                  "Block shape XxYxZ that defines tx, ty, tz (default 32)");
+  sub->add_option("--warp", o->warp.warp, "Warp index within the block (default 0)");
   sub->add_option("--set", o->sets, "Give a variable a value: --set k=3 (repeatable)");
   const CLI::Option* sweep = sub->add_option(
       "--sweep", o->sweep, "One row per value: --sweep s=1..33[:step] (at most 1000000 values)");
-  sub->add_option("--offset-bytes", o->offset,
+  sub->add_option("--offset-bytes", o->warp.offset_bytes,
                   "Shift the array's base address by N bytes (0 to 1 TiB)");
-  sub->add_option("--active", o->active,
+  sub->add_option("--active", o->warp.active,
                   "Mask of active lanes, hex or decimal (default 0xffffffff)");
   sub->add_flag("--store", o->store, "Analyze a store instead of a load");
   sub->add_flag("--json", o->json, "Print JSON");

@@ -14,13 +14,8 @@ namespace memhier::cli {
 namespace {
 
 struct OccOptions {
-  std::string cc = "9.0";
-  std::string block = "256";
-  std::string regs = "32";
-  std::string smem = "0";
-  std::string static_smem = "0";
-  std::string carveout;
-  bool carveout_given = false;  ///< without --carveout the driver chooses
+  model::OccupancyText text;  ///< the options as typed, read by the model's reader
+  std::string carveout;       ///< --carveout's text, when given (else the driver chooses)
   bool json = false;
 };
 
@@ -29,14 +24,7 @@ std::string kib(int bytes) {
 }
 
 int run_occupancy(const OccOptions& o) {
-  model::OccupancyText text;
-  text.cc = o.cc;
-  text.block = o.block;
-  text.regs = o.regs;
-  text.smem = o.smem;
-  text.static_smem = o.static_smem;
-  if (o.carveout_given) text.carveout = o.carveout;
-  const model::OccupancyInput in = model::read_occupancy(text, model::Face::cli);
+  const model::OccupancyInput in = model::read_occupancy(o.text, model::Face::cli);
   const model::ArchSpec* arch = in.arch;
   const model::LaunchResources& r = in.resources;
   model::OccupancyResult res;
@@ -79,20 +67,21 @@ void add_occupancy(CLI::App& app, int& rc) {
   auto o = std::make_shared<OccOptions>();
   CLI::App* sub = app.add_subcommand(
       "occupancy", "Blocks and warps per SM, the limiter, and the smallest change that helps");
-  sub->add_option("--cc", o->cc,
+  sub->add_option("--cc", o->text.cc,
                   "Compute capability: 7.0 7.5 8.0 8.6 8.9 9.0 10.0 12.0 (default 9.0)");
-  sub->add_option("--block", o->block, "Threads per block, or a shape such as 32x8 (default 256)");
-  sub->add_option("--regs", o->regs, "Registers per thread, 1..255 (default 32)");
-  sub->add_option("--smem", o->smem,
+  sub->add_option("--block", o->text.block,
+                  "Threads per block, or a shape such as 32x8 (default 256)");
+  sub->add_option("--regs", o->text.regs, "Registers per thread, 1..255 (default 32)");
+  sub->add_option("--smem", o->text.smem,
                   "Dynamic shared memory per block: 48K, 100KiB, 4096 (default 0)");
-  sub->add_option("--static-smem", o->static_smem,
+  sub->add_option("--static-smem", o->text.static_smem,
                   "Static shared memory per block, at most 48K (default 0)");
   const CLI::Option* carveout = sub->add_option(
       "--carveout", o->carveout,
       "Preferred shared-memory carveout, percent 0..100 (default: the driver's choice)");
   sub->add_flag("--json", o->json, "Print JSON");
   sub->callback([o, carveout, &rc] {
-    o->carveout_given = carveout->count() > 0;
+    if (carveout->count() > 0) o->text.carveout = o->carveout;
     rc = run_occupancy(*o);
   });
 }

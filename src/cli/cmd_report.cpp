@@ -60,8 +60,9 @@ int run_report(const ReportOptions& o) {
   // Said before anything is written: a bare `memhier` runs this and writes into the
   // current folder.
   if (!o.out.empty())
-    std::cerr << fmt::format("memhier report: writing {}/ (--out DIR to choose, --out '' for none)\n",
-                             std::filesystem::absolute(o.out).lexically_normal().string());
+    std::cerr << fmt::format(
+        "memhier report: writing {}/ (--out DIR to choose, --out '' for none)\n",
+        std::filesystem::absolute(o.out).lexically_normal().string());
   // A busy or prohibited GPU throws run::DeviceUnavailable: exit 3 (main).
   std::string no_gpu;
   const report::Document doc = as_bad_input([&] { return run::run_report(ro, &no_gpu); });

@@ -70,8 +70,8 @@ std::optional<std::string> helpful(const CLI::App& app, const CLI::ParseError& e
     std::vector<std::string> takes;
     for (const CLI::Option* o : at->get_options())
       if (o->get_name() != "--help" && o->get_name() != "--version") takes.push_back(o->get_name());
-    return path + " does not take " + word + (takes.empty() ? "; it takes no arguments." :
-           "; it takes " + choices(takes) + ".");
+    return path + " does not take " + word +
+           (takes.empty() ? "; it takes no arguments." : "; it takes " + choices(takes) + ".");
   }
   return std::nullopt;
 }

@@ -139,11 +139,11 @@ std::string describe_failure(const ElementCheck& c, const std::vector<OutputSpec
   const std::string where =
       c.worst_output < specs.size() ? specs[c.worst_output].name : std::string("output");
   return model::strf(
-                "%llu of %llu elements over their bound (worst %.3g x the bound, at %s[%llu]), "
-                "%llu not finite",
-                static_cast<unsigned long long>(c.over), static_cast<unsigned long long>(c.checked),
-                c.worst, where.c_str(), static_cast<unsigned long long>(c.worst_index),
-                static_cast<unsigned long long>(c.nonfinite));
+      "%llu of %llu elements over their bound (worst %.3g x the bound, at %s[%llu]), "
+      "%llu not finite",
+      static_cast<unsigned long long>(c.over), static_cast<unsigned long long>(c.checked), c.worst,
+      where.c_str(), static_cast<unsigned long long>(c.worst_index),
+      static_cast<unsigned long long>(c.nonfinite));
 }
 
 void require_device_memory(double bytes, const std::string& what) {
@@ -151,10 +151,9 @@ void require_device_memory(double bytes, const std::string& what) {
   MEMHIER_CUDA(cudaMemGetInfo(&free, &total));
   if (bytes <= static_cast<double>(free)) return;
   throw std::invalid_argument(model::strf(
-                "%s needs %.0f bytes (%.2f GiB) of device memory for its inputs, outputs, "
-                "float64 reference and scratch, but %zu bytes (%.2f GiB) are free.",
-                what.c_str(), bytes, bytes / 1073741824.0, free,
-                static_cast<double>(free) / 1073741824.0));
+      "%s needs %.0f bytes (%.2f GiB) of device memory for its inputs, outputs, "
+      "float64 reference and scratch, but %zu bytes (%.2f GiB) are free.",
+      what.c_str(), bytes, bytes / 1073741824.0, free, static_cast<double>(free) / 1073741824.0));
 }
 
 }  // namespace memhier::core

@@ -169,10 +169,16 @@ std::int64_t parse_size(const std::string& text, const std::string& what, std::i
   std::string digits = text;
   std::int64_t unit = 1;
   // Longest suffix first: "KiB" before "B".
-  for (const auto& [suffix, mult] :
-       {std::pair<const char*, std::int64_t>{"KiB", 1024}, {"KB", 1024}, {"K", 1024},
-        {"MiB", 1 << 20}, {"MB", 1 << 20}, {"M", 1 << 20}, {"GiB", 1 << 30}, {"GB", 1 << 30},
-        {"G", 1 << 30}, {"B", 1}}) {
+  for (const auto& [suffix, mult] : {std::pair<const char*, std::int64_t>{"KiB", 1024},
+                                     {"KB", 1024},
+                                     {"K", 1024},
+                                     {"MiB", 1 << 20},
+                                     {"MB", 1 << 20},
+                                     {"M", 1 << 20},
+                                     {"GiB", 1 << 30},
+                                     {"GB", 1 << 30},
+                                     {"G", 1 << 30},
+                                     {"B", 1}}) {
     if (ends_with_ci(digits, suffix)) {
       digits.resize(digits.size() - std::string(suffix).size());
       unit = mult;
@@ -212,8 +218,7 @@ std::uint32_t parse_mask(const std::string& text, const std::string& what) {
   return static_cast<std::uint32_t>(v);
 }
 
-std::array<int, 3> parse_block(const std::string& text, const std::string& what,
-                               int max_threads) {
+std::array<int, 3> parse_block(const std::string& text, const std::string& what, int max_threads) {
   const std::string head = what + " " + quote_for_message(text);
   std::array<int, 3> dims = {1, 1, 1};
   std::size_t n = 0, start = 0;
@@ -253,15 +258,13 @@ std::vector<std::int64_t> parse_shape(const std::string& text, std::size_t expec
       throw InputError(head + form + " (extent " + quote_for_message(part) + " " + d.problem +
                        ").");
     if (d.value < 1)
-      throw InputError(head + form + " (extent " + std::to_string(d.value) +
-                       " is not positive).");
+      throw InputError(head + form + " (extent " + std::to_string(d.value) + " is not positive).");
     dims.push_back(d.value);
     if (x == std::string::npos) break;
     start = x + 1;
   }
   if (dims.size() != expected_dims)
-    throw InputError(head + " needs " + std::to_string(expected_dims) +
-                     " extents joined by 'x'.");
+    throw InputError(head + " needs " + std::to_string(expected_dims) + " extents joined by 'x'.");
   // The element count, checked for overflow; an unbounded family (GEMM's m*n*k is work,
   // not storage) checks its own sizes.
   if (max_product < static_cast<double>(std::numeric_limits<std::int64_t>::max())) {
@@ -301,8 +304,8 @@ std::size_t parse_choice(const std::string& text, const std::string& what,
                          const std::vector<std::string>& known) {
   for (std::size_t i = 0; i < known.size(); ++i)
     if (text == known[i]) return i;
-  throw InputError("unknown " + what + " " + quote_for_message(text) + "; known: " +
-                   joined(known) + ".");
+  throw InputError("unknown " + what + " " + quote_for_message(text) + "; known: " + joined(known) +
+                   ".");
 }
 
 OccupancyInput read_occupancy(const OccupancyText& text, Face face) {
@@ -314,12 +317,12 @@ OccupancyInput read_occupancy(const OccupancyText& text, Face face) {
   const std::array<int, 3> b = parse_block(text.block, name("block"), arch.max_threads_per_block);
   LaunchResources& r = in.resources;
   r.block_threads = b[0] * b[1] * b[2];
-  r.regs_per_thread = static_cast<int>(parse_int(text.regs, name("regs"), 1,
-                                                 arch.max_regs_per_thread,
-                                                 " (registers per thread" + on_arch + ")"));
-  r.dynamic_smem_bytes = static_cast<int>(
-      parse_size(text.smem, name("smem"), arch.smem_per_block_optin,
-                 " (the most a block may use" + on_arch + ")"));
+  r.regs_per_thread =
+      static_cast<int>(parse_int(text.regs, name("regs"), 1, arch.max_regs_per_thread,
+                                 " (registers per thread" + on_arch + ")"));
+  r.dynamic_smem_bytes =
+      static_cast<int>(parse_size(text.smem, name("smem"), arch.smem_per_block_optin,
+                                  " (the most a block may use" + on_arch + ")"));
   // Static __shared__ arrays are capped below the opt-in size (ptxas refuses more).
   r.static_smem_bytes = static_cast<int>(
       parse_size(text.static_smem, name("static_smem"), arch.smem_per_block_default,
@@ -339,10 +342,10 @@ WarpContext read_warp_context(const WarpText& text, Face face) {
   ctx.block_y = b[1];
   ctx.block_z = b[2];
   const int warps = (ctx.block_threads() + 31) / 32;
-  ctx.warp = static_cast<int>(parse_int(
-      text.warp, name("warp"), 0, warps - 1,
-      " (a block of " + std::to_string(ctx.block_threads()) + " threads has " +
-          std::to_string(warps) + (warps > 1 ? " warps)" : " warp)")));
+  ctx.warp = static_cast<int>(parse_int(text.warp, name("warp"), 0, warps - 1,
+                                        " (a block of " + std::to_string(ctx.block_threads()) +
+                                            " threads has " + std::to_string(warps) +
+                                            (warps > 1 ? " warps)" : " warp)")));
   ctx.offset_bytes =
       parse_int(text.offset_bytes, name("offset_bytes"), 0, kMaxOffsetBytes, " (1 TiB)");
   ctx.active_mask = parse_mask(text.active, name("active"));

@@ -86,22 +86,22 @@ std::string evaluate(const ArchSpec& a, const LaunchResources& r, OccupancyResul
   }
   if (r.block_threads <= 0) {
     return strf("block size %d is not positive; a block needs at least one thread.",
-                  r.block_threads);
+                r.block_threads);
   }
   if (r.block_threads > a.max_threads_per_block) {
     return strf("block size %d exceeds the %d-thread limit of compute capability %s.",
-                  r.block_threads, a.max_threads_per_block, cc_text().c_str());
+                r.block_threads, a.max_threads_per_block, cc_text().c_str());
   }
   if (r.regs_per_thread < 0) {
     return strf("a register count of %d per thread is negative.", r.regs_per_thread);
   }
   if (r.regs_per_thread > a.max_regs_per_thread) {
     return strf("%d registers per thread exceed the %d-register limit of compute capability %s.",
-                  r.regs_per_thread, a.max_regs_per_thread, cc_text().c_str());
+                r.regs_per_thread, a.max_regs_per_thread, cc_text().c_str());
   }
   if (r.static_smem_bytes < 0 || r.dynamic_smem_bytes < 0) {
     return strf("shared memory per block cannot be negative (static %d, dynamic %d bytes).",
-                  r.static_smem_bytes, r.dynamic_smem_bytes);
+                r.static_smem_bytes, r.dynamic_smem_bytes);
   }
   const long long smem_asked = static_cast<long long>(r.static_smem_bytes) + r.dynamic_smem_bytes;
   if (smem_asked > a.smem_per_block_optin) {
@@ -111,7 +111,7 @@ std::string evaluate(const ArchSpec& a, const LaunchResources& r, OccupancyResul
   }
   if (r.carveout_percent < -1 || r.carveout_percent > 100) {
     return strf("carveout preference %d%% is outside -1 (driver default) to 100.",
-                  r.carveout_percent);
+                r.carveout_percent);
   }
   const long long regs_checked = regs_checked_per_block(a, r.block_threads, r.regs_per_thread);
   if (regs_checked > a.max_regs_per_block) {
@@ -190,7 +190,7 @@ std::string blocks_text(int n) {
 
 std::string gain_text(const OccupancyResult& now, const OccupancyResult& next) {
   return strf("%s per SM (%s occupancy instead of %s)", blocks_text(next.blocks_per_sm).c_str(),
-                percent_text(next.occupancy).c_str(), percent_text(now.occupancy).c_str());
+              percent_text(next.occupancy).c_str(), percent_text(now.occupancy).c_str());
 }
 
 // The most registers per thread that still fits one more block.
@@ -200,7 +200,7 @@ Advice fewer_registers(const ArchSpec& a, const LaunchResources& r, const Occupa
   for (t.regs_per_thread = r.regs_per_thread - 1; t.regs_per_thread >= 0; --t.regs_per_thread) {
     if (evaluate(a, t, next).empty() && next.blocks_per_sm > now.blocks_per_sm) {
       return {strf("Use at most %d registers per thread (now %d) to fit ", t.regs_per_thread,
-                     r.regs_per_thread) +
+                   r.regs_per_thread) +
                   gain_text(now, next) + ".",
               true};
     }
@@ -244,7 +244,7 @@ Advice larger_carveout(const ArchSpec& a, const LaunchResources& r, const Occupa
        ++t.carveout_percent) {
     if (evaluate(a, t, next).empty() && next.blocks_per_sm > now.blocks_per_sm) {
       return {strf("Raise the shared-memory carveout preference to %d%% (now %d%%) to fit ",
-                     t.carveout_percent, r.carveout_percent) +
+                   t.carveout_percent, r.carveout_percent) +
                   gain_text(now, next) + ".",
               true};
     }
@@ -299,8 +299,8 @@ Advice registers_and_smem(const ArchSpec& a, const LaunchResources& r, const Occ
   }
   if (probe.blocks_per_sm <= now.blocks_per_sm) return {};
   return {strf("Registers and shared memory both hold this kernel to %s per SM: use at "
-                 "most %d registers per thread (now %d) and at most ",
-                 blocks_text(now.blocks_per_sm).c_str(), t.regs_per_thread, r.regs_per_thread) +
+               "most %d registers per thread (now %d) and at most ",
+               blocks_text(now.blocks_per_sm).c_str(), t.regs_per_thread, r.regs_per_thread) +
               bytes_text(total) + " of shared memory per block (now " +
               bytes_text(r.static_smem_bytes + r.dynamic_smem_bytes) + ") to fit " +
               gain_text(now, probe) + ".",
@@ -382,7 +382,7 @@ std::string occupancy_advice(const ArchSpec& arch, const LaunchResources& r,
     }
     why[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(why[0])));
     why += strf(" %s hold this kernel to %s per SM, so no", tied.size() == 2 ? "both" : "all",
-                  blocks_text(current.blocks_per_sm).c_str());
+                blocks_text(current.blocks_per_sm).c_str());
   } else {
     why = "No";
   }

@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "common.hpp"
-#include "memhier/report/document.hpp"
 #include "memhier/model/text.hpp"
+#include "memhier/report/document.hpp"
 
 namespace memhier::report {
 

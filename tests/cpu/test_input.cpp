@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/decimal_oracle.hpp"
 #include "memhier/model/input.hpp"
 
 namespace {
@@ -24,11 +25,41 @@ std::mt19937_64& rng() {
 }
 
 // Pieces users type, right and wrong; generated inputs join them with the separators.
-const std::vector<std::string> kPieces = {
-    "1",  "2",   "8",   "32",  "33",   "64",  "256", "1024", "1025", "0",   "010", "-1",  "",
-    "+5", " 5",  "5 ",  "1e3", "0x10", "3.5", "K",   "k",    "KB",   "KiB", "M",   "MiB", "G",
-    "GB", "B",   "x",   "X",   ",",    "\n",  "9223372036854775808", "99999999999999999999",
-    "\xd9\xa3"};
+const std::vector<std::string> kPieces = {"1",
+                                          "2",
+                                          "8",
+                                          "32",
+                                          "33",
+                                          "64",
+                                          "256",
+                                          "1024",
+                                          "1025",
+                                          "0",
+                                          "010",
+                                          "-1",
+                                          "",
+                                          "+5",
+                                          " 5",
+                                          "5 ",
+                                          "1e3",
+                                          "0x10",
+                                          "3.5",
+                                          "K",
+                                          "k",
+                                          "KB",
+                                          "KiB",
+                                          "M",
+                                          "MiB",
+                                          "G",
+                                          "GB",
+                                          "B",
+                                          "x",
+                                          "X",
+                                          ",",
+                                          "\n",
+                                          "9223372036854775808",
+                                          "99999999999999999999",
+                                          "\xd9\xa3"};
 
 std::string generated() {
   const int parts = 1 + static_cast<int>(rng()() % 4);
@@ -40,17 +71,7 @@ std::string generated() {
   return s;
 }
 
-// Decimal without a leading zero, inside int64 (the oracle's own reading).
-bool decimal(const std::string& s, std::int64_t* v) {
-  static const std::regex form("-?(0|[1-9][0-9]*)");
-  if (!std::regex_match(s, form)) return false;
-  try {
-    *v = std::stoll(s);
-  } catch (const std::out_of_range&) {
-    return false;
-  }
-  return true;
-}
+using memhier::testing::decimal;
 
 // A refusal: one sentence, naming the input as given.
 void expect_sentence(const InputError& e, const std::string& what, const std::string& text) {
@@ -110,7 +131,10 @@ TEST(Input, SizesAgreeWithTheOracle) {
     static const std::regex form("(-?[0-9]*)(KiB|KB|K|MiB|MB|M|GiB|GB|G|B)?", std::regex::icase);
     if (std::regex_match(t, m, form) && decimal(m[1], &v) && v >= 0) {
       const char unit = m[2].length() ? static_cast<char>(std::toupper(m[2].str()[0])) : 'B';
-      const std::int64_t mult = unit == 'K' ? 1 << 10 : unit == 'M' ? 1 << 20 : unit == 'G' ? 1 << 30 : 1;
+      const std::int64_t mult = unit == 'K'   ? 1 << 10
+                                : unit == 'M' ? 1 << 20
+                                : unit == 'G' ? 1 << 30
+                                              : 1;
       if (v <= hi / mult) want = v * mult;
     }
     try {

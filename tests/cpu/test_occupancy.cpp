@@ -196,8 +196,7 @@ std::string compare_one(const ArchSpec& a, const cudaOccDeviceProp& props, const
   const bool full = got.active_warps == got.max_warps;
   if (full != (got.limiter == Limiter::none))
     diff += std::string("limiter ") + to_string(got.limiter) + " at " +
-            std::to_string(got.active_warps) + " of " + std::to_string(got.max_warps) +
-            " warps; ";
+            std::to_string(got.active_warps) + " of " + std::to_string(got.max_warps) + " warps; ";
   if (!full && (want.limitingFactors & limiter_bit(got.limiter)) == 0) {
     diff += std::string("limiter ") + to_string(got.limiter) + " not in factors " +
             std::to_string(want.limitingFactors) + "; ";
