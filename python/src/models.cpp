@@ -54,12 +54,7 @@ Prepared prepare(const std::string& decl, const std::string& expr, const std::st
   Prepared p;
   p.decl = model::parse_decl(decl);
   p.access = model::Access::parse(expr, p.decl);
-  model::WarpText text;
-  text.block = block;
-  text.warp = warp;
-  text.offset_bytes = offset_bytes;
-  text.active = active;
-  p.ctx = model::read_warp_context(text, model::Face::python);
+  p.ctx = model::read_warp_context({block, warp, offset_bytes, active}, model::Face::python);
   p.ctx.is_store = store;
   p.ctx.vars = vars;
   for (const std::string& v : p.access.free_variables())
@@ -128,13 +123,7 @@ nb::dict analyze_global(const std::string& decl, const std::string& expr, const 
 nb::dict occupancy(const std::string& cc, const std::string& block, const std::string& regs,
                    const std::string& smem, const std::string& static_smem,
                    std::optional<std::string> carveout) {
-  model::OccupancyText text;
-  text.cc = cc;
-  text.block = block;
-  text.regs = regs;
-  text.smem = smem;
-  text.static_smem = static_smem;
-  text.carveout = std::move(carveout);
+  const model::OccupancyText text{cc, block, regs, smem, static_smem, std::move(carveout)};
   const model::OccupancyInput in = model::read_occupancy(text, model::Face::python);
   return model_errors([&] {
     const model::OccupancyResult res = model::occupancy(*in.arch, in.resources);
