@@ -156,14 +156,14 @@ VariantOf<Range> variant_named(const Range& all, const char* (*name_of)(VariantO
 // The ladder whose Python function (or variants() name) is `name`: Family::python_name.
 const registry::Family& python_family(const std::string& name) {
   kernels::register_families();
-  std::string known;
+  std::vector<const registry::Family*> bound;
+  std::vector<std::string> known;
   for (const registry::Family& f : registry::families()) {
     if (f.python_name.empty()) continue;
-    if (f.python_name == name) return f;
-    known += (known.empty() ? "" : ", ") + f.python_name;
+    bound.push_back(&f);
+    known.push_back(f.python_name);
   }
-  throw std::invalid_argument("no kernel family '" + name + "' in the Python API; known: " + known +
-                              ".");
+  return *bound[model::parse_choice(name, "kernel family", known)];
 }
 
 // The variants the family's function takes, in rung order: not the reference lines the

@@ -93,7 +93,7 @@ def test_variants_lists_the_ladders():
         assert variants == f["variants"] and variants[-1] == "best" and len(variants) >= 3
         assert f["number_type"] in ("fp32", "bf16") and f["bound"] in ("memory", "compute")
     assert "cublas_tf32_reference" not in memhier.variants("gemm")  # a bench line, not a kernel
-    with pytest.raises(ValueError, match="no kernel family"):
+    with pytest.raises(memhier.InputError, match="^unknown kernel family 'fft'; known: .*softmax"):
         memhier.variants("fft")
 
 
