@@ -11,8 +11,8 @@ from importlib.metadata import PackageNotFoundError, version as _version
 from . import _ext
 from .kernels import (axpy, families, gemm, histogram256, reduce, softmax, stencil2d, transpose,
                       variants)
-from .models import (GlobalAnalysis, Occupancy, SharedAnalysis, SharedFix, analyze_global,
-                     analyze_shared, occupancy)
+from .models import (GlobalAnalysis, InputError, Occupancy, SharedAnalysis, SharedFix,
+                     analyze_global, analyze_shared, occupancy)
 from .records import NoDeviceError, bench, claims, cli_path, probe, report
 
 try:
@@ -29,7 +29,7 @@ def device_count() -> int:
 __all__ = [
     "axpy", "families", "gemm", "histogram256", "reduce", "softmax", "stencil2d", "transpose",
     "variants",
-    "GlobalAnalysis", "Occupancy", "SharedAnalysis", "SharedFix", "analyze_global",
+    "GlobalAnalysis", "InputError", "Occupancy", "SharedAnalysis", "SharedFix", "analyze_global",
     "analyze_shared", "occupancy", "NoDeviceError", "bench", "claims", "cli_path", "probe",
     "report", "device_count",
 ]

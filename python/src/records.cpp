@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "memhier/model/input.hpp"
 #include "memhier/report/writers.hpp"
 #include "memhier/run/pipeline.hpp"
 
@@ -20,13 +21,16 @@ namespace memhier::python {
 namespace {
 
 // Runs `f` with the GIL released (a run takes seconds to minutes; other threads go on).
-// The CLI's exit statuses become exceptions: bad input (2) ValueError, no usable GPU (3)
+// The CLI's exit statuses become exceptions: bad input (2) ValueError (InputError for text
+// that does not read), no usable GPU (3)
 // NoDeviceError (registered below), anything else (1) RuntimeError, each with its sentence.
 template <class F>
 decltype(auto) released(F&& f) {
   try {
     nb::gil_scoped_release unlocked;
     return f();
+  } catch (const model::InputError&) {
+    throw;  // memhier.InputError (models.cpp registers it), a ValueError
   } catch (const std::invalid_argument& e) {
     throw nb::value_error(e.what());
   } catch (const run::DeviceUnavailable&) {

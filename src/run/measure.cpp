@@ -7,6 +7,7 @@
 #include "memhier/bench/kernel_bench.hpp"
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/kernels/register.hpp"
+#include "memhier/model/input.hpp"
 #include "memhier/registry/family.hpp"
 #include "memhier/report/writers.hpp"
 #include "memhier/run/pipeline.hpp"
@@ -29,11 +30,11 @@ std::vector<const registry::Family*> select_families(const std::string& name) {
     return out;
   }
   if (const registry::Family* f = registry::find_family(name)) return {f};
-  std::string known;
-  for (const registry::Family& f : registry::families())
-    known += (known.empty() ? "" : ", ") + f.name;
-  throw std::invalid_argument("unknown family '" + name +
-                              "'; known: " + (known.empty() ? "none" : known) + ", or all.");
+  std::vector<std::string> known;
+  for (const registry::Family& f : registry::families()) known.push_back(f.name);
+  known.push_back("all");
+  model::parse_choice(name, "family", known);  // throws: `name` is none of them
+  return out;
 }
 
 ProbeResult run_probe(const ProbeOptions& o) {

@@ -205,6 +205,71 @@ TEST(Cli, GpuCommandsWithoutAGpuExitThree) {
   EXPECT_TRUE(p.out.empty()) << p.out;
 }
 
+// memhier report measures: without a GPU it still writes the models' report (the claims with
+// their reasons), says where before writing and that the measured sections need a GPU, and
+// exits 3 like probe, bench and profile. --no-gpu asks for that report alone: exit 0.
+TEST(Cli, ReportWithoutAGpuWritesTheModelsAndExitsThree) {
+  const Result info = run({"info", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  if (!nlohmann::json::parse(info.out)["device"].is_null())
+    GTEST_SKIP() << "this machine has a GPU";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("memhier_nogpu_" + std::to_string(getpid()));
+  const Result r = run({"report", "--out", dir.string(), "--quiet"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  for (const char* f : {"index.html", "report.md", "results.json"})
+    EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
+  EXPECT_EQ(r.err.rfind("memhier report: writing " + dir.string() + "/", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("measured sections need a GPU"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+  // Bare `memhier` is the report into ./memhier-report: it says so first.
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::create_directories(dir);
+  std::filesystem::current_path(dir);
+  const Result bare = run({});
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(bare.status, 3) << bare.err;
+  EXPECT_EQ(bare.err.rfind("memhier report: writing " + (dir / "memhier-report").string() + "/",
+                           0),
+            0u)
+      << bare.err;
+  std::filesystem::remove_all(dir);
+}
+
+// A word CLI11 did not expect is named, with what would do.
+TEST(Cli, UnexpectedWordsAreNamedWithTheChoices) {
+  const Result mode = run({"analyze", "texture", "float a[]", "a[lane]"});
+  EXPECT_EQ(mode.status, 2);
+  EXPECT_EQ(mode.err, "memhier: memhier analyze needs one of shared or global, not 'texture'.\n");
+  const Result extra = run({"info", "gpu"});
+  EXPECT_EQ(extra.status, 2);
+  EXPECT_EQ(extra.err, "memhier: memhier info does not take 'gpu'; it takes --json.\n");
+  const Result family = run({"list", "transpose"});
+  ASSERT_EQ(family.status, 0) << family.err;
+  EXPECT_NE(family.out.find("kernel transpose"), std::string::npos) << family.out;
+  EXPECT_EQ(family.out.find("kernel reduction"), std::string::npos) << family.out;
+  const Result unknown = run({"list", "texture"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("unknown family 'texture'; known: latency,"), std::string::npos)
+      << unknown.err;
+}
+
+// Without a GPU, info names every command that still works; a full SM has no limiter.
+TEST(Cli, InfoAndOccupancySayWhatHolds) {
+  const Result info = run({"info", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  if (nlohmann::json::parse(info.out)["device"].is_null()) {
+    const Result text = run({"info"});
+    for (const char* works : {"analyze", "occupancy", "simulate --card", "claims", "report --no-gpu"})
+      EXPECT_NE(text.out.find(works), std::string::npos) << works << ": " << text.out;
+  }
+  const Result full = run({"occupancy", "--json"});
+  ASSERT_EQ(full.status, 0) << full.err;
+  const auto j = nlohmann::json::parse(full.out);
+  EXPECT_EQ(j["occupancy"], 1.0);
+  EXPECT_EQ(j["limiter"], "none");
+}
+
 // memhier profile: bad targets, variants and shapes are bad input before any GPU or ncu.
 TEST(Cli, ProfileBadInputExitsTwo) {
   expect_bad_input({"profile", "latency"});  // a probe without access patterns

@@ -97,7 +97,9 @@ struct Options {
 /// rewrites results.json after each measured section (with "partial": true until the end)
 /// and writes the three files at the end, each whole or not at all. Throws
 /// DeviceUnavailable, std::invalid_argument when the folder cannot be created, or
-/// std::runtime_error when a file cannot be written.
-report::Document run_report(const Options& options);
+/// std::runtime_error when a file cannot be written. Without a GPU (and without no_gpu) it
+/// still makes the models' report, and sets `*no_gpu` (when given) to why there was none, in
+/// one sentence: the command then exits 3, as every measuring command does.
+report::Document run_report(const Options& options, std::string* no_gpu = nullptr);
 
 }  // namespace memhier::run
