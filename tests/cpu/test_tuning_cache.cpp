@@ -266,6 +266,11 @@ TEST(TuningCacheKey, AlignmentClassIsTheLargestPowerOfTwoUpTo256) {
   EXPECT_EQ(tuning::alignment_class(48), 16);
   EXPECT_EQ(tuning::alignment_class(0x7f0000000002u), 2);
   EXPECT_EQ(tuning::alignment_class(0x7f0000000101u), 1);
+  // A call's key: its extents, leading dimensions and each base's class.
+  const auto at = [](std::uintptr_t a) { return reinterpret_cast<const void*>(a); };
+  EXPECT_EQ(tuning::shape_text(tuning::call_shape(5, 6, 7, at(0x7f0000001000u), 8,
+                                                  at(0x7f0000001002u), 9, at(0x7f0000001010u), 10)),
+            "5x6x7 ld 8,9,10 a256,2,16");
 }
 
 namespace {

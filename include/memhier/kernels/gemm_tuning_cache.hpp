@@ -49,6 +49,10 @@ struct ShapeKey {
 /// A dense row-major problem from cudaMalloc'd bases: lda = k, ldb = ldc = n, 256-byte bases.
 ShapeKey dense_shape(int m, int n, int k);
 
+/// The key of a call: its extents, leading dimensions and the alignment classes of its bases.
+ShapeKey call_shape(int m, int n, int k, const void* a, int lda, const void* b, int ldb,
+                    const void* c, int ldc);
+
 /// "MxNxK lda,ldb,ldc aA,B,C": the key's shape part, readable in the cache file.
 std::string shape_text(const ShapeKey& s);
 

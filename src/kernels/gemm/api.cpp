@@ -137,14 +137,7 @@ std::string best_config(int m, int n, int k) {
 std::string best_config(int m, int n, int k, const float* A, int lda, const float* B, int ldb,
                         const float* C, int ldc) {
   if (m <= 0 || n <= 0 || k <= 0) return {};
-  tuning::ShapeKey s = tuning::dense_shape(m, n, k);
-  s.lda = lda;
-  s.ldb = ldb;
-  s.ldc = ldc;
-  s.align_a = tuning::alignment_class(reinterpret_cast<std::uintptr_t>(A));
-  s.align_b = tuning::alignment_class(reinterpret_cast<std::uintptr_t>(B));
-  s.align_c = tuning::alignment_class(reinterpret_cast<std::uintptr_t>(C));
-  return detail::cached_best(s);
+  return detail::cached_best(tuning::call_shape(m, n, k, A, lda, B, ldb, C, ldc));
 }
 
 }  // namespace memhier::gemm

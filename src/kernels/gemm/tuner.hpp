@@ -62,17 +62,7 @@ class Tuner {
 
   /// The problem's key in the cache (extents, leading dimensions, bases' alignment).
   static tuning::ShapeKey shape_key(const Params& p) {
-    tuning::ShapeKey s;
-    s.m = p.m;
-    s.n = p.n;
-    s.k = p.k;
-    s.lda = p.lda;
-    s.ldb = p.ldb;
-    s.ldc = p.ldc;
-    s.align_a = tuning::alignment_class(reinterpret_cast<std::uintptr_t>(p.A));
-    s.align_b = tuning::alignment_class(reinterpret_cast<std::uintptr_t>(p.B));
-    s.align_c = tuning::alignment_class(reinterpret_cast<std::uintptr_t>(p.C));
-    return s;
+    return tuning::call_shape(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.C, p.ldc);
   }
 
   /// What `best` runs for `p` on the current device; `retune` times it again even when a

@@ -64,6 +64,18 @@ ShapeKey dense_shape(int m, int n, int k) {
   return s;
 }
 
+ShapeKey call_shape(int m, int n, int k, const void* a, int lda, const void* b, int ldb,
+                    const void* c, int ldc) {
+  ShapeKey s = dense_shape(m, n, k);
+  s.lda = lda;
+  s.ldb = ldb;
+  s.ldc = ldc;
+  s.align_a = alignment_class(reinterpret_cast<std::uintptr_t>(a));
+  s.align_b = alignment_class(reinterpret_cast<std::uintptr_t>(b));
+  s.align_c = alignment_class(reinterpret_cast<std::uintptr_t>(c));
+  return s;
+}
+
 std::string shape_text(const ShapeKey& s) {
   char text[160];
   std::snprintf(text, sizeof text, "%dx%dx%d ld %d,%d,%d a%d,%d,%d", s.m, s.n, s.k, s.lda, s.ldb,
