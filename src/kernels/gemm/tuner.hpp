@@ -98,7 +98,13 @@ class Tuner {
       return entry(p, order, t, out.cost);
     };
     bool tuned = false;
+    const auto start = std::chrono::steady_clock::now();
     const std::string name = memo_.choose(key, tuning_cache_path(), retune, valid, tune, &tuned);
+    // The whole decision, the cache file's merged write included (the entry holds the timing).
+    if (tuned)
+      out.cost.ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
     Variant v;
     if (!name.empty() && Traits::parse(name, &v)) {
       out.choice = v;
