@@ -118,8 +118,9 @@ def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, *
     ``b`` run the tensor-core ladder (bf16 products, float32 accumulation and C; variants:
     ``memhier.variants("gemm_bf16")``). ``a`` is m x k, ``b`` k x n, ``c`` m x n; each may be
     a row-strided view (unit stride along rows). With ``c=None`` a new float32 m x n array is
-    returned and ``beta`` must be 0. The first call at a shape class tunes ``best`` (it
-    synchronizes the stream once).
+    returned and ``beta`` must be 0. The first call at a shape (extents, strides, alignment)
+    on this card tunes ``best`` (it synchronizes the stream once; ``memhier.tune`` does it
+    ahead of time), and the choice is kept in the tuning cache on disk.
     """
     s = _stream(stream, a)
     A = _input(a, "a", s, _GEMM_INPUTS, ndim=2, contiguous=False)

@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
   cli::add_occupancy(app, rc);
   cli::add_probe(app, rc);
   cli::add_bench(app, rc);
+  cli::add_tune(app, rc);
   cli::add_profile(app, rc);
   cli::add_simulate(app, rc);
   cli::add_list(app, rc);

@@ -152,6 +152,20 @@ std::string input_name(const std::string& python_name, Face face) {
   return s;
 }
 
+std::vector<std::string> split_list(const std::string& text, const std::string& what) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (out.back().empty())
+      throw InputError(what + " " + quote_for_message(text) + " has an empty item; give items "
+                       "separated by single commas.");
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 std::int64_t parse_int(const std::string& text, const std::string& what, std::int64_t lo,
                        std::int64_t hi, const std::string& why) {
   const Decimal d = read_decimal(text);

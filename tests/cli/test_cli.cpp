@@ -36,7 +36,8 @@ void expect_bad_input(const std::vector<std::string>& args) {
 TEST(Cli, HelpListsEverySubcommand) {
   const Result r = run({"--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* sub : {"analyze", "occupancy", "probe", "list", "info", "report", "claims"})
+  for (const char* sub :
+       {"analyze", "occupancy", "probe", "list", "info", "report", "claims", "tune"})
     EXPECT_NE(r.out.find(sub), std::string::npos) << sub;
 }
 
@@ -270,6 +271,25 @@ TEST(Cli, InfoAndOccupancySayWhatHolds) {
   EXPECT_EQ(j["limiter"], "none");
 }
 
+// memhier tune: a family whose best is not tuned, no shape, a bad shape or list is bad input
+// before any GPU; without a GPU good input exits 3.
+TEST(Cli, TuneRefusesBadInputBeforeTheGpu) {
+  expect_bad_input({"tune", "nope", "--shapes", "64x64x64"});
+  expect_bad_input({"tune", "softmax", "--shapes", "8x65536"});
+  expect_bad_input({"tune", "all", "--shapes", "64x64x64"});
+  expect_bad_input({"tune", "gemm"});
+  expect_bad_input({"tune", "gemm_bf16", "--shapes", "4096x4096"});
+  expect_bad_input({"tune", "gemm_bf16", "--shapes", "64x64x64,,128x128x128"});
+  expect_bad_input({"tune", "gemm", "--shapes", "64x64x64,0x1x1"});
+  const Result info = run({"info", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  if (!nlohmann::json::parse(info.out)["device"].is_null())
+    GTEST_SKIP() << "this machine has a GPU";
+  const Result r = run({"tune", "gemm_bf16", "--shapes", "1024x1024x1024,4096x4096x4096"});
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
 // memhier profile: bad targets, variants and shapes are bad input before any GPU or ncu.
 TEST(Cli, ProfileBadInputExitsTwo) {
   expect_bad_input({"profile", "latency"});  // a probe without access patterns
@@ -332,9 +352,8 @@ TEST(Cli, UnknownProbeIsBadInput) {
 // memhier simulate runs on the CPU: a transpose tile's traffic as the JSON table, and every
 // malformed input is one sentence with exit 2.
 TEST(Cli, SimulateJsonHasTheTrafficColumns) {
-  const Result r =
-      run({"simulate", "transpose", "--variant", "padded", "--size", "1000x772", "--card",
-           "h100-sxm", "--json"});
+  const Result r = run({"simulate", "transpose", "--variant", "padded", "--size", "1000x772",
+                        "--card", "h100-sxm", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto& t = j["sections"][0]["tables"][0];
@@ -361,8 +380,8 @@ TEST(Cli, SimulateDefaultsToThisCardAndNamesTheH200) {
   } else {
     EXPECT_EQ(here.status, 0) << here.err;
   }
-  const Result h200 = run({"simulate", "transpose", "--variant", "padded", "--size", "64x64",
-                           "--card", "h200"});
+  const Result h200 =
+      run({"simulate", "transpose", "--variant", "padded", "--size", "64x64", "--card", "h200"});
   ASSERT_EQ(h200.status, 0) << h200.err;
   EXPECT_NE(h200.out.find("H200"), std::string::npos) << h200.out;
   EXPECT_NE(h200.out.find("60 MiB"), std::string::npos) << h200.out;

@@ -85,6 +85,10 @@ std::array<int, 3> parse_block(const std::string& text, const std::string& what,
 std::vector<std::int64_t> parse_shape(const std::string& text, std::size_t expected_dims,
                                       const std::string& what, double max_product = 4.0e9);
 
+/// "a,b,c" -> {"a", "b", "c"}: a comma-separated list with no empty item ("64x64,,8x8" is
+/// refused, naming `what`); the items are read by their own parser.
+std::vector<std::string> split_list(const std::string& text, const std::string& what);
+
 /// A compute capability ("9.0", "sm_90a", "90"); a leading zero ("09.0") is refused.
 const ArchSpec& parse_arch(const std::string& text, const std::string& what);
 

@@ -146,6 +146,11 @@ struct Family {
   std::vector<std::string> comparison_shapes;
   /// The Python package's kernel function for this ladder ("reduce"); "" when it has none.
   std::string python_name;
+  /// Decides `best`'s configuration at `shape` on the current device (inputs drawn here),
+  /// from the tuning cache or by timing its candidates now (always with `retune`), and says
+  /// what that cost: `memhier tune`. Unset for a family whose `best` is not tuned. Throws
+  /// std::invalid_argument for a shape it cannot parse.
+  std::function<TuneRecord(const std::string& shape, bool retune)> tune;
 };
 
 /// Throws std::invalid_argument (listing the known names) for a variant `family` lacks.

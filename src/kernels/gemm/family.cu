@@ -90,8 +90,10 @@ struct Fp32 {
                      model::AccessSink& sink) {
     gemm::detail::stream(v, m, n, k, alpha, beta, sink);
   }
-  static std::string best_config(int m, int n, int k, bool aligned) {
-    return gemm::best_config(m, n, k, aligned);
+  static std::string best_config(int m, int n, int k) { return gemm::best_config(m, n, k); }
+  static gemm::tuning::Outcome tune(const Shape& s, const float* A, const float* B, float* C,
+                                    bool retune) {
+    return gemm::tune(s.m, s.n, s.k, A, s.k, B, s.n, C, s.n, retune);
   }
 
   static void check_runs(Variant v, const registry::Work& w) {
