@@ -137,15 +137,7 @@ void forward(Variant v, const __nv_bfloat16* q, const __nv_bfloat16* k, const __
 void forward(Variant v, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* vv,
              __nv_bfloat16* o, int batch, int heads, int kv_heads, int seq_q, int seq_k,
              int head_dim, bool causal, float scale, cudaStream_t stream) {
-  Shape s;
-  s.batch = batch;
-  s.heads = heads;
-  s.kv_heads = kv_heads;
-  s.seq_q = seq_q;
-  s.seq_k = seq_k;
-  s.head_dim = head_dim;
-  s.causal = causal;
-  s.scale = scale;
+  const Shape s{batch, heads, kv_heads, seq_q, seq_k, head_dim, causal, scale};
   const std::size_t need = workspace_bytes(v, s);
   if (need == 0) return forward(v, q, k, vv, o, s, nullptr, 0, stream);
   void* ws = nullptr;

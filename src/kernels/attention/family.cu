@@ -253,8 +253,9 @@ class AttentionCase : public registry::Case {
   registry::Work work() const override {
     registry::Work w;
     // Q, K, V read once and O written once, in bf16: what the fused rungs move. The
-    // unfused rung moves 16 bytes more per score (unfused_hbm_bytes).
-    w.bytes = 2.0 * (2.0 * q_elems(s_) + 2.0 * kv_elems(s_));
+    // unfused rung moves 16 bytes more per score (ad::unfused_hbm_bytes).
+    w.bytes = ad::fused_hbm_bytes(s_.batch, s_.heads, s_.kv_heads, s_.seq_q, s_.seq_k,
+                                  s_.head_dim);
     // Two matmuls of 2 flops per multiply-add over the pairs the mask leaves.
     w.flops = 4.0 * s_.batch * s_.heads * s_.head_dim *
               ad::visible_pairs(s_.seq_q, s_.seq_k, s_.causal);

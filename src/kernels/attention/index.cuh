@@ -47,6 +47,22 @@ inline double visible_pairs(int seq_q, int seq_k, bool causal) {
   return n;
 }
 
+/// HBM bytes of the fused rungs: Q and O (batch x seq_q x heads rows), K and V (batch x
+/// seq_k x kv_heads rows), each read or written once in bf16.
+inline double fused_hbm_bytes(int batch, int heads, int kv_heads, int seq_q, int seq_k,
+                              int head_dim) {
+  return 2.0 * head_dim * batch * (2.0 * seq_q * heads + 2.0 * seq_k * kv_heads);
+}
+
+/// HBM bytes of the unfused rung: the fused rungs' plus the fp32 scores of every (query, key)
+/// pair of every head crossing HBM four times (S written, read by the softmax, P written,
+/// read by P V): 16 bytes a score, masked or not.
+inline double unfused_hbm_bytes(int batch, int heads, int kv_heads, int seq_q, int seq_k,
+                                int head_dim) {
+  return fused_hbm_bytes(batch, heads, kv_heads, seq_q, seq_k, head_dim) +
+         16.0 * batch * heads * static_cast<double>(seq_q) * seq_k;
+}
+
 /// log2(e): the kernels fold it into the scale and exponentiate with exp2.
 constexpr float kLog2e = 1.4426950408889634f;
 
