@@ -102,13 +102,7 @@ void forward(Variant v, const __nv_bfloat16* q, const __nv_bfloat16* k, const __
       overlap(o, q_bytes, vv, kv_bytes))
     throw std::invalid_argument("attention: o overlaps q, k or v.");
   const Variant run = v == Variant::best ? detail::best_variant(s) : v;
-  detail::Problem p;
-  p.q = q;
-  p.k = k;
-  p.v = vv;
-  p.o = o;
-  p.s = s;
-  p.stream = stream;
+  detail::Problem p{q, k, vv, o, s, nullptr, nullptr, stream};
   if (run == Variant::unfused) {
     const std::size_t need = workspace_bytes(run, s);
     if (!workspace || bytes < need)
