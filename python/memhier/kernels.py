@@ -244,6 +244,42 @@ def axpy(a: float, x: Any, y: Any, *, variant: str = "best", stream: Any = None)
     return y
 
 
+_BF16 = ("bfloat16",)
+
+
+def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: Optional[float] = None,
+              out: Any = None, *, variant: str = "best", stream: Any = None) -> Any:
+    """Attention forward: out = softmax(q k^T scale, causal mask) v per head, bfloat16.
+
+    ``q`` is (batch, seq_q, heads, head_dim), ``k`` and ``v`` (batch, seq_k, kv_heads,
+    head_dim), C-contiguous bfloat16 on one device, 16-byte aligned; kv_heads divides heads
+    (query head h reads key/value head h // (heads // kv_heads)); head_dim is 64 or 128.
+    ``scale`` defaults to 1/sqrt(head_dim). The causal mask is aligned to the bottom-right
+    (query i sees keys j <= i + seq_k - seq_q); a query that sees no key gets zeros. Softmax
+    statistics and accumulation are float32. Returns ``out`` (a new array like ``q`` when None).
+    """
+    _ext.check_variant("attention", variant)
+    s = _stream(stream, q)
+    Q = _input(q, "q", s, _BF16, ndim=4)
+    K = _input(k, "k", s, _BF16, ndim=4)
+    V = _input(v, "v", s, _BF16, ndim=4)
+    batch, seq_q, heads, head_dim = Q.shape
+    if tuple(K.shape) != tuple(V.shape):
+        raise ValueError(f"k and v must have the same shape, not {tuple(K.shape)} and "
+                         f"{tuple(V.shape)}.")
+    if K.shape[0] != batch or K.shape[3] != head_dim:
+        raise ValueError(f"k and v must be (batch={batch}, seq_k, kv_heads, "
+                         f"head_dim={head_dim}), not {tuple(K.shape)}.")
+    seq_k, kv_heads = K.shape[1], K.shape[2]
+    if scale is None:
+        scale = head_dim ** -0.5 if head_dim > 0 else 1.0
+    o = _output(Q, out, "out", Q.shape, _BF16, s)
+    device = _arrays.device_of((Q, "q"), (K, "k"), (V, "v"), (o, "out"))
+    _ext.attention(variant, Q.ptr, K.ptr, V.ptr, o.ptr, batch, heads, kv_heads, seq_q, seq_k,
+                   head_dim, bool(causal), float(scale), device, s)
+    return o.obj
+
+
 def variants(family: str) -> list:
     """The names ``variant=`` accepts for a kernel function ("softmax", "gemm", ...;
     "gemm_bf16" for gemm on bfloat16 inputs; ``families()`` lists them)."""

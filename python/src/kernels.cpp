@@ -22,6 +22,7 @@
 #include "bindings.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/device.hpp"
+#include "memhier/kernels/attention.hpp"
 #include "memhier/kernels/elementwise.hpp"
 #include "memhier/kernels/gemm.hpp"
 #include "memhier/kernels/gemm_bf16.hpp"
@@ -304,6 +305,18 @@ void gemm_bf16_call(const std::string& variant, int m, int n, int k, float alpha
                        ldb, beta, out_ptr<float>(c), ldc, as_stream(stream));
 }
 
+void attention_call(const std::string& variant, Ptr q, Ptr k, Ptr v, Ptr o, int batch, int heads,
+                    int kv_heads, int seq_q, int seq_k, int head_dim, bool causal, float scale,
+                    int device, Ptr stream) {
+  const auto var =
+      variant_named(attention::kAllVariants, attention::to_string, "attention", variant);
+  nb::gil_scoped_release unlocked;
+  DeviceScope scope(device);
+  attention::forward(var, in_ptr<__nv_bfloat16>(q), in_ptr<__nv_bfloat16>(k),
+                     in_ptr<__nv_bfloat16>(v), out_ptr<__nv_bfloat16>(o), batch, heads, kv_heads,
+                     seq_q, seq_k, head_dim, causal, scale, as_stream(stream));
+}
+
 void stencil_call(const std::string& variant, Ptr in, Ptr out, int rows, int cols,
                   const std::vector<float>& filter, int k, int device, Ptr stream) {
   const auto v = variant_named(stencil::kAllVariants, stencil::to_string, "stencil2d", variant);
@@ -379,6 +392,10 @@ void bind_kernels(nb::module_& m) {
         "Sum or max of n float32 at x into the float32 at out.");
   m.def("histogram256", &histogram_call, "variant"_a, "x"_a, "n"_a, "bits"_a, "bins"_a, "device"_a,
         "stream"_a, "256 uint32 bins of n uint8 (bits 8) or int32 (bits 32) values.");
+  m.def("attention", &attention_call, "variant"_a, "q"_a, "k"_a, "v"_a, "o"_a, "batch"_a,
+        "heads"_a, "kv_heads"_a, "seq_q"_a, "seq_k"_a, "head_dim"_a, "causal"_a, "scale"_a,
+        "device"_a, "stream"_a,
+        "Attention forward of bf16 q, k, v into o, [batch, seq, heads, head_dim] contiguous.");
   m.def("stencil2d", &stencil_call, "variant"_a, "x"_a, "out"_a, "rows"_a, "cols"_a, "filter"_a,
         "k"_a, "device"_a, "stream"_a, "k x k clamped stencil of a rows x cols float32 image.");
   m.def("axpy", &axpy_call, "variant"_a, "a"_a, "x"_a, "y"_a, "n"_a, "device"_a, "stream"_a,

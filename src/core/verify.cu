@@ -1,5 +1,6 @@
 // Every output element against its float64 reference and bound: one grid-stride pass, one
 // partial result per block, merged on the host in block order (deterministic for a grid).
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,6 +27,9 @@ __device__ double as_double(float v) {
 }
 __device__ double as_double(unsigned int v) {
   return static_cast<double>(v);
+}
+__device__ double as_double(__nv_bfloat16 v) {
+  return static_cast<double>(__bfloat162float(v));
 }
 
 /// The larger ratio wins; on a tie, the smaller index (the result does not depend on timing).
@@ -104,14 +108,16 @@ ElementCheck check_output(const OutputSpec& spec, cudaStream_t stream) {
   const int blocks =
       static_cast<int>(std::min<std::size_t>(want, static_cast<std::size_t>(sms) * 8));
   DeviceBuffer<Partial> partials(static_cast<std::size_t>(blocks));
+  const auto check = [&](const auto* data) {
+    check_kernel<<<blocks, kThreads, 0, stream>>>(data, spec.ref, spec.scale, spec.factor,
+                                                  spec.count, partials.data());
+  };
   if (spec.type == ElemType::f32)
-    check_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(spec.data), spec.ref,
-                                                  spec.scale, spec.factor, spec.count,
-                                                  partials.data());
+    check(static_cast<const float*>(spec.data));
+  else if (spec.type == ElemType::u32)
+    check(static_cast<const unsigned int*>(spec.data));
   else
-    check_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const unsigned int*>(spec.data),
-                                                  spec.ref, spec.scale, spec.factor, spec.count,
-                                                  partials.data());
+    check(static_cast<const __nv_bfloat16*>(spec.data));
   MEMHIER_CHECK_LAUNCH();
   MEMHIER_CUDA(cudaStreamSynchronize(stream));
   bool have_worst = false;  // a block with a finite element has a worst ratio
