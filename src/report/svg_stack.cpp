@@ -114,9 +114,9 @@ std::string svg_stack(const Chart& c, bool standalone) {
   }
   fmt::format_to(std::back_inserter(out),
                  "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#57606a\">top to bottom: the "
-                 "way data travels, nearer the SM to farther; width: capacity (log scale)</text>\n"
-                 "</svg>\n",
-                 svg_px(kLeft), svg_px(height - 10));
+                 "way data travels, nearer the SM to farther{}</text>\n</svg>\n",
+                 svg_px(kLeft), svg_px(height - 10),
+                 hi >= lo ? "; width: capacity (log scale)" : "");
   return out;
 }
 
