@@ -121,10 +121,11 @@ def check(exe, html):
         text = f.read()
     text = text.replace("<head>", "<head>\n" + CATCH, 1)
     text = text.replace("</body>", CHECK % {"height": HEIGHT} + "\n</body>", 1)
-    probe = os.path.abspath(html) + ".check.html"
-    with open(probe, "w", encoding="utf-8") as f:
-        f.write(text)
-    dom = browser(exe, ["--virtual-time-budget=10000", "--dump-dom", "file://" + probe])
+    with tempfile.TemporaryDirectory() as tmp:  # the page with the checker, beside nothing
+        probe = os.path.join(tmp, "check.html")
+        with open(probe, "w", encoding="utf-8") as f:
+            f.write(text)
+        dom = browser(exe, ["--virtual-time-budget=10000", "--dump-dom", "file://" + probe])
     start = dom.find('<pre id="memhier-check">')
     if start < 0:
         raise RuntimeError("the checker left no findings: the page did not run it")
