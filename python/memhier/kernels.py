@@ -6,7 +6,9 @@ the caller's current stream (or ``stream=``) and returns without synchronizing. 
 must be C-contiguous (gemm also takes row-strided views): a non-contiguous input is an
 error, never a silent copy. Views that start at any element work (a slice from element 1
 included): the kernels need only element alignment and fall back from 16-byte accesses
-themselves. ``variant`` picks a rung of the ladder by name (``memhier.variants(family)``).
+themselves. ``variant`` picks a rung of the ladder by name (``memhier.variants(family)``):
+another name is memhier.InputError before any GPU work; without a usable GPU a call raises
+memhier.NoDeviceError.
 
 The common call (PyTorch CUDA tensors, C-contiguous, right dtypes and shapes, ``stream``
 None or an int) is decided and launched in C++ (``_ext.*_fast``, no Python layer in between);
@@ -66,6 +68,7 @@ def softmax(x: Any, out: Any = None, *, variant: str = "best", stream: Any = Non
     done = _ext.softmax_fast(x, out, variant, stream, True)
     if done is not NotImplemented:
         return done
+    _ext.check_variant("softmax", variant)
     s = _stream(stream, x)
     a = _input(x, "x", s)
     if not a.shape:
@@ -84,6 +87,7 @@ def transpose(x: Any, out: Any = None, *, variant: str = "best", stream: Any = N
     done = _ext.transpose_fast(x, out, variant, stream, True)
     if done is not NotImplemented:
         return done
+    _ext.check_variant("transpose", variant)
     s = _stream(stream, x)
     a = _input(x, "x", s, ndim=2)
     rows, cols = a.shape
@@ -114,14 +118,16 @@ def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, *
     ``b`` run the tensor-core ladder (bf16 products, float32 accumulation and C; variants:
     ``memhier.variants("gemm_bf16")``). ``a`` is m x k, ``b`` k x n, ``c`` m x n; each may be
     a row-strided view (unit stride along rows). With ``c=None`` a new float32 m x n array is
-    returned and ``beta`` must be 0. The first call at a shape class tunes ``best`` (it
-    synchronizes the stream once).
+    returned and ``beta`` must be 0. The first call at a shape (extents, strides, alignment)
+    on this card tunes ``best`` (it synchronizes the stream once; ``memhier.tune`` does it
+    ahead of time), and the choice is kept in the tuning cache on disk.
     """
     s = _stream(stream, a)
     A = _input(a, "a", s, _GEMM_INPUTS, ndim=2, contiguous=False)
     B = _input(b, "b", s, _GEMM_INPUTS, ndim=2, contiguous=False)
     if A.dtype != B.dtype:
         raise TypeError(f"a is {A.dtype} but b is {B.dtype}; both float32 or both bfloat16.")
+    _ext.check_variant("gemm_bf16" if A.dtype == "bfloat16" else "gemm", variant)
     m, k = A.shape
     if B.shape[0] != k:
         raise ValueError(f"a is {m}x{k} but b has {B.shape[0]} rows; they must agree.")
@@ -157,6 +163,7 @@ def reduce(x: Any, op: str = "sum", out: Any = None, *, variant: str = "best",
     done = _ext.reduce_fast(x, op, out, variant, stream, True)
     if done is not NotImplemented:
         return done
+    _ext.check_variant("reduce", variant)
     s = _stream(stream, x)
     a = _input(x, "x", s)
     if op not in ("sum", "max"):
@@ -178,6 +185,7 @@ def histogram256(x: Any, out: Any = None, *, variant: str = "best", stream: Any 
     done = _ext.histogram256_fast(x, out, variant, stream, True)
     if done is not NotImplemented:
         return done
+    _ext.check_variant("histogram256", variant)
     s = _stream(stream, x)
     a = _input(x, "x", s, ("uint8", "int32"))
     o = _output(a, out, "out", (256,), ("uint32", "int32"), s)
@@ -208,6 +216,7 @@ def stencil2d(x: Any, filter: Any, out: Any = None, *, variant: str = "best",
     host values (a nested list, or any array with ``tolist``); it is copied before return.
     """
     k, flat = _filter_values(filter)
+    _ext.check_variant("stencil2d", variant)
     s = _stream(stream, x)
     a = _input(x, "x", s, ndim=2)
     o = _output(a, out, "out", a.shape, _F32, s)
@@ -222,6 +231,7 @@ def axpy(a: float, x: Any, y: Any, *, variant: str = "best", stream: Any = None)
     done = _ext.axpy_fast(a, x, y, variant, stream, True)
     if done is not NotImplemented:
         return done
+    _ext.check_variant("axpy", variant)
     s = _stream(stream, x)
     X = _input(x, "x", s)
     Y = _input(y, "y", s)

@@ -9,6 +9,7 @@
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/verify.hpp"
+#include "memhier/model/text.hpp"
 
 namespace memhier::core {
 namespace {
@@ -135,29 +136,24 @@ ElementCheck check_outputs(const std::vector<OutputSpec>& specs, cudaStream_t st
 }
 
 std::string describe_failure(const ElementCheck& c, const std::vector<OutputSpec>& specs) {
-  char buf[256];
   const std::string where =
       c.worst_output < specs.size() ? specs[c.worst_output].name : std::string("output");
-  std::snprintf(buf, sizeof buf,
-                "%llu of %llu elements over their bound (worst %.3g x the bound, at %s[%llu]), "
-                "%llu not finite",
-                static_cast<unsigned long long>(c.over), static_cast<unsigned long long>(c.checked),
-                c.worst, where.c_str(), static_cast<unsigned long long>(c.worst_index),
-                static_cast<unsigned long long>(c.nonfinite));
-  return buf;
+  return model::strf(
+      "%llu of %llu elements over their bound (worst %.3g x the bound, at %s[%llu]), "
+      "%llu not finite",
+      static_cast<unsigned long long>(c.over), static_cast<unsigned long long>(c.checked), c.worst,
+      where.c_str(), static_cast<unsigned long long>(c.worst_index),
+      static_cast<unsigned long long>(c.nonfinite));
 }
 
 void require_device_memory(double bytes, const std::string& what) {
   std::size_t free = 0, total = 0;
   MEMHIER_CUDA(cudaMemGetInfo(&free, &total));
   if (bytes <= static_cast<double>(free)) return;
-  char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "%s needs %.0f bytes (%.2f GiB) of device memory for its inputs, outputs, "
-                "float64 reference and scratch, but %zu bytes (%.2f GiB) are free.",
-                what.c_str(), bytes, bytes / 1073741824.0, free,
-                static_cast<double>(free) / 1073741824.0);
-  throw std::invalid_argument(buf);
+  throw std::invalid_argument(model::strf(
+      "%s needs %.0f bytes (%.2f GiB) of device memory for its inputs, outputs, "
+      "float64 reference and scratch, but %zu bytes (%.2f GiB) are free.",
+      what.c_str(), bytes, bytes / 1073741824.0, free, static_cast<double>(free) / 1073741824.0));
 }
 
 }  // namespace memhier::core

@@ -175,7 +175,7 @@ report::Document read_results(const std::string& path) {
   }
 }
 
-report::Document run_report(const Options& o) {
+report::Document run_report(const Options& o, std::string* no_gpu) {
   if (!o.from.empty()) {  // a recorded run, rendered again: nothing measured, no device
     const report::Document doc = read_results(o.from);
     Files(o.out).finish(doc, report::Edition{o.full});
@@ -191,6 +191,7 @@ report::Document run_report(const Options& o) {
   std::optional<core::DeviceInfo> dev;
   if (!o.no_gpu) dev = core::query_device(0, &why);
   if (dev && !core::open_context(*dev, &why)) throw DeviceUnavailable(why);
+  if (!dev && !o.no_gpu && no_gpu) *no_gpu = why;
   const Files files(o.out);
   report::SummaryInput summary;
   if (dev) {
