@@ -16,6 +16,9 @@ declare -A need=(
   [/usr/include/nlohmann/json.hpp]=nlohmann-json3-dev
   [/usr/include/fmt/format.h]=libfmt-dev
   [/usr/include/gtest/gtest.h]=libgtest-dev
+  [/usr/include/zlib.h]=zlib1g-dev
+  # the report's browser test (ctest label cpu) renders the HTML in headless Chromium
+  [chromium]=chromium
 )
 
 if $python_only; then

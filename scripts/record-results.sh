@@ -7,7 +7,9 @@
 # (results.json.gz: zcat reads it; the scripts read it or a plain results.json), and
 # NOTES.md (scripts/record-notes.py: command, commit, card, driver, clocks, what differs
 # from the previous record). Where tests/fixtures/<card>-profile-counters.json exists, it
-# is refreshed from the new record (scripts/counters-fixture.py). Where `ctest -L sanitizer`
+# is refreshed from the new record (scripts/counters-fixture.py), and the report's screenshots
+# in docs/ (the first screen, a ladder section) from its HTML in headless Chromium
+# (scripts/report-browser-check.py, which checks the page too). Where `ctest -L sanitizer`
 # has run in the binary's build tree, sanitizer.txt gathers its one-line summaries (tool,
 # target, result, seconds, the sanitizer's error summary); the full logs stay in the build.
 # The new record is built in a temporary folder beside the old one and moved in only when
@@ -124,6 +126,13 @@ if [ -n "$card" ] && [ -f "$fixture" ]; then
   else
     rm -f "$fixture.tmp"; echo "kept $fixture: this record has no counters to refresh it"
   fi
+fi
+# The report as a reader meets it: checked in headless Chromium, its screenshots refreshed.
+if python3 "$root/scripts/report-browser-check.py" --memhier "$bin" --record "$dest/results.json.gz" \
+  --screenshots "$root/docs"; then
+  echo "refreshed docs/report-summary.png and docs/report-ladder.png (review them)"
+else
+  echo "note: the report's browser check failed or could not run (see above); screenshots not refreshed"
 fi
 extra=$(ls -A "$dest" | grep -vxE "$record_files" || true)
 [ -z "$extra" ] || echo "note: $dest also holds files no record writes: $extra"

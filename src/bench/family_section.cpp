@@ -59,7 +59,7 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
                         "way with the read-only ceiling. "
                       : "") +
       "x prev is the previous rung's median time over this one's. Where the problem has flops, "
-      "the peak column is GFLOP/s over the peak of the family's number type at the maximum SM "
+      "the datasheet peak column is GFLOP/s over the peak of the family's number type at the maximum SM "
       "clock the device reports: fp32 peak = SMs x fp32 lanes per SM x 2 x clock (tensor-core "
       "reference lines can exceed it); bf16 peak = SMs x dense bf16 tensor-core FLOP per clock "
       "per SM with fp32 accumulation (the architecture table's, from NVIDIA's whitepapers: "
@@ -89,7 +89,8 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
     t.columns.push_back({"throughput", "GFLOP/s", "gflops"});
     // The key stays peak_pct for every family; the column's name says which peak.
     t.columns.push_back(
-        {std::string(model::to_string(family.number_type)) + " peak", "%", "peak_pct"});
+        {"of datasheet " + std::string(model::to_string(family.number_type)) + " peak", "%",
+         "peak_pct"});
   }
   // A problem bound by arithmetic (GEMM): the copy ceiling says nothing about it.
   const bool copy = report::copy_ceiling_applies(records);

@@ -457,25 +457,29 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
 // not hold the report.
 constexpr int kTorchTimeoutS = 180;
 
-void add_torch_reference(std::vector<std::vector<BenchRecord>>& records, const BenchOptions& opt) {
-  if (!opt.torch_reference) return;
+std::string add_torch_reference(std::vector<std::vector<BenchRecord>>& records,
+                                const BenchOptions& opt) {
+  if (!opt.torch_reference) return {};
   std::vector<std::pair<std::string, std::string>> cases;
   for (const std::vector<BenchRecord>& family_records : records)
     for (const BenchRecord& r : family_records)
       if (cases.empty() || cases.back() != std::make_pair(r.family, r.shape))
         cases.emplace_back(r.family, r.shape);
-  if (cases.empty()) return;
+  if (cases.empty()) return {};
   // One PyTorch subprocess for every shape, after the ladders (their GPU memory freed).
   opt.progress("PyTorch's calls at " + std::to_string(cases.size()) + " shapes");
   const TorchRun torch = run_torch_reference(cases, opt.quick, kTorchTimeoutS, opt.torch_python);
   for (auto& family_records : records) add_torch_rows(torch, &family_records);
+  return torch.error;
 }
 
 std::vector<std::vector<BenchRecord>> run_families(const std::vector<const Family*>& families,
-                                                   const BenchOptions& opt) {
+                                                   const BenchOptions& opt,
+                                                   std::string* torch_not_run) {
   std::vector<std::vector<BenchRecord>> records;
   for (const Family* f : families) records.push_back(run_family(*f, opt));
-  add_torch_reference(records, opt);
+  const std::string why = add_torch_reference(records, opt);
+  if (torch_not_run) *torch_not_run = why;
   return records;
 }
 

@@ -178,13 +178,21 @@ TorchRun run_torch_reference(const std::vector<std::pair<std::string, std::strin
     return run;
   }
   TorchRun run = parse_torch_output(out, status, err);
+  // Python's own words for a package it cannot import, said for a reader of the report.
+  static const std::string kNoModule = "ModuleNotFoundError: No module named '";
+  if (run.error.rfind(kNoModule, 0) == 0) {
+    const std::string name = run.error.substr(kNoModule.size(), run.error.find('\'', kNoModule.size()) - kNoModule.size());
+    run.error = python + " cannot import the Python package '" + name +
+                "' (install it there, or set MEMHIER_PYTHON to an interpreter that has it)";
+  }
   if (status == 127 && run.error.rfind("no Python", 0) == 0)
     run.error = "no Python interpreter '" + python + "' could be started (set MEMHIER_PYTHON)";
   return run;
 }
 
 void add_torch_rows(const TorchRun& run, std::vector<BenchRecord>* records) {
-  if (records->empty()) return;
+  // A stage that did not run adds no rows: its one reason is said once, by the caller.
+  if (records->empty() || !run.error.empty()) return;
   const BenchRecord& facts = records->front();  // the family's number type and bound
   const std::string family = facts.family;
   std::vector<std::string> shapes;

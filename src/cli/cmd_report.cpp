@@ -23,6 +23,8 @@ struct ReportOptions {
   bool no_gpu = false;
   bool no_profile = false;
   bool no_torch = false;
+  bool full = false;
+  std::string from;
 };
 
 // The progress line's prefix for each stage, as `memhier probe` and `bench` show theirs.
@@ -45,6 +47,8 @@ int run_report(const ReportOptions& o) {
   ro.no_gpu = o.no_gpu;
   ro.no_profile = o.no_profile;
   ro.no_torch = o.no_torch;
+  ro.full = o.full;
+  ro.from = o.from;
   ro.meta = make_meta(true);
   // One progress line per stage, counted from 1 in each.
   std::unique_ptr<ProgressLine> line;
@@ -70,7 +74,7 @@ int run_report(const ReportOptions& o) {
   if (o.json) {
     print_json(report::to_json(doc));
   } else if (!o.quiet) {
-    std::cout << report::to_terminal(doc);
+    std::cout << report::to_terminal(doc, report::Edition{o.full});
   }
   if (!o.out.empty() && !o.json)
     std::cout << fmt::format("\nWrote {0}/index.html, {0}/report.md and {0}/results.json.\n",
@@ -102,6 +106,12 @@ CLI::App* add_report(CLI::App& app, int& rc) {
   sub->add_flag("--no-torch", o->no_torch,
                 "Skip the PyTorch rows (python3 -m memhier.torch_reference, where torch imports; "
                 "$MEMHIER_PYTHON overrides python3)");
+  sub->add_flag("--full", o->full,
+                "Every table open in index.html and report.md, and printed (by default long "
+                "tables are folded, and named where they stand)");
+  sub->add_option("--from", o->from,
+                  "Render a recorded results.json or results.json.gz instead of measuring "
+                  "(no GPU needed)");
   sub->callback([o, &rc] { rc = run_report(*o); });
   return sub;
 }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
@@ -134,6 +135,17 @@ std::string format_fixed(double v, int decimals) {
   return s;
 }
 
+int reading_decimals(double v) {
+  const double a = std::fabs(v);
+  if (!std::isfinite(a) || a == 0.0 || a >= 100.0) return 0;
+  return std::clamp(2 - static_cast<int>(std::floor(std::log10(a))), 0, 9);
+}
+
+std::string format_reading(double v) {
+  if (!std::isfinite(v)) return "";
+  return format_fixed(v, reading_decimals(v));
+}
+
 std::string utf8_valid(std::string_view s) {
   static const char kReplacement[] = "\xEF\xBF\xBD";
   std::string out;
@@ -196,10 +208,19 @@ std::string svg_open(const Chart& c, bool standalone, double height) {
   out += "<title>" + xml_escape(c.title) + "</title>\n";
   fmt::format_to(std::back_inserter(out), "<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n",
                  kSvgWidth, svg_px(height));
+  // The title fits the drawing: a long one is set smaller, and one still too long at the
+  // smallest size is squeezed to the width (0.62 em a bold character: a generous estimate).
+  constexpr double kRoom = kSvgWidth - 24;
+  const double chars = static_cast<double>(text_width(c.title));
+  const double size = std::clamp(kRoom / (chars * 0.62), 11.0, 16.0);
+  const std::string squeeze =
+      chars * size * 0.62 > kRoom
+          ? fmt::format(" textLength=\"{}\" lengthAdjust=\"spacingAndGlyphs\"", svg_px(kRoom))
+          : std::string();
   fmt::format_to(std::back_inserter(out),
-                 "<text x=\"{}\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" "
-                 "font-weight=\"600\" fill=\"#111\">{}</text>\n",
-                 kSvgWidth / 2, xml_escape(c.title));
+                 "<text x=\"{}\" y=\"26\" text-anchor=\"middle\" font-size=\"{}\" "
+                 "font-weight=\"600\" fill=\"#111\"{}>{}</text>\n",
+                 kSvgWidth / 2, svg_px(size), squeeze, xml_escape(c.title));
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memhier/report/document.hpp"
+#include "memhier/report/writers.hpp"
 
 namespace memhier::report::detail {
 
@@ -39,6 +40,13 @@ std::string format_full(double v);
 /// Fixed-point with `decimals` digits, never "-0".
 std::string format_fixed(double v, int decimals);
 
+/// Digits after the point that give a number about three significant digits for reading
+/// (none from 100 up, "0.951", "0.0833"), never more than 9.
+int reading_decimals(double v);
+
+/// A number rounded for reading (reading_decimals), "" when not finite.
+std::string format_reading(double v);
+
 /// Escape for XML/HTML text and attribute values; drops characters XML 1.0 forbids.
 std::string xml_escape(std::string_view s);
 
@@ -64,6 +72,17 @@ struct DocumentIds {
   std::vector<std::vector<std::string>> charts;  ///< [section][chart]
 };
 DocumentIds assign_ids(const Document& d);
+
+/// Tables with more rows than this are folded by default (HTML, Markdown).
+inline constexpr std::size_t kFoldedRows = 6;
+/// Tables with more rows than this are left out of the terminal by default (named instead).
+inline constexpr std::size_t kTerminalRows = 12;
+
+/// Whether the edition folds table `t` of section `s` (HTML and Markdown: behind a
+/// disclosure): never in the full edition; otherwise every table but the first of a section
+/// without a chart when it has at most kFoldedRows rows (a chart draws its figures, and the
+/// tables after the first are its detail, often the claims the Claims section gathers).
+bool folded(const Section& s, std::size_t t, const Edition& e);
 
 /// Every chart's width in px.
 inline constexpr double kSvgWidth = 720;

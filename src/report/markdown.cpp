@@ -50,9 +50,15 @@ std::string md_code(const std::string& raw) {
   return fence + (spaced ? " " + s + " " : s) + fence;
 }
 
-std::string md_table(const Table& t, const std::string& id) {
+std::string md_table(const Table& t, const std::string& id, bool folded) {
   std::string out;
-  out += "### " + md_escape(t.title.empty() ? id : t.title, false) + "\n\n";
+  // GitHub renders <details> in Markdown: a folded table opens by its name, as in the HTML.
+  if (folded)
+    out += "<details><summary>Table: " + detail::xml_escape(t.title.empty() ? id : t.title) +
+           " (" + std::to_string(t.rows.size()) + (t.rows.size() == 1 ? " row" : " rows") +
+           ")</summary>\n\n";
+  else
+    out += "### " + md_escape(t.title.empty() ? id : t.title, false) + "\n\n";
   if (!t.caption.empty()) out += md_escape(t.caption) + "\n\n";
   const std::vector<std::size_t> shown = detail::shown_columns(t);
   if (!shown.empty()) {
@@ -74,12 +80,14 @@ std::string md_table(const Table& t, const std::string& id) {
   }
   for (const std::string& note : t.notes) out += "- " + md_escape(note) + "\n";
   if (!t.notes.empty()) out += "\n";
+  if (folded) out += "</details>\n\n";
   return out;
 }
 
 }  // namespace
 
-std::string to_markdown(const Document& d) {
+std::string to_markdown(const Document& doc, Edition e) {
+  const Document d = for_reading(doc);
   const detail::DocumentIds ids = detail::assign_ids(d);
   std::string out = "# " + md_escape(d.title.empty() ? "memhier report" : d.title, false) + "\n\n";
   for (const auto& [label, value] : detail::meta_fields(d.meta)) {
@@ -89,7 +97,8 @@ std::string to_markdown(const Document& d) {
   for (std::size_t s = 0; s < d.sections.size(); ++s) {
     const Section& sec = d.sections[s];
     out += "\n## " + md_escape(sec.title.empty() ? ids.sections[s] : sec.title, false) + "\n\n";
-    for (const std::string& p : sec.paragraphs) out += md_escape(p) + "\n\n";
+    std::string paragraphs;
+    for (const std::string& p : sec.paragraphs) paragraphs += md_escape(p) + "\n\n";
     std::string charts;
     for (std::size_t c = 0; c < sec.charts.size(); ++c) {
       // Markdown cannot carry inline SVG portably: link to the chart in the HTML report.
@@ -98,9 +107,9 @@ std::string to_markdown(const Document& d) {
                 md_escape(chart.title.empty() ? ids.charts[s][c] : chart.title, false) + "](" +
                 kHtmlFile + "#" + ids.charts[s][c] + ") (drawn in the HTML report)\n\n";
     }
-    if (sec.charts_first) out += charts;
+    out += sec.charts_first ? charts + paragraphs : paragraphs;
     for (std::size_t t = 0; t < sec.tables.size(); ++t)
-      out += md_table(sec.tables[t], ids.tables[s][t]);
+      out += md_table(sec.tables[t], ids.tables[s][t], detail::folded(sec, t, e));
     if (!sec.charts_first) out += charts;
   }
   return detail::tidy_blank_lines(out);

@@ -9,12 +9,34 @@ namespace memhier::report {
 
 namespace {
 
-// The bands top to bottom: the SM's own storage, then the chip's L2, then device memory
-// (local memory lives there too). Tiers not named here follow in the order given.
+// The bands top to bottom in the order data travels from the SM outwards (the memory-spaces
+// table's order), then the spaces beside that path: constant memory (its own cache) and local
+// memory (per thread, in device memory, cached in L1 and L2). Tiers not named here follow.
 const std::vector<std::string>& tier_order() {
-  static const std::vector<std::string> order{"registers", "shared", "L1",   "constant",
-                                              "L2",        "HBM",    "local"};
+  static const std::vector<std::string> order{"registers", "shared", "L1",   "L2",
+                                              "HBM",       "constant", "local"};
   return order;
+}
+constexpr std::size_t kPathTiers = 5;  // registers .. HBM
+
+// The capacity a tier's size text leads with ("228 KiB/SM", "60 MiB", "140 GiB"), in bytes;
+// NaN where it names none ("per thread, in device memory"). It sizes the tier's band only.
+double capacity_bytes(const std::string& size) {
+  std::size_t used = 0;
+  double v = NAN;
+  try {
+    v = std::stod(size, &used);
+  } catch (const std::exception&) {
+    return NAN;
+  }
+  const std::string unit = size.substr(used, size.find_first_of("/( ", used + 1) - used);
+  const std::string u = unit.empty() || unit[0] != ' ' ? unit : unit.substr(1);
+  const double scale = u.rfind("KiB", 0) == 0   ? 1024.0
+                       : u.rfind("MiB", 0) == 0 ? 1024.0 * 1024
+                       : u.rfind("GiB", 0) == 0 ? 1024.0 * 1024 * 1024
+                       : u.rfind("B", 0) == 0   ? 1.0
+                                                : NAN;
+  return v * scale;
 }
 
 std::vector<SummaryTier> ordered(const std::vector<SummaryTier>& tiers) {
@@ -58,29 +80,36 @@ Chart hierarchy_chart(const std::vector<SummaryTier>& tiers) {
   for (const SummaryTier& t : tiers) {
     c.categories.push_back(t.tier);
     c.category_notes.push_back(tier_note(t));
+    c.category_sizes.push_back(capacity_bytes(t.size));
   }
   if (tiers.empty())  // the shape of the hierarchy still reads, with nothing measured in it
-    for (const char* name : {"registers", "shared", "L1", "L2", "HBM"}) {
-      c.categories.emplace_back(name);
+    for (const std::string& name : tier_order()) {
+      c.categories.push_back(name);
       c.category_notes.emplace_back("not measured");
     }
+  // The path's tiers present (they come first), the rest drawn beside it.
+  for (const std::string& name : c.categories)
+    if (std::find(tier_order().begin(), tier_order().begin() + kPathTiers, name) !=
+        tier_order().begin() + kPathTiers)
+      ++c.stack_path;
   return c;
 }
 
-Table tier_table(const std::vector<SummaryTier>& tiers) {
-  Table t;
-  t.id = "summary-tiers";
-  t.title = "The hierarchy, measured";
-  t.columns = {{"tier", "", "tier"},
-               {"latency", "cycles", "latency_cycles"},
-               {"latency", "ns", "latency_ns"},
-               {"bandwidth", "GB/s", "bandwidth_gbps"},
-               {"size", "", "size"}};
-  for (const SummaryTier& s : tiers)
-    t.rows.push_back({Value::str(s.tier), Value::num(s.latency_cycles, 0),
-                      Value::num(s.latency_ns, 1), Value::num(s.bandwidth_gbps, 0),
-                      Value::str(s.size)});
-  return t;
+// A shape as a reader scans it: "1024x1024x1024" -> "1024³", "8192x8192" -> "8192²"; others
+// as they are.
+std::string short_shape(const std::string& shape) {
+  const std::size_t x = shape.find('x');
+  if (x == std::string::npos || shape.find_first_not_of("0123456789x") != std::string::npos)
+    return shape;
+  const std::string side = shape.substr(0, x);
+  std::size_t dims = 1;
+  for (std::size_t at = x; at != std::string::npos; at = shape.find('x', at + 1)) {
+    const std::size_t next = shape.find('x', at + 1);
+    if (shape.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1) != side)
+      return shape;
+    ++dims;
+  }
+  return side + (dims == 2 ? "\xC2\xB2" : dims == 3 ? "\xC2\xB3" : "^" + std::to_string(dims));
 }
 
 Table ladder_table(const std::vector<LadderBest>& bests) {
@@ -88,23 +117,35 @@ Table ladder_table(const std::vector<LadderBest>& bests) {
   t.id = "summary-ladders";
   t.title = "Each ladder's best against its ceilings";
   t.caption =
-      "The lowest paired ratio over the shapes each ladder measured (above 1: faster than the "
-      "ceiling): the median of the per-pair ratios, the ceiling timed alternately with the "
-      "rung, with their 10th-90th percentiles in brackets. x memcpy is left out where the "
-      "problem is bound by arithmetic: its rungs come nearer the peak of their number type than "
-      "the copy's "
-      "time (GEMM); x read-only is given where the problem only reads its bytes.";
-  t.columns = {{"ladder", "", "family"},     {"rung", "", "variant"},
-               {"x vendor", "", "x_vendor"}, {"vendor", "", "vendor"},
-               {"x memcpy", "", "x_memcpy"}, {"x read-only", "", "x_read_only"},
+      "Paired ratios (above 1: faster than the ceiling): the median of the per-pair ratios, the "
+      "ceiling timed alternately with the rung, with their 10th-90th percentiles in brackets; "
+      "at the largest shape each ladder measured, and the lowest over its shapes with the shape "
+      "where it was measured. x memcpy is left out where the family is bound by arithmetic "
+      "(GEMM); x read-only is given where the problem only reads its bytes.";
+  t.columns = {{"ladder", "", "family"},
+               {"rung", "", "variant"},
+               {"largest shape", "", "headline_shape"},
+               {"x vendor", "", "headline_x_vendor"},
+               {"lowest x vendor", "", "x_vendor"},
+               {"at", "", "vendor_shape"},
+               {"vendor", "", "vendor"},
+               {"lowest x memcpy", "", "x_memcpy"},
+               {"at", "", "memcpy_shape"},
+               {"lowest x read-only", "", "x_read_only"},
                {"shapes", "", "shapes"}};
   const auto ratio = [](double median, const results::Spread& s) {
     return Value::median_or_none(median, s.p10, s.p90, 2);
   };
+  const auto shape = [](double median, const std::string& at) {
+    return std::isfinite(median) ? Value::str(short_shape(at)) : Value::none();
+  };
   for (const LadderBest& b : bests)
     t.rows.push_back({Value::str(b.family), Value::str(b.variant),
-                      ratio(b.x_vendor, b.x_vendor_spread), Value::str(b.vendor),
-                      ratio(b.x_memcpy, b.x_memcpy_spread),
+                      Value::str(short_shape(b.headline_shape)),
+                      ratio(b.headline_x_vendor, b.headline_x_vendor_spread),
+                      ratio(b.x_vendor, b.x_vendor_spread), shape(b.x_vendor, b.vendor_shape),
+                      Value::str(b.vendor), ratio(b.x_memcpy, b.x_memcpy_spread),
+                      shape(b.x_memcpy, b.memcpy_shape),
                       ratio(b.x_read_only, b.x_read_only_spread), Value::integer(b.shapes)});
   return t;
 }
@@ -112,58 +153,39 @@ Table ladder_table(const std::vector<LadderBest>& bests) {
 Chart ladder_chart(const std::vector<LadderBest>& bests) {
   Chart c;
   c.id = "summary-ladders-chart";
-  c.title = "Each ladder's best, as a fraction of its ceilings (lowest over its shapes)";
+  c.title = "Each ladder's best against its ceilings: at its largest and its lowest shape";
   c.kind = Chart::Kind::bar;
-  c.x_label = "ladder";
-  c.y_label = "ceiling's time / best's time (paired median)";
-  Series vendor{"x vendor library", {}, {}};
-  Series memcpy{"x cudaMemcpy", {}, {}};
-  Series read{"x read-only ceiling", {}, {}};
+  c.y_label = "ceiling's time / best's time";
+  Series headline{"x vendor, largest shape", {}, {}};
+  Series vendor{"x vendor, lowest", {}, {}};
+  Series memcpy{"x cudaMemcpy, lowest", {}, {}};
+  Series read{"x read-only, lowest", {}, {}};
   bool any_read = false;
   for (const LadderBest& b : bests) {
     c.categories.push_back(b.family);
+    headline.y.push_back(b.headline_x_vendor);
     vendor.y.push_back(b.x_vendor);
     memcpy.y.push_back(b.x_memcpy);
     read.y.push_back(b.x_read_only);
     any_read = any_read || std::isfinite(b.x_read_only);
+    // Under the ladder's name: its largest shape, and the shape of its lowest ratio (the
+    // vendor's where there is one).
+    const std::string& low = std::isfinite(b.x_vendor) ? b.vendor_shape : b.memcpy_shape;
+    std::string note = "largest " + short_shape(b.headline_shape);
+    if (!low.empty() && low != b.headline_shape) note += "\nlowest " + short_shape(low);
+    c.category_notes.push_back(note);
   }
-  c.series = {vendor, memcpy};
+  c.series = {headline, vendor, memcpy};
   if (any_read) c.series.push_back(read);
   return c;
-}
-
-Table tally_table(const ClaimsTally& tally) {
-  Table t;
-  t.id = "summary-claims";
-  t.title = "Claims tally";
-  t.columns = {{"verdict", "", "verdict"}, {"checks", "", "checks"}};
-  t.rows = {{Value::str("reproduced"), Value::integer(tally.reproduced)},
-            {Value::str("refuted"), Value::integer(tally.refuted)},
-            {Value::str("not measurable here"), Value::integer(tally.not_measurable)}};
-  // Rows only when present: a run on the card the claims speak of reads as before.
-  if (tally.about_other_card > 0)
-    t.rows.push_back({Value::str("about another card"), Value::integer(tally.about_other_card)});
-  if (tally.from_properties > 0)
-    t.rows.push_back({Value::str("from device properties"), Value::integer(tally.from_properties)});
-  if (tally.claims > 0)
-    t.notes.push_back(std::to_string(tally.of_this_card) + " of the " +
-                      std::to_string(tally.claims) +
-                      " claims speak of this card (by its name, its architecture, or of any "
-                      "card), " +
-                      std::to_string(tally.of_other_card) + " of another card.");
-  return t;
 }
 
 }  // namespace
 
 bool copy_ceiling_applies(const std::vector<results::BenchRecord>& family_records) {
-  for (const results::BenchRecord& r : family_records) {
-    if (r.rung == 0 || !std::isfinite(r.frac_memcpy)) continue;
-    if (!std::isfinite(r.gflops)) return true;  // no flops: a pure data mover
-    // A peak the architecture table lacks (NaN) decides nothing.
-    if (r.peak_pct / 100.0 < r.frac_memcpy) return true;
-  }
-  return false;
+  // The family's fact decides, not a ratio measured at one shape: a naive GEMM rung can sit
+  // near the copy's time at a small shape and still be bound by arithmetic.
+  return !family_records.empty() && family_records.front().bound == results::Bound::memory;
 }
 
 std::vector<LadderBest> ladder_bests(const std::vector<results::BenchRecord>& records) {
@@ -201,9 +223,21 @@ std::vector<LadderBest> ladder_bests(const std::vector<results::BenchRecord>& re
       }
     }
     if (b.variant.empty()) continue;  // nothing verified: no best to show
+    double most = -1;  // the work of the largest shape so far: its bytes, or its flops
     for (const results::BenchRecord& r : own) {
       if (r.variant != b.variant || !timed(r)) continue;
       ++b.shapes;
+      const double work = std::isfinite(r.gbps)     ? r.gbps * r.ms
+                          : std::isfinite(r.gflops) ? r.gflops * r.ms
+                                                    : 0.0;
+      if (work > most) {
+        most = work;
+        b.headline_shape = r.shape;
+        b.headline_x_vendor = r.x_vendor;
+        b.headline_x_vendor_spread = r.x_vendor_spread;
+        b.headline_x_memcpy = copy ? r.frac_memcpy : NAN;
+        b.headline_x_memcpy_spread = r.frac_memcpy_spread;
+      }
       lowest(r.x_vendor, r.x_vendor_spread, r.shape, &b.x_vendor, &b.x_vendor_spread,
              &b.vendor_shape);
       if (copy)
@@ -230,20 +264,18 @@ Section summary_section(const SummaryInput& in) {
     others += std::to_string(n.about_other_card) + " about another card, ";
   if (n.from_properties > 0)
     others += std::to_string(n.from_properties) + " from device properties, ";
+  // The tally once, in a line; the Claims section has each check and the claims' cards.
   s.paragraphs.push_back(
       "Claims: " + std::to_string(n.reproduced) + " reproduced, " + std::to_string(n.refuted) +
       " refuted, " + std::to_string(n.not_measurable) + " not measurable here, " + others + "of " +
       std::to_string(n.reproduced + n.refuted + n.not_measurable + n.about_other_card +
                      n.from_properties) +
-      " checks (the Claims section below has each)." +
-      (n.claims > 0
-           ? " Of the " + std::to_string(n.claims) + " claims, " + std::to_string(n.of_this_card) +
-                 " speak of this card (by its name, its architecture, or of any card) "
-                 "and " +
-                 std::to_string(n.of_other_card) +
-                 " of another card: those are judged here only as ratios or as shares "
-                 "of this card's datasheet peak."
-           : std::string()));
+      " checks" +
+      (n.claims > 0 ? "; " + std::to_string(n.of_this_card) + " of the " +
+                          std::to_string(n.claims) + " claims speak of this card"
+                    : std::string()) +
+      " (the Claims section below has each).");
+  for (const std::string& line : in.not_run) s.paragraphs.push_back(line);
   std::vector<std::string> missing;
   if (tiers.empty()) missing.emplace_back("the tiers' latency and bandwidth");
   if (bests.empty()) missing.emplace_back("the ladders");
@@ -252,11 +284,11 @@ Section summary_section(const SummaryInput& in) {
     s.paragraphs.push_back("Not measured in this run: " + what + "." +
                            (in.not_measured.empty() ? "" : " Why: " + in.not_measured + "."));
   }
+  // The hierarchy and the tally once: the memory-spaces section has the tiers' table, the
+  // paragraph above the tally; the ladders' figures are a table for the text formats.
   s.charts.push_back(hierarchy_chart(tiers));
   if (!bests.empty()) s.charts.push_back(ladder_chart(bests));
-  if (!tiers.empty()) s.tables.push_back(tier_table(tiers));
   if (!bests.empty()) s.tables.push_back(ladder_table(bests));
-  s.tables.push_back(tally_table(n));
   return s;
 }
 

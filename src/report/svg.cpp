@@ -217,9 +217,9 @@ std::string series_name(const Chart& c, std::size_t i) {
   return c.series[i].name.empty() ? "series " + std::to_string(i + 1) : c.series[i].name;
 }
 
-// Tooltip number: exact (shortest round-trip) with its unit.
+// Tooltip number: rounded for reading (the tables and the JSON keep every digit), with its unit.
 std::string value_text(double v, const std::string& unit) {
-  return detail::format_full(v) + (unit.empty() ? "" : " " + unit);
+  return detail::format_reading(v) + (unit.empty() ? "" : " " + unit);
 }
 
 // Legend items flow left to right and wrap; returns the y just below the last row.
@@ -412,14 +412,34 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
     for (std::size_t i = 0; i < std::min(s.y.size(), ncat); ++i) values.push_back(s.y[i]);
   }
   Scale ys = make_scale(values, c.log_y, true);  // linear value axes start at zero
-  const double left = plot_left(ys);
+  double left = plot_left(ys);
   const double right = kPlotRight;
-  const double group = (right - left) / static_cast<double>(std::max<std::size_t>(ncat, 1));
+  const double n = static_cast<double>(std::max<std::size_t>(ncat, 1));
+  double group = (right - left) / n;
   double widest = 0;
   for (const std::string& l : labels) widest = std::max(widest, text_px(l, 11));
   // Labels wider than their group are turned 35 degrees, and the plot gives them room.
   const bool slanted = widest > group - 6;
-  const double bottom = kHeight - (slanted ? 30 + std::min(widest * 0.6, 150.0) : 52);
+  if (slanted) {
+    // The first label, turned, reaches cos 35 deg of its width left of its group's middle
+    // (with a margin on the width estimate): the plot starts far enough right to hold it.
+    const double reach = 0.82 * widest * 1.1 + 6;
+    left = std::max(left, (reach - right / (2 * n)) / (1 - 1 / (2 * n)));
+    group = (right - left) / n;
+  }
+  // Upright labels may carry notes, a line each under the label (the shapes a bar was at).
+  std::vector<std::vector<std::string>> notes(ncat);
+  std::size_t note_lines = 0;
+  for (std::size_t i = 0; i < ncat && !slanted && i < c.category_notes.size(); ++i) {
+    for (std::size_t at = 0; at <= c.category_notes[i].size();) {
+      const std::size_t end = std::min(c.category_notes[i].find('\n', at), c.category_notes[i].size());
+      if (end > at) notes[i].push_back(c.category_notes[i].substr(at, end - at));
+      at = end + 1;
+    }
+    note_lines = std::max(note_lines, notes[i].size());
+  }
+  const double bottom =
+      kHeight - (slanted ? 30 + std::min(widest * 0.6, 150.0) : 52 + 13.0 * static_cast<double>(note_lines));
 
   ys.p0 = bottom;
   ys.p1 = top;
@@ -438,6 +458,13 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
       fmt::format_to(std::back_inserter(out),
                      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                      detail::svg_px(x), detail::svg_px(y), detail::xml_escape(labels[i]));
+      for (std::size_t l = 0; l < notes[i].size(); ++l)
+        fmt::format_to(std::back_inserter(out),
+                       "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\" "
+                       "fill=\"#57606a\">{}</text>\n",
+                       detail::svg_px(x), detail::svg_px(y + 13.0 * static_cast<double>(l + 1)),
+                       detail::svg_px(std::clamp((group - 4) / (text_px(notes[i][l], 1.0) + 1e-9), 7.0, 10.0)),
+                       detail::xml_escape(notes[i][l]));
     }
   }
   out += "</g>\n";

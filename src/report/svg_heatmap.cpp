@@ -104,7 +104,7 @@ std::string svg_heatmap(const Chart& c, bool standalone) {
                    "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\" font-size=\"11\" "
                    "fill=\"#57606a\">{4}</text>\n",
                    svg_px(x), svg_px(bottom), svg_px(bottom + 4), svg_px(bottom + 16),
-                   xml_escape(format_full(value)));
+                   xml_escape(format_reading(value)));
   }
   fmt::format_to(std::back_inserter(out),
                  "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\" "

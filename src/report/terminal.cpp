@@ -95,7 +95,8 @@ std::string to_terminal(const Table& t) {
   return out;
 }
 
-std::string to_terminal(const Document& d) {
+std::string to_terminal(const Document& doc, Edition e) {
+  const Document d = for_reading(doc);
   std::string out;
   const std::string title = detail::one_line(d.title.empty() ? "memhier report" : d.title);
   out += title + "\n" + std::string(detail::text_width(title), '=') + "\n";
@@ -108,13 +109,27 @@ std::string to_terminal(const Document& d) {
   for (const Section& s : d.sections) {
     const std::string stitle = detail::one_line(s.title);
     out += "\n" + stitle + "\n" + std::string(detail::text_width(stitle), '-') + "\n";
-    for (const std::string& p : s.paragraphs) out += wrap(p, kWrapWidth) + "\n";
+    std::string paragraphs;
+    for (const std::string& p : s.paragraphs) paragraphs += wrap(p, kWrapWidth) + "\n";
     std::string charts;
     for (const Chart& c : s.charts) {
       charts += "Chart: " + detail::one_line(c.title) + " (drawn in the HTML report)\n\n";
     }
-    if (s.charts_first) out += charts;
-    for (const Table& t : s.tables) out += to_terminal(t) + "\n";
+    out += s.charts_first ? charts + paragraphs : paragraphs;
+    // The long tables are named in one line (a terminal draws no chart, so a table beside one
+    // stays): the HTML report, or --full, holds them.
+    std::string left_out;
+    for (const Table& t : s.tables) {
+      if (e.full || t.rows.size() <= detail::kTerminalRows) {
+        out += to_terminal(t) + "\n";
+        continue;
+      }
+      left_out += (left_out.empty() ? "" : "; ") + detail::one_line(t.title) + " (" +
+                  std::to_string(t.rows.size()) + " rows)";
+    }
+    if (!left_out.empty())
+      out += wrap("Tables in the HTML report (or with --full): " + left_out + ".", kWrapWidth) +
+             "\n";
     if (!s.charts_first) out += charts;
   }
   return detail::tidy_blank_lines(out);

@@ -86,12 +86,16 @@ report::Document run_bench(const BenchOptions& o) {
   opt.torch_reference = o.torch;
   opt.torch_python = o.torch_python;
   opt.progress = o.progress;
-  const auto records = bench::run_families(fams, opt);
+  std::string torch_not_run;
+  const auto records = bench::run_families(fams, opt, &torch_not_run);
   report::Document doc;
   doc.title = "memhier bench " + o.family;
   doc.meta = o.meta;
   for (std::size_t i = 0; i < fams.size(); ++i)
     doc.sections.push_back(bench::family_section(*fams[i], records[i]));
+  if (!torch_not_run.empty() && !doc.sections.empty())  // once, ahead of the ladders
+    doc.sections.front().paragraphs.insert(doc.sections.front().paragraphs.begin(),
+                                           "PyTorch's line did not run: " + torch_not_run + ".");
   claims::judge_on_card(doc.sections, bench::running_card(dev));
   return doc;
 }

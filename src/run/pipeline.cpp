@@ -1,6 +1,8 @@
 #include "memhier/run/pipeline.hpp"
 
 #include <cmath>
+#include <zlib.h>
+
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -67,10 +69,10 @@ class Files {
     report::write_file_atomically(dir_ / "results.json", j.dump(2) + "\n");
   }
   /// The whole report; results.json last, so that it is complete once the others are.
-  void finish(const report::Document& doc) const {
+  void finish(const report::Document& doc, report::Edition edition) const {
     if (dir_.empty()) return;
-    report::write_file_atomically(dir_ / "index.html", report::to_html(doc));
-    report::write_file_atomically(dir_ / "report.md", report::to_markdown(doc));
+    report::write_file_atomically(dir_ / "index.html", report::to_html(doc, edition));
+    report::write_file_atomically(dir_ / "report.md", report::to_markdown(doc, edition));
     report::write_file_atomically(dir_ / "results.json", report::to_json(doc).dump(2) + "\n");
   }
 
@@ -103,11 +105,13 @@ void measure_ladders(const Options& o, report::Document& doc, report::SummaryInp
     files.progress(doc);
   }
   bench::Failure failure;
-  const bool torch = bench::guarded([&] { bench::add_torch_reference(records, bopt); }, &failure);
+  std::string why;
+  if (!bench::guarded([&] { why = bench::add_torch_reference(records, bopt); }, &failure))
+    why = failure.not_measured();
+  // An optional stage that did not run is one line in the summary, not a row per ladder.
+  if (!why.empty()) summary.not_run.push_back("PyTorch's line did not run: " + why + ".");
   for (std::size_t i = 0; i < measured.size(); ++i) {
     doc.sections[at[i]] = bench::family_section(*measured[i], records[i]);
-    if (!torch)
-      doc.sections[at[i]].paragraphs.push_back("PyTorch's rows: " + failure.not_measured() + ".");
     summary.records.insert(summary.records.end(), records[i].begin(), records[i].end());
   }
 }
@@ -151,7 +155,32 @@ void measure(const Options& o, const core::DeviceInfo& dev, report::Document& do
 
 }  // namespace
 
+report::Document read_results(const std::string& path) {
+  // gzread reads a plain file as it is, so one path serves results.json and results.json.gz.
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw std::invalid_argument("cannot open '" + path + "' to read a report from it.");
+  std::string text;
+  char buf[1 << 16];
+  int n = 0;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+  const bool failed = n < 0;
+  gzclose(f);
+  if (failed) throw std::invalid_argument("'" + path + "' is not a readable gzip or text file.");
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) throw std::invalid_argument("'" + path + "' is not JSON.");
+  try {
+    return report::document_from_json(j);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("'" + path + "' is " + e.what() + ".");
+  }
+}
+
 report::Document run_report(const Options& o, std::string* no_gpu) {
+  if (!o.from.empty()) {  // a recorded run, rendered again: nothing measured, no device
+    const report::Document doc = read_results(o.from);
+    Files(o.out).finish(doc, report::Edition{o.full});
+    return doc;
+  }
   probe::register_probes();  // idempotent: what a caller registered besides stays
   kernels::register_families();
   report::Document doc;
@@ -195,7 +224,7 @@ report::Document run_report(const Options& o, std::string* no_gpu) {
   summary.claims = claims::tally(doc.sections, card);
   summary.not_measured = note;
   doc.sections.insert(doc.sections.begin(), report::summary_section(summary));
-  files.finish(doc);
+  files.finish(doc, report::Edition{o.full});
   return doc;
 }
 

@@ -39,14 +39,16 @@ std::vector<registry::BenchRecord> run_family(const registry::Family& family,
                                               const BenchOptions& opt);
 
 /// With opt.torch_reference: one PyTorch subprocess for every family and shape in `records`
-/// (one list per family), its rows added to each family's list.
-void add_torch_reference(std::vector<std::vector<registry::BenchRecord>>& records,
-                         const BenchOptions& opt);
+/// (one list per family), its rows added to each family's list. Returns why it did not run
+/// (one sentence, no rows added), or "" when it ran or was not asked for.
+std::string add_torch_reference(std::vector<std::vector<registry::BenchRecord>>& records,
+                                const BenchOptions& opt);
 
-/// run_family for each of `families` in order, then add_torch_reference. Returns one record
-/// list per family.
+/// run_family for each of `families` in order, then add_torch_reference (why it did not run
+/// in `torch_not_run`, where given). Returns one record list per family.
 std::vector<std::vector<registry::BenchRecord>> run_families(
-    const std::vector<const registry::Family*>& families, const BenchOptions& opt);
+    const std::vector<const registry::Family*>& families, const BenchOptions& opt,
+    std::string* torch_not_run = nullptr);
 
 /// After `run` was timed on `c`: verifies the output its last repetition left (for an
 /// in_place() case, of one more run after poison(), since repeated runs compound) and marks

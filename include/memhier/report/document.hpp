@@ -2,6 +2,7 @@
 // No CUDA here: a report never touches the device.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -85,7 +86,13 @@ struct Chart {
   bool log_x = false;
   bool log_y = false;
   std::vector<std::string> categories;      ///< bar charts: one per y value; stack: one per band
-  std::vector<std::string> category_notes;  ///< stack: the text beside each band (its figures)
+  /// stack: the text beside each band (its figures); bar: lines ('\n') under each label.
+  std::vector<std::string> category_notes;
+  /// stack: each band's capacity in bytes (NaN where unknown); a band's width grows with it.
+  std::vector<double> category_sizes;
+  /// stack: the first this many bands are the path data travels, drawn as the pyramid; the
+  /// others are spaces beside that path, drawn apart below it. 0: every band is on the path.
+  std::size_t stack_path = 0;
   std::vector<Series> series;
 };
 

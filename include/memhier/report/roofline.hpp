@@ -15,7 +15,7 @@ namespace memhier::report {
 /// One kernel on the roofline: FLOP per byte of the fewest bytes its problem must move.
 struct RooflinePoint {
   std::string family, variant, shape;
-  std::string group;         ///< "fp32 GEMM", "bf16 GEMM", "vendor library", "memory-bound best"
+  std::string group;         ///< "fp32 GEMM", "bf16 GEMM", "vendor library", "other ladder's best"
   model::NumberType number_type = model::NumberType::fp32;  ///< whose peak is its roof
   double intensity = NAN;    ///< FLOP/byte
   double gflops = NAN;       ///< measured

@@ -51,6 +51,13 @@ struct LadderBest {
   double x_read_only = NAN;  ///< read-only ceiling's time / best's time (read-dominated ladders)
   results::Spread x_read_only_spread;
   std::string read_only_shape;
+  /// The largest shape measured (the most bytes moved, or flops without bytes): the ladder's
+  /// headline, with its ratios there.
+  std::string headline_shape;
+  double headline_x_vendor = NAN;
+  results::Spread headline_x_vendor_spread;
+  double headline_x_memcpy = NAN;  ///< NaN where the copy is no ceiling
+  results::Spread headline_x_memcpy_spread;
   int shapes = 0;  ///< shapes where the best rung verified and was timed
 };
 
@@ -60,11 +67,12 @@ struct SummaryInput {
   std::vector<results::BenchRecord> records;  ///< every ladder's records, as run_family made them
   ClaimsTally claims;
   std::string not_measured;  ///< why the measurements are missing ("no GPU: ..."), if they are
+  /// Optional stages that did not run, one sentence each ("PyTorch's line did not run: ...").
+  std::vector<std::string> not_run;
 };
 
-/// Whether cudaMemcpy is a ceiling for this family's records: some rung of it is nearer the
-/// copy's time than its number type's peak's (x memcpy above its fraction of peak), or counts no
-/// flops. By the roofline the longer of the two bounds binds, so for a problem bound by
+/// Whether cudaMemcpy is a ceiling for this family's records: the family is bound by memory
+/// (its fact, results::Bound), whatever one shape's ratio reads. For a problem bound by
 /// arithmetic (GEMM) the copy ceiling says nothing and its ratio is not shown.
 bool copy_ceiling_applies(const std::vector<results::BenchRecord>& family_records);
 
@@ -73,8 +81,9 @@ bool copy_ceiling_applies(const std::vector<results::BenchRecord>& family_record
 /// declined and unverified rows never count.
 std::vector<LadderBest> ladder_bests(const std::vector<results::BenchRecord>& records);
 
-/// The summary section (id "summary"): the hierarchy picture, the ladders chart and the
-/// tally first, then small tables of the same figures for the text formats.
+/// The summary section (id "summary"): the hierarchy picture and the ladders chart, the tally
+/// in a line, each optional stage that did not run in a line, then the ladders' figures as a
+/// table for the text formats (the tiers' table is the memory-spaces section's).
 Section summary_section(const SummaryInput& in);
 
 }  // namespace memhier::report

@@ -102,11 +102,19 @@ struct Options {
   /// The program Nsight Compute profiles; "" for memhier-profile-target beside the running
   /// executable (a caller that is not the memhier command names it).
   std::string profile_target;
+  bool full = false;  ///< every table open in index.html and report.md (report::Edition)
+  /// A recorded results.json (or results.json.gz) rendered instead of measuring: no GPU
+  /// touched; the document is the record's, its meta the run that made it.
+  std::string from;
   report::Meta meta;  ///< where and how the report was made (the caller knows)
   std::function<void(Stage, const std::string&)> progress = [](Stage, const std::string&) {};
 };
 
-/// Runs everything registered and returns the report. With `out`, creates the folder,
+/// The document a results.json (gzip'd or not) holds. Throws std::invalid_argument (one
+/// sentence) when the file cannot be read or is not a memhier report.
+report::Document read_results(const std::string& path);
+
+/// Runs everything registered and returns the report (or, with `from`, the recorded one). With `out`, creates the folder,
 /// rewrites results.json after each measured section (with "partial": true until the end)
 /// and writes the three files at the end, each whole or not at all. Throws
 /// DeviceUnavailable, std::invalid_argument when the folder cannot be created, or
