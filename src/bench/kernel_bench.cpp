@@ -232,6 +232,7 @@ BenchRecord unmeasured(const Family& family, const std::string& variant, int run
   r.family = family.name;
   r.number_type = family.number_type;
   r.bound = family.bound;
+  r.sets_peak = family.sets_peak;
   r.variant = variant;
   r.rung = rung;
   r.shape = shape;
@@ -355,6 +356,7 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       r.family = family.name;
       r.number_type = family.number_type;
       r.bound = family.bound;
+      r.sets_peak = family.sets_peak;
       r.variant = variant;
       r.shape = c->shape();
       return r;

@@ -76,6 +76,7 @@ Roofline roofline(const SummaryInput& in) {
     if (!compute_bound(b) || !timed(b)) continue;
     const results::BenchRecord*& slot = largest[{b.family, b.variant}];
     if (!slot || flops_of(b) > flops_of(*slot)) slot = &b;
+    if (!b.sets_peak) continue;
     double& peak = bf16(b) ? r.bf16_peak_gflops : r.fp32_peak_gflops;
     std::string& from = bf16(b) ? r.bf16_peak_from : r.fp32_peak_from;
     if (!tf32(b) && !(b.gflops <= peak)) {
@@ -85,7 +86,10 @@ Roofline roofline(const SummaryInput& in) {
   }
   for (const results::BenchRecord& b : in.records) {  // record order: the ladders' order
     if (!compute_bound(b) || largest[{b.family, b.variant}] != &b || tf32(b)) continue;
-    const std::string group = b.rung == 0 ? "vendor library" : bf16(b) ? "bf16 GEMM" : "fp32 GEMM";
+    const std::string group = b.rung == 0      ? "vendor library"
+                              : !b.sets_peak ? "other compute-bound"
+                              : bf16(b)      ? "bf16 GEMM"
+                                             : "fp32 GEMM";
     r.points.push_back(point(b, group));
   }
   for (const LadderBest& best : ladder_bests(in.records)) {
@@ -192,7 +196,8 @@ Section roofline_section(const Roofline& r) {
   roof("L2 roof", r.l2_gbps);
   peak("fp32 measured peak", r.fp32_peak_gflops);
   peak("bf16 measured peak", r.bf16_peak_gflops);
-  for (const char* g : {"fp32 GEMM", "bf16 GEMM", "vendor library", "other ladder's best"}) {
+  for (const char* g : {"fp32 GEMM", "bf16 GEMM", "other compute-bound", "vendor library",
+                        "other ladder's best"}) {
     Series sc = scatter(g, r.points, g);
     if (!sc.x.empty()) c.series.push_back(std::move(sc));
   }

@@ -25,10 +25,11 @@ BenchRecord rec(const std::string& family, const std::string& variant, int rung,
   return r;
 }
 
-// A GEMM's record: compute-bound, its flops quoted in `type` (its family's facts).
+// A GEMM's record: compute-bound, its flops quoted in `type`, a peak setter (its family's facts).
 BenchRecord gemm(BenchRecord r, NumberType type = NumberType::fp32) {
   r.bound = Bound::compute;
   r.number_type = type;
+  r.sets_peak = true;
   return r;
 }
 
@@ -104,3 +105,25 @@ TEST(Roofline, TheRidgeClaimIsJudgedFromTheMeasuredRidge) {
 }
 
 }  // namespace
+
+// A compute-bound ladder that is not a matrix product (attention) is drawn, in its own group,
+// but never sets the measured peak, however fast it runs.
+TEST(Roofline, OnlyMatrixProductsSetThePeak) {
+  SummaryInput in = input();
+  const double f = 4.0 * 2 * 16 * 2048 * 2048 * 128;
+  BenchRecord att =
+      rec("attention", "best", 5, "2x16x16x2048x2048x128", f, 4.0 * 2 * 16 * 2048 * 128 * 2, 0.05);
+  att.bound = Bound::compute;
+  att.number_type = NumberType::bf16;
+  in.records.push_back(att);
+  const auto r = memhier::report::roofline(in);
+  EXPECT_NEAR(r.bf16_peak_gflops / 1000.0, 750.2, 0.1);
+  EXPECT_EQ(r.bf16_peak_from, "gemm_bf16 best at 4096x4096x4096");
+  bool drawn = false;
+  for (const auto& p : r.points)
+    if (p.family == "attention") {
+      drawn = true;
+      EXPECT_EQ(p.group, "other compute-bound");
+    }
+  EXPECT_TRUE(drawn);
+}

@@ -40,6 +40,7 @@ BenchRecord record(const std::string& family, const std::string& variant, int ru
   r.peak_pct = peak_pct;
   // The family's fact, as its registry::Family states it: GEMMs are bound by arithmetic.
   r.bound = family.rfind("gemm", 0) == 0 ? results::Bound::compute : results::Bound::memory;
+  r.sets_peak = r.bound == results::Bound::compute;
   return r;
 }
 

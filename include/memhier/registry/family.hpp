@@ -139,8 +139,11 @@ struct Family {
   bool read_dominated = false;
   /// The number type its flops are quoted in (the peak its GFLOP/s are set against).
   model::NumberType number_type = model::NumberType::fp32;
-  /// Compute-bound (a GEMM: its fastest rungs set the roofline's peaks) or memory-bound.
+  /// Compute-bound (a GEMM, attention) or memory-bound.
   Bound bound = Bound::memory;
+  /// A dense matrix product: its fastest verified run is this card's measured FLOP peak for
+  /// its number type (the roofline's roof); attention is compute-bound but sets no peak.
+  bool sets_peak = false;
   /// The shapes at which `memhier simulate` compares the memory-system model's traffic with
   /// the counters (the profile shape first, then one past the L2); empty: none.
   std::vector<std::string> comparison_shapes;

@@ -15,7 +15,8 @@ namespace memhier::report {
 /// One kernel on the roofline: FLOP per byte of the fewest bytes its problem must move.
 struct RooflinePoint {
   std::string family, variant, shape;
-  std::string group;         ///< "fp32 GEMM", "bf16 GEMM", "vendor library", "other ladder's best"
+  /// "fp32 GEMM", "bf16 GEMM", "other compute-bound", "vendor library", "other ladder's best"
+  std::string group;
   model::NumberType number_type = model::NumberType::fp32;  ///< whose peak is its roof
   double intensity = NAN;    ///< FLOP/byte
   double gflops = NAN;       ///< measured

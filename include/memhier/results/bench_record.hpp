@@ -29,6 +29,7 @@ struct BenchRecord {
   /// The family's facts (registry::Family), so that readers of records need not know families.
   model::NumberType number_type = model::NumberType::fp32;
   Bound bound = Bound::memory;
+  bool sets_peak = false;  ///< a dense matrix product: the roofline's measured peak
   int rung = 0;          ///< 0: a ceiling or the vendor baseline
   bool ceiling = false;  ///< cudaMemcpy D2D, the read-only or the write-only ceiling
   bool verified = false;

@@ -151,6 +151,7 @@ registry::Family gemm_family() {
   f.python_name = "gemm";
   f.number_type = model::NumberType::fp32;
   f.bound = registry::Bound::compute;
+  f.sets_peak = true;
   // GEMM: the profile shape, and C of 128 MiB over K = 8: operands past L2 (K in the
   // thousands) would have the naive rungs issue billions of warp loads, beyond the replay's
   // budget without sampling; C past L2 is the write-back traffic every GEMM has.

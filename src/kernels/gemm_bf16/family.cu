@@ -155,6 +155,7 @@ registry::Family gemm_bf16_family() {
   f.python_name = "gemm_bf16";
   f.number_type = model::NumberType::bf16;
   f.bound = registry::Bound::compute;
+  f.sets_peak = true;
   // As the SGEMM ladder's: the profile shape, and C of 128 MiB over K = 8 (operands past
   // L2 would have the replay issue billions of warp loads).
   f.comparison_shapes = {"257x255x129", "8192x4096x8"};
