@@ -154,7 +154,8 @@ PeerResult measure_peer_impl(Context& ctx) {
     MEMHIER_CUDA(cudaSetDevice(d));
     bytes = std::min<std::uint64_t>(bytes, free_device_bytes() / 4 / MiB * MiB);
   }
-  if (bytes < MiB) throw std::runtime_error("less than 4 MiB of memory is free on some GPU");
+  // 4 MiB at least: the latency ring (2 MiB at most) lives in one of them
+  if (bytes < 4 * MiB) throw std::runtime_error("less than 16 MiB of memory is free on some GPU");
   m.buffer_bytes = bytes;
 
   PeerAccess access;

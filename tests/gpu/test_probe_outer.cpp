@@ -116,7 +116,9 @@ TEST(ProbePeer, EveryPairMeasured) {
       }
     }
   for (const probe::PeerLatency& l : m.latencies)
-    if (l.not_measured.empty()) EXPECT_TRUE(std::isfinite(l.cycles) && l.cycles > 100) << l.cycles;
+    if (l.not_measured.empty()) {
+      EXPECT_TRUE(std::isfinite(l.cycles) && l.cycles > 100) << l.cycles;
+    }
   const probe::Result r = probe::present_peer(m);
   EXPECT_NE(find_table(r.section, "peer-copies"), nullptr);
   ASSERT_EQ(r.tiers.size(), 1u);
