@@ -78,14 +78,6 @@ struct HostBuffer {
   }
 };
 
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { MEMHIER_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(s); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
-
 int reps_for(const Context& ctx) {
   return ctx.smallest ? 1 : ctx.quick ? 3 : 7;
 }
@@ -145,7 +137,7 @@ void measure_overlap(HostResult& m, Context& ctx, void* device_buf, std::uint32_
   m.overlap.bytes = std::min<std::uint64_t>(m.max_bytes, ctx.quick ? 64 * MiB : 256 * MiB);
   HostBuffer host(HostMemory::pinned, m.overlap.bytes);
   if (!host.ptr) return;  // the sweep's skip row says why
-  Stream a, b;
+  outer::Stream a, b;
   const int reps = reps_for(ctx);
   const std::uint64_t n = m.overlap.bytes;
   auto copy = [&](cudaStream_t s) {
@@ -168,28 +160,18 @@ void measure_overlap(HostResult& m, Context& ctx, void* device_buf, std::uint32_
       },
       nullptr);
   // Overlapped: b waits for a's start, a waits for b's end, so a's events span both.
-  cudaEvent_t started = nullptr, b_done = nullptr;
-  MEMHIER_CUDA(cudaEventCreateWithFlags(&started, cudaEventDisableTiming));
-  MEMHIER_CUDA(cudaEventCreateWithFlags(&b_done, cudaEventDisableTiming));
-  try {
-    m.overlap.overlapped_ms = outer::time_batch(
-        a.s, 1, reps,
-        [&](cudaStream_t s) {
-          MEMHIER_CUDA(cudaEventRecord(started, s));
-          MEMHIER_CUDA(cudaStreamWaitEvent(b.s, started, 0));
-          compute(b.s);
-          MEMHIER_CUDA(cudaEventRecord(b_done, b.s));
-          copy(s);
-          MEMHIER_CUDA(cudaStreamWaitEvent(s, b_done, 0));
-        },
-        nullptr);
-  } catch (...) {
-    cudaEventDestroy(started);
-    cudaEventDestroy(b_done);
-    throw;
-  }
-  MEMHIER_CUDA(cudaEventDestroy(started));
-  MEMHIER_CUDA(cudaEventDestroy(b_done));
+  outer::Event started(cudaEventDisableTiming), b_done(cudaEventDisableTiming);
+  m.overlap.overlapped_ms = outer::time_batch(
+      a.s, 1, reps,
+      [&](cudaStream_t s) {
+        MEMHIER_CUDA(cudaEventRecord(started.e, s));
+        MEMHIER_CUDA(cudaStreamWaitEvent(b.s, started.e, 0));
+        compute(b.s);
+        MEMHIER_CUDA(cudaEventRecord(b_done.e, b.s));
+        copy(s);
+        MEMHIER_CUDA(cudaStreamWaitEvent(s, b_done.e, 0));
+      },
+      nullptr);
 }
 
 void prefetch_to(const void* p, std::size_t n, int device, cudaStream_t s) {
@@ -229,7 +211,7 @@ void measure_managed(HostResult& m, Context& ctx, std::uint32_t* sink) {
   void* p = nullptr;
   MEMHIER_CUDA_ALLOC(cudaMallocManaged(&p, bytes), bytes);
   std::unique_ptr<void, decltype(&cudaFree)> owner(p, &cudaFree);
-  Stream s;
+  outer::Stream s;
   const int reps = ctx.smallest ? 1 : 3;
   for (ManagedMethod method : {ManagedMethod::fault, ManagedMethod::prefetch,
                                ManagedMethod::read_mostly, ManagedMethod::accessed_by}) {
@@ -249,34 +231,17 @@ void measure_managed(HostResult& m, Context& ctx, std::uint32_t* sink) {
       advise(p, bytes, cudaMemAdviseSetAccessedBy, false, device);
     }
     std::vector<double> pre, ker;
-    cudaEvent_t e0 = nullptr, e1 = nullptr, e2 = nullptr;
-    MEMHIER_CUDA(cudaEventCreate(&e0));
-    MEMHIER_CUDA(cudaEventCreate(&e1));
-    MEMHIER_CUDA(cudaEventCreate(&e2));
-    try {
-      for (int rep = 0; rep < reps; ++rep) {
-        std::memset(p, rep + 1, bytes);  // the host writes last: the pages are the host's
-        MEMHIER_CUDA(cudaEventRecord(e0, s.s));
-        if (method == ManagedMethod::prefetch) prefetch_to(p, bytes, device, s.s);
-        MEMHIER_CUDA(cudaEventRecord(e1, s.s));
-        outer::sm_read(p, bytes, sink, s.s);
-        MEMHIER_CUDA(cudaEventRecord(e2, s.s));
-        MEMHIER_CUDA(cudaEventSynchronize(e2));
-        float a = 0, b = 0;
-        MEMHIER_CUDA(cudaEventElapsedTime(&a, e0, e1));
-        MEMHIER_CUDA(cudaEventElapsedTime(&b, e1, e2));
-        pre.push_back(a);
-        ker.push_back(b);
-      }
-    } catch (...) {
-      cudaEventDestroy(e0);
-      cudaEventDestroy(e1);
-      cudaEventDestroy(e2);
-      throw;
+    outer::Event e0, e1, e2;
+    for (int rep = 0; rep < reps; ++rep) {
+      std::memset(p, rep + 1, bytes);  // the host writes last: the pages are the host's
+      MEMHIER_CUDA(cudaEventRecord(e0.e, s.s));
+      if (method == ManagedMethod::prefetch) prefetch_to(p, bytes, device, s.s);
+      MEMHIER_CUDA(cudaEventRecord(e1.e, s.s));
+      outer::sm_read(p, bytes, sink, s.s);
+      MEMHIER_CUDA(cudaEventRecord(e2.e, s.s));
+      ker.push_back(outer::elapsed_ms(e1, e2));
+      pre.push_back(outer::elapsed_ms(e0, e1));
     }
-    MEMHIER_CUDA(cudaEventDestroy(e0));
-    MEMHIER_CUDA(cudaEventDestroy(e1));
-    MEMHIER_CUDA(cudaEventDestroy(e2));
     if (method == ManagedMethod::prefetch) r.prefetch_ms = median(pre);
     r.kernel_ms = median(ker);
     m.managed.push_back(r);
@@ -316,7 +281,7 @@ HostResult measure_host_impl(Context& ctx) {
   MEMHIER_CUDA(cudaMemset(device_buf.data(), 0x3c, m.max_bytes));
   core::DeviceBuffer<std::uint32_t> sink(1);
   outer::StreamGate gate;
-  Stream s;
+  outer::Stream s;
   for (HostMemory kind : {HostMemory::pinned, HostMemory::pageable, HostMemory::registered})
     sweep(m, ctx, sizes, kind, device_buf.data(), gate, s.s);
   measure_overlap(m, ctx, device_buf.data(), sink.data());

@@ -79,21 +79,22 @@ int blocks_for(Kernel k, std::size_t items) {
   return static_cast<int>(std::max<std::size_t>(1, std::min(full, need)));
 }
 
-struct Events {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  Events() {
-    MEMHIER_CUDA(cudaEventCreate(&start));
-    MEMHIER_CUDA(cudaEventCreate(&stop));
-  }
-  ~Events() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
-};
-
 }  // namespace
+
+Event::Event(unsigned flags) {
+  MEMHIER_CUDA(cudaEventCreateWithFlags(&e, flags));
+}
+
+Stream::Stream() {
+  MEMHIER_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+}
+
+double elapsed_ms(const Event& start, const Event& stop) {
+  MEMHIER_CUDA(cudaEventSynchronize(stop.e));
+  float ms = 0;
+  MEMHIER_CUDA(cudaEventElapsedTime(&ms, start.e, stop.e));
+  return static_cast<double>(ms);
+}
 
 StreamGate::StreamGate() {
   void* p = nullptr;
@@ -176,20 +177,17 @@ void arithmetic(int iters, std::uint32_t* sink, cudaStream_t s) {
 
 double time_batch(cudaStream_t s, int batch, int reps, const std::function<void(cudaStream_t)>& op,
                   StreamGate* gate) {
-  Events ev;
+  Event start, stop;
   op(s);  // warm-up: first-use costs (mappings, staging buffers) stay out of the samples
   MEMHIER_CUDA(cudaStreamSynchronize(s));
   std::vector<double> per_op;
   for (int r = 0; r < reps; ++r) {
     if (gate) gate->hold(s);
-    MEMHIER_CUDA(cudaEventRecord(ev.start, s));
+    MEMHIER_CUDA(cudaEventRecord(start.e, s));
     for (int i = 0; i < batch; ++i) op(s);
-    MEMHIER_CUDA(cudaEventRecord(ev.stop, s));
+    MEMHIER_CUDA(cudaEventRecord(stop.e, s));
     if (gate) gate->release();
-    MEMHIER_CUDA(cudaEventSynchronize(ev.stop));
-    float ms = 0;
-    MEMHIER_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
-    per_op.push_back(static_cast<double>(ms) / batch);
+    per_op.push_back(elapsed_ms(start, stop) / batch);
   }
   return median(per_op);
 }

@@ -13,6 +13,27 @@
 
 namespace memhier::probe::outer {
 
+/// A CUDA event on the current device, destroyed with its owner.
+struct Event {
+  cudaEvent_t e = nullptr;
+  explicit Event(unsigned flags = cudaEventDefault);
+  ~Event() { cudaEventDestroy(e); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
+/// A non-blocking stream on the current device, destroyed with its owner.
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream();
+  ~Stream() { cudaStreamDestroy(s); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+/// Milliseconds between two events recorded and completed (synchronizes on `stop`).
+double elapsed_ms(const Event& start, const Event& stop);
+
 /// A flag in pinned host memory that every device can read: hold() puts a spin kernel on
 /// a stream, release() lets every held stream go. The spin gives up after a few seconds so
 /// that a host that never releases cannot hang the GPU.

@@ -68,16 +68,6 @@ struct PeerAccess {
   }
 };
 
-struct Event {
-  cudaEvent_t e = nullptr;
-  explicit Event(unsigned flags = cudaEventDefault) {
-    MEMHIER_CUDA(cudaEventCreateWithFlags(&e, flags));
-  }
-  ~Event() { cudaEventDestroy(e); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-};
-
 /// Median ms of `op_i` on GPU a's stream and `op_j` on GPU b's, b starting with a (or, with
 /// `b_after_a`, when a's part is done), timed by a's events around both; with `gate`, a's
 /// stream is held until both parts are enqueued.
@@ -85,9 +75,9 @@ double time_pair(Gpu& a, Gpu& b, int reps, outer::StreamGate* gate,
                  const std::function<void(cudaStream_t)>& op_a,
                  const std::function<void(cudaStream_t)>& op_b, bool b_after_a) {
   MEMHIER_CUDA(cudaSetDevice(a.id));
-  Event start, stop, a_done(cudaEventDisableTiming);
+  outer::Event start, stop, a_done(cudaEventDisableTiming);
   MEMHIER_CUDA(cudaSetDevice(b.id));
-  Event b_done(cudaEventDisableTiming);
+  outer::Event b_done(cudaEventDisableTiming);
   std::vector<double> ms;
   for (int rep = -1; rep < reps; ++rep) {  // rep -1: warm-up
     MEMHIER_CUDA(cudaSetDevice(a.id));
@@ -103,9 +93,7 @@ double time_pair(Gpu& a, Gpu& b, int reps, outer::StreamGate* gate,
     MEMHIER_CUDA(cudaStreamWaitEvent(a.stream, b_done.e, 0));
     MEMHIER_CUDA(cudaEventRecord(stop.e, a.stream));
     if (gate) gate->release();
-    MEMHIER_CUDA(cudaEventSynchronize(stop.e));
-    float t = 0;
-    MEMHIER_CUDA(cudaEventElapsedTime(&t, start.e, stop.e));
+    const double t = outer::elapsed_ms(start, stop);
     if (rep >= 0) ms.push_back(t);
   }
   return median(ms);
@@ -154,7 +142,7 @@ PeerResult measure_peer_impl(Context& ctx) {
     MEMHIER_CUDA(cudaSetDevice(d));
     bytes = std::min<std::uint64_t>(bytes, free_device_bytes() / 4 / MiB * MiB);
   }
-  // 4 MiB at least: the latency ring (2 MiB at most) lives in one of them
+  // 4 MiB at least: the latency ring (2 MiB at most) is laid in one of these buffers
   if (bytes < 4 * MiB) throw std::runtime_error("less than 16 MiB of memory is free on some GPU");
   m.buffer_bytes = bytes;
 
