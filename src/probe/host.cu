@@ -270,10 +270,12 @@ HostResult measure_host_impl(Context& ctx) {
   m.host_page_bytes = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   m.host_memory_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * m.host_page_bytes;
   const std::uint64_t cap = ctx.smallest ? 4 * MiB : ctx.quick ? 64 * MiB : kSweepMax;
-  // A quarter of free device memory and of the host's free memory at most.
-  const std::uint64_t host_free =
-      static_cast<std::uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * m.host_page_bytes;
-  std::uint64_t max = std::min<std::uint64_t>({cap, free_device_bytes() / 4, host_free / 4});
+  // A quarter of free device memory and of the host's physical memory at most: the host's
+  // free memory says little where it is granted as it is used, so a failed host allocation
+  // is what stops a series (its rows then say why).
+  const std::uint64_t max =
+      std::min<std::uint64_t>({cap, free_device_bytes() / 4, m.host_memory_bytes / 4}) /
+      (4 * KiB) * (4 * KiB);  // whole pages: every size of the sweep stays 16-byte aligned
   if (max < 4 * KiB) throw std::runtime_error("less than 16 KiB of device or host memory is free");
   const std::vector<std::uint64_t> sizes = geometric_sizes(4 * KiB, max, ctx.quick ? 16 : 4);
   m.max_bytes = sizes.back();

@@ -68,7 +68,7 @@ struct PeerAccess {
   }
 };
 
-/// Median ms of `op_i` on GPU a's stream and `op_j` on GPU b's, b starting with a (or, with
+/// Median ms of `op_a` on GPU a's stream and `op_b` on GPU b's, b starting with a (or, with
 /// `b_after_a`, when a's part is done), timed by a's events around both; with `gate`, a's
 /// stream is held until both parts are enqueued.
 double time_pair(Gpu& a, Gpu& b, int reps, outer::StreamGate* gate,
