@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/host.hpp"
 
 namespace memhier::probe {
@@ -210,6 +210,55 @@ report::Chart sweep_chart(const HostResult& m) {
   return ch;
 }
 
+// Pinned over pageable each way, overlap, prefetch over faults: memhier's goals for the tier.
+std::vector<ClaimRow> host_claims(const HostResult& m) {
+  std::vector<ClaimRow> rows;
+  {
+    std::vector<Figure> figures;
+    std::string text;
+    for (HostDirection dir : {HostDirection::host_to_device, HostDirection::device_to_host}) {
+      const HostCopy* pinned =
+          find_copy(m, HostMemory::pinned, dir, Mover::copy_engine, m.max_bytes);
+      const HostCopy* pageable =
+          find_copy(m, HostMemory::pageable, dir, Mover::copy_engine, m.max_bytes);
+      const double ratio = pinned && pageable ? pinned->gbps / pageable->gbps : NAN;
+      figures.push_back({to_string(dir), ratio, Claimed::value(1.1, "x pageable"),
+                         claims::band(ClaimId::host_pinned_over_pageable)});
+      text +=
+          strf("%s%s: pinned %.1f, pageable %.1f GB/s (%.2fx)", text.empty() ? "" : "; ",
+               to_string(dir), pinned ? pinned->gbps : NAN, pageable ? pageable->gbps : NAN, ratio);
+    }
+    rows.push_back({ClaimId::host_pinned_over_pageable,
+                    text + " at " + fmt_bytes(static_cast<double>(m.max_bytes)),
+                    judged_all(figures, "a pinned or pageable series was not measured")});
+  }
+  const HostOverlap& o = m.overlap;
+  rows.push_back({ClaimId::host_copy_compute_overlap,
+                  strf("two streams %.3f ms, one stream %.3f ms (%.2fx; copy %.3f, kernel %.3f ms)",
+                       o.overlapped_ms, o.serial_ms, o.ratio(), o.copy_ms, o.compute_ms),
+                  judged(o.ratio(), Claimed::value(0.5, "x one stream's time"),
+                         claims::band(ClaimId::host_copy_compute_overlap),
+                         "the pinned buffer for the overlap could not be allocated")});
+  const ManagedMigration* fault = nullptr;
+  const ManagedMigration* prefetch = nullptr;
+  for (const ManagedMigration& r : m.managed) {
+    if (r.method == ManagedMethod::fault) fault = &r;
+    if (r.method == ManagedMethod::prefetch) prefetch = &r;
+  }
+  const double ratio = fault && prefetch ? fault->total_ms() / prefetch->total_ms() : NAN;
+  rows.push_back(
+      {ClaimId::managed_prefetch_over_faults,
+       fault && prefetch
+           ? strf("faults %.3f ms (%.3f us per host page), prefetch and kernel %.3f ms (%.2fx)",
+                  fault->total_ms(), fault->us_per_page(), prefetch->total_ms(), ratio)
+           : std::string("no managed-memory figures"),
+       judged(ratio, Claimed::value(1, "x the prefetch's time"),
+              claims::band(ClaimId::managed_prefetch_over_faults),
+              m.managed_not_measured.empty() ? "managed memory was not measured"
+                                             : m.managed_not_measured)});
+  return rows;
+}
+
 }  // namespace
 
 Result present_host(const HostResult& m) {
@@ -230,6 +279,7 @@ Result present_host(const HostResult& m) {
   r.section.tables.push_back(managed_table(m));
   r.section.tables.push_back(latency_table(m));
   r.section.charts.push_back(sweep_chart(m));
+  add_claims(r.section, "host", host_claims(m));
 
   TierFigure tier;
   tier.tier = "host";

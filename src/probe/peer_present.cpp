@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "claim_rows.hpp"
 #include "memhier/probe/peer.hpp"
 
 namespace memhier::probe {
@@ -134,6 +134,25 @@ report::Chart matrix_chart(const PeerResult& m) {
   return ch;
 }
 
+// SM loads against the copy engine, one way, on every pair that has peer access.
+std::vector<ClaimRow> peer_claims(const PeerResult& m) {
+  std::vector<Figure> figures;
+  std::string text;
+  for (const PeerCopy& c : m.copies) {
+    if (c.method != PeerMethod::sm_load || !c.not_measured.empty()) continue;
+    const PeerCopy* ce = find_peer_copy(m, c.src, c.dst, PeerMethod::copy_engine);
+    const double ratio = ce ? c.gbps / ce->gbps : NAN;
+    const std::string label = strf("GPU %d -> %d", c.src, c.dst);
+    figures.push_back({label, ratio, Claimed::value(1, "x the copy engine"),
+                       claims::band(ClaimId::peer_sm_load_matches_copy_engine)});
+    text += strf("%s%s: %.1f against %.1f GB/s (%.2fx)", text.empty() ? "" : "; ", label.c_str(),
+                 c.gbps, ce ? ce->gbps : NAN, ratio);
+  }
+  return {{ClaimId::peer_sm_load_matches_copy_engine,
+           text.empty() ? std::string("no pair has peer access") : text,
+           judged_all(figures, "no pair of GPUs has peer access")}};
+}
+
 }  // namespace
 
 Result present_peer(const PeerResult& m) {
@@ -151,6 +170,7 @@ Result present_peer(const PeerResult& m) {
   r.section.tables.push_back(copies_table(m));
   r.section.tables.push_back(latency_table(m));
   r.section.charts.push_back(matrix_chart(m));
+  add_claims(r.section, "peer", peer_claims(m));
 
   TierFigure tier;
   tier.tier = "peer";

@@ -150,6 +150,18 @@ TEST(OuterTiers, HostSectionKeysAndTier) {
   EXPECT_NEAR(managed["rows"][1]["total_ms"].get<double>(), 1.0, 1e-9);
 
   ASSERT_NE(table_json(r.section, "host-latency"), nullptr);
+  // memhier's goals for the tier: 2.5x and 2.6x over pageable, overlap 0.55, faults 4x.
+  ASSERT_EQ(r.section.checks.size(), 3u);
+  for (const results::Check& c : r.section.checks)
+    EXPECT_EQ(c.verdict, results::Verdict::reproduced) << c.measured << ": " << c.detail;
+  HostResult slow_pinned = m;
+  for (HostCopy& c : slow_pinned.copies)
+    if (c.memory == HostMemory::pinned && c.direction == HostDirection::device_to_host) c.gbps = 21;
+  EXPECT_EQ(present_host(slow_pinned).section.checks[0].verdict, results::Verdict::refuted);
+  HostResult no_managed = m;
+  no_managed.managed.clear();
+  no_managed.managed_not_measured = "no concurrent managed access";
+  EXPECT_EQ(present_host(no_managed).section.checks[2].verdict, results::Verdict::not_measurable);
   ASSERT_EQ(r.tiers.size(), 1u);
   EXPECT_EQ(r.tiers[0].tier, "host");
   EXPECT_EQ(r.tiers[0].bandwidth_gbps, 52);  // the faster pinned copy-engine direction
@@ -204,6 +216,13 @@ TEST(OuterTiers, PeerSectionMatrixAndTier) {
   EXPECT_EQ(r.tiers[0].tier, "peer");
   EXPECT_EQ(r.tiers[0].bandwidth_gbps, 392);  // one way: both-ways rows are not a link's figure
   EXPECT_EQ(r.tiers[0].latency_cycles, 1900);
+  // SM loads 380 against the copy engine's 390 GB/s: 0.97x, at least 0.95x
+  ASSERT_EQ(r.section.checks.size(), 1u);
+  EXPECT_EQ(r.section.checks[0].verdict, results::Verdict::reproduced)
+      << r.section.checks[0].detail;
+  PeerResult slow = m;
+  slow.copies[1].gbps = 300;
+  EXPECT_EQ(present_peer(slow).section.checks[0].verdict, results::Verdict::refuted);
 }
 
 TEST(OuterTiers, CollectivesSection) {
