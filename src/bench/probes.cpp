@@ -6,6 +6,7 @@
 
 #include "memhier/bench/guard.hpp"
 #include "memhier/core/timing.hpp"
+#include "memhier/probe/unavailable.hpp"
 #include "memhier/registry/registry.hpp"
 
 namespace memhier::bench {
@@ -49,7 +50,23 @@ ProbeRun run_probes(const core::DeviceInfo& device, const ProbeRunOptions& opt) 
     opt.progress(e.name);
     probe::Result r;
     Failure failure;
-    if (!guarded([&] { r = e.run_probe(run.context); }, &failure)) {
+    std::string lacks;
+    const bool ran = guarded(
+        [&] {
+          try {
+            r = e.run_probe(run.context);
+          } catch (const probe::Unavailable& u) {
+            lacks = u.what();  // this machine lacks what the probe needs: no failure
+          }
+        },
+        &failure);
+    if (!lacks.empty()) {
+      r = {};
+      r.section.id = e.name;
+      r.section.title = e.family + ": " + e.technique;
+      r.section.paragraphs.push_back("Not measured: " + lacks + ".");
+      run.unavailable.push_back(lacks);
+    } else if (!ran) {
       // The probe's section says why it has no figures; the next probe runs regardless.
       r = {};
       r.section.id = e.name;

@@ -541,6 +541,7 @@ std::vector<Claim> build() {
 // listed there without data here (or twice) is a wiring error the first use reports.
 std::vector<Claim> in_id_order(std::vector<Claim> claims) {
   for (Claim& c : hopper_claims()) claims.push_back(std::move(c));
+  for (Claim& c : outer_claims()) claims.push_back(std::move(c));
   std::vector<Claim> out(results::kClaimCount);
   std::vector<bool> seen(results::kClaimCount, false);
   for (Claim& c : claims) {

@@ -84,5 +84,7 @@ Subject subject_of(ClaimId id);
 // The Hopper tiers' claims (TMA, clusters and distributed shared memory, the L2 halves,
 // tensor cores), kept apart from the older tiers': src/claims/catalogue_hopper.cpp.
 std::vector<Claim> hopper_claims();
+// The tiers beyond the card (host memory, peer GPUs): src/claims/catalogue_outer.cpp.
+std::vector<Claim> outer_claims();
 
 }  // namespace memhier::claims

@@ -19,12 +19,14 @@ struct ProbeOptions {
   bool json = false;
   bool quick = false;
   std::vector<std::string> only;
+  std::vector<std::string> names;  ///< positional: the same as --only (memhier probe host)
 };
 
 int run_probe_command(const ProbeOptions& o) {
   run::ProbeOptions po;
   po.quick = o.quick;
   po.only = o.only;
+  po.only.insert(po.only.end(), o.names.begin(), o.names.end());
   po.meta = make_meta(true);
   run::ProbeResult r;
   {
@@ -55,6 +57,9 @@ void add_probe(CLI::App& app, int& rc) {
   sub->add_flag("--json", o->json, "Print JSON");
   sub->add_flag("--quick", o->quick, "Fewer sizes and repetitions (about 15 s on an H100)");
   sub->add_option("--only", o->only, "Run only these probes or families (repeatable)");
+  sub->add_option("probes", o->names,
+                  "Probes or families to run, as --only: 'memhier probe host', 'memhier probe "
+                  "peer' (two GPUs or more), 'memhier probe collectives' (NCCL, two GPUs or more)");
   sub->callback([o, &rc] { rc = run_probe_command(*o); });
 }
 

@@ -23,7 +23,8 @@ void register_probes() {
 }
 
 std::vector<TierFigure> merge_tiers(const std::vector<TierFigure>& figures) {
-  static const char* order[] = {"registers", "shared", "L1", "L2", "HBM", "constant", "local"};
+  static const char* order[] = {"registers", "shared", "L1",  "L2",  "HBM",
+                                 "constant",  "local",  "host", "peer"};
   std::map<std::string, TierFigure> merged;
   for (const TierFigure& f : figures) {
     TierFigure& m = merged[f.tier];

@@ -49,6 +49,11 @@ ProbeResult run_probe(const ProbeOptions& o) {
   opt.progress = o.progress;
   out.run = bench::run_probes(dev, opt);
   out.quick = o.quick;
+  // Only probes this machine cannot run were asked for (memhier probe peer on one GPU): a
+  // missing capability, like a missing GPU.
+  if (!o.only.empty() && !out.run.names.empty() &&
+      out.run.unavailable.size() == out.run.names.size())
+    throw DeviceUnavailable(out.run.unavailable.front() + ".");
   // A run of every probe is this card's record for the models.
   if (o.only.empty()) bench::save_card_record(out.run, o.meta, &out.record_not_saved);
   out.doc.title = "memhier probe";

@@ -201,6 +201,9 @@ TEST(Cli, GpuCommandsWithoutAGpuExitThree) {
   const Result r = run({"probe", "--quick"});
   EXPECT_EQ(r.status, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("needs a GPU"), std::string::npos) << r.err;
+  const Result peer = run({"probe", "peer"});  // no GPU at all: the GPU's sentence first
+  EXPECT_EQ(peer.status, 3) << peer.out << peer.err;
+  EXPECT_NE(peer.err.find("needs a GPU"), std::string::npos) << peer.err;
   const Result p = run({"profile", "transpose"});
   EXPECT_EQ(p.status, 3) << p.out << p.err;
   EXPECT_TRUE(p.out.empty()) << p.out;
@@ -347,6 +350,7 @@ TEST(Cli, ReportWithoutMeasurementsSaysWhyForEveryClaim) {
 
 TEST(Cli, UnknownProbeIsBadInput) {
   expect_bad_input({"probe", "--only", "no-such-probe"});
+  expect_bad_input({"probe", "host", "no-such-probe"});  // names as --only takes them
 }
 
 // memhier simulate runs on the CPU: a transpose tile's traffic as the JSON table, and every

@@ -21,7 +21,8 @@ TEST(ProbeRegistry, EveryProbeRegisteredWithARunFunction) {
       "latency",        "latency-working-set", "bandwidth",     "shared-stride", "global-stride",
       "l2-working-set", "l2-random",           "l2-persisting", "layout",        "constant",
       "registers",      "smem-dynamic",        "smem-carveout", "caching",       "tma",
-      "gather",         "local-memory",        "dsmem",         "l2-partitions"};
+      "gather",         "local-memory",        "dsmem",         "l2-partitions", "host",
+      "peer",           "collectives"};
   EXPECT_EQ(names, expected);
 }
 

@@ -22,6 +22,9 @@ struct ProbeRun {
   report::Section summary;               ///< the measured memory-spaces table
   std::vector<report::Section> sections;  ///< one per probe, in registry order
   std::vector<std::string> names;         ///< the probes that ran
+  /// The sentence of each probe that declined for lack of what it needs (a second GPU,
+  /// NCCL: probe::Unavailable), in run order; its section says the same.
+  std::vector<std::string> unavailable;
   double seconds = 0;                     ///< wall time of the whole run
 };
 

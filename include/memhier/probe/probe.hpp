@@ -15,7 +15,7 @@ namespace memhier::probe {
 void register_probes();
 
 /// Every probe's tier figures merged per tier, in the hierarchy's order (registers, shared,
-/// L1, L2, HBM, constant, local, then any other): the first latency and size given, and
+/// L1, L2, HBM, constant, local, host, peer, then any other): the first latency and size given, and
 /// the largest bandwidth any method measured with that method's name, so a tier's row is
 /// the best this project reaches on it rather than one kernel's figure.
 std::vector<TierFigure> merge_tiers(const std::vector<TierFigure>& figures);

@@ -1,0 +1,78 @@
+// The kernels and the timing the host and peer probes share: a spin kernel that holds a
+// stream until the host releases it (so the copies of one sample start back to back, as
+// nvbandwidth does), SM copies and reads through any pointer the device can reach (mapped
+// host memory, a peer GPU's memory), a dependent-load chase, and an arithmetic-only kernel.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace memhier::probe::outer {
+
+/// A CUDA event on the current device, destroyed with its owner.
+struct Event {
+  cudaEvent_t e = nullptr;
+  explicit Event(unsigned flags = cudaEventDefault);
+  ~Event() { cudaEventDestroy(e); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
+/// A non-blocking stream on the current device, destroyed with its owner.
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream();
+  ~Stream() { cudaStreamDestroy(s); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+/// Milliseconds between two events recorded and completed (synchronizes on `stop`).
+double elapsed_ms(const Event& start, const Event& stop);
+
+/// A flag in pinned host memory that every device can read: hold() puts a spin kernel on
+/// a stream, release() lets every held stream go. The spin gives up after a few seconds so
+/// that a host that never releases cannot hang the GPU.
+class StreamGate {
+ public:
+  StreamGate();
+  ~StreamGate();
+  StreamGate(const StreamGate&) = delete;
+  StreamGate& operator=(const StreamGate&) = delete;
+  /// Enqueues the spin on `s` (on the current device, which must be the stream's).
+  void hold(cudaStream_t s);
+  /// Lets every held stream go; the next hold() holds again.
+  void release();
+
+ private:
+  volatile int* flag_ = nullptr;
+};
+
+/// Copies `bytes` from `src` to `dst` with every SM (16-byte loads and stores where both
+/// are aligned), on `s` of the current device.
+void sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t s);
+
+/// Reads every byte of `src` with every SM and folds it into `sink` (one device word).
+void sm_read(const void* src, std::size_t bytes, std::uint32_t* sink, cudaStream_t s);
+
+/// Follows `steps` dependent 4-byte loads from `ring` (each word the byte offset of the next
+/// slot, make_ring's layout) with one thread; returns SM cycles per load (clock64 around the
+/// loop), after one untimed lap of `steps` to warm the translation path.
+double chase_cycles(const void* ring, int steps);
+
+/// One block per SM doing `iters` dependent FMAs per thread: compute with no memory
+/// traffic, to overlap with a copy.
+void arithmetic(int iters, std::uint32_t* sink, cudaStream_t s);
+
+/// The median, over `reps` samples, of milliseconds per operation: each sample enqueues
+/// `batch` calls of `op` on `s` between two events; with `gate`, the stream is held behind
+/// its spin kernel until the whole sample is enqueued (pageable copies block the host until
+/// staged, so they run without it).
+double time_batch(cudaStream_t s, int batch, int reps, const std::function<void(cudaStream_t)>& op,
+                  StreamGate* gate);
+
+}  // namespace memhier::probe::outer
