@@ -3,7 +3,8 @@
 - kernels on framework GPU arrays (PyTorch, CuPy, JAX, Numba; none imported here):
   softmax, transpose, gemm, reduce, histogram256, stencil2d, axpy (families() lists them);
 - the CPU models, no GPU needed: analyze_shared, analyze_global, occupancy;
-- records as the JSON output: claims() (no GPU), probe(), bench(), report().
+- records as the JSON output: claims() (no GPU), probe(), bench(), report();
+- explain([...argv]): your program's kernels under Nsight Compute, diagnosed against this card.
 """
 
 from importlib.metadata import PackageNotFoundError, version as _version
@@ -13,7 +14,7 @@ from .kernels import (axpy, families, gemm, histogram256, reduce, softmax, stenc
                       variants)
 from .models import (GlobalAnalysis, Occupancy, SharedAnalysis, SharedFix, analyze_global,
                      analyze_shared, occupancy)
-from .records import NoDeviceError, bench, claims, cli_path, probe, report
+from .records import NoDeviceError, bench, claims, cli_path, explain, probe, report
 
 try:
     __version__ = _version("memhier")
@@ -30,6 +31,6 @@ __all__ = [
     "axpy", "families", "gemm", "histogram256", "reduce", "softmax", "stencil2d", "transpose",
     "variants",
     "GlobalAnalysis", "Occupancy", "SharedAnalysis", "SharedFix", "analyze_global",
-    "analyze_shared", "occupancy", "NoDeviceError", "bench", "claims", "cli_path", "probe",
-    "report", "device_count",
+    "analyze_shared", "occupancy", "NoDeviceError", "bench", "claims", "cli_path", "explain",
+    "probe", "report", "device_count",
 ]

@@ -1,4 +1,5 @@
-// memhier.probe, bench and report: the run library's probe, bench and report runs
+// memhier.probe, bench, report and explain: the run library's probe, bench, report and explain
+// runs
 // (memhier/run/pipeline.hpp) called in this process, each answer the JSON text the CLI's
 // --json prints from the same function; python/memhier/records.py parses it.
 #include <nanobind/stl/pair.h>
@@ -12,6 +13,7 @@
 
 #include "bindings.hpp"
 #include "memhier/report/writers.hpp"
+#include "memhier/run/explain.hpp"
 #include "memhier/run/pipeline.hpp"
 
 namespace nb = nanobind;
@@ -81,6 +83,26 @@ std::string report_run(const std::string& out, bool quick, bool no_gpu, bool no_
   });
 }
 
+std::string explain(const std::vector<std::string>& program, const std::string& kernel,
+                    long launch_skip, long launch_count, bool every_launch, int timeout,
+                    double footprint, const std::string& record, bool measure,
+                    const std::string& command) {
+  return released([&] {
+    run::ExplainOptions o;
+    o.explain.program = program;
+    o.explain.kernel_regex = kernel;
+    o.explain.launch_skip = launch_skip;
+    o.explain.launch_count = launch_count;
+    o.explain.every_launch = every_launch;
+    o.explain.timeout_s = timeout;
+    o.explain.footprint_bytes = footprint;
+    o.record = record;
+    o.measure = measure;
+    o.meta = run::make_meta(command, true);
+    return run::run_explain(o).json.dump();
+  });
+}
+
 }  // namespace
 
 void bind_records(nb::module_& m) {
@@ -93,6 +115,9 @@ void bind_records(nb::module_& m) {
   m.def("report", &report_run, "out"_a, "quick"_a, "no_gpu"_a, "no_profile"_a, "no_torch"_a,
         "python"_a, "profile_target"_a, "command"_a,
         "memhier report --json's record as JSON text; with `out`, its files there.");
+  m.def("explain", &explain, "program"_a, "kernel"_a, "launch_skip"_a, "launch_count"_a,
+        "every_launch"_a, "timeout"_a, "footprint"_a, "record"_a, "measure"_a, "command"_a,
+        "memhier explain --json -- PROGRAM's record as JSON text.");
 }
 
 }  // namespace memhier::python

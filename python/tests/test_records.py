@@ -106,3 +106,15 @@ def test_bench_and_probe_records_on_a_gpu(cli):
     p = memhier.probe(only=["latency"], quick=True)
     assert any(t["id"] == "latency-tiers" for s in p["sections"] for t in s.get("tables", []))
     assert p["sm_clock_mhz"] > 0 and p["quick"] is True
+
+
+def test_explain_bad_input_and_no_ncu(monkeypatch):
+    """explain's options are checked before anything runs; without ncu it raises
+    NoDeviceError with the CLI's sentence, on any machine."""
+    with pytest.raises(ValueError, match="name the program"):
+        memhier.explain([])
+    with pytest.raises(ValueError, match="regular expression"):
+        memhier.explain(["/bin/true"], kernel="(")
+    monkeypatch.setenv("MEMHIER_NCU", "/nonexistent/ncu")
+    with pytest.raises(memhier.NoDeviceError, match="Nsight Compute"):
+        memhier.explain(["/bin/true"])

@@ -22,7 +22,9 @@ constexpr double kNearCeiling = 0.85;
 constexpr double kExcessFactor = 1.25;
 constexpr double kMinGain = 1.02;  // below this a finding tells the user nothing to do
 
-bool finite(double v) { return std::isfinite(v); }
+bool finite(double v) {
+  return std::isfinite(v);
+}
 
 // Sum of the counters that are present; NaN when none is.
 double total(const profile::KernelCounters& k, std::initializer_list<const char*> keys) {
@@ -38,7 +40,9 @@ double total(const profile::KernelCounters& k, std::initializer_list<const char*
   return any ? s : kNaN;
 }
 
-double or_zero(double v) { return finite(v) ? v : 0.0; }
+double or_zero(double v) {
+  return finite(v) ? v : 0.0;
+}
 
 std::string metric_of(const std::string& key) {
   for (const profile::Metric& m : profile::explain_metrics())
@@ -60,37 +64,45 @@ struct SourceText {
 SourceText teaching(FindingKind kind) {
   switch (kind) {
     case FindingKind::uncoalesced_global:
-      return {"make consecutive lanes touch consecutive addresses (swap the index that follows "
-              "threadIdx.x, or stage the tile through shared memory so both sides are "
-              "coalesced)",
-              "001 §Memory Coalescing: THE Most Important Optimization"};
+      return {
+          "make consecutive lanes touch consecutive addresses (swap the index that follows "
+          "threadIdx.x, or stage the tile through shared memory so both sides are "
+          "coalesced)",
+          "001 §Memory Coalescing: THE Most Important Optimization"};
     case FindingKind::shared_bank_conflicts:
-      return {"pad the shared array by one word per row ([32][33]) or XOR-swizzle the column "
-              "index, so a warp's lanes fall in different banks",
-              "002 §Why Stride-33 Has No Conflicts; 002 §Swizzled Shared Memory Access"};
+      return {
+          "pad the shared array by one word per row ([32][33]) or XOR-swizzle the column "
+          "index, so a warp's lanes fall in different banks",
+          "002 §Why Stride-33 Has No Conflicts; 002 §Swizzled Shared Memory Access"};
     case FindingKind::register_spills:
-      return {"keep fewer values live (constant indices keep small arrays in registers) or give "
-              "the kernel more registers (__launch_bounds__ with fewer blocks per SM)",
-              "001 §Register Spilling: The Silent Catastrophe"};
+      return {
+          "keep fewer values live (constant indices keep small arrays in registers) or give "
+          "the kernel more registers (__launch_bounds__ with fewer blocks per SM)",
+          "001 §Register Spilling: The Silent Catastrophe"};
     case FindingKind::low_occupancy:
-      return {"", "003 §The Occupancy vs. Performance Trade-off; "
-                  "001 §Impact of __launch_bounds__ on a Real Kernel (Softmax, A100)"};
+      return {"",
+              "003 §The Occupancy vs. Performance Trade-off; "
+              "001 §Impact of __launch_bounds__ on a Real Kernel (Softmax, A100)"};
     case FindingKind::dram_excess:
-      return {"reuse what was loaded: tile through shared memory or registers, and order the "
-              "blocks so the working set fits in L2",
-              "001 §Kernel Performance: With vs Without Shared Memory Tiling (V100); 001 §L2 Cache"};
+      return {
+          "reuse what was loaded: tile through shared memory or registers, and order the "
+          "blocks so the working set fits in L2",
+          "001 §Kernel Performance: With vs Without Shared Memory Tiling (V100); 001 §L2 Cache"};
     case FindingKind::latency_bound:
-      return {"put more bytes in flight per thread: wider loads (float4), several independent "
-              "loads before their first use, more resident warps",
-              "001 §Vectorized Loads: float4"};
+      return {
+          "put more bytes in flight per thread: wider loads (float4), several independent "
+          "loads before their first use, more resident warps",
+          "001 §Vectorized Loads: float4"};
     case FindingKind::near_ceiling:
-      return {"memory offers no more here: move fewer bytes (fuse with the kernels beside it, a "
-              "narrower number type) or spend the effort on another kernel",
-              "001 §The Optimization Hierarchy: What to Fix First"};
+      return {
+          "memory offers no more here: move fewer bytes (fuse with the kernels beside it, a "
+          "narrower number type) or spend the effort on another kernel",
+          "001 §The Optimization Hierarchy: What to Fix First"};
     case FindingKind::compute_bound:
-      return {"fewer or cheaper operations: tensor cores (bf16, tf32) for matrix products, "
-              "register tiling so each loaded value feeds several FMAs",
-              "002 §GEMM Performance (A100, M=N=K=4096, FP32)"};
+      return {
+          "fewer or cheaper operations: tensor cores (bf16, tf32) for matrix products, "
+          "register tiling so each loaded value feeds several FMAs",
+          "002 §GEMM Performance (A100, M=N=K=4096, FP32)"};
   }
   return {"", ""};
 }
@@ -150,9 +162,13 @@ model::WarpAccess contiguous_warp(double bytes) {
   return w;
 }
 
-std::string fmt(double v, int digits) { return report::strf("%.*f", digits, v); }
+std::string fmt(double v, int digits) {
+  return report::strf("%.*f", digits, v);
+}
 
-std::string gbps_text(double v) { return fmt(v, 0) + " GB/s"; }
+std::string gbps_text(double v) {
+  return fmt(v, 0) + " GB/s";
+}
 
 std::string bytes_text(double b) {
   if (b >= 1e9) return fmt(b / 1e9, 2) + " GB";
@@ -270,8 +286,8 @@ std::map<FindingKind, RungGain> rung_gains(const nlohmann::json* record) {
        {"elementwise", claims::rung(elementwise::Variant::scalar),
         claims::rung(elementwise::Variant::float4_unroll4), kNaN, ""}},
       {FindingKind::compute_bound,
-       {"gemm", claims::rung(gemm::Variant::smem_tile32),
-        claims::rung(gemm::Variant::reg_tile_2d), kNaN, ""}},
+       {"gemm", claims::rung(gemm::Variant::smem_tile32), claims::rung(gemm::Variant::reg_tile_2d),
+        kNaN, ""}},
   };
   if (!record || !record->is_object() || !record->contains("sections")) return out;
   for (auto& [kind, g] : out) {
@@ -320,14 +336,13 @@ KernelDiagnosis diagnose(const profile::KernelCounters& k, const DiagnosisContex
   const double l2_bytes = k.get("l2_bytes");
   double shared_wf = k.get("shared_wavefronts");
   if (!finite(shared_wf))
-    shared_wf = total(k, {"shared_ld_wavefronts", "shared_st_wavefronts", "shared_ldsm_wavefronts"});
+    shared_wf =
+        total(k, {"shared_ld_wavefronts", "shared_st_wavefronts", "shared_ldsm_wavefronts"});
   const double l1_bytes = std::max(or_zero(k.get("l1_bytes")), or_zero(shared_wf) * 128.0);
-  const double fp32 =
-      2 * or_zero(k.get("ffma")) + or_zero(k.get("fadd")) + or_zero(k.get("fmul"));
-  const double fp16 =
-      2 * or_zero(k.get("hfma")) + or_zero(k.get("hadd")) + or_zero(k.get("hmul"));
-  const double tensor = or_zero(total(k, {"tensor_bf16_ops", "tensor_fp16_ops",
-                                          "tensor_fp16h_ops", "tensor_tf32_ops"}));
+  const double fp32 = 2 * or_zero(k.get("ffma")) + or_zero(k.get("fadd")) + or_zero(k.get("fmul"));
+  const double fp16 = 2 * or_zero(k.get("hfma")) + or_zero(k.get("hadd")) + or_zero(k.get("hmul"));
+  const double tensor = or_zero(
+      total(k, {"tensor_bf16_ops", "tensor_fp16_ops", "tensor_fp16h_ops", "tensor_tf32_ops"}));
   d.flops = fp32 + fp16 + tensor;
   if (finite(secs)) {
     auto stand = [&](const char* what, const char* unit, double amount, const Ceiling& cl) {
@@ -377,8 +392,8 @@ KernelDiagnosis diagnose(const profile::KernelCounters& k, const DiagnosisContex
     const model::GlobalCost ideal = model::global_cost(ideal_warp);
     const double per_req = sectors / req;
     if (per_req <= kExcessFactor * ideal.sectors) continue;
-    const double all_sectors = or_zero(total(k, {"global_ld_sectors", "global_st_sectors",
-                                                 "local_ld_sectors", "local_st_sectors"}));
+    const double all_sectors = or_zero(total(
+        k, {"global_ld_sectors", "global_st_sectors", "local_ld_sectors", "local_st_sectors"}));
     const double excess = sectors - req * ideal.sectors;
     const double removed = all_sectors > 0 ? excess / all_sectors : 0;
     Finding f;
@@ -391,8 +406,8 @@ KernelDiagnosis diagnose(const profile::KernelCounters& k, const DiagnosisContex
                    (known ? " (the bytes each instruction asked for)"
                           : " (assumed: the bytes asked were not counted)");
     f.gain = gain_of(s, removed, share_of(s, {"DRAM", "L2"}), {"DRAM", "L2"});
-    f.summary = "global " + std::string(store ? "stores" : "loads") + " move " +
-                fmt(per_req, 1) + " sectors per request where " + std::to_string(ideal.sectors) +
+    f.summary = "global " + std::string(store ? "stores" : "loads") + " move " + fmt(per_req, 1) +
+                " sectors per request where " + std::to_string(ideal.sectors) +
                 " would carry the same bytes: " + fmt(100 * removed, 0) +
                 " % of the sectors are wasted";
     f.evidence = {counter(k, "global_" + op + "_requests", "global " + op + " requests"),
@@ -423,10 +438,9 @@ KernelDiagnosis diagnose(const profile::KernelCounters& k, const DiagnosisContex
                        (known ? " (the bytes each instruction asked for)"
                               : " (assumed: the bytes asked were not counted)");
         f.gain = gain_of(s, removed, share_of(s, {"L1/shared"}), {"L1/shared"});
-        f.summary = "shared-memory instructions take " + fmt(per, 1) +
-                    " wavefronts each where " + std::to_string(ideal.wavefronts) +
-                    " would do: bank conflicts replay " + fmt(100 * removed, 0) +
-                    " % of the shared-memory passes";
+        f.summary = "shared-memory instructions take " + fmt(per, 1) + " wavefronts each where " +
+                    std::to_string(ideal.wavefronts) + " would do: bank conflicts replay " +
+                    fmt(100 * removed, 0) + " % of the shared-memory passes";
         f.evidence = {counter(k, "shared_ld_instructions", "shared ld instructions"),
                       counter(k, "shared_ld_wavefronts", "shared ld wavefronts"),
                       counter(k, "shared_st_instructions", "shared st instructions"),
@@ -464,8 +478,11 @@ KernelDiagnosis diagnose(const profile::KernelCounters& k, const DiagnosisContex
   // bytes in flight do not help such a kernel (a GEMM runs few warps by design).
   const double f32_frac = fraction_of(s, "fp32"), ten_frac = fraction_of(s, "tensor");
   const double pipe =
-      std::max(or_zero(k.get("fma_pipe_pct")), or_zero(k.get("tensor_pipe_pct"))) / 100.0;
-  const double rate = std::max(finite(f32_frac) ? f32_frac : 0.0, finite(ten_frac) ? ten_frac : 0.0);
+      std::max({or_zero(k.get("fma_pipe_pct")), or_zero(k.get("tensor_pipe_pct")),
+                or_zero(k.get("tensor_hmma_pct")), or_zero(k.get("tensor_gmma_pct"))}) /
+      100.0;
+  const double rate =
+      std::max(finite(f32_frac) ? f32_frac : 0.0, finite(ten_frac) ? ten_frac : 0.0);
   const double memory_lead = largest(s, {"fp32", "tensor"});
   const double compute_lead = std::max(rate, pipe);
   const bool compute_bound = compute_lead >= 0.5 && compute_lead >= memory_lead;
@@ -487,8 +504,8 @@ KernelDiagnosis diagnose(const profile::KernelCounters& k, const DiagnosisContex
     f.measured = o.occupancy;
     f.ideal = next;
     f.ideal_from = "model::occupancy with one more block per SM";
-    f.gain = std::max(1.0, std::min(next / std::max(o.occupancy, 1e-9),
-                                    busiest > 0 ? 1.0 / busiest : 4.0));
+    f.gain = std::max(
+        1.0, std::min(next / std::max(o.occupancy, 1e-9), busiest > 0 ? 1.0 / busiest : 4.0));
     f.summary = std::to_string(o.active_warps) + " of " + std::to_string(o.max_warps) +
                 " warps per SM (" + fmt(100 * o.occupancy, 0) + " %), limited by " +
                 model::to_string(o.limiter) + " (" + std::to_string(d.launch.regs_per_thread) +
@@ -545,9 +562,8 @@ KernelDiagnosis diagnose(const profile::KernelCounters& k, const DiagnosisContex
     const Standing* best = nullptr;
     for (const Standing& x : s)
       if ((x.what == "DRAM" || x.what == "L2" || x.what == "L1/shared") &&
-          std::find(wasted.begin(), wasted.end(), x.what) == wasted.end() &&
-          finite(x.fraction()) && x.fraction() >= kNearCeiling &&
-          (!best || x.fraction() > best->fraction()))
+          std::find(wasted.begin(), wasted.end(), x.what) == wasted.end() && finite(x.fraction()) &&
+          x.fraction() >= kNearCeiling && (!best || x.fraction() > best->fraction()))
         best = &x;
     if (best) {
       Finding f;
@@ -586,7 +602,8 @@ KernelDiagnosis diagnose(const profile::KernelCounters& k, const DiagnosisContex
     f.evidence = {counter(k, "ffma", "fp32 FMA (thread instructions)"),
                   counter(k, "tensor_bf16_ops", "tensor bf16 operations"),
                   counter(k, "fma_pipe_pct", "FMA pipe %"),
-                  counter(k, "tensor_pipe_pct", "tensor pipe %")};
+                  counter(k, "tensor_pipe_pct", "tensor pipe %"),
+                  counter(k, "tensor_gmma_pct", "tensor pipe GMMA (wgmma) %")};
     found.push_back(f);
   }
 
@@ -608,8 +625,8 @@ KernelDiagnosis diagnose(const profile::KernelCounters& k, const DiagnosisContex
         f.ideal = needed;
         f.ideal_from = "this card's DRAM latency x bandwidth (" + fmt(ceil.dram_latency_ns, 0) +
                        " ns x " + gbps_text(ceil.dram.value) + ", Little's law)";
-        f.gain = std::max(1.0, std::min(needed / std::max(in_flight, 1.0),
-                                        busiest > 0 ? 1.0 / busiest : 4.0));
+        f.gain = std::max(
+            1.0, std::min(needed / std::max(in_flight, 1.0), busiest > 0 ? 1.0 / busiest : 4.0));
         f.summary = "about " + bytes_text(in_flight) + " in flight (" +
                     bytes_text(in_flight / std::max(1, ceil.sms)) + " per SM) where " +
                     bytes_text(needed) + " would keep DRAM busy; no ceiling is near";

@@ -12,14 +12,19 @@ using report::Column;
 using report::Table;
 using report::Value;
 
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
 
 nlohmann::json ceiling_json(const Ceiling& c) {
   return {{"value", number(c.value)}, {"from", model::to_string(c.from)}, {"source", c.source}};
 }
 
 // The kernel's name without its parameter list, shortened for a table cell.
-std::string short_name(const std::string& name) {
+std::string short_name(std::string name) {
+  const std::string anonymous = "(anonymous namespace)::";
+  for (std::size_t at; (at = name.find(anonymous)) != std::string::npos;)
+    name.erase(at, anonymous.size());
   std::string n = name.substr(0, name.find('('));
   if (n.empty()) n = name;
   return n.size() > 60 ? n.substr(0, 57) + "..." : n;
@@ -50,8 +55,8 @@ std::vector<std::pair<std::string, std::pair<double, double>>> ladder_points(
       for (const nlohmann::json& r : t.value("rows", nlohmann::json::array()))
         if (r.is_object() && r.contains("intensity") && r["intensity"].is_number() &&
             r.contains("measured") && r["measured"].is_number())
-          out.push_back({r.value("kernel", ""),
-                         {r["intensity"].get<double>(), r["measured"].get<double>()}});
+          out.push_back(
+              {r.value("kernel", ""), {r["intensity"].get<double>(), r["measured"].get<double>()}});
     }
   return out;
 }
@@ -67,8 +72,11 @@ report::Section explain_section(const ExplainRun& run, const Ceilings& c) {
   Table ceil;
   ceil.id = "explain-ceilings";
   ceil.title = "This card's ceilings";
-  ceil.columns = {{"ceiling", "", "ceiling"}, {"value", "", "value"}, {"unit", "", "unit"},
-                  {"from", "", "from"}, {"source", "", "source"}};
+  ceil.columns = {{"ceiling", "", "ceiling"},
+                  {"value", "", "value"},
+                  {"unit", "", "unit"},
+                  {"from", "", "from"},
+                  {"source", "", "source"}};
   auto row = [&](const char* name, const Ceiling& x, const char* unit) {
     ceil.rows.push_back({Value::str(name), Value::num_or_none(x.value, 0), Value::str(unit),
                          Value::str(model::to_string(x.from)), Value::str(x.source)});
@@ -80,19 +88,23 @@ report::Section explain_section(const ExplainRun& run, const Ceilings& c) {
   row("tensor (bf16)", c.tensor, "GFLOP/s");
   ceil.rows.push_back({Value::str("DRAM latency"),
                        Value::num_or_none(c.dram_latency_ns > 0 ? c.dram_latency_ns : NAN, 0),
-                       Value::str("ns"),
-                       Value::str(c.dram_latency_ns > 0 ? "measured" : "none"),
+                       Value::str("ns"), Value::str(c.dram_latency_ns > 0 ? "measured" : "none"),
                        Value::str(c.latency_source)});
   sec.tables.push_back(std::move(ceil));
 
   Table k;
   k.id = "explain-kernels";
   k.title = "Each kernel against the ceilings";
-  k.columns = {{"launch", "", "id"},         {"kernel", "", "kernel"},
-               {"grid", "", "grid"},         {"block", "", "block"},
-               {"time", "us", "us"},         {"DRAM", "%", "dram_pct"},
-               {"L2", "%", "l2_pct"},        {"L1/shared", "%", "shared_pct"},
-               {"fp32", "%", "fp32_pct"},    {"tensor", "%", "tensor_pct"},
+  k.columns = {{"launch", "", "id"},
+               {"kernel", "", "kernel"},
+               {"grid", "", "grid"},
+               {"block", "", "block"},
+               {"time", "us", "us"},
+               {"DRAM", "%", "dram_pct"},
+               {"L2", "%", "l2_pct"},
+               {"L1/shared", "%", "shared_pct"},
+               {"fp32", "%", "fp32_pct"},
+               {"tensor", "%", "tensor_pct"},
                {"intensity", "FLOP/B", "intensity"},
                {"occupancy", "%", "occupancy_pct"},
                {"achieved occ.", "%", "achieved_occupancy_pct"},
@@ -114,18 +126,21 @@ report::Section explain_section(const ExplainRun& run, const Ceilings& c) {
   Table f;
   f.id = "explain-findings";
   f.title = "Findings, highest estimated gain first";
-  f.columns = {{"launch", "", "id"},           {"kind", "", "kind"},
-               {"gain", "x", "gain"},          {"measured", "", "measured"},
-               {"ideal", "", "ideal"},         {"what the counters show", "", "summary"},
-               {"technique", "", "technique"}, {"source", "", "source"},
+  f.columns = {{"launch", "", "id"},
+               {"kind", "", "kind"},
+               {"gain", "x", "gain"},
+               {"measured", "", "measured"},
+               {"ideal", "", "ideal"},
+               {"what the counters show", "", "summary"},
+               {"technique", "", "technique"},
+               {"source", "", "source"},
                {"memhier rung (gain here)", "", "rung"}};
   for (const KernelDiagnosis& d : run.kernels)
     for (const Finding& x : d.findings)
-      f.rows.push_back({Value::integer(d.counters.id), Value::str(to_string(x.kind)),
-                        Value::num(x.gain, 2), Value::num_or_none(x.measured, 2),
-                        Value::num_or_none(x.ideal, 2), Value::str(x.summary),
-                        Value::str(x.technique), Value::str(x.source),
-                        Value::str(rung_text(x.rung))});
+      f.rows.push_back(
+          {Value::integer(d.counters.id), Value::str(to_string(x.kind)), Value::num(x.gain, 2),
+           Value::num_or_none(x.measured, 2), Value::num_or_none(x.ideal, 2), Value::str(x.summary),
+           Value::str(x.technique), Value::str(x.source), Value::str(rung_text(x.rung))});
   for (const KernelDiagnosis& d : run.kernels)
     for (const std::string& n : d.notes)
       f.notes.push_back("launch " + std::to_string(d.counters.id) + ": " + n);
@@ -140,22 +155,24 @@ report::Section explain_section(const ExplainRun& run, const Ceilings& c) {
   ch.y_label = "throughput";
   ch.y_unit = "GFLOP/s";
   ch.log_x = ch.log_y = true;
-  const double top = std::isfinite(c.tensor.value) ? std::max(c.tensor.value, c.fp32.value)
-                                                   : c.fp32.value;
+  const double top =
+      std::isfinite(c.tensor.value) ? std::max(c.tensor.value, c.fp32.value) : c.fp32.value;
   if (std::isfinite(c.dram.value) && std::isfinite(top)) {
     const double lo = 0.01, hi = std::max(1e4, 4 * top / c.dram.value);
     ch.series.push_back({"DRAM roof", {lo, top / c.dram.value}, {c.dram.value * lo, top}});
     if (std::isfinite(c.fp32.value))
-      ch.series.push_back({"fp32 peak", {c.fp32.value / c.dram.value, hi}, {c.fp32.value, c.fp32.value}});
+      ch.series.push_back(
+          {"fp32 peak", {c.fp32.value / c.dram.value, hi}, {c.fp32.value, c.fp32.value}});
     if (std::isfinite(c.tensor.value))
       ch.series.push_back(
           {"tensor peak", {c.tensor.value / c.dram.value, hi}, {c.tensor.value, c.tensor.value}});
     for (const KernelDiagnosis& d : run.kernels) {
       const double g = d.flops / (d.duration_ns * 1e-9) / 1e9;
       if (std::isfinite(d.intensity) && d.intensity > 0 && std::isfinite(g) && g > 0)
-        ch.series.push_back({"#" + std::to_string(d.counters.id) + " " +
-                                 short_name(d.counters.name).substr(0, 30),
-                             {d.intensity}, {g}});
+        ch.series.push_back(
+            {"#" + std::to_string(d.counters.id) + " " + short_name(d.counters.name).substr(0, 30),
+             {d.intensity},
+             {g}});
     }
     report::Series ladders;
     ladders.name = "memhier ladders (this card's record)";
@@ -206,11 +223,11 @@ nlohmann::json explain_json(const ExplainRun& run, const Ceilings& c) {
     kj["dram_bytes"] = number(d.dram_bytes);
     kj["intensity"] = number(d.intensity);
     kj["roof_gflops"] = number(d.roof_gflops);
-    nlohmann::json occ = {{"achieved", number(d.achieved_occupancy)},
-                          {"block_threads", d.launch.block_threads},
-                          {"registers", d.launch.regs_per_thread},
-                          {"shared_bytes",
-                           d.launch.static_smem_bytes + d.launch.dynamic_smem_bytes}};
+    nlohmann::json occ = {
+        {"achieved", number(d.achieved_occupancy)},
+        {"block_threads", d.launch.block_threads},
+        {"registers", d.launch.regs_per_thread},
+        {"shared_bytes", d.launch.static_smem_bytes + d.launch.dynamic_smem_bytes}};
     if (d.occupancy) {
       occ["model"] = d.occupancy->occupancy;
       occ["blocks_per_sm"] = d.occupancy->blocks_per_sm;
@@ -224,8 +241,11 @@ nlohmann::json explain_json(const ExplainRun& run, const Ceilings& c) {
         ev.push_back({{"name", e.name}, {"metric", e.metric}, {"value", number(e.value)}});
       nlohmann::json rung;
       if (!f.rung.family.empty())
-        rung = {{"family", f.rung.family}, {"from", f.rung.from}, {"to", f.rung.to},
-                {"gain", number(f.rung.gain)}, {"shape", f.rung.shape}};
+        rung = {{"family", f.rung.family},
+                {"from", f.rung.from},
+                {"to", f.rung.to},
+                {"gain", number(f.rung.gain)},
+                {"shape", f.rung.shape}};
       fs.push_back({{"kind", to_string(f.kind)},
                     {"summary", f.summary},
                     {"gain", f.gain},

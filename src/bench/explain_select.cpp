@@ -18,8 +18,7 @@ std::pair<profile::Selection, std::string> explain_selection(const ExplainOption
     try {
       std::regex check(o.kernel_regex, std::regex::ECMAScript);
     } catch (const std::regex_error&) {
-      throw std::invalid_argument("--kernel '" + o.kernel_regex +
-                                  "' is not a regular expression.");
+      throw std::invalid_argument("--kernel '" + o.kernel_regex + "' is not a regular expression.");
     }
     // ncu's --kernel-id splits its argument at ':'.
     if (!o.every_launch && o.kernel_regex.find(':') != std::string::npos)

@@ -235,8 +235,8 @@ std::vector<std::string> ncu_command_for(const std::string& ncu, const std::stri
     if (std::find(leave_out.begin(), leave_out.end(), m.metric) != leave_out.end()) continue;
     list += (list.empty() ? "" : ",") + m.metric;
   }
-  std::vector<std::string> argv = {ncu, "--csv", "--page", "raw", "--print-units", "base",
-                                   "--clock-control", "none"};
+  std::vector<std::string> argv = {ncu,    "--csv",           "--page", "raw", "--print-units",
+                                   "base", "--clock-control", "none"};
   if (!selection.flush_caches) argv.insert(argv.end(), {"--cache-control", "none"});
   argv.insert(argv.end(), {"--profile-from-start", selection.from_start ? "on" : "off"});
   const std::string regex = selection.kernel_regex.empty() ? ".*" : selection.kernel_regex;

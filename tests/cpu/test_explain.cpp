@@ -18,7 +18,8 @@ namespace memhier::bench {
 namespace {
 
 std::string fixture_text() {
-  std::ifstream f(std::string(MEMHIER_SOURCE_DIR) + "/tests/fixtures/explain/synthetic-counters.csv");
+  std::ifstream f(std::string(MEMHIER_SOURCE_DIR) +
+                  "/tests/fixtures/explain/synthetic-counters.csv");
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
@@ -71,7 +72,7 @@ TEST(ExplainDiagnosis, CleanCopyIsNearTheCeilingAndNothingElse) {
   const KernelDiagnosis d = diagnose(row("copy_clean"), context());
   EXPECT_EQ(kinds(d), std::vector<std::string>{"near-ceiling"});
   EXPECT_NEAR(d.standings.at(0).fraction(), 0.9, 0.01);  // DRAM first
-  EXPECT_EQ(d.findings[0].ideal, 3000);                 // the card's measured DRAM ceiling
+  EXPECT_EQ(d.findings[0].ideal, 3000);                  // the card's measured DRAM ceiling
   EXPECT_LT(d.findings[0].gain, 1.0 / 0.85 + 1e-9);
 }
 
@@ -184,7 +185,8 @@ TEST(ExplainRungs, GainsComeFromTheRecordsBenchTables) {
         {{"id", "roofline"},
          {"tables",
           {{{"id", "roofline-points"},
-            {"rows", {{{"kernel", "gemm naive"}, {"intensity", 682.0}, {"measured", 498.0}}}}}}}}}}};
+            {"rows",
+             {{{"kernel", "gemm naive"}, {"intensity", 682.0}, {"measured", 498.0}}}}}}}}}}};
   const auto gains = rung_gains(&record);
   EXPECT_DOUBLE_EQ(gains.at(FindingKind::shared_bank_conflicts).gain, 2.0);
   EXPECT_EQ(gains.at(FindingKind::shared_bank_conflicts).shape, "4096x4096");
@@ -222,7 +224,8 @@ TEST(ExplainSelection, DefaultsToTheFirstLaunchOfEachOfTheFirstKernelsAndSaysSo)
   EXPECT_TRUE(sel.first_launch_each);
   EXPECT_EQ(sel.launch_count, kDefaultKernels);
   EXPECT_NE(said.find("first launch"), std::string::npos);
-  const auto argv = profile::ncu_command_for("ncu", "/tmp/l", profile::explain_metrics(), sel, o.program);
+  const auto argv =
+      profile::ncu_command_for("ncu", "/tmp/l", profile::explain_metrics(), sel, o.program);
   auto has = [&](const std::string& a, const std::string& b) {
     for (std::size_t i = 0; i + 1 < argv.size(); ++i)
       if (argv[i] == a && argv[i + 1] == b) return true;

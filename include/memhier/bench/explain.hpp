@@ -7,11 +7,10 @@
 
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "memhier/model/card.hpp"
 #include "memhier/model/occupancy.hpp"
@@ -47,9 +46,9 @@ struct Ceiling {
 
 /// This card's ceilings, as the diagnosis reads them.
 struct Ceilings {
-  std::string card;  ///< the card's name
-  Ceiling dram, l2, shared;  ///< GB/s; shared is also the L1's data path
-  Ceiling fp32, tensor;      ///< GFLOP/s; tensor: dense bf16 with fp32 accumulation
+  std::string card;            ///< the card's name
+  Ceiling dram, l2, shared;    ///< GB/s; shared is also the L1's data path
+  Ceiling fp32, tensor;        ///< GFLOP/s; tensor: dense bf16 with fp32 accumulation
   double dram_latency_ns = 0;  ///< a DRAM load's latency; 0 when not measured
   std::string latency_source;
   int sms = 0;
@@ -58,8 +57,7 @@ struct Ceilings {
 /// The ceilings of `card` (model::card_of_device's, measured bandwidths where its record has
 /// them), the shared and FLOP peaks from its architecture at `sm_clock_mhz`, each marked
 /// with its provenance; the DRAM latency from `record` when it has one.
-Ceilings ceilings_of(const model::Card& card, const model::CardRecord* record,
-                     double sm_clock_mhz);
+Ceilings ceilings_of(const model::Card& card, const model::CardRecord* record, double sm_clock_mhz);
 
 /// What one rung of a memhier ladder gained over the rung before it on this card, from the
 /// card's current record (docs/results/<card>/results.json): `to` against `from`.
@@ -110,14 +108,14 @@ struct KernelDiagnosis {
   profile::KernelCounters counters;
   double duration_ns = 0;
   std::vector<Standing> standings;
-  double flops = 0;           ///< fp32 + fp16 + tensor operations
+  double flops = 0;  ///< fp32 + fp16 + tensor operations
   double dram_bytes = 0;
-  double intensity = 0;       ///< FLOP per DRAM byte; NaN without DRAM bytes
-  double roof_gflops = 0;     ///< min(DRAM ceiling x intensity, the FLOP peak)
+  double intensity = 0;    ///< FLOP per DRAM byte; NaN without DRAM bytes
+  double roof_gflops = 0;  ///< min(DRAM ceiling x intensity, the FLOP peak)
   model::LaunchResources launch;
   std::optional<model::OccupancyResult> occupancy;  ///< the model's, from the launch
-  double achieved_occupancy = 0;  ///< ncu's, 0..1
-  std::vector<Finding> findings;  ///< highest estimated gain first
+  double achieved_occupancy = 0;                    ///< ncu's, 0..1
+  std::vector<Finding> findings;                    ///< highest estimated gain first
   std::vector<std::string> notes;  ///< counters missing, and what was not judged for it
 };
 
@@ -126,7 +124,7 @@ struct DiagnosisContext {
   Ceilings ceilings;
   const model::ArchSpec* arch = nullptr;  ///< the card's compute capability
   std::map<FindingKind, RungGain> rungs;  ///< rung_gains()
-  double footprint_bytes = 0;  ///< the user's unique footprint per launch; 0: not given
+  double footprint_bytes = 0;             ///< the user's unique footprint per launch; 0: not given
 };
 
 /// The diagnosis of one kernel launch: a pure function of its counters and `context`.
@@ -160,7 +158,7 @@ struct ExplainOptions {
   std::vector<std::string> program;  ///< PROGRAM ARGS...
   std::string kernel_regex;          ///< "" every kernel
   long launch_skip = 0;
-  long launch_count = 0;  ///< 0: the default (kDefaultKernels, one launch each)
+  long launch_count = 0;      ///< 0: the default (kDefaultKernels, one launch each)
   bool every_launch = false;  ///< every launch of the selected kernels, not the first of each
   int timeout_s = 0;          ///< 0: profile::ncu_timeout_s()
   double footprint_bytes = 0;

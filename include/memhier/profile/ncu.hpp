@@ -33,7 +33,7 @@ const std::vector<Metric>& explain_metrics();
 struct KernelCounters {
   long id = -1;  ///< ncu's launch ID (its "ID" column): the order of the profiled launches
   std::string name;
-  std::string grid, block;  ///< "(5, 1, 1)"
+  std::string grid, block;               ///< "(5, 1, 1)"
   std::map<std::string, double> values;  ///< by Metric::key; absent when ncu gave none
 
   double get(const std::string& key) const;  ///< NaN when absent
