@@ -194,9 +194,8 @@ int block_threads(const profile::KernelCounters& k) {
 }
 
 void finish(Finding& f, const DiagnosisContext& c) {
-  const SourceText t = teaching(f.kind);
-  if (f.technique.empty()) f.technique = t.technique;
-  f.source = claims::cite(t.source);
+  if (f.technique.empty()) f.technique = teaching(f.kind).technique;
+  f.source = finding_source(f.kind);
   if (const auto it = c.rungs.find(f.kind); it != c.rungs.end()) f.rung = it->second;
 }
 
@@ -222,6 +221,10 @@ const char* to_string(FindingKind kind) {
       return "compute-bound";
   }
   return "";
+}
+
+std::string finding_source(FindingKind kind) {
+  return claims::cite(teaching(kind).source);
 }
 
 const std::vector<FindingKind>& all_finding_kinds() {

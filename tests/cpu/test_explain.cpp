@@ -3,13 +3,17 @@
 // rules, not measurements), read by the same parser ncu's output goes through.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "memhier/bench/explain.hpp"
+#include "memhier/claims/catalogue.hpp"
 #include "memhier/model/access.hpp"
 #include "memhier/model/arch.hpp"
 #include "memhier/report/writers.hpp"
@@ -171,6 +175,36 @@ TEST(ExplainDiagnosis, EveryKindIsReachedByTheFixtures) {
   for (const profile::KernelCounters& k : rows())
     for (const Finding& f : diagnose(k, context()).findings) seen.insert(f.kind);
   for (FindingKind kind : all_finding_kinds()) EXPECT_TRUE(seen.count(kind)) << to_string(kind);
+}
+
+// Each finding cites a source text by title and section, and the section is in that text.
+TEST(ExplainSources, EveryKindCitesASectionThatExistsInItsSourceText) {
+  namespace fs = std::filesystem;
+  const fs::path dir = MEMHIER_SEEDS_DIR;
+  const bool have = fs::is_directory(dir);
+  auto lower = [](std::string t) {
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+    return t;
+  };
+  std::map<std::string, std::string> text;  // by title
+  for (const claims::Seed& s : claims::seeds()) {
+    std::ifstream f(dir / s.file);
+    std::stringstream b;
+    b << f.rdbuf();
+    text[s.title] = lower(b.str());
+  }
+  for (FindingKind kind : all_finding_kinds()) {
+    const std::vector<claims::SourceRef> refs = claims::parse_sources(finding_source(kind));
+    ASSERT_FALSE(refs.empty()) << to_string(kind) << ": " << finding_source(kind);
+    for (const claims::SourceRef& r : refs) {
+      ASSERT_TRUE(text.count(r.origin)) << to_string(kind) << ": " << r.origin;
+      if (have) {
+        EXPECT_NE(text[r.origin].find(lower(r.section)), std::string::npos)
+            << to_string(kind) << ": " << r.origin << " has no section '" << r.section << "'";
+      }
+    }
+  }
+  if (!have) GTEST_SKIP() << "titles checked; no source texts at " << dir << " for the sections";
 }
 
 TEST(ExplainRungs, GainsComeFromTheRecordsBenchTables) {

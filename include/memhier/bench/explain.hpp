@@ -37,6 +37,10 @@ const char* to_string(FindingKind kind);
 /// Every kind, in declaration order.
 const std::vector<FindingKind>& all_finding_kinds();
 
+/// The source text that teaches the fix of `kind`, as claims cite it ("GPU Memory Hierarchy,
+/// §Memory Coalescing: ..."): title and section.
+std::string finding_source(FindingKind kind);
+
 /// One ceiling a kernel is set against, with where its figure comes from.
 struct Ceiling {
   double value = 0;  ///< GB/s or GFLOP/s; NaN where there is none
