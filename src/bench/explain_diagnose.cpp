@@ -255,6 +255,10 @@ Ceilings ceilings_of(const model::Card& card, const model::CardRecord* record,
               model::Provenance::datasheet,
               "datasheet: " + std::to_string(arch.shared_banks) + " banks x " +
                   std::to_string(arch.bank_width_bytes) + " B per clock per SM" + at};
+  if (record && record->shared_gbps > 0)
+    c.shared = {
+        record->shared_gbps, model::Provenance::measured,
+        "measured: memhier probe's conflict-free shared loads on this card (" + record->when + ")"};
   c.fp32 = {model::peak_gflops(arch, model::NumberType::fp32, card.sms, clock),
             model::Provenance::datasheet,
             "datasheet: " + std::to_string(arch.cuda_cores_per_sm) + " fp32 lanes x 2 per SM" + at};

@@ -16,6 +16,7 @@
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/model/access.hpp"
 #include "memhier/model/arch.hpp"
+#include "memhier/model/card.hpp"
 #include "memhier/report/writers.hpp"
 
 namespace memhier::bench {
@@ -205,6 +206,33 @@ TEST(ExplainSources, EveryKindCitesASectionThatExistsInItsSourceText) {
     }
   }
   if (!have) GTEST_SKIP() << "titles checked; no source texts at " << dir << " for the sections";
+}
+
+// The ceilings say where each comes from: the record's measured figures where it has them,
+// the architecture's datasheet figures otherwise.
+TEST(ExplainCeilings, MeasuredWhereTheRecordHasThemDatasheetOtherwise) {
+  const model::Card card = model::card_of_device("Made-up GPU", 9, 0, 100, 50 << 20, 2000, nullptr);
+  const Ceilings none = ceilings_of(card, nullptr, 1500);
+  EXPECT_EQ(none.dram.from, model::Provenance::datasheet);
+  EXPECT_EQ(none.shared.from, model::Provenance::datasheet);
+  EXPECT_DOUBLE_EQ(none.shared.value, 32 * 4 * 100 * 1500 / 1e3);  // banks x width x SMs x MHz
+  EXPECT_DOUBLE_EQ(none.fp32.value,
+                   model::peak_gflops(card.arch(), model::NumberType::fp32, 100, 1500));
+  EXPECT_EQ(none.dram_latency_ns, 0);
+  model::CardRecord r;
+  r.device_name = "Made-up GPU";
+  r.dram_gbps = 1800;
+  r.shared_gbps = 18000;
+  r.dram_latency_cycles = 900;
+  r.sm_clock_mhz = 1500;
+  r.when = "synthetic";
+  const model::Card measured = model::card_of_device("Made-up GPU", 9, 0, 100, 50 << 20, 2000, &r);
+  const Ceilings c = ceilings_of(measured, &r, 1500);
+  EXPECT_EQ(c.dram.value, 1800);
+  EXPECT_EQ(c.dram.from, model::Provenance::measured);
+  EXPECT_EQ(c.shared.value, 18000);
+  EXPECT_EQ(c.shared.from, model::Provenance::measured);
+  EXPECT_DOUBLE_EQ(c.dram_latency_ns, 600);  // 900 cycles at 1500 MHz
 }
 
 TEST(ExplainRungs, GainsComeFromTheRecordsBenchTables) {
