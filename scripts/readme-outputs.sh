@@ -3,19 +3,51 @@
 # block headed by its command line as the README shows it, so the pasted outputs can be
 # checked and refreshed from real runs. Run it on a machine without a GPU (the probe and
 # info examples show that case). --check prints nothing but the examples README.md no
-# longer shows verbatim, and exits 1 if there are any.
-# Usage: scripts/readme-outputs.sh [--check] [memhier binary]
+# longer shows verbatim, and exits 1 if there are any (a CTest test, label cpu, runs it).
+# --update rewrites each stale example in README.md in place: the lines from its command
+# line up to the closing fence or the next example's command line.
+# Usage: scripts/readme-outputs.sh [--check | --update] [memhier binary] [README.md]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-if [ "${1:-}" = --check ]; then
+if [ "${1:-}" = --check ] || [ "${1:-}" = --update ]; then
+  mode=$1
   shift
-  "$0" "$@" | python3 -c 'import sys
-readme = open(sys.argv[1]).read()
-blocks = sys.stdin.read().split("\n---- ")[1:]
-stale = [b for b in blocks if b.split("\n", 1)[1].strip("\n") not in readme]
-for b in stale:
-    print("stale in README.md: ---- " + b.rstrip("\n") + "\n")
-sys.exit(1 if stale else 0)' "$root/README.md"
+  bin=${1:-$root/build/release/src/memhier}
+  readme=${2:-$root/README.md}
+  # The examples show a machine without a GPU: where the command sees one, they cannot
+  # match (77: CTest's skip).
+  if "$bin" info --json 2>/dev/null | grep -q '"device": {'; then
+    echo "readme-outputs.sh: this machine has a GPU; the README's examples are of one without"
+    exit 77
+  fi
+  "$0" "$bin" | python3 -c 'import sys
+mode, path = sys.argv[1], sys.argv[2]
+readme = open(path).read()
+text = sys.stdin.read()
+if "\n---- " not in text:
+    sys.exit("readme-outputs.sh: the examples did not run: " + text.strip())
+blocks = [b.split("\n", 1) for b in text.split("\n---- ")[1:]]
+bodies = [body.strip("\n") for _, body in blocks]
+stale = [(title, body) for (title, _), body in zip(blocks, bodies) if body not in readme]
+if mode == "--check":
+    for title, body in stale:
+        print("stale in README.md: ---- " + title + "\n" + body + "\n")
+    sys.exit(1 if stale else 0)
+firsts = {body.split("\n", 1)[0] for body in bodies}
+lines = readme.split("\n")
+for title, body in stale:
+    first = body.split("\n", 1)[0]
+    if first not in lines:
+        sys.exit("readme-outputs.sh: README.md has no example starting " + repr(first))
+    start = lines.index(first)
+    end = start + 1
+    while end < len(lines) and lines[end] != "```" and lines[end] not in firsts:
+        end += 1
+    while end > start + 1 and lines[end - 1] == "":
+        end -= 1  # the blank line before the next example stays
+    lines[start:end] = body.split("\n")
+    print("updated in " + path + ": " + title)
+open(path, "w").write("\n".join(lines))' "$mode" "$readme"
   exit
 fi
 bin=${1:-$root/build/release/src/memhier}

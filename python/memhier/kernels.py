@@ -6,7 +6,9 @@ the caller's current stream (or ``stream=``) and returns without synchronizing. 
 must be C-contiguous (gemm also takes row-strided views): a non-contiguous input is an
 error, never a silent copy. Views that start at any element work (a slice from element 1
 included): the kernels need only element alignment and fall back from 16-byte accesses
-themselves. ``variant`` picks a rung of the ladder by name (``memhier.variants(family)``).
+themselves. ``variant`` picks a rung of the ladder by name (``memhier.variants(family)``):
+another name is memhier.InputError before any GPU work; without a usable GPU a call raises
+memhier.NoDeviceError.
 
 The common call (PyTorch CUDA tensors, C-contiguous, right dtypes and shapes, ``stream``
 None or an int) is decided and launched in C++ (``_ext.*_fast``, no Python layer in between);
@@ -66,6 +68,7 @@ def softmax(x: Any, out: Any = None, *, variant: str = "best", stream: Any = Non
     done = _ext.softmax_fast(x, out, variant, stream, True)
     if done is not NotImplemented:
         return done
+    _ext.check_variant("softmax", variant)
     s = _stream(stream, x)
     a = _input(x, "x", s)
     if not a.shape:
@@ -84,6 +87,7 @@ def transpose(x: Any, out: Any = None, *, variant: str = "best", stream: Any = N
     done = _ext.transpose_fast(x, out, variant, stream, True)
     if done is not NotImplemented:
         return done
+    _ext.check_variant("transpose", variant)
     s = _stream(stream, x)
     a = _input(x, "x", s, ndim=2)
     rows, cols = a.shape
@@ -114,14 +118,16 @@ def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, *
     ``b`` run the tensor-core ladder (bf16 products, float32 accumulation and C; variants:
     ``memhier.variants("gemm_bf16")``). ``a`` is m x k, ``b`` k x n, ``c`` m x n; each may be
     a row-strided view (unit stride along rows). With ``c=None`` a new float32 m x n array is
-    returned and ``beta`` must be 0. The first call at a shape class tunes ``best`` (it
-    synchronizes the stream once).
+    returned and ``beta`` must be 0. The first call at a shape (extents, strides, alignment)
+    on this card tunes ``best`` (it synchronizes the stream once; ``memhier.tune`` does it
+    ahead of time), and the choice is kept in the tuning cache on disk.
     """
     s = _stream(stream, a)
     A = _input(a, "a", s, _GEMM_INPUTS, ndim=2, contiguous=False)
     B = _input(b, "b", s, _GEMM_INPUTS, ndim=2, contiguous=False)
     if A.dtype != B.dtype:
         raise TypeError(f"a is {A.dtype} but b is {B.dtype}; both float32 or both bfloat16.")
+    _ext.check_variant("gemm_bf16" if A.dtype == "bfloat16" else "gemm", variant)
     m, k = A.shape
     if B.shape[0] != k:
         raise ValueError(f"a is {m}x{k} but b has {B.shape[0]} rows; they must agree.")
@@ -157,6 +163,7 @@ def reduce(x: Any, op: str = "sum", out: Any = None, *, variant: str = "best",
     done = _ext.reduce_fast(x, op, out, variant, stream, True)
     if done is not NotImplemented:
         return done
+    _ext.check_variant("reduce", variant)
     s = _stream(stream, x)
     a = _input(x, "x", s)
     if op not in ("sum", "max"):
@@ -178,6 +185,7 @@ def histogram256(x: Any, out: Any = None, *, variant: str = "best", stream: Any 
     done = _ext.histogram256_fast(x, out, variant, stream, True)
     if done is not NotImplemented:
         return done
+    _ext.check_variant("histogram256", variant)
     s = _stream(stream, x)
     a = _input(x, "x", s, ("uint8", "int32"))
     o = _output(a, out, "out", (256,), ("uint32", "int32"), s)
@@ -208,6 +216,7 @@ def stencil2d(x: Any, filter: Any, out: Any = None, *, variant: str = "best",
     host values (a nested list, or any array with ``tolist``); it is copied before return.
     """
     k, flat = _filter_values(filter)
+    _ext.check_variant("stencil2d", variant)
     s = _stream(stream, x)
     a = _input(x, "x", s, ndim=2)
     o = _output(a, out, "out", a.shape, _F32, s)
@@ -222,6 +231,7 @@ def axpy(a: float, x: Any, y: Any, *, variant: str = "best", stream: Any = None)
     done = _ext.axpy_fast(a, x, y, variant, stream, True)
     if done is not NotImplemented:
         return done
+    _ext.check_variant("axpy", variant)
     s = _stream(stream, x)
     X = _input(x, "x", s)
     Y = _input(y, "y", s)
@@ -232,6 +242,42 @@ def axpy(a: float, x: Any, y: Any, *, variant: str = "best", stream: Any = None)
     if X.size:
         _ext.axpy(variant, float(a), X.ptr, Y.ptr, X.size, device, s)
     return y
+
+
+_BF16 = ("bfloat16",)
+
+
+def attention(q: Any, k: Any, v: Any, causal: bool = False, scale: Optional[float] = None,
+              out: Any = None, *, variant: str = "best", stream: Any = None) -> Any:
+    """Attention forward: out = softmax(q k^T scale, causal mask) v per head, bfloat16.
+
+    ``q`` is (batch, seq_q, heads, head_dim), ``k`` and ``v`` (batch, seq_k, kv_heads,
+    head_dim), C-contiguous bfloat16 on one device, 16-byte aligned; kv_heads divides heads
+    (query head h reads key/value head h // (heads // kv_heads)); head_dim is 64 or 128.
+    ``scale`` defaults to 1/sqrt(head_dim). The causal mask is aligned to the bottom-right
+    (query i sees keys j <= i + seq_k - seq_q); a query that sees no key gets zeros. Softmax
+    statistics and accumulation are float32. Returns ``out`` (a new array like ``q`` when None).
+    """
+    _ext.check_variant("attention", variant)
+    s = _stream(stream, q)
+    Q = _input(q, "q", s, _BF16, ndim=4)
+    K = _input(k, "k", s, _BF16, ndim=4)
+    V = _input(v, "v", s, _BF16, ndim=4)
+    batch, seq_q, heads, head_dim = Q.shape
+    if tuple(K.shape) != tuple(V.shape):
+        raise ValueError(f"k and v must have the same shape, not {tuple(K.shape)} and "
+                         f"{tuple(V.shape)}.")
+    if K.shape[0] != batch or K.shape[3] != head_dim:
+        raise ValueError(f"k and v must be (batch={batch}, seq_k, kv_heads, "
+                         f"head_dim={head_dim}), not {tuple(K.shape)}.")
+    seq_k, kv_heads = K.shape[1], K.shape[2]
+    if scale is None:
+        scale = head_dim ** -0.5 if head_dim > 0 else 1.0
+    o = _output(Q, out, "out", Q.shape, _BF16, s)
+    device = _arrays.device_of((Q, "q"), (K, "k"), (V, "v"), (o, "out"))
+    _ext.attention(variant, Q.ptr, K.ptr, V.ptr, o.ptr, batch, heads, kv_heads, seq_q, seq_k,
+                   head_dim, bool(causal), float(scale), device, s)
+    return o.obj
 
 
 def variants(family: str) -> list:

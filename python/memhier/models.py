@@ -7,20 +7,32 @@ The fields are those of ``memhier analyze ... --json`` and ``memhier occupancy -
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _ext
 
-Block = Union[int, Sequence[int]]
+InputError = _ext.InputError
+InputError.__module__ = "memhier"
+InputError.__doc__ = ("A value that does not read as what it is for (a block shape, a size, a "
+                      "variant): the sentence the memhier command gives for it. A ValueError.")
+
+Block = Union[int, str, Sequence[int]]
+Size = Union[int, str]
 
 
-def _block(block: Block) -> List[int]:
-    if isinstance(block, int):
-        return [block]
-    dims = [int(b) for b in block]
-    if not 1 <= len(dims) <= 3:
-        raise ValueError(f"block must be an int or (x, y, z), not {block!r}.")
-    return dims
+def _text(value: Any, name: str) -> str:
+    """``value`` as the text the command line would carry, for the C++ reader the command
+    uses (memhier/model/input.hpp): a string as given ("32x8", "48K"), an integer in
+    decimal, a sequence of integers joined by 'x'. Nothing is read here, so a value reads
+    the same in Python as on the command line."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (tuple, list)) and name == "block":
+        return "x".join(_text(v, name) for v in value)
+    raise TypeError(f"{name} must be an int or a string{' or (x, y, z)' if name == 'block' else ''}"
+                    f", not {type(value).__name__}.")
 
 
 @dataclass(frozen=True)
@@ -78,7 +90,7 @@ class Occupancy:
     active_warps: int     #: blocks_per_sm * warps per block
     max_warps: int        #: the SM's warp limit
     occupancy: float      #: active_warps / max_warps, 0..1
-    limiter: str          #: "warps", "blocks", "registers", "shared_memory" or "barriers"
+    limiter: str          #: "registers", "shared_memory", "warps", "blocks", "barriers"; "none" at 100%
     advice: str           #: the smallest single change that raises occupancy ("" at 100%)
     bounds: Dict[str, int]  #: blocks per SM each resource allows on its own
     record: Dict[str, Any] = field(repr=False, compare=False)
@@ -94,11 +106,14 @@ def analyze_shared(decl: str, expr: str, block: Block = (32, 1, 1), warp: int = 
     """Bank conflicts of one warp's shared-memory access, e.g.
     ``analyze_shared("float tile[32][32]", "tile[lane][0]")`` (32 wavefronts, 31 conflicts).
 
-    ``block`` defines tx, ty, tz; ``warp`` picks the warp; ``vars`` gives free variables.
-    ValueError for a malformed declaration or expression (with a caret under the column).
+    ``block`` defines tx, ty, tz (32, "32x8" or (32, 8)); ``warp`` picks the warp; ``vars``
+    gives free variables. ValueError for a malformed declaration or expression (with a caret
+    under the column); memhier.InputError (a ValueError) for a block, warp, offset or mask
+    that does not read, with the sentence ``memhier analyze`` gives.
     """
-    r = _ext.analyze_shared(decl, expr, _block(block), int(warp), bool(store), int(offset_bytes),
-                            int(active), dict(vars or {}))
+    r = _ext.analyze_shared(decl, expr, _text(block, "block"), _text(warp, "warp"), bool(store),
+                            _text(offset_bytes, "offset_bytes"), _text(active, "active"),
+                            dict(vars or {}))
     fixes = tuple(SharedFix(f["kind"], f["declaration"], f["access"], f["note"],
                             f["wavefronts"], f["conflicts"]) for f in r["fixes"])
     return SharedAnalysis(r["wavefronts"], r["ideal_wavefronts"], r["conflicts"], r["degree"],
@@ -113,23 +128,25 @@ def analyze_global(decl: str, expr: str, block: Block = (32, 1, 1), warp: int = 
 
     ``offset_bytes`` shifts the array's base address (bytes).
     """
-    r = _ext.analyze_global(decl, expr, _block(block), int(warp), bool(store), int(offset_bytes),
-                            int(active), dict(vars or {}))
+    r = _ext.analyze_global(decl, expr, _text(block, "block"), _text(warp, "warp"), bool(store),
+                            _text(offset_bytes, "offset_bytes"), _text(active, "active"),
+                            dict(vars or {}))
     return GlobalAnalysis(r["requests"], r["sectors"], r["ideal_sectors"], r["lines"],
                           r["bytes_needed"], r["sectors_per_request"], r["caching_utilization"],
                           r["noncaching_utilization"], r)
 
 
-def occupancy(cc: str = "9.0", block: Block = 256, regs: int = 32, smem: int = 0, *,
-              static_smem: int = 0, carveout: Optional[int] = None) -> Occupancy:
-    """Occupancy of a kernel: ``block`` threads (or a shape), ``regs`` registers per thread,
-    ``smem`` bytes of dynamic and ``static_smem`` bytes of static shared memory per block,
+def occupancy(cc: str = "9.0", block: Block = 256, regs: Union[int, str] = 32, smem: Size = 0,
+              *, static_smem: Size = 0, carveout: Optional[Union[int, str]] = None) -> Occupancy:
+    """Occupancy of a kernel: ``block`` threads or a shape (256, "32x8", (32, 8)), ``regs``
+    registers per thread, ``smem`` bytes of dynamic and ``static_smem`` bytes of static
+    shared memory per block (an int, or "48K", "1M" as ``memhier occupancy --smem`` takes),
     ``carveout`` the preferred shared-memory carveout in percent (None: the driver's).
+    Every value is read by the command's own reader; memhier.InputError (a ValueError) with
+    the command's sentence when one does not read.
     """
-    threads = 1
-    for d in _block(block):
-        threads *= d
-    r = _ext.occupancy(str(cc), threads, int(regs), int(smem), int(static_smem),
-                       None if carveout is None else int(carveout))
+    r = _ext.occupancy(_text(cc, "cc"), _text(block, "block"), _text(regs, "regs"),
+                       _text(smem, "smem"), _text(static_smem, "static_smem"),
+                       None if carveout is None else _text(carveout, "carveout"))
     return Occupancy(r["blocks_per_sm"], r["active_warps"], r["max_warps"], r["occupancy"],
                      r["limiter"], r["advice"], dict(r["bounds"]), r)

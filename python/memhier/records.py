@@ -1,9 +1,10 @@
 """Measurements and the claims catalogue as the records of the JSON output.
 
-All five run in this process. ``claims()`` reads the catalogue; ``probe``, ``bench``,
+All six run in this process. ``claims()`` reads the catalogue; ``probe``, ``bench``, ``tune``,
 ``report`` and ``explain`` call the run library the ``memhier`` command calls, and return the
 records its ``--json`` prints (made by the same functions; only ``meta.command`` differs,
-naming the Python call). ``explain`` runs the user's program as a child under Nsight Compute. A measurement runs with the GIL released, on device 0 in this process's CUDA
+naming the Python call); ``explain`` runs the user's program as a child under Nsight Compute.
+A measurement runs with the GIL released, on device 0 in this process's CUDA
 context, beside any framework's; a fault that breaks that context (an illegal address) is
 met as the command meets it, by resetting the device.
 
@@ -71,6 +72,22 @@ def bench(family: str, variants: Optional[Sequence[str]] = None,
                     torch=torch)
     return json.loads(_ext.bench(family, list(variants or []), list(sizes or []), quick, torch,
                                  sys.executable, command))
+
+
+def tune(family: str, shapes: Sequence[str], retune: bool = False) -> List[Dict[str, Any]]:
+    """Chooses ``best``'s configuration at each shape now and keeps it in the tuning cache
+    (``memhier tune FAMILY --shapes ...``; FAMILY a ladder whose best is tuned, "gemm" or
+    "gemm_bf16"; shapes such as "4096x4096x4096"). One dict per shape: shape, config, source
+    ("cache", "tuned now" or "untuned default"), timed and candidates (how many were timed of
+    how many), launches, tuning_ms. ``retune=True`` times again where the cache knows a shape.
+    ValueError for a family that is not tuned or a bad shape (before any GPU); NoDeviceError
+    without a usable GPU."""
+    if isinstance(shapes, str):
+        shapes = [shapes]
+    command = _call("tune", family=family, shapes=list(shapes), retune=retune)
+    doc = json.loads(_ext.tune(family, list(shapes), retune, command))
+    table = doc["sections"][0]["tables"][0]
+    return [dict(row) for row in table["rows"]]
 
 
 def report(out: Optional[str] = None, quick: bool = False, no_gpu: bool = False,

@@ -1,6 +1,7 @@
 """PyTorch's own call for each ladder's problem, timed the way the report times a rung.
 
 ``python3 -m memhier.torch_reference --case softmax 1024x4096 --case gemm 4096x4096x4096``
+(attention: scaled_dot_product_attention on its flash and cuDNN backends)
 prints one JSON object: ``{"torch": version, "device": name, "records": [...]}`` where each
 record is ``{family, shape, variant, ms, p10, p90, reps, rel_error, compare}`` or, for a
 shape torch cannot run the same way, ``{family, shape, variant, declined}``. Without torch
@@ -71,6 +72,19 @@ def plan(family, shape):
             raise ValueError(f"stencil shape '{shape}' needs a filter size of 3, 5 or 7")
         return [("torch conv2d (replicate pad)", "stencil",
                  {"dims": parse_extents(dims, 2, "stencil"), "k": int(k)})]
+    if family == "attention":
+        dims, *opts = shape.split(":")
+        b, h, kvh, sq, sk, d = parse_extents(dims, 6, "attention")
+        causal = "causal" in opts
+        scales = [o for o in opts if o != "causal"]
+        p = {"b": b, "h": h, "kvh": kvh, "sq": sq, "sk": sk, "d": d, "causal": causal,
+             "scale": float(scales[0]) if scales else d ** -0.5}
+        names = ("torch sdpa flash", "torch sdpa cudnn")
+        if causal and sq != sk:
+            why = ("torch's is_causal aligns the mask to the top-left, the ladder's to the "
+                   "bottom-right")
+            return [(n, None, why) for n in names]
+        return [(n, "sdpa", dict(p, backend=n.split()[-1])) for n in names]
     return [("PyTorch", None, f"no torch call is mapped to the {family} family")]
 
 
@@ -215,6 +229,29 @@ def prepare(torch, kind, p, gen):
         fn = lambda: F.conv2d(F.pad(x, (r, r, r, r), mode="replicate"), w)
         ref = F.conv2d(F.pad(x.double(), (r, r, r, r), mode="replicate"), w.double())
         return fn, ref, 1e-5
+    if kind == "sdpa":
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        backend = {"flash": SDPBackend.FLASH_ATTENTION,
+                   "cudnn": SDPBackend.CUDNN_ATTENTION}[p["backend"]]
+        # The ladder's [batch, seq, heads, head_dim] layout, seen as torch's (b, h, s, d).
+        u = lambda s, h: (torch.rand(p["b"], s, h, p["d"], generator=gen, device=dev) * 2 - 1
+                          ).to(torch.bfloat16).transpose(1, 2)
+        q, k, v = u(p["sq"], p["h"]), u(p["sk"], p["kvh"]), u(p["sk"], p["kvh"])
+        gqa = p["h"] != p["kvh"]
+
+        def fn():
+            with sdpa_kernel(backend):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=p["causal"],
+                                                      scale=p["scale"], enable_gqa=gqa)
+
+        rep = p["h"] // p["kvh"]
+        s = (q.double() @ k.double().repeat_interleave(rep, 1).transpose(-1, -2)) * p["scale"]
+        if p["causal"]:
+            s = s.masked_fill(torch.ones_like(s, dtype=torch.bool).triu(1), float("-inf"))
+        ref = torch.softmax(s, -1) @ v.double().repeat_interleave(rep, 1)
+        del s
+        # P and O rounded to bf16: about 2^-9 each, as the ladder's tolerance says.
+        return fn, ref, 1e-2
     raise ValueError(kind)
 
 

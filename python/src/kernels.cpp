@@ -21,6 +21,8 @@
 
 #include "bindings.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/device.hpp"
+#include "memhier/kernels/attention.hpp"
 #include "memhier/kernels/elementwise.hpp"
 #include "memhier/kernels/gemm.hpp"
 #include "memhier/kernels/gemm_bf16.hpp"
@@ -31,7 +33,9 @@
 #include "memhier/kernels/stencil.hpp"
 #include "memhier/kernels/transpose.hpp"
 #include "memhier/model/arch.hpp"
+#include "memhier/model/input.hpp"
 #include "memhier/registry/registry.hpp"
+#include "memhier/run/pipeline.hpp"
 
 namespace nb = nanobind;
 
@@ -86,11 +90,23 @@ nb::tuple dlpack_info(nb::handle capsule) {
                         readonly);
 }
 
+// Without a usable GPU a kernel call raises NoDeviceError with the sentence probe and bench
+// give, not the CUDA error of whichever call met the missing device first.
+void require_gpu() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) return;
+  cudaGetLastError();  // the sticky "no device" error, for later calls
+  std::string why;
+  core::query_device(0, &why);
+  throw run::DeviceUnavailable("this call needs a GPU: " + why);
+}
+
 // The runtime's current device set to `device` for the call and put back afterwards, so a
 // framework that tracks its own current device sees no change.
 class DeviceScope {
  public:
   explicit DeviceScope(int device) {
+    require_gpu();
     MEMHIER_CUDA(cudaGetDevice(&previous_));
     if (previous_ != device) MEMHIER_CUDA(cudaSetDevice(device));
   }
@@ -129,34 +145,34 @@ using VariantOf = std::decay_t<decltype(*std::begin(std::declval<const Range&>()
 template <class Range>
 VariantOf<Range> variant_named(const Range& all, const char* (*name_of)(VariantOf<Range>),
                                const std::string& family, const std::string& name) {
-  std::string known;
+  std::vector<std::string> known;
+  std::vector<VariantOf<Range>> variants;
   for (const auto v : all) {
-    if (name == name_of(v)) return v;
-    known += (known.empty() ? "" : ", ") + std::string(name_of(v));
+    known.push_back(name_of(v));
+    variants.push_back(v);
   }
-  throw std::invalid_argument("unknown " + family + " variant '" + name + "'; known: " + known +
-                              ".");
+  return variants[model::parse_choice(name, family + " variant", known)];
 }
 
 // The ladder whose Python function (or variants() name) is `name`: Family::python_name.
 const registry::Family& python_family(const std::string& name) {
   kernels::register_families();
-  std::string known;
+  std::vector<const registry::Family*> bound;
+  std::vector<std::string> known;
   for (const registry::Family& f : registry::families()) {
     if (f.python_name.empty()) continue;
-    if (f.python_name == name) return f;
-    known += (known.empty() ? "" : ", ") + f.python_name;
+    bound.push_back(&f);
+    known.push_back(f.python_name);
   }
-  throw std::invalid_argument("no kernel family '" + name + "' in the Python API; known: " + known +
-                              ".");
+  return *bound[model::parse_choice(name, "kernel family", known)];
 }
 
-// The variants the family's function takes, in rung order: not the reference lines the
-// bench times beside them (cuBLAS in TF32).
+// The variants the family's function takes, in rung order: not the reference lines or the
+// lessons the bench times beside them (cuBLAS in TF32, a misaligned base).
 std::vector<std::string> python_variants(const registry::Family& f) {
   std::vector<std::string> out;
   for (const registry::Variant& v : f.variants)
-    if (!v.reference) out.push_back(v.name);
+    if (v.role == registry::Role::api) out.push_back(v.name);
   return out;
 }
 
@@ -282,11 +298,23 @@ void gemm_call(const std::string& variant, int m, int n, int k, float alpha, Ptr
 void gemm_bf16_call(const std::string& variant, int m, int n, int k, float alpha, Ptr a, int lda,
                     Ptr b, int ldb, float beta, Ptr c, int ldc, int device, Ptr stream) {
   const auto v =
-      variant_named(gemm_bf16::all_variants(), gemm_bf16::to_string, "gemm (bf16)", variant);
+      variant_named(gemm_bf16::all_variants(), gemm_bf16::to_string, "gemm_bf16", variant);
   nb::gil_scoped_release unlocked;
   DeviceScope scope(device);
   gemm_bf16::gemm_bf16(v, m, n, k, alpha, in_ptr<__nv_bfloat16>(a), lda, in_ptr<__nv_bfloat16>(b),
                        ldb, beta, out_ptr<float>(c), ldc, as_stream(stream));
+}
+
+void attention_call(const std::string& variant, Ptr q, Ptr k, Ptr v, Ptr o, int batch, int heads,
+                    int kv_heads, int seq_q, int seq_k, int head_dim, bool causal, float scale,
+                    int device, Ptr stream) {
+  const auto var =
+      variant_named(attention::kAllVariants, attention::to_string, "attention", variant);
+  nb::gil_scoped_release unlocked;
+  DeviceScope scope(device);
+  attention::forward(var, in_ptr<__nv_bfloat16>(q), in_ptr<__nv_bfloat16>(k),
+                     in_ptr<__nv_bfloat16>(v), out_ptr<__nv_bfloat16>(o), batch, heads, kv_heads,
+                     seq_q, seq_k, head_dim, causal, scale, as_stream(stream));
 }
 
 void stencil_call(const std::string& variant, Ptr in, Ptr out, int rows, int cols,
@@ -316,6 +344,7 @@ int pointer_device(Ptr address) {
   const cudaError_t err = cudaPointerGetAttributes(&attr, reinterpret_cast<const void*>(address));
   if (err != cudaSuccess) {
     cudaGetLastError();
+    require_gpu();
     throw nb::value_error("the array's address is not one the CUDA runtime knows.");
   }
   if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
@@ -335,6 +364,13 @@ void bind_kernels(nb::module_& m) {
   m.def(
       "variants", [](const std::string& family) { return python_variants(python_family(family)); },
       nb::arg("family"), "The variant names a kernel function accepts, in rung order.");
+  m.def(
+      "check_variant",
+      [](const std::string& family, const std::string& variant) {
+        model::parse_choice(variant, family + " variant", python_variants(python_family(family)));
+      },
+      nb::arg("family"), nb::arg("variant"),
+      "memhier.InputError when `variant` is not one of variants(family), before any GPU work.");
   m.def("families", &families,
         "The kernel families bound here, from memhier's registry: each a dict of name (what "
         "variants() takes), family, title, number_type, bound, comparison_shapes and variants.");
@@ -356,6 +392,10 @@ void bind_kernels(nb::module_& m) {
         "Sum or max of n float32 at x into the float32 at out.");
   m.def("histogram256", &histogram_call, "variant"_a, "x"_a, "n"_a, "bits"_a, "bins"_a, "device"_a,
         "stream"_a, "256 uint32 bins of n uint8 (bits 8) or int32 (bits 32) values.");
+  m.def("attention", &attention_call, "variant"_a, "q"_a, "k"_a, "v"_a, "o"_a, "batch"_a,
+        "heads"_a, "kv_heads"_a, "seq_q"_a, "seq_k"_a, "head_dim"_a, "causal"_a, "scale"_a,
+        "device"_a, "stream"_a,
+        "Attention forward of bf16 q, k, v into o, [batch, seq, heads, head_dim] contiguous.");
   m.def("stencil2d", &stencil_call, "variant"_a, "x"_a, "out"_a, "rows"_a, "cols"_a, "filter"_a,
         "k"_a, "device"_a, "stream"_a, "k x k clamped stencil of a rows x cols float32 image.");
   m.def("axpy", &axpy_call, "variant"_a, "a"_a, "x"_a, "y"_a, "n"_a, "device"_a, "stream"_a,

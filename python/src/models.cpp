@@ -10,12 +10,14 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/model/analyze.hpp"
 #include "memhier/model/arch.hpp"
+#include "memhier/model/input.hpp"
 #include "memhier/model/occupancy.hpp"
 #include "memhier/report/model_records.hpp"
 
@@ -44,35 +46,16 @@ decltype(auto) model_errors(F&& f) {
   }
 }
 
-Prepared prepare(const std::string& decl, const std::string& expr, const std::vector<int>& block,
-                 int warp, bool store, std::int64_t offset_bytes, std::uint32_t active,
-                 const std::map<std::string, std::int64_t>& vars) {
+// The warp's inputs arrive as the text the command line carries (python/memhier/models.py
+// formats ints and tuples, reading nothing): the command's reader reads them.
+Prepared prepare(const std::string& decl, const std::string& expr, const std::string& block,
+                 const std::string& warp, bool store, const std::string& offset_bytes,
+                 const std::string& active, const std::map<std::string, std::int64_t>& vars) {
   Prepared p;
   p.decl = model::parse_decl(decl);
   p.access = model::Access::parse(expr, p.decl);
-  if (block.empty() || block.size() > 3)
-    throw nb::value_error("block must have one to three extents (x, y, z).");
-  int dims[3] = {1, 1, 1};
-  std::int64_t threads = 1;
-  for (std::size_t i = 0; i < block.size(); ++i) {
-    if (block[i] < 1) throw nb::value_error("every block extent must be at least 1.");
-    dims[i] = block[i];
-    threads *= block[i];
-  }
-  if (threads > 1024) throw nb::value_error("a block holds at most 1024 threads.");
-  p.ctx.block_x = dims[0];
-  p.ctx.block_y = dims[1];
-  p.ctx.block_z = dims[2];
-  const int warps = (p.ctx.block_threads() + 31) / 32;
-  if (warp < 0 || warp >= warps)
-    throw nb::value_error(("warp must be in 0.." + std::to_string(warps - 1) + " for a block of " +
-                           std::to_string(p.ctx.block_threads()) + " threads.")
-                              .c_str());
-  if (offset_bytes < 0) throw nb::value_error("offset_bytes must not be negative.");
-  p.ctx.warp = warp;
+  p.ctx = model::read_warp_context({block, warp, offset_bytes, active}, model::Face::python);
   p.ctx.is_store = store;
-  p.ctx.offset_bytes = offset_bytes;
-  p.ctx.active_mask = active;
   p.ctx.vars = vars;
   for (const std::string& v : p.access.free_variables())
     if (!vars.count(v))
@@ -109,9 +92,9 @@ nb::object to_python(const nlohmann::json& j) {
   }
 }
 
-nb::dict analyze_shared(const std::string& decl, const std::string& expr,
-                        const std::vector<int>& block, int warp, bool store,
-                        std::int64_t offset_bytes, std::uint32_t active,
+nb::dict analyze_shared(const std::string& decl, const std::string& expr, const std::string& block,
+                        const std::string& warp, bool store, const std::string& offset_bytes,
+                        const std::string& active,
                         const std::map<std::string, std::int64_t>& vars) {
   return model_errors([&] {
     const Prepared p = prepare(decl, expr, block, warp, store, offset_bytes, active, vars);
@@ -123,44 +106,29 @@ nb::dict analyze_shared(const std::string& decl, const std::string& expr,
   });
 }
 
-nb::dict analyze_global(const std::string& decl, const std::string& expr,
-                        const std::vector<int>& block, int warp, bool store,
-                        std::int64_t offset_bytes, std::uint32_t active,
+nb::dict analyze_global(const std::string& decl, const std::string& expr, const std::string& block,
+                        const std::string& warp, bool store, const std::string& offset_bytes,
+                        const std::string& active,
                         const std::map<std::string, std::int64_t>& vars) {
   return model_errors([&] {
     const Prepared p = prepare(decl, expr, block, warp, store, offset_bytes, active, vars);
     const model::GlobalAnalysis a = model::analyze_global(p.access, p.ctx);
     return nb::borrow<nb::dict>(
-        to_python(report::global_record(p.decl.text, expr, offset_bytes, a)));
+        to_python(report::global_record(p.decl.text, expr, p.ctx.offset_bytes, a)));
   });
 }
 
-nb::dict occupancy(const std::string& cc, int block_threads, int regs, int smem, int static_smem,
-                   std::optional<int> carveout) {
-  const model::ArchSpec* arch = model::find_arch(cc);
-  if (!arch) {
-    std::string known;
-    for (const auto& a : model::all_archs()) known += (known.empty() ? "" : ", ") + a.cc();
-    throw nb::value_error(
-        ("'" + cc + "' is not a known compute capability; known: " + known + ".").c_str());
-  }
-  if (regs < 1 || regs > arch->max_regs_per_thread)
-    throw nb::value_error(("regs must be in 1.." + std::to_string(arch->max_regs_per_thread) +
-                           " on compute capability " + arch->cc() + ".")
-                              .c_str());
-  if (smem < 0 || static_smem < 0) throw nb::value_error("shared memory must not be negative.");
-  if (carveout && (*carveout < 0 || *carveout > 100))
-    throw nb::value_error("carveout is a percentage, 0..100.");
-  model::LaunchResources r;
-  r.block_threads = block_threads;
-  r.regs_per_thread = regs;
-  r.dynamic_smem_bytes = smem;
-  r.static_smem_bytes = static_smem;
-  r.carveout_percent = carveout.value_or(-1);
+// Every argument as typed (a string, or an int formatted in decimal by models.py), read by
+// the command's reader: memhier.InputError with the command's sentence when one does not.
+nb::dict occupancy(const std::string& cc, const std::string& block, const std::string& regs,
+                   const std::string& smem, const std::string& static_smem,
+                   std::optional<std::string> carveout) {
+  const model::OccupancyText text{cc, block, regs, smem, static_smem, std::move(carveout)};
+  const model::OccupancyInput in = model::read_occupancy(text, model::Face::python);
   return model_errors([&] {
-    const model::OccupancyResult res = model::occupancy(*arch, r);
-    return nb::borrow<nb::dict>(
-        to_python(report::occupancy_record(*arch, r, res, model::occupancy_advice(*arch, r, res))));
+    const model::OccupancyResult res = model::occupancy(*in.arch, in.resources);
+    return nb::borrow<nb::dict>(to_python(report::occupancy_record(
+        *in.arch, in.resources, res, model::occupancy_advice(*in.arch, in.resources, res))));
   });
 }
 
@@ -183,12 +151,14 @@ nb::list claims(const std::vector<std::string>& ids) {
 
 void bind_models(nb::module_& m) {
   using namespace nb::literals;
+  // Text that does not read: the command's sentence, as memhier.InputError (a ValueError).
+  nb::exception<model::InputError>(m, "InputError", PyExc_ValueError);
   m.def("analyze_shared", &analyze_shared, "decl"_a, "expr"_a, "block"_a, "warp"_a, "store"_a,
         "offset_bytes"_a, "active"_a, "vars"_a, "Shared-memory cost of one warp's access.");
   m.def("analyze_global", &analyze_global, "decl"_a, "expr"_a, "block"_a, "warp"_a, "store"_a,
         "offset_bytes"_a, "active"_a, "vars"_a, "Global-memory cost of one warp's access.");
-  m.def("occupancy", &occupancy, "cc"_a, "block_threads"_a, "regs"_a, "smem"_a, "static_smem"_a,
-        "carveout"_a.none(), "Blocks per SM, the limiter and advice.");
+  m.def("occupancy", &occupancy, "cc"_a, "block"_a, "regs"_a, "smem"_a, "static_smem"_a,
+        "carveout"_a.none(), "Blocks per SM, the limiter and advice, from the inputs as typed.");
   m.def("claims", &claims, "ids"_a, "The claims catalogue as the CLI's JSON entries.");
 }
 

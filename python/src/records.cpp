@@ -1,5 +1,5 @@
-// memhier.probe, bench, report and explain: the run library's probe, bench, report and explain
-// runs
+// memhier.probe, bench, tune, report and explain: the run library's probe, bench, tune,
+// report and explain runs
 // (memhier/run/pipeline.hpp) called in this process, each answer the JSON text the CLI's
 // --json prints from the same function; python/memhier/records.py parses it.
 #include <nanobind/stl/pair.h>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "memhier/model/input.hpp"
 #include "memhier/report/writers.hpp"
 #include "memhier/run/explain.hpp"
 #include "memhier/run/pipeline.hpp"
@@ -22,13 +23,16 @@ namespace memhier::python {
 namespace {
 
 // Runs `f` with the GIL released (a run takes seconds to minutes; other threads go on).
-// The CLI's exit statuses become exceptions: bad input (2) ValueError, no usable GPU (3)
+// The CLI's exit statuses become exceptions: bad input (2) ValueError (InputError for text
+// that does not read), no usable GPU (3)
 // NoDeviceError (registered below), anything else (1) RuntimeError, each with its sentence.
 template <class F>
 decltype(auto) released(F&& f) {
   try {
     nb::gil_scoped_release unlocked;
     return f();
+  } catch (const model::InputError&) {
+    throw;  // memhier.InputError (models.cpp registers it), a ValueError
   } catch (const std::invalid_argument& e) {
     throw nb::value_error(e.what());
   } catch (const run::DeviceUnavailable&) {
@@ -103,6 +107,18 @@ std::string explain(const std::vector<std::string>& program, const std::string& 
   });
 }
 
+std::string tune(const std::string& family, const std::vector<std::string>& shapes, bool retune,
+                 const std::string& command) {
+  return released([&] {
+    run::TuneOptions o;
+    o.family = family;
+    o.shapes = shapes;
+    o.retune = retune;
+    o.meta = run::make_meta(command, true);
+    return report::to_json(run::run_tune(o)).dump();
+  });
+}
+
 }  // namespace
 
 void bind_records(nb::module_& m) {
@@ -112,6 +128,8 @@ void bind_records(nb::module_& m) {
         "memhier probe --json's record as JSON text, and why the card record was not saved.");
   m.def("bench", &bench, "family"_a, "variants"_a, "sizes"_a, "quick"_a, "torch"_a, "python"_a,
         "command"_a, "memhier bench FAMILY --json's record as JSON text.");
+  m.def("tune", &tune, "family"_a, "shapes"_a, "retune"_a, "command"_a,
+        "memhier tune FAMILY --json's record as JSON text.");
   m.def("report", &report_run, "out"_a, "quick"_a, "no_gpu"_a, "no_profile"_a, "no_torch"_a,
         "python"_a, "profile_target"_a, "command"_a,
         "memhier report --json's record as JSON text; with `out`, its files there.");

@@ -93,5 +93,22 @@ def test_variants_lists_the_ladders():
         assert variants == f["variants"] and variants[-1] == "best" and len(variants) >= 3
         assert f["number_type"] in ("fp32", "bf16") and f["bound"] in ("memory", "compute")
     assert "cublas_tf32_reference" not in memhier.variants("gemm")  # a bench line, not a kernel
-    with pytest.raises(ValueError, match="no kernel family"):
+    with pytest.raises(memhier.InputError, match="^unknown kernel family 'fft'; known: .*softmax"):
         memhier.variants("fft")
+
+
+def test_wrong_variant_is_named_before_any_device_work():
+    with pytest.raises(memhier.InputError, match=r"^unknown softmax variant 'nope'; known: naive"):
+        memhier.softmax(FakeCAI((4, 3)), variant="nope")
+    with pytest.raises(memhier.InputError, match=r"^unknown gemm variant 'x'"):
+        memhier.gemm(FakeCAI((3, 4)), FakeCAI((4, 2)), variant="x")
+    with pytest.raises(memhier.InputError, match=r"^unknown stencil2d variant"):
+        memhier.stencil2d(FakeCAI((8, 8)), [[0.0] * 3] * 3, variant="")
+
+
+@pytest.mark.skipif(memhier.device_count() > 0, reason="needs a machine without a GPU")
+def test_a_kernel_call_without_a_gpu_is_no_device_error():
+    with pytest.raises(memhier.NoDeviceError, match="needs a GPU"):
+        memhier.softmax(FakeCAI((4, 3)))
+    with pytest.raises(memhier.NoDeviceError, match="needs a GPU"):
+        memhier.transpose(FakeCAI((4, 3)), out=FakeCAI((3, 4)))

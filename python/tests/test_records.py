@@ -77,7 +77,10 @@ def test_bad_names_are_value_errors_before_any_gpu(cli_fails):
              (lambda: memhier.bench("softmax", variants=["no-such-variant"]),
               ["bench", "softmax", "--variant", "no-such-variant"]),
              (lambda: memhier.bench("softmax", sizes=["0x7"]), ["bench", "softmax", "--size", "0x7"]),
-             (lambda: memhier.bench("all", variants=["best"]), ["bench", "all", "--variant", "best"])]
+             (lambda: memhier.bench("all", variants=["best"]), ["bench", "all", "--variant", "best"]),
+             (lambda: memhier.tune("softmax", ["8x65536"]), ["tune", "softmax", "--shapes", "8x65536"]),
+             (lambda: memhier.tune("gemm_bf16", ["4096x0x4096"]),
+              ["tune", "gemm_bf16", "--shapes", "4096x0x4096"])]
     for call, args in cases:
         rc, sentence = cli_fails(*args)
         assert rc == 2, args
@@ -106,6 +109,17 @@ def test_bench_and_probe_records_on_a_gpu(cli):
     p = memhier.probe(only=["latency"], quick=True)
     assert any(t["id"] == "latency-tiers" for s in p["sections"] for t in s.get("tables", []))
     assert p["sm_clock_mhz"] > 0 and p["quick"] is True
+
+
+@pytest.mark.skipif(memhier.device_count() == 0, reason="no GPU")
+def test_tune_fills_the_cache_and_then_costs_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMHIER_CACHE_DIR", str(tmp_path))
+    first = memhier.tune("gemm_bf16", ["1024x1024x1024"], retune=True)
+    assert [r["shape"] for r in first] == ["1024x1024x1024"]
+    assert first[0]["source"] == "tuned now" and first[0]["config"] and first[0]["timed"] >= 1
+    again = memhier.tune("gemm_bf16", "1024x1024x1024")
+    assert again[0]["source"] == "cache" and again[0]["config"] == first[0]["config"]
+    assert again[0]["tuning_ms"] == 0
 
 
 def test_explain_bad_input_and_no_ncu(monkeypatch):

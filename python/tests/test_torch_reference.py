@@ -34,12 +34,22 @@ def test_what_torch_cannot_run_the_same_way_is_declined_with_a_reason():
     assert tr.plan("gemm", "4x4x4:2:1")[0][1] is None
     assert tr.plan("gemm", "4x4x4:1:0")[0][1] == "matmul"
     assert "no torch call" in tr.plan("newfamily", "7")[0][2]
+    # torch's is_causal is top-left aligned: the same problem only when seq_q == seq_k.
+    assert all(kind is None and "top-left" in why
+               for _, kind, why in tr.plan("attention", "1x2x2x127x509x64:causal"))
+
+
+def test_attention_maps_to_sdpa_on_two_backends():
+    flash, cudnn = tr.plan("attention", "1x16x4x4096x4096x128:causal")
+    assert flash[0] == "torch sdpa flash" and cudnn[2]["backend"] == "cudnn"
+    assert flash[2]["causal"] and flash[2]["kvh"] == 4 and flash[2]["scale"] == 128 ** -0.5
+    assert tr.plan("attention", "1x2x2x129x257x64:16")[0][2]["scale"] == 16.0
 
 
 @pytest.mark.parametrize("family,shape", [("softmax", "1024"), ("softmax", "0x4"),
                                           ("histogram", "u16-uniform:7"),
                                           ("elementwise", "saxpy:7"), ("stencil", "9x9:4"),
-                                          ("gemm", "4x4")])
+                                          ("gemm", "4x4"), ("attention", "1x2x2x8x8")])
 def test_malformed_shapes_raise(family, shape):
     with pytest.raises(ValueError):
         tr.plan(family, shape)

@@ -73,14 +73,18 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
                                  [](const BenchRecord& r) { return std::isfinite(r.gflops); });
   const bool torch = std::any_of(records.begin(), records.end(),
                                  [](const BenchRecord& r) { return std::isfinite(r.x_torch); });
+  // The rung a per-shape variant (`best`) ran, beside it.
+  const bool configs = std::any_of(records.begin(), records.end(),
+                                   [](const BenchRecord& r) { return !r.config.empty(); });
   report::Table t;
   t.id = "bench-" + family.name;
   t.title = family.title + ": the ladder";
-  t.columns = {{"variant", "", "variant"},
-               {"rung", "", "rung"},
-               {"shape", "", "shape"},
-               {"time", "ms", "ms"},
-               {"bandwidth", "GB/s", "gbps"}};
+  t.columns = {{"variant", "", "variant"}};
+  if (configs) t.columns.push_back({"runs", "", "config"});
+  t.columns.insert(t.columns.end(), {{"rung", "", "rung"},
+                                     {"shape", "", "shape"},
+                                     {"time", "ms", "ms"},
+                                     {"bandwidth", "GB/s", "gbps"}});
   if (flops) {
     t.columns.push_back({"throughput", "GFLOP/s", "gflops"});
     // The key stays peak_pct for every family; the column's name says which peak.
@@ -104,9 +108,10 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
                                                       {"note", "", "note"}})
     if (torch || c.key != "x_torch") t.columns.push_back(c);
   for (const BenchRecord& r : records) {
-    std::vector<Value> row{Value::str(r.variant), r.rung ? Value::integer(r.rung) : Value::none(),
-                           Value::str(r.shape), Value::num_or_none(r.ms, 4),
-                           Value::num_or_none(r.gbps, 0)};
+    std::vector<Value> row{Value::str(r.variant)};
+    if (configs) row.push_back(r.config.empty() ? Value::none() : Value::str(r.config));
+    row.insert(row.end(), {r.rung ? Value::integer(r.rung) : Value::none(), Value::str(r.shape),
+                           Value::num_or_none(r.ms, 4), Value::num_or_none(r.gbps, 0)});
     if (flops) {
       row.push_back(Value::num_or_none(r.gflops, 0));
       row.push_back(Value::num_or_none(r.peak_pct, 1));

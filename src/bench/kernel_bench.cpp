@@ -274,7 +274,9 @@ void measure_variant(const AtShape& at, const Variant& v, double* prev_ms, Bench
     return;
   }
   // After the first run: a tuned variant knows only now which kernel it runs.
-  fill_resources(dispatched(family, v, r->shape), r);
+  const Variant* runs = dispatched(family, v, r->shape);
+  fill_resources(runs, r);
+  if (v.runs && runs) r->config = runs->name;
   record_verification(c, r);
   if (!r->verified) {
     r->note += "; not timed";

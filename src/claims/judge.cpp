@@ -1,9 +1,10 @@
 #include "memhier/claims/judge.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <utility>
+
+#include "memhier/model/text.hpp"
 
 namespace memhier::claims {
 namespace {
@@ -46,9 +47,7 @@ bool admits(const Accepted& a, double v) {
 // A figure in the claim's unit, with the claim's decimals when it sets them.
 std::string in_unit(double v, const Claimed& c) {
   if (c.decimals < 0 || !std::isfinite(v)) return judge_number(v);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", c.decimals, v);
-  return buf;
+  return model::strf("%.*f", c.decimals, v);
 }
 
 std::string with_unit(double v, const Claimed& c) {
@@ -87,9 +86,7 @@ std::string judge_number(double v) {
   if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
   const double a = std::fabs(v);
   const int decimals = a >= 100 ? 0 : a >= 10 ? 1 : 2;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
+  std::string s = model::strf("%.*f", decimals, v);
   if (s.find('.') != std::string::npos) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();

@@ -3,6 +3,7 @@
 // Included by the claims' sources (ladders.cpp, profile_claims.cpp) only.
 #pragma once
 
+#include "memhier/kernels/attention.hpp"
 #include "memhier/kernels/elementwise.hpp"
 #include "memhier/kernels/gemm.hpp"
 #include "memhier/kernels/reduction.hpp"
@@ -59,6 +60,15 @@ inline const char* rung(reduction::Variant v) {
 #define MEMHIER_GRID_RUNG(name, ...) MEMHIER_RUNG_NAME(reduction, name)
 #define MEMHIER_BEST(name, ...) MEMHIER_RUNG_NAME(reduction, name)
 #include "memhier/kernels/reduction_rungs.inc"
+  }
+  return "";
+}
+
+inline const char* rung(attention::Variant v) {
+  switch (v) {
+#define MEMHIER_RUNG(name, ...) MEMHIER_RUNG_NAME(attention, name)
+#define MEMHIER_BEST(name, ...) MEMHIER_RUNG_NAME(attention, name)
+#include "memhier/kernels/attention_rungs.inc"
   }
   return "";
 }

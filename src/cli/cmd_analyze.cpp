@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "memhier/model/analyze.hpp"
+#include "memhier/model/input.hpp"
 #include "memhier/report/model_records.hpp"
 #include "numbers.hpp"
 
@@ -16,13 +17,10 @@ namespace {
 struct AnalyzeOptions {
   bool shared = true;
   std::string decl, expr;
-  std::string block = "32";
-  std::string warp = "0";
+  model::WarpText warp;  ///< --block, --warp, --offset-bytes, --active as typed
   std::vector<std::string> sets;
   std::string sweep;
   bool sweeping = false;  ///< --sweep was given (an empty value is an error, not "no sweep")
-  std::string offset = "0";
-  std::string active = "0xffffffff";
   bool store = false;
   bool json = false;
 };
@@ -39,17 +37,7 @@ Prepared prepare(const AnalyzeOptions& o) {
   p.decl = model::parse_decl(o.decl);
   p.access = model::Access::parse(o.expr, p.decl);
   p.expr_text = o.expr;
-  const std::vector<int> b = parse_block(o.block, "--block");
-  p.ctx.block_x = b[0];
-  p.ctx.block_y = b[1];
-  p.ctx.block_z = b[2];
-  const int warps = (p.ctx.block_threads() + 31) / 32;
-  p.ctx.warp =
-      static_cast<int>(parse_int(o.warp, "--warp", 0, warps - 1,
-                                 fmt::format(" (a block of {} threads has {} warp{})",
-                                             p.ctx.block_threads(), warps, warps > 1 ? "s" : "")));
-  p.ctx.offset_bytes = parse_int(o.offset, "--offset-bytes", 0, kMaxOffsetBytes, " (1 TiB)");
-  p.ctx.active_mask = parse_mask(o.active, "--active");
+  p.ctx = model::read_warp_context(o.warp, model::Face::cli);
   p.ctx.is_store = o.store;
   for (const std::string& s : o.sets) {
     auto [name, value] = parse_assignment(s, "--set");
@@ -271,14 +259,15 @@ void add_kind(CLI::App& analyze, const char* name, bool shared, int& rc) {
                   "Access, e.g. 'tile[tx][ty]', 'p[lane].y', or a bare "
                   "element index 'lane*2'")
       ->required();
-  sub->add_option("--block", o->block, "Block shape XxYxZ that defines tx, ty, tz (default 32)");
-  sub->add_option("--warp", o->warp, "Warp index within the block (default 0)");
+  sub->add_option("--block", o->warp.block,
+                  "Block shape XxYxZ that defines tx, ty, tz (default 32)");
+  sub->add_option("--warp", o->warp.warp, "Warp index within the block (default 0)");
   sub->add_option("--set", o->sets, "Give a variable a value: --set k=3 (repeatable)");
   const CLI::Option* sweep = sub->add_option(
       "--sweep", o->sweep, "One row per value: --sweep s=1..33[:step] (at most 1000000 values)");
-  sub->add_option("--offset-bytes", o->offset,
+  sub->add_option("--offset-bytes", o->warp.offset_bytes,
                   "Shift the array's base address by N bytes (0 to 1 TiB)");
-  sub->add_option("--active", o->active,
+  sub->add_option("--active", o->warp.active,
                   "Mask of active lanes, hex or decimal (default 0xffffffff)");
   sub->add_flag("--store", o->store, "Analyze a store instead of a load");
   sub->add_flag("--json", o->json, "Print JSON");

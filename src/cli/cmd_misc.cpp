@@ -1,6 +1,7 @@
 // memhier info and memhier list.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +10,7 @@
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/model/card.hpp"
+#include "memhier/model/input.hpp"
 #include "memhier/registry/registry.hpp"
 
 namespace memhier::cli {
@@ -60,7 +62,10 @@ void add_info(CLI::App& app, int& rc) {
                              meta.toolkit, v.runtime.empty() ? "?" : v.runtime,
                              v.driver.empty() ? "none" : v.driver);
     if (!dev) {
-      std::cout << "No GPU: " << why << " The models (analyze, occupancy) work without one.\n";
+      std::cout << "No GPU: " << why
+                << " Without one, analyze, occupancy, simulate --card NAME, claims, list and "
+                   "report --no-gpu work (the CPU models and the catalogue); probe, bench, "
+                   "profile and report measure and need a GPU.\n";
       rc = kExitOk;
       return;
     }
@@ -87,10 +92,22 @@ void add_info(CLI::App& app, int& rc) {
 
 void add_list(CLI::App& app, int& rc) {
   auto json = std::make_shared<bool>(false);
+  auto family = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand("list", "The registered kernels and probes");
+  sub->add_option("family", *family, "Only this family's entries (transpose, latency, ...)");
   sub->add_flag("--json", *json, "Print JSON");
-  sub->callback([json, &rc] {
-    const auto& entries = registry::entries();
+  sub->callback([json, family, &rc] {
+    std::vector<registry::Entry> entries = registry::entries();
+    if (!family->empty()) {
+      std::vector<std::string> families;
+      for (const auto& e : entries)
+        if (std::find(families.begin(), families.end(), e.family) == families.end())
+          families.push_back(e.family);
+      model::parse_choice(*family, "family", families);
+      entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                   [&](const registry::Entry& e) { return e.family != *family; }),
+                    entries.end());
+    }
     if (*json) {
       nlohmann::json j = json_header("memhier.list", make_meta(false));
       j["entries"] = nlohmann::json::array();

@@ -2,6 +2,7 @@
 // pipeline, src/run, does the work; this file parses the options and prints).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -56,8 +57,15 @@ int run_report(const ReportOptions& o) {
     }
     line->step(step);
   };
+  // Said before anything is written: a bare `memhier` runs this and writes into the
+  // current folder.
+  if (!o.out.empty())
+    std::cerr << fmt::format(
+        "memhier report: writing {}/ (--out DIR to choose, --out '' for none)\n",
+        std::filesystem::absolute(o.out).lexically_normal().string());
   // A busy or prohibited GPU throws run::DeviceUnavailable: exit 3 (main).
-  const report::Document doc = as_bad_input([&] { return run::run_report(ro); });
+  std::string no_gpu;
+  const report::Document doc = as_bad_input([&] { return run::run_report(ro, &no_gpu); });
   line.reset();
   if (o.json) {
     print_json(report::to_json(doc));
@@ -67,7 +75,13 @@ int run_report(const ReportOptions& o) {
   if (!o.out.empty() && !o.json)
     std::cout << fmt::format("\nWrote {0}/index.html, {0}/report.md and {0}/results.json.\n",
                              o.out);
-  return kExitOk;
+  if (no_gpu.empty()) return kExitOk;
+  // The models' report is written; the measurements it lacks make this a GPU command that
+  // found no GPU, which exits 3 like probe, bench and profile.
+  std::cerr << "memhier: no GPU: " << no_gpu
+            << " The report holds the models' predictions and the claims; its measured sections "
+               "need a GPU (--no-gpu asks for the models alone and exits 0).\n";
+  return kExitNoDevice;
 }
 
 }  // namespace

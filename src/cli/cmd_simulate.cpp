@@ -9,6 +9,7 @@
 #include "memhier/bench/card_record.hpp"
 #include "memhier/bench/simulate.hpp"
 #include "memhier/model/card.hpp"
+#include "memhier/model/input.hpp"
 
 namespace memhier::cli {
 namespace {
@@ -25,21 +26,19 @@ struct SimulateCliOptions {
 int run_simulate_command(const SimulateCliOptions& o) {
   if (o.size_given && o.size.empty())
     throw UsageError("--size '' is empty; give a shape such as 1000x772, or leave --size out.");
-  std::string list;
-  for (const model::Card& c : model::all_cards())
-    list += (list.empty() ? "" : ", ") + c.key + " (" + c.arch().cc() + ")";
   std::optional<model::Card> card;
   if (o.card == "this") {
     std::string why;
     card = bench::this_card(&why);
-    if (!card)
+    if (!card) {
+      std::string list;
+      for (const model::Card& c : model::all_cards())
+        list += (list.empty() ? "" : ", ") + c.key + " (" + c.arch().cc() + ")";
       throw NoDevice("--card this (the default) models the card in this machine, and " + why +
-                          " Name a card instead: " + list + ".");
-  } else if (const model::Card* named = model::find_card(o.card)) {
-    card = *named;
+                     " Name a card instead: " + list + ".");
+    }
   } else {
-    throw UsageError("--card '" + o.card + "' is neither a known card nor a compute capability; " +
-                     "choose this or one of " + list + ".");
+    card = model::parse_card(o.card, "--card", {"this"});
   }
   const std::vector<bench::SimulateItem> items =
       as_bad_input([&] { return bench::simulate(o.target, o.variants, o.size, *card); });

@@ -1,40 +1,23 @@
-// The strict readers behind every numeric option (see numbers.hpp).
+// The command's own strict readers: --set and --sweep (see numbers.hpp).
 #include "numbers.hpp"
 
 #include <cctype>
 #include <limits>
 
 #include "common.hpp"
-#include "memhier/registry/decimal.hpp"
 
 namespace memhier::cli {
 namespace {
 
-using registry::Decimal;
-using registry::quote_for_message;
-using registry::read_decimal;
+using model::Decimal;
+using model::quote_for_message;
+using model::read_decimal;
 
 constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 
 std::string range_text(std::int64_t lo, std::int64_t hi) {
   return std::to_string(lo) + ".." + std::to_string(hi);
-}
-
-// "OPTION 'TEXT' PROBLEM; give a decimal integer in LO..HI WHY."
-[[noreturn]] void not_decimal(const std::string& option, const std::string& text, const Decimal& d,
-                              std::int64_t lo, std::int64_t hi, const std::string& why) {
-  throw UsageError(option + " " + quote_for_message(text) + " " + d.problem +
-                   "; give a decimal integer in " + range_text(lo, hi) + why + ".");
-}
-
-bool ends_with_ci(const std::string& s, const std::string& suffix) {
-  if (s.size() < suffix.size()) return false;
-  for (std::size_t i = 0; i < suffix.size(); ++i)
-    if (std::toupper(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) !=
-        std::toupper(static_cast<unsigned char>(suffix[i])))
-      return false;
-  return true;
 }
 
 // A variable a user may set: an identifier that the thread layout does not already define.
@@ -64,92 +47,6 @@ std::int64_t any_int64(const std::string& text, const std::string& option, const
 }
 
 }  // namespace
-
-std::int64_t parse_int(const std::string& text, const std::string& option, std::int64_t lo,
-                       std::int64_t hi, const std::string& why) {
-  const Decimal d = read_decimal(text);
-  if (!d.ok()) not_decimal(option, text, d, lo, hi, why);
-  if (d.value < lo || d.value > hi)
-    throw UsageError(option + " " + std::to_string(d.value) + " is outside " + range_text(lo, hi) +
-                     why + ".");
-  return d.value;
-}
-
-std::int64_t parse_size(const std::string& text, const std::string& option, std::int64_t hi,
-                        const std::string& why) {
-  std::string digits = text;
-  std::int64_t unit = 1;
-  for (const auto& [suffix, mult] : {std::pair<const char*, std::int64_t>{"KiB", 1024},
-                                     {"KB", 1024},
-                                     {"K", 1024},
-                                     {"MiB", 1 << 20},
-                                     {"MB", 1 << 20},
-                                     {"M", 1 << 20},
-                                     {"B", 1}}) {
-    if (ends_with_ci(digits, suffix)) {
-      digits.resize(digits.size() - std::string(suffix).size());
-      unit = mult;
-      break;
-    }
-  }
-  const std::string range = "0.." + std::to_string(hi) + " bytes" + why;
-  const Decimal d = read_decimal(digits);
-  if (!d.ok() || d.value < 0)
-    throw UsageError(option + " " + quote_for_message(text) + " " +
-                     (d.ok() ? std::string("is negative") : d.problem) +
-                     "; give decimal bytes, optionally with a K or M suffix (1024 or 1048576 "
-                     "bytes), in " +
-                     range + ".");
-  if (d.value > hi / unit)
-    throw UsageError(option + " " + quote_for_message(text) + " is outside " + range + ".");
-  return d.value * unit;
-}
-
-std::uint32_t parse_mask(const std::string& text, const std::string& option) {
-  constexpr std::int64_t kAll = 0xffffffffLL;
-  const std::string range = " (a mask of 32 lanes, e.g. 0xffff)";
-  if (text.size() < 2 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X'))
-    return static_cast<std::uint32_t>(parse_int(text, option, 0, kAll, range));
-  const std::string hex = text.substr(2);
-  const std::string head = option + " " + quote_for_message(text);
-  if (hex.empty() || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-    throw UsageError(head + " is not a hexadecimal or decimal integer; give one in 0..0xffffffff" +
-                     range + ".");
-  std::int64_t v = 0;
-  for (char c : hex) {
-    v = v * 16 + (std::isdigit(static_cast<unsigned char>(c))
-                      ? c - '0'
-                      : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
-    if (v > kAll) throw UsageError(head + " is outside 0..0xffffffff" + range + ".");
-  }
-  return static_cast<std::uint32_t>(v);
-}
-
-std::vector<int> parse_block(const std::string& text, const std::string& option, int max_threads) {
-  const std::string head = option + " " + quote_for_message(text);
-  std::vector<int> dims;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t x = text.find_first_of("xX,", start);
-    const std::string part = text.substr(start, x == std::string::npos ? x : x - start);
-    const Decimal d = read_decimal(part);
-    if (!d.ok())
-      throw UsageError(head + " is not 1 to 3 decimal extents joined by 'x' (extent " +
-                       quote_for_message(part) + " " + d.problem + ").");
-    if (d.value < 1 || d.value > 1024)
-      throw UsageError(head + " has extent " + std::to_string(d.value) + ", outside 1..1024.");
-    dims.push_back(static_cast<int>(d.value));
-    if (dims.size() > 3) throw UsageError(head + " has more than 3 extents (XxYxZ).");
-    if (x == std::string::npos) break;
-    start = x + 1;
-  }
-  while (dims.size() < 3) dims.push_back(1);
-  const std::int64_t threads = std::int64_t{dims[0]} * dims[1] * dims[2];
-  if (threads > max_threads)
-    throw UsageError(head + " has " + std::to_string(threads) + " threads, more than the " +
-                     std::to_string(max_threads) + " a block may have.");
-  return dims;
-}
 
 std::pair<std::string, std::int64_t> parse_assignment(const std::string& text,
                                                       const std::string& option) {

@@ -1,5 +1,6 @@
 // Every output element against its float64 reference and bound: one grid-stride pass, one
 // partial result per block, merged on the host in block order (deterministic for a grid).
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/verify.hpp"
+#include "memhier/model/text.hpp"
 
 namespace memhier::core {
 namespace {
@@ -25,6 +27,9 @@ __device__ double as_double(float v) {
 }
 __device__ double as_double(unsigned int v) {
   return static_cast<double>(v);
+}
+__device__ double as_double(__nv_bfloat16 v) {
+  return static_cast<double>(__bfloat162float(v));
 }
 
 /// The larger ratio wins; on a tie, the smaller index (the result does not depend on timing).
@@ -103,14 +108,16 @@ ElementCheck check_output(const OutputSpec& spec, cudaStream_t stream) {
   const int blocks =
       static_cast<int>(std::min<std::size_t>(want, static_cast<std::size_t>(sms) * 8));
   DeviceBuffer<Partial> partials(static_cast<std::size_t>(blocks));
+  const auto check = [&](const auto* data) {
+    check_kernel<<<blocks, kThreads, 0, stream>>>(data, spec.ref, spec.scale, spec.factor,
+                                                  spec.count, partials.data());
+  };
   if (spec.type == ElemType::f32)
-    check_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(spec.data), spec.ref,
-                                                  spec.scale, spec.factor, spec.count,
-                                                  partials.data());
+    check(static_cast<const float*>(spec.data));
+  else if (spec.type == ElemType::u32)
+    check(static_cast<const unsigned int*>(spec.data));
   else
-    check_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const unsigned int*>(spec.data),
-                                                  spec.ref, spec.scale, spec.factor, spec.count,
-                                                  partials.data());
+    check(static_cast<const __nv_bfloat16*>(spec.data));
   MEMHIER_CHECK_LAUNCH();
   MEMHIER_CUDA(cudaStreamSynchronize(stream));
   bool have_worst = false;  // a block with a finite element has a worst ratio
@@ -135,29 +142,24 @@ ElementCheck check_outputs(const std::vector<OutputSpec>& specs, cudaStream_t st
 }
 
 std::string describe_failure(const ElementCheck& c, const std::vector<OutputSpec>& specs) {
-  char buf[256];
   const std::string where =
       c.worst_output < specs.size() ? specs[c.worst_output].name : std::string("output");
-  std::snprintf(buf, sizeof buf,
-                "%llu of %llu elements over their bound (worst %.3g x the bound, at %s[%llu]), "
-                "%llu not finite",
-                static_cast<unsigned long long>(c.over), static_cast<unsigned long long>(c.checked),
-                c.worst, where.c_str(), static_cast<unsigned long long>(c.worst_index),
-                static_cast<unsigned long long>(c.nonfinite));
-  return buf;
+  return model::strf(
+      "%llu of %llu elements over their bound (worst %.3g x the bound, at %s[%llu]), "
+      "%llu not finite",
+      static_cast<unsigned long long>(c.over), static_cast<unsigned long long>(c.checked), c.worst,
+      where.c_str(), static_cast<unsigned long long>(c.worst_index),
+      static_cast<unsigned long long>(c.nonfinite));
 }
 
 void require_device_memory(double bytes, const std::string& what) {
   std::size_t free = 0, total = 0;
   MEMHIER_CUDA(cudaMemGetInfo(&free, &total));
   if (bytes <= static_cast<double>(free)) return;
-  char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "%s needs %.0f bytes (%.2f GiB) of device memory for its inputs, outputs, "
-                "float64 reference and scratch, but %zu bytes (%.2f GiB) are free.",
-                what.c_str(), bytes, bytes / 1073741824.0, free,
-                static_cast<double>(free) / 1073741824.0);
-  throw std::invalid_argument(buf);
+  throw std::invalid_argument(model::strf(
+      "%s needs %.0f bytes (%.2f GiB) of device memory for its inputs, outputs, "
+      "float64 reference and scratch, but %zu bytes (%.2f GiB) are free.",
+      what.c_str(), bytes, bytes / 1073741824.0, free, static_cast<double>(free) / 1073741824.0));
 }
 
 }  // namespace memhier::core

@@ -20,11 +20,11 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "memhier/model/text.hpp"
 
 namespace memhier::model {
 
@@ -41,29 +41,19 @@ int round_up(int x, int unit) {
   return ceil_div(x, unit) * unit;
 }
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return buf;
-}
-
 // "75.0 KiB" or "44.5 KiB" when that is exact, else "24832 bytes": a limit quoted to the
 // user is never rounded past the true one.
 std::string bytes_text(long long bytes) {
   const long long tenths = bytes * 10 / kKiB;
-  if (bytes * 10 % kKiB == 0) return format("%lld.%lld KiB", tenths / 10, tenths % 10);
-  return format("%lld bytes", bytes);
+  if (bytes * 10 % kKiB == 0) return strf("%lld.%lld KiB", tenths / 10, tenths % 10);
+  return strf("%lld bytes", bytes);
 }
 
 // "50%" or "37.5%".
 std::string percent_text(double fraction) {
   long long tenths = std::llround(fraction * 1000.0);
-  if (tenths % 10 == 0) return format("%lld%%", tenths / 10);
-  return format("%lld.%lld%%", tenths / 10, tenths % 10);
+  if (tenths % 10 == 0) return strf("%lld%%", tenths / 10);
+  return strf("%lld.%lld%%", tenths / 10, tenths % 10);
 }
 
 // The smallest selectable shared-memory size per SM that holds `bytes`, or -1 if none.
@@ -95,23 +85,23 @@ std::string evaluate(const ArchSpec& a, const LaunchResources& r, OccupancyResul
     return "compute capability " + cc_text() + " has no occupancy table.";
   }
   if (r.block_threads <= 0) {
-    return format("block size %d is not positive; a block needs at least one thread.",
-                  r.block_threads);
+    return strf("block size %d is not positive; a block needs at least one thread.",
+                r.block_threads);
   }
   if (r.block_threads > a.max_threads_per_block) {
-    return format("block size %d exceeds the %d-thread limit of compute capability %s.",
-                  r.block_threads, a.max_threads_per_block, cc_text().c_str());
+    return strf("block size %d exceeds the %d-thread limit of compute capability %s.",
+                r.block_threads, a.max_threads_per_block, cc_text().c_str());
   }
   if (r.regs_per_thread < 0) {
-    return format("a register count of %d per thread is negative.", r.regs_per_thread);
+    return strf("a register count of %d per thread is negative.", r.regs_per_thread);
   }
   if (r.regs_per_thread > a.max_regs_per_thread) {
-    return format("%d registers per thread exceed the %d-register limit of compute capability %s.",
-                  r.regs_per_thread, a.max_regs_per_thread, cc_text().c_str());
+    return strf("%d registers per thread exceed the %d-register limit of compute capability %s.",
+                r.regs_per_thread, a.max_regs_per_thread, cc_text().c_str());
   }
   if (r.static_smem_bytes < 0 || r.dynamic_smem_bytes < 0) {
-    return format("shared memory per block cannot be negative (static %d, dynamic %d bytes).",
-                  r.static_smem_bytes, r.dynamic_smem_bytes);
+    return strf("shared memory per block cannot be negative (static %d, dynamic %d bytes).",
+                r.static_smem_bytes, r.dynamic_smem_bytes);
   }
   const long long smem_asked = static_cast<long long>(r.static_smem_bytes) + r.dynamic_smem_bytes;
   if (smem_asked > a.smem_per_block_optin) {
@@ -120,14 +110,14 @@ std::string evaluate(const ArchSpec& a, const LaunchResources& r, OccupancyResul
            ".";
   }
   if (r.carveout_percent < -1 || r.carveout_percent > 100) {
-    return format("carveout preference %d%% is outside -1 (driver default) to 100.",
-                  r.carveout_percent);
+    return strf("carveout preference %d%% is outside -1 (driver default) to 100.",
+                r.carveout_percent);
   }
   const long long regs_checked = regs_checked_per_block(a, r.block_threads, r.regs_per_thread);
   if (regs_checked > a.max_regs_per_block) {
     int fit = r.regs_per_thread;
     while (fit > 0 && regs_checked_per_block(a, r.block_threads, fit) > a.max_regs_per_block) --fit;
-    return format(
+    return strf(
         "a block of %d threads at %d registers per thread needs %lld registers, over the "
         "%d-register per-block limit of compute capability %s (at most %d per thread fit).",
         r.block_threads, r.regs_per_thread, regs_checked, a.max_regs_per_block, cc_text().c_str(),
@@ -168,7 +158,11 @@ std::string evaluate(const ArchSpec& a, const LaunchResources& r, OccupancyResul
   res.blocks_per_sm = std::min(
       {res.blocks_by_registers, res.blocks_by_smem, res.blocks_by_warps, res.blocks_by_blocks});
   // Ties go to what the kernel controls; barriers (one per block) never bind alone here.
-  if (res.blocks_per_sm == res.blocks_by_registers) {
+  // A full SM has no limiter: naming one would send the reader after a change that gains
+  // nothing.
+  if (res.blocks_per_sm * warps_per_block >= a.max_warps_per_sm) {
+    res.limiter = Limiter::none;
+  } else if (res.blocks_per_sm == res.blocks_by_registers) {
     res.limiter = Limiter::registers;
   } else if (res.blocks_per_sm == res.blocks_by_smem) {
     res.limiter = Limiter::shared_memory;
@@ -191,12 +185,12 @@ struct Advice {
 
 // "1 block" or "4 blocks".
 std::string blocks_text(int n) {
-  return format("%d block%s", n, n == 1 ? "" : "s");
+  return strf("%d block%s", n, n == 1 ? "" : "s");
 }
 
 std::string gain_text(const OccupancyResult& now, const OccupancyResult& next) {
-  return format("%s per SM (%s occupancy instead of %s)", blocks_text(next.blocks_per_sm).c_str(),
-                percent_text(next.occupancy).c_str(), percent_text(now.occupancy).c_str());
+  return strf("%s per SM (%s occupancy instead of %s)", blocks_text(next.blocks_per_sm).c_str(),
+              percent_text(next.occupancy).c_str(), percent_text(now.occupancy).c_str());
 }
 
 // The most registers per thread that still fits one more block.
@@ -205,8 +199,8 @@ Advice fewer_registers(const ArchSpec& a, const LaunchResources& r, const Occupa
   OccupancyResult next;
   for (t.regs_per_thread = r.regs_per_thread - 1; t.regs_per_thread >= 0; --t.regs_per_thread) {
     if (evaluate(a, t, next).empty() && next.blocks_per_sm > now.blocks_per_sm) {
-      return {format("Use at most %d registers per thread (now %d) to fit ", t.regs_per_thread,
-                     r.regs_per_thread) +
+      return {strf("Use at most %d registers per thread (now %d) to fit ", t.regs_per_thread,
+                   r.regs_per_thread) +
                   gain_text(now, next) + ".",
               true};
     }
@@ -249,8 +243,8 @@ Advice larger_carveout(const ArchSpec& a, const LaunchResources& r, const Occupa
   for (t.carveout_percent = r.carveout_percent + 1; t.carveout_percent <= 100;
        ++t.carveout_percent) {
     if (evaluate(a, t, next).empty() && next.blocks_per_sm > now.blocks_per_sm) {
-      return {format("Raise the shared-memory carveout preference to %d%% (now %d%%) to fit ",
-                     t.carveout_percent, r.carveout_percent) +
+      return {strf("Raise the shared-memory carveout preference to %d%% (now %d%%) to fit ",
+                   t.carveout_percent, r.carveout_percent) +
                   gain_text(now, next) + ".",
               true};
     }
@@ -277,7 +271,7 @@ Advice other_block_size(const ArchSpec& a, const LaunchResources& r, const Occup
     }
   }
   if (best_size == 0) return {};
-  return {format("Blocks of %d threads (now %d) would give ", best_size, r.block_threads) +
+  return {strf("Blocks of %d threads (now %d) would give ", best_size, r.block_threads) +
               gain_text(now, best) + ".",
           true};
 }
@@ -304,9 +298,9 @@ Advice registers_and_smem(const ArchSpec& a, const LaunchResources& r, const Occ
     total = std::max(0, lower_block - a.smem_reserved_per_block);
   }
   if (probe.blocks_per_sm <= now.blocks_per_sm) return {};
-  return {format("Registers and shared memory both hold this kernel to %s per SM: use at "
-                 "most %d registers per thread (now %d) and at most ",
-                 blocks_text(now.blocks_per_sm).c_str(), t.regs_per_thread, r.regs_per_thread) +
+  return {strf("Registers and shared memory both hold this kernel to %s per SM: use at "
+               "most %d registers per thread (now %d) and at most ",
+               blocks_text(now.blocks_per_sm).c_str(), t.regs_per_thread, r.regs_per_thread) +
               bytes_text(total) + " of shared memory per block (now " +
               bytes_text(r.static_smem_bytes + r.dynamic_smem_bytes) + ") to fit " +
               gain_text(now, probe) + ".",
@@ -317,6 +311,8 @@ Advice registers_and_smem(const ArchSpec& a, const LaunchResources& r, const Occ
 
 const char* to_string(Limiter l) {
   switch (l) {
+    case Limiter::none:
+      return "none";
     case Limiter::warps:
       return "warps";
     case Limiter::blocks:
@@ -357,6 +353,7 @@ std::string occupancy_advice(const ArchSpec& arch, const LaunchResources& r,
       order.push_back(larger_carveout);
       order.push_back(less_smem);
       break;
+    case Limiter::none:  // not reached: a full SM returned above
     case Limiter::warps:
     case Limiter::blocks:
     case Limiter::barriers:
@@ -384,8 +381,8 @@ std::string occupancy_advice(const ArchSpec& arch, const LaunchResources& r,
       why += (i == 0 ? "" : i + 1 == tied.size() ? " and " : ", ") + tied[i];
     }
     why[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(why[0])));
-    why += format(" %s hold this kernel to %s per SM, so no", tied.size() == 2 ? "both" : "all",
-                  blocks_text(current.blocks_per_sm).c_str());
+    why += strf(" %s hold this kernel to %s per SM, so no", tied.size() == 2 ? "both" : "all",
+                blocks_text(current.blocks_per_sm).c_str());
   } else {
     why = "No";
   }

@@ -1,16 +1,14 @@
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <utility>
 
 #include "claim_rows.hpp"
+#include "memhier/model/text.hpp"
 
 namespace memhier::probe {
 
 std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
+  return model::strf("%.*f", precision, v);
 }
 
 std::string fmt(double v, int precision) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common.hpp"
+#include "memhier/model/text.hpp"
 #include "memhier/report/document.hpp"
 
 namespace memhier::report {
@@ -53,12 +54,11 @@ int Table::column(const std::string& key) const {
 }
 
 std::string strf(const char* f, ...) {
-  char buf[512];
   va_list ap;
   va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
+  std::string s = model::vstrf(f, ap);
   va_end(ap);
-  return buf;
+  return s;
 }
 
 }  // namespace memhier::report

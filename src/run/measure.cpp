@@ -5,8 +5,10 @@
 
 #include "memhier/bench/card_record.hpp"
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/bench/tune.hpp"
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/kernels/register.hpp"
+#include "memhier/model/input.hpp"
 #include "memhier/registry/family.hpp"
 #include "memhier/report/writers.hpp"
 #include "memhier/run/pipeline.hpp"
@@ -29,11 +31,11 @@ std::vector<const registry::Family*> select_families(const std::string& name) {
     return out;
   }
   if (const registry::Family* f = registry::find_family(name)) return {f};
-  std::string known;
-  for (const registry::Family& f : registry::families())
-    known += (known.empty() ? "" : ", ") + f.name;
-  throw std::invalid_argument("unknown family '" + name +
-                              "'; known: " + (known.empty() ? "none" : known) + ", or all.");
+  std::vector<std::string> known;
+  for (const registry::Family& f : registry::families()) known.push_back(f.name);
+  known.push_back("all");
+  model::parse_choice(name, "family", known);  // throws: `name` is none of them
+  return out;
 }
 
 ProbeResult run_probe(const ProbeOptions& o) {
@@ -91,6 +93,21 @@ report::Document run_bench(const BenchOptions& o) {
   for (std::size_t i = 0; i < fams.size(); ++i)
     doc.sections.push_back(bench::family_section(*fams[i], records[i]));
   claims::judge_on_card(doc.sections, bench::running_card(dev));
+  return doc;
+}
+
+report::Document run_tune(const TuneOptions& o) {
+  const auto fams = select_families(o.family);
+  if (fams.size() != 1) throw std::invalid_argument("tune takes one family, not 'all'.");
+  const registry::Family& f = *fams.front();
+  // Refused before the device: a family that is not tuned, no shape, a bad shape.
+  bench::check_tune(f, o.shapes);
+  require_device();
+  report::Document doc;
+  doc.title = "memhier tune " + o.family;
+  doc.meta = o.meta;
+  doc.sections.push_back(
+      bench::tune_section(f, bench::tune_family(f, o.shapes, o.retune, o.progress)));
   return doc;
 }
 

@@ -151,7 +151,7 @@ void measure(const Options& o, const core::DeviceInfo& dev, report::Document& do
 
 }  // namespace
 
-report::Document run_report(const Options& o) {
+report::Document run_report(const Options& o, std::string* no_gpu) {
   probe::register_probes();  // idempotent: what a caller registered besides stays
   kernels::register_families();
   report::Document doc;
@@ -162,6 +162,7 @@ report::Document run_report(const Options& o) {
   std::optional<core::DeviceInfo> dev;
   if (!o.no_gpu) dev = core::query_device(0, &why);
   if (dev && !core::open_context(*dev, &why)) throw DeviceUnavailable(why);
+  if (!dev && !o.no_gpu && no_gpu) *no_gpu = why;
   const Files files(o.out);
   report::SummaryInput summary;
   if (dev) {

@@ -36,7 +36,8 @@ void expect_bad_input(const std::vector<std::string>& args) {
 TEST(Cli, HelpListsEverySubcommand) {
   const Result r = run({"--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* sub : {"analyze", "occupancy", "probe", "list", "info", "report", "claims"})
+  for (const char* sub :
+       {"analyze", "occupancy", "probe", "list", "info", "report", "claims", "tune"})
     EXPECT_NE(r.out.find(sub), std::string::npos) << sub;
 }
 
@@ -205,6 +206,90 @@ TEST(Cli, GpuCommandsWithoutAGpuExitThree) {
   EXPECT_TRUE(p.out.empty()) << p.out;
 }
 
+// memhier report measures: without a GPU it still writes the models' report (the claims with
+// their reasons), says where before writing and that the measured sections need a GPU, and
+// exits 3 like probe, bench and profile. --no-gpu asks for that report alone: exit 0.
+TEST(Cli, ReportWithoutAGpuWritesTheModelsAndExitsThree) {
+  const Result info = run({"info", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  if (!nlohmann::json::parse(info.out)["device"].is_null())
+    GTEST_SKIP() << "this machine has a GPU";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("memhier_nogpu_" + std::to_string(getpid()));
+  const Result r = run({"report", "--out", dir.string(), "--quiet"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  for (const char* f : {"index.html", "report.md", "results.json"})
+    EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
+  EXPECT_EQ(r.err.rfind("memhier report: writing " + dir.string() + "/", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("measured sections need a GPU"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+  // Bare `memhier` is the report into ./memhier-report: it says so first.
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::create_directories(dir);
+  std::filesystem::current_path(dir);
+  const Result bare = run({});
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(bare.status, 3) << bare.err;
+  EXPECT_EQ(bare.err.rfind("memhier report: writing " + (dir / "memhier-report").string() + "/",
+                           0),
+            0u)
+      << bare.err;
+  std::filesystem::remove_all(dir);
+}
+
+// A word CLI11 did not expect is named, with what would do.
+TEST(Cli, UnexpectedWordsAreNamedWithTheChoices) {
+  const Result mode = run({"analyze", "texture", "float a[]", "a[lane]"});
+  EXPECT_EQ(mode.status, 2);
+  EXPECT_EQ(mode.err, "memhier: memhier analyze needs one of shared or global, not 'texture'.\n");
+  const Result extra = run({"info", "gpu"});
+  EXPECT_EQ(extra.status, 2);
+  EXPECT_EQ(extra.err, "memhier: memhier info does not take 'gpu'; it takes --json.\n");
+  const Result family = run({"list", "transpose"});
+  ASSERT_EQ(family.status, 0) << family.err;
+  EXPECT_NE(family.out.find("kernel transpose"), std::string::npos) << family.out;
+  EXPECT_EQ(family.out.find("kernel reduction"), std::string::npos) << family.out;
+  const Result unknown = run({"list", "texture"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("unknown family 'texture'; known: latency,"), std::string::npos)
+      << unknown.err;
+}
+
+// Without a GPU, info names every command that still works; a full SM has no limiter.
+TEST(Cli, InfoAndOccupancySayWhatHolds) {
+  const Result info = run({"info", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  if (nlohmann::json::parse(info.out)["device"].is_null()) {
+    const Result text = run({"info"});
+    for (const char* works : {"analyze", "occupancy", "simulate --card", "claims", "report --no-gpu"})
+      EXPECT_NE(text.out.find(works), std::string::npos) << works << ": " << text.out;
+  }
+  const Result full = run({"occupancy", "--json"});
+  ASSERT_EQ(full.status, 0) << full.err;
+  const auto j = nlohmann::json::parse(full.out);
+  EXPECT_EQ(j["occupancy"], 1.0);
+  EXPECT_EQ(j["limiter"], "none");
+}
+
+// memhier tune: a family whose best is not tuned, no shape, a bad shape or list is bad input
+// before any GPU; without a GPU good input exits 3.
+TEST(Cli, TuneRefusesBadInputBeforeTheGpu) {
+  expect_bad_input({"tune", "nope", "--shapes", "64x64x64"});
+  expect_bad_input({"tune", "softmax", "--shapes", "8x65536"});
+  expect_bad_input({"tune", "all", "--shapes", "64x64x64"});
+  expect_bad_input({"tune", "gemm"});
+  expect_bad_input({"tune", "gemm_bf16", "--shapes", "4096x4096"});
+  expect_bad_input({"tune", "gemm_bf16", "--shapes", "64x64x64,,128x128x128"});
+  expect_bad_input({"tune", "gemm", "--shapes", "64x64x64,0x1x1"});
+  const Result info = run({"info", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  if (!nlohmann::json::parse(info.out)["device"].is_null())
+    GTEST_SKIP() << "this machine has a GPU";
+  const Result r = run({"tune", "gemm_bf16", "--shapes", "1024x1024x1024,4096x4096x4096"});
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
 // memhier profile: bad targets, variants and shapes are bad input before any GPU or ncu.
 TEST(Cli, ProfileBadInputExitsTwo) {
   expect_bad_input({"profile", "latency"});  // a probe without access patterns
@@ -286,9 +371,8 @@ TEST(Cli, UnknownProbeIsBadInput) {
 // memhier simulate runs on the CPU: a transpose tile's traffic as the JSON table, and every
 // malformed input is one sentence with exit 2.
 TEST(Cli, SimulateJsonHasTheTrafficColumns) {
-  const Result r =
-      run({"simulate", "transpose", "--variant", "padded", "--size", "1000x772", "--card",
-           "h100-sxm", "--json"});
+  const Result r = run({"simulate", "transpose", "--variant", "padded", "--size", "1000x772",
+                        "--card", "h100-sxm", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto& t = j["sections"][0]["tables"][0];
@@ -315,8 +399,8 @@ TEST(Cli, SimulateDefaultsToThisCardAndNamesTheH200) {
   } else {
     EXPECT_EQ(here.status, 0) << here.err;
   }
-  const Result h200 = run({"simulate", "transpose", "--variant", "padded", "--size", "64x64",
-                           "--card", "h200"});
+  const Result h200 =
+      run({"simulate", "transpose", "--variant", "padded", "--size", "64x64", "--card", "h200"});
   ASSERT_EQ(h200.status, 0) << h200.err;
   EXPECT_NE(h200.out.find("H200"), std::string::npos) << h200.out;
   EXPECT_NE(h200.out.find("60 MiB"), std::string::npos) << h200.out;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/decimal_oracle.hpp"
 #include "../common/run_memhier.hpp"
 
 namespace {
@@ -56,18 +57,7 @@ std::string shown(const std::string& s) {
   return "'" + out + "'";
 }
 
-// The oracle's reading of a decimal: canonical digits (an optional '-', no leading zero),
-// inside int64. Written independently of the CLI's reader.
-bool decimal(const std::string& s, std::int64_t* v) {
-  static const std::regex form("-?(0|[1-9][0-9]*)");
-  if (!std::regex_match(s, form)) return false;
-  try {
-    *v = std::stoll(s);
-  } catch (const std::out_of_range&) {
-    return false;
-  }
-  return true;
-}
+using memhier::testing::decimal;
 
 // One numeric option: the command line that carries a value and the oracle for it.
 struct Option {

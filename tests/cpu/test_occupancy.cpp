@@ -133,6 +133,8 @@ cudaOccFuncAttributes occ_attributes(const ArchSpec& a, const LaunchResources& r
 
 unsigned limiter_bit(Limiter l) {
   switch (l) {
+    case Limiter::none:
+      return 0;
     case Limiter::warps:
       return OCC_LIMIT_WARPS;
     case Limiter::blocks:
@@ -190,7 +192,12 @@ std::string compare_one(const ArchSpec& a, const cudaOccDeviceProp& props, const
   check("regs_per_block", got.regs_per_block, want.allocatedRegistersPerBlock);
   check("smem_per_block", got.smem_per_block,
         static_cast<long long>(want.allocatedSharedMemPerBlock));
-  if ((want.limitingFactors & limiter_bit(got.limiter)) == 0) {
+  // A full SM names no limiter (cuda_occupancy.h still sets the bits of the tied bounds).
+  const bool full = got.active_warps == got.max_warps;
+  if (full != (got.limiter == Limiter::none))
+    diff += std::string("limiter ") + to_string(got.limiter) + " at " +
+            std::to_string(got.active_warps) + " of " + std::to_string(got.max_warps) + " warps; ";
+  if (!full && (want.limitingFactors & limiter_bit(got.limiter)) == 0) {
     diff += std::string("limiter ") + to_string(got.limiter) + " not in factors " +
             std::to_string(want.limitingFactors) + "; ";
   }

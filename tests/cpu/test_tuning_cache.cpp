@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -229,3 +230,131 @@ TEST_F(TuningCacheFile, ConcurrentProcessesLeaveAValidFile) {
   EXPECT_EQ(files(), (std::vector<std::string>{"gemm-tuning.json", "gemm-tuning.json.lock"}));
 }
 #endif
+
+// The key is the card and the exact shape: two shapes of one flops class (both above 2^34
+// flops, where the old key had one "large" entry) are two entries, and so are one shape's
+// layouts (leading dimensions, base alignment).
+TEST(TuningCacheKey, EveryShapeAndLayoutIsItsOwnEntry) {
+  const std::string prefix = tuning::key_prefix(h100(), kCandidates);
+  const tuning::ShapeKey first = tuning::dense_shape(2048, 3072, 1536);
+  const tuning::ShapeKey cube = tuning::dense_shape(4096, 4096, 4096);
+  EXPECT_NE(tuning::entry_key(prefix, "gemm_bf16", first),
+            tuning::entry_key(prefix, "gemm_bf16", cube));
+  // The same flops, the extents swapped.
+  EXPECT_NE(tuning::entry_key(prefix, "gemm", tuning::dense_shape(4096, 2048, 8192)),
+            tuning::entry_key(prefix, "gemm", tuning::dense_shape(2048, 4096, 8192)));
+  // The family is part of the key: one file holds both GEMM ladders.
+  EXPECT_NE(tuning::entry_key(prefix, "gemm", cube), tuning::entry_key(prefix, "gemm_bf16", cube));
+  const std::string base = tuning::entry_key(prefix, "gemm", cube);
+  EXPECT_EQ(base, tuning::entry_key(prefix, "gemm", tuning::dense_shape(4096, 4096, 4096)));
+  const std::vector<int tuning::ShapeKey::*> fields = {
+      &tuning::ShapeKey::lda,     &tuning::ShapeKey::ldb,     &tuning::ShapeKey::ldc,
+      &tuning::ShapeKey::align_a, &tuning::ShapeKey::align_b, &tuning::ShapeKey::align_c};
+  for (auto field : fields) {
+    tuning::ShapeKey s = cube;
+    s.*field = cube.*field == 256 ? 16 : cube.*field + 64;
+    EXPECT_NE(base, tuning::entry_key(prefix, "gemm", s)) << tuning::shape_text(s);
+  }
+  EXPECT_EQ(tuning::shape_text(tuning::dense_shape(5000, 3000, 4000)),
+            "5000x3000x4000 ld 4000,3000,3000 a256,256,256");
+}
+
+TEST(TuningCacheKey, AlignmentClassIsTheLargestPowerOfTwoUpTo256) {
+  EXPECT_EQ(tuning::alignment_class(0), 256);
+  EXPECT_EQ(tuning::alignment_class(0x7f0000001000u), 256);
+  EXPECT_EQ(tuning::alignment_class(0x7f0000000080u), 128);
+  EXPECT_EQ(tuning::alignment_class(48), 16);
+  EXPECT_EQ(tuning::alignment_class(0x7f0000000002u), 2);
+  EXPECT_EQ(tuning::alignment_class(0x7f0000000101u), 1);
+  // A call's key: its extents, leading dimensions and each base's class.
+  const auto at = [](std::uintptr_t a) { return reinterpret_cast<const void*>(a); };
+  EXPECT_EQ(tuning::shape_text(tuning::call_shape(5, 6, 7, at(0x7f0000001000u), 8,
+                                                  at(0x7f0000001002u), 9, at(0x7f0000001010u), 10)),
+            "5x6x7 ld 8,9,10 a256,2,16");
+}
+
+namespace {
+
+bool any_name(const std::string&) {
+  return true;
+}
+
+/// A tuning that counts its calls and chooses `choice`.
+std::function<json()> counting(int* calls, const std::string& choice) {
+  return [calls, choice] {
+    ++*calls;
+    return entry(choice);
+  };
+}
+
+}  // namespace
+
+// A shape known to the process or to the file costs no tuning; a new shape tunes once, and
+// a later process (a new memo) finds it on disk.
+TEST_F(TuningCacheFile, ACachedShapeCostsNoTuning) {
+  const std::string prefix = tuning::key_prefix(h100(), kCandidates);
+  const std::string a =
+      tuning::entry_key(prefix, "gemm_bf16", tuning::dense_shape(2048, 3072, 1536));
+  const std::string b =
+      tuning::entry_key(prefix, "gemm_bf16", tuning::dense_shape(4096, 4096, 4096));
+  std::ostringstream warned;
+  tuning::Warnings w(warned);
+  ASSERT_TRUE(tuning::write_entry(path_, a, entry("ws_c1_s6_128x128"), w));
+
+  tuning::Memo memo;
+  int calls = 0;
+  bool tuned = true;
+  EXPECT_EQ(memo.choose(a, path_, false, any_name, counting(&calls, "x"), &tuned, w),
+            "ws_c1_s6_128x128");
+  EXPECT_EQ(calls, 0);
+  EXPECT_FALSE(tuned);
+  // Another shape of the same flops class is tuned for itself.
+  EXPECT_EQ(memo.known(b, path_, any_name, w), "");
+  EXPECT_EQ(memo.choose(b, path_, false, any_name, counting(&calls, "ws_c1_s4_128x256"), &tuned, w),
+            "ws_c1_s4_128x256");
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(tuned);
+  EXPECT_EQ(memo.choose(b, path_, false, any_name, counting(&calls, "x"), &tuned, w),
+            "ws_c1_s4_128x256");
+  EXPECT_EQ(calls, 1);
+  // The next process: both from the file, no tuning.
+  tuning::Memo later;
+  EXPECT_EQ(later.choose(a, path_, false, any_name, counting(&calls, "x"), &tuned, w),
+            "ws_c1_s6_128x128");
+  EXPECT_EQ(later.choose(b, path_, false, any_name, counting(&calls, "x"), &tuned, w),
+            "ws_c1_s4_128x256");
+  EXPECT_EQ(calls, 1);
+  // retune times again and replaces the entry; a rejected name counts as unknown.
+  EXPECT_EQ(later.choose(b, path_, true, any_name, counting(&calls, "ws_c2_s6_128x128"), &tuned, w),
+            "ws_c2_s6_128x128");
+  EXPECT_EQ(calls, 2);
+  const auto only_ws_c1 = [](const std::string& n) { return n.rfind("ws_c1", 0) == 0; };
+  EXPECT_EQ(
+      later.choose(b, path_, false, only_ws_c1, counting(&calls, "ws_c1_s8_128x64"), &tuned, w),
+      "ws_c1_s8_128x64");
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(warned.str(), "");
+}
+
+// A tuning that found nothing (no scratch memory, stream capture) is not remembered.
+TEST_F(TuningCacheFile, ANullTuningIsNotRemembered) {
+  const std::string key = tuning::entry_key(tuning::key_prefix(h100(), kCandidates), "gemm",
+                                            tuning::dense_shape(1024, 1024, 1024));
+  std::ostringstream warned;
+  tuning::Warnings w(warned);
+  tuning::Memo memo;
+  int calls = 0;
+  const auto nothing = [&calls]() -> json {
+    ++calls;
+    return nullptr;
+  };
+  EXPECT_EQ(memo.choose(key, path_, false, any_name, nothing, nullptr, w), "");
+  EXPECT_EQ(memo.choose(key, path_, false, any_name, nothing, nullptr, w), "");
+  EXPECT_EQ(calls, 2);
+  EXPECT_FALSE(fs::exists(path_));
+  // Without a path (MEMHIER_NO_TUNE_CACHE=1) the memo still remembers for the process.
+  EXPECT_EQ(memo.choose(key, "", false, any_name, counting(&calls, "cfg_64x64x16_4x4"), nullptr, w),
+            "cfg_64x64x16_4x4");
+  EXPECT_EQ(memo.known(key, "", any_name, w), "cfg_64x64x16_4x4");
+  EXPECT_FALSE(fs::exists(path_));
+}

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -28,6 +30,44 @@ inline std::optional<core::DeviceInfo> gpu_or_reason(std::string* why) {
   if (!dev_var) GTEST_SKIP() << "no GPU: " << memhier_why_
 
 /// A quick-mode context for `dev` (measures the SM clock once per process).
+/// For one test: MEMHIER_CACHE_DIR set to a fresh folder named `name` (the tuning cache on
+/// disk starts empty) and MEMHIER_NO_TUNE_CACHE unset; both restored, and the folder removed,
+/// at the end.
+class ScopedCacheDir {
+ public:
+  explicit ScopedCacheDir(const std::string& name)
+      : dir_(std::filesystem::temp_directory_path() /
+             (name + "-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()))) {
+    std::filesystem::remove_all(dir_);
+    save("MEMHIER_CACHE_DIR", &old_dir_);
+    save("MEMHIER_NO_TUNE_CACHE", &old_off_);
+    ::setenv("MEMHIER_CACHE_DIR", dir_.c_str(), 1);
+    ::unsetenv("MEMHIER_NO_TUNE_CACHE");
+  }
+  ScopedCacheDir(const ScopedCacheDir&) = delete;
+  ScopedCacheDir& operator=(const ScopedCacheDir&) = delete;
+  ~ScopedCacheDir() {
+    restore("MEMHIER_CACHE_DIR", old_dir_);
+    restore("MEMHIER_NO_TUNE_CACHE", old_off_);
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  static void save(const char* var, std::optional<std::string>* out) {
+    if (const char* v = std::getenv(var)) *out = v;
+  }
+  static void restore(const char* var, const std::optional<std::string>& v) {
+    if (v)
+      ::setenv(var, v->c_str(), 1);
+    else
+      ::unsetenv(var);
+  }
+  std::filesystem::path dir_;
+  std::optional<std::string> old_dir_, old_off_;
+};
+
 inline probe::Context quick_context(const core::DeviceInfo& dev) {
   static double mhz = core::measure_sm_clock_mhz();
   probe::Context c;

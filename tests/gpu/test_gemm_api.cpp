@@ -181,23 +181,13 @@ TEST(GemmApi, AlphaZeroAndBetaZeroFollowBlas) {
 
 TEST(GemmApi, BestTunesOnceAndWritesTheCache) {
   MEMHIER_REQUIRE_GPU(dev);
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() /
-      ("memhier-gemm-tune-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
-  fs::remove_all(dir);
   // The folder CTest gives every test (MEMHIER_CACHE_DIR) is replaced by a fresh one.
-  const char* old_dir = std::getenv("MEMHIER_CACHE_DIR");
-  const std::string saved = old_dir ? old_dir : "";
-  const char* old_off = std::getenv("MEMHIER_NO_TUNE_CACHE");
-  const std::string saved_off = old_off ? old_off : "";
-  ::setenv("MEMHIER_CACHE_DIR", dir.c_str(), 1);
-  ::unsetenv("MEMHIER_NO_TUNE_CACHE");
+  const ScopedCacheDir cache("memhier-gemm-tune");
   gemm::forget_tuning();
 
   const std::string path = gemm::tuning_cache_path();
-  EXPECT_EQ(path, (dir / "gemm-tuning.json").string());
-  Problem p(512, 384, 256, 0, 0, 1.f, 0.f, 21);  // "small" class: tuned
+  EXPECT_EQ(path, (cache.dir() / "gemm-tuning.json").string());
+  Problem p(512, 384, 256, 0, 0, 1.f, 0.f, 21);  // above 2^24 flops: tuned
   EXPECT_EQ(gemm::best_config(p.m, p.n, p.k), "");
   p.run(Variant::best);
   const double e = p.error();
@@ -220,17 +210,7 @@ TEST(GemmApi, BestTunesOnceAndWritesTheCache) {
   p.run(Variant::best);
   EXPECT_LE(p.error(), p.tolerance());
 
-  if (saved.empty())
-    ::unsetenv("MEMHIER_CACHE_DIR");
-  else
-    ::setenv("MEMHIER_CACHE_DIR", saved.c_str(), 1);
-  if (saved_off.empty())
-    ::unsetenv("MEMHIER_NO_TUNE_CACHE");
-  else
-    ::setenv("MEMHIER_NO_TUNE_CACHE", saved_off.c_str(), 1);
   gemm::forget_tuning();
-  std::error_code ec;
-  fs::remove_all(dir, ec);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -112,7 +114,7 @@ TEST(GemmBf16Api, AlphaZeroScalesCWithoutReadingAOrB) {
   check(Variant::mma_pipelined, {33, 65, 17, 17, 65, 65, 0, 0.f, 0.f});
 }
 
-// best tunes once per shape class: afterwards best_config names the candidate it runs, one
+// best tunes once per card and shape: afterwards best_config names the candidate it runs, one
 // the table marks, and the answer is right.
 TEST(GemmBf16Api, BestNamesTheCandidateItTuned) {
   MEMHIER_REQUIRE_GPU(dev);
@@ -123,7 +125,58 @@ TEST(GemmBf16Api, BestNamesTheCandidateItTuned) {
   EXPECT_NE(v, Variant::best);
   const auto& candidates = gemm_bf16::detail::best_candidates();
   EXPECT_NE(std::find(candidates.begin(), candidates.end(), v), candidates.end()) << chosen;
-  EXPECT_EQ(gemm_bf16::best_config(512, 520, 256, false), "");  // unaligned: not tuned yet
+  // The same extents with bases 2 bytes off alignment are another key: not tuned yet.
+  const auto* off = reinterpret_cast<const __nv_bfloat16*>(std::uintptr_t{0x7f0000000102});
+  EXPECT_EQ(gemm_bf16::best_config(512, 520, 256, off, 256, off, 520, nullptr, 520), "");
+}
+
+// The first large shape a process sees no longer decides for the later ones: a call at
+// 2048x3072x1536 leaves 4096^3 untuned, and 4096^3 is tuned for itself at its first call;
+// a tuned shape costs nothing afterwards, in this process and the next (the cache on disk).
+TEST(GemmBf16Api, EachShapeIsTunedForItself) {
+  MEMHIER_REQUIRE_GPU(dev);
+  const ScopedCacheDir cache("memhier-gemm-bf16-tune");
+  gemm_bf16::forget_tuning();
+  const int kMax = 4096;
+  core::DeviceBuffer<__nv_bfloat16> a(static_cast<std::size_t>(kMax) * kMax);
+  core::DeviceBuffer<__nv_bfloat16> b(static_cast<std::size_t>(kMax) * kMax);
+  core::DeviceBuffer<float> c(static_cast<std::size_t>(kMax) * kMax);
+  MEMHIER_CUDA(cudaMemset(a.data(), 0x3f, a.bytes()));  // bf16 0x3f3f: about 0.75
+  MEMHIER_CUDA(cudaMemset(b.data(), 0x3f, b.bytes()));
+  const auto tune = [&](int m, int n, int k) {
+    return gemm_bf16::tune(m, n, k, a.data(), k, b.data(), n, c.data(), n);
+  };
+
+  const gemm::tuning::Outcome first = tune(2048, 3072, 1536);
+  EXPECT_TRUE(first.tuned);
+  EXPECT_FALSE(first.cached);
+  EXPECT_GE(first.cost.timed, 1);
+  EXPECT_GT(first.cost.ms, 0.0);
+  EXPECT_EQ(gemm_bf16::best_config(4096, 4096, 4096), "");  // one flops class, not one entry
+
+  // `best` itself at the second shape tunes it (and computes C).
+  gemm_bf16::gemm_bf16(Variant::best, 4096, 4096, 4096, 1.f, a.data(), 4096, b.data(), 4096, 0.f,
+                       c.data(), 4096);
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+  const std::string second = gemm_bf16::best_config(4096, 4096, 4096);
+  EXPECT_FALSE(second.empty());
+  const gemm::tuning::Outcome again = tune(4096, 4096, 4096);
+  EXPECT_TRUE(again.cached);
+  EXPECT_FALSE(again.tuned);
+  EXPECT_EQ(again.cost.timed, 0);
+  EXPECT_EQ(again.cost.ms, 0.0);
+  EXPECT_EQ(again.config, second);
+  std::printf(
+      "[ figures  ] gemm_bf16 first call at 2048x3072x1536: %.1f ms of tuning, %d of %d "
+      "candidates timed, %d launches (%s)\n",
+      first.cost.ms, first.cost.timed, first.cost.candidates, first.cost.launches,
+      first.config.c_str());
+
+  // The next process: both shapes from the disk, no tuning.
+  gemm_bf16::forget_tuning();
+  EXPECT_TRUE(tune(2048, 3072, 1536).cached);
+  EXPECT_EQ(tune(4096, 4096, 4096).config, second);
+  gemm_bf16::forget_tuning();
 }
 
 }  // namespace

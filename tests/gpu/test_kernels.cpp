@@ -11,6 +11,7 @@
 #include "gpu_test_util.hpp"
 #include "memhier/bench/kernel_bench.hpp"
 #include "memhier/claims/catalogue.hpp"
+#include "memhier/kernels/attention.hpp"
 #include "memhier/kernels/elementwise.hpp"
 #include "memhier/kernels/gemm.hpp"
 #include "memhier/kernels/gemm_bf16.hpp"
@@ -67,7 +68,8 @@ TEST(LadderTables, RegistryFollowsEachTable) {
       {"histogram", names_of(histogram::kAllVariants)},
       {"stencil", names_of(stencil::kAllVariants)},
       {"gemm", names_of(gemm::kAllVariants)},
-      {"gemm_bf16", names_of(gemm_bf16::kAllVariants)}};
+      {"gemm_bf16", names_of(gemm_bf16::kAllVariants)},
+      {"attention", names_of(attention::kAllVariants)}};
   ASSERT_EQ(registry::families().size(), enums.size());
   for (const registry::Family& f : registry::families()) {
     SCOPED_TRACE(f.name);

@@ -26,7 +26,8 @@ TEST(Registry, EveryBuiltInFamilyInReportOrder) {
   std::vector<std::string> names;
   for (const registry::Family& f : families()) names.push_back(f.name);
   const std::vector<std::string> expected = {"transpose", "reduction", "softmax", "elementwise",
-                                             "histogram", "stencil",   "gemm",    "gemm_bf16"};
+                                             "histogram", "stencil",   "gemm",    "gemm_bf16",
+                                             "attention"};
   EXPECT_EQ(names, expected);
   kernels::register_families();  // a second call adds nothing
   EXPECT_EQ(registry::families().size(), expected.size());
@@ -129,8 +130,8 @@ TEST(Registry, EachFamilyCarriesItsFacts) {
     }
   }
   EXPECT_EQ(python, (std::set<std::string>{"transpose", "reduce", "softmax", "axpy", "histogram256",
-                                           "stencil2d", "gemm", "gemm_bf16"}));
-  EXPECT_EQ(compute, (std::set<std::string>{"gemm", "gemm_bf16"}));
+                                           "stencil2d", "gemm", "gemm_bf16", "attention"}));
+  EXPECT_EQ(compute, (std::set<std::string>{"gemm", "gemm_bf16", "attention"}));
 }
 
 }  // namespace

@@ -47,6 +47,9 @@ std::vector<Check> elementwise_checks(const std::vector<results::BenchRecord>& r
 /// The reduction ladder's checks (cp.async staging against the single pass it builds on, on
 /// the largest shape).
 std::vector<Check> reduction_checks(const std::vector<results::BenchRecord>& records);
+/// The attention ladder's checks (cp.async K/V staging against the same mma.sync kernel
+/// without it, at head_dim 128).
+std::vector<Check> attention_checks(const std::vector<results::BenchRecord>& records);
 
 /// The GEMM ladder's checks from `memhier profile`'s counters at `shape` (its hook
 /// LadderClaims::profile): at a large shape the naive rung's DRAM throughput and the

@@ -17,8 +17,8 @@ namespace memhier::core {
 /// kFp32Unit x |value| of the exact one.
 constexpr double kFp32Unit = 1.0 / 16777216.0;  // 2^-24
 
-/// The element type of an output array.
-enum class ElemType { f32, u32 };
+/// The element type of an output array (bf16: the attention ladder's O).
+enum class ElemType { f32, u32, bf16 };
 
 /// One output array as verification sees it. Element i passes when
 /// |out[i] - ref[i]| <= factor x (scale ? scale[i] : |ref[i]|); factor 0 asks for the exact

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "memhier/kernels/gemm_preselect.hpp"
+
 namespace memhier::gemm {
 
 /// The rungs of the ladder, in rung order (gemm_rungs.inc); `best` picks a tuned
@@ -41,15 +43,29 @@ bool parse_variant(const std::string& name, Variant* out);
 /// alignment works: vectorized rungs use 16-byte accesses only where the base pointer is
 /// 16-byte aligned and the leading dimension a multiple of 4, scalar accesses elsewhere.
 /// BLAS semantics: C is not read when beta == 0 (NaN there is overwritten); A and B are not
-/// read when alpha == 0 (C = beta * C). `best` tunes once per device, shape class and
-/// alignment (it synchronizes `stream` the first time and then reuses the choice; see
-/// best_config).
+/// read when alpha == 0 (C = beta * C). `best` tunes once per card and shape (extents,
+/// leading dimensions, alignment): the first call at a shape times a few candidates a model
+/// of tiles and waves keeps (it synchronizes `stream`), later calls and later processes reuse
+/// the choice (see best_config and tuning_cache_path).
 void sgemm(Variant v, int m, int n, int k, float alpha, const float* A, int lda, const float* B,
            int ldb, float beta, float* C, int ldc, cudaStream_t stream = nullptr);
 
-/// The candidate (a Variant's name) that `best` runs for this shape on the current device,
-/// or "" when it has not been chosen yet (no call at this shape class so far).
-std::string best_config(int m, int n, int k, bool aligned = true);
+/// Decides `best`'s configuration for this problem now, computing nothing into C: the
+/// choice known for this card and shape, else the candidates timed (into a scratch C; it
+/// synchronizes `stream`); with `retune`, timed even when known. What `memhier tune` calls to
+/// fill the cache ahead of time. Throws what sgemm() throws for bad input.
+gemm::tuning::Outcome tune(int m, int n, int k, const float* A, int lda, const float* B, int ldb,
+                           float* C, int ldc, bool retune = false, cudaStream_t stream = nullptr);
+
+/// The candidate (a Variant's name) that `best` runs on the current device for a dense
+/// problem (lda = k, ldb = ldc = n, bases from cudaMalloc), or "" when it has not been chosen
+/// yet (in this process or in the cache on disk).
+std::string best_config(int m, int n, int k);
+
+/// The same for exactly the pointers and leading dimensions a call passes: `best` decides
+/// per card, extents, leading dimensions and each base's alignment.
+std::string best_config(int m, int n, int k, const float* A, int lda, const float* B, int ldb,
+                        const float* C, int ldc);
 
 /// Where `best` keeps its choices across runs ($MEMHIER_CACHE_DIR/gemm-tuning.json, else
 /// $XDG_CACHE_HOME/memhier/gemm-tuning.json or ~/.cache/memhier/gemm-tuning.json); "" when

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "memhier/kernels/gemm_preselect.hpp"
+
 namespace memhier::gemm_bf16 {
 
 /// The rungs of the ladder, in rung order (gemm_bf16_rungs.inc); `best` picks the fastest
@@ -41,14 +43,33 @@ bool parse_variant(const std::string& name, Variant* out);
 /// leading dimensions, null or misaligned pointers (A and B 2-byte, C 4-byte), or a shape too
 /// large for the variant's grid. 16-byte accesses are used only where the base is 16-byte
 /// aligned and the leading dimension a multiple of 8 elements. BLAS semantics: C is not read
-/// when beta == 0; A and B are not read when alpha == 0. `best` tunes once per device,
-/// shape class and alignment (it synchronizes `stream` the first time).
+/// when beta == 0; A and B are not read when alpha == 0. `best` tunes once per card and
+/// shape (extents, leading dimensions, alignment; it synchronizes `stream` the first time),
+/// and keeps the choice in memory and in SGEMM's cache on disk (gemm::tuning_cache_path()).
 void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16* A, int lda,
                const __nv_bfloat16* B, int ldb, float beta, float* C, int ldc,
                cudaStream_t stream = nullptr);
 
-/// The candidate (a Variant's name) that `best` runs for this shape on the current device,
-/// or "" when it has not been chosen yet.
-std::string best_config(int m, int n, int k, bool aligned = true);
+/// Decides `best`'s configuration for this problem now, computing nothing into C: the
+/// choice known for this card and shape, else the candidates timed (into a scratch C; it
+/// synchronizes `stream`); with `retune`, timed even when known. What `memhier tune` calls to
+/// fill the cache ahead of time. Throws what gemm_bf16() throws for bad input.
+gemm::tuning::Outcome tune(int m, int n, int k, const __nv_bfloat16* A, int lda,
+                           const __nv_bfloat16* B, int ldb, float* C, int ldc, bool retune = false,
+                           cudaStream_t stream = nullptr);
+
+/// The candidate (a Variant's name) that `best` runs on the current device for a dense
+/// problem (lda = k, ldb = ldc = n, bases from cudaMalloc), or "" when it has not been chosen
+/// yet (in this process or in the cache on disk).
+std::string best_config(int m, int n, int k);
+
+/// The same for exactly the pointers and leading dimensions a call passes: `best` decides
+/// per card, extents, leading dimensions and each base's alignment.
+std::string best_config(int m, int n, int k, const __nv_bfloat16* A, int lda,
+                        const __nv_bfloat16* B, int ldb, const float* C, int ldc);
+
+/// Forgets the choices held in memory (the disk cache, gemm::tuning_cache_path(), is read
+/// again at the next `best` call).
+void forget_tuning();
 
 }  // namespace memhier::gemm_bf16

@@ -1,8 +1,12 @@
-// The GEMM tuning cache on disk, host-only (no CUDA): the key derived from the device facts
-// and the candidate list, reading that tolerates any file, and atomic merged writes. The
-// tuner (tuner.cpp) gathers the facts from the device; the CPU tests pass them as data.
+// The GEMM tuning cache on disk, host-only (no CUDA): the key derived from the device facts,
+// the candidate list and the exact problem (extents, leading dimensions, pointer alignment),
+// reading that tolerates any file, and atomic merged writes. The tuner (gemm/tuner.hpp)
+// gathers the facts from the device; the CPU tests pass them as data.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -28,6 +32,32 @@ std::string candidates_fingerprint(const std::vector<std::string>& candidate_nam
 
 /// The key prefix every entry for these facts and candidates starts with.
 std::string key_prefix(const DeviceFacts& facts, const std::vector<std::string>& candidate_names);
+
+/// Largest power of two dividing `address`, at most 256 (what cudaMalloc guarantees): the
+/// alignment class a choice is keyed by (16 bytes opens the vector paths, 128 the fast TMA).
+int alignment_class(std::uintptr_t address);
+
+/// What a tuned choice depends on in the problem: the extents, the leading dimensions in
+/// elements and each base pointer's alignment class in bytes. Two shapes of one flops class
+/// are two keys: a tile that suits one may leave the other's last wave half empty.
+struct ShapeKey {
+  int m = 0, n = 0, k = 0;
+  int lda = 0, ldb = 0, ldc = 0;
+  int align_a = 256, align_b = 256, align_c = 256;
+};
+
+/// A dense row-major problem from cudaMalloc'd bases: lda = k, ldb = ldc = n, 256-byte bases.
+ShapeKey dense_shape(int m, int n, int k);
+
+/// The key of a call: its extents, leading dimensions and the alignment classes of its bases.
+ShapeKey call_shape(int m, int n, int k, const void* a, int lda, const void* b, int ldb,
+                    const void* c, int ldc);
+
+/// "MxNxK lda,ldb,ldc aA,B,C": the key's shape part, readable in the cache file.
+std::string shape_text(const ShapeKey& s);
+
+/// The key of `family`'s choice for `shape` under `prefix` (key_prefix's).
+std::string entry_key(const std::string& prefix, const std::string& family, const ShapeKey& shape);
 
 /// Says once per instance that a cache file is ignored, on one line of `out`.
 class Warnings {
@@ -60,5 +90,36 @@ nlohmann::json read_entries(const std::string& path, Warnings& warnings);
 /// false (the file untouched) when it cannot be written. Never throws.
 bool write_entry(const std::string& path, const std::string& key, const nlohmann::json& entry,
                  Warnings& warnings);
+
+/// A family's choices in this process, backed by the cache file: the in-process memo and the
+/// disk share one key (entry_key), so a shape known to either costs no tuning.
+class Memo {
+ public:
+  /// The choice for `key`: from memory, else from the file at `path` (read once per Memo
+  /// after each forget(); "" for no file), else what `tune()` returns (an entry with a string
+  /// "choice", remembered and merged into the file; null: nothing remembered, "" returned).
+  /// With `retune`, tune() runs even for a known key. A remembered choice that `valid`
+  /// rejects (an older table's name) counts as unknown. `*tuned` says whether tune() ran.
+  /// tune() runs under the memo's lock: one tuning at a time per family.
+  std::string choose(const std::string& key, const std::string& path, bool retune,
+                     const std::function<bool(const std::string&)>& valid,
+                     const std::function<nlohmann::json()>& tune, bool* tuned = nullptr,
+                     Warnings& warnings = process_warnings());
+
+  /// The choice known for `key` (memory or the file), "" if none; never tunes.
+  std::string known(const std::string& key, const std::string& path,
+                    const std::function<bool(const std::string&)>& valid,
+                    Warnings& warnings = process_warnings());
+
+  /// Forgets what is in memory; the file is read again at the next call.
+  void forget();
+
+ private:
+  void load_once(const std::string& path, Warnings& warnings);
+
+  std::mutex mu_;
+  std::map<std::string, std::string> choices_;
+  bool loaded_ = false;
+};
 
 }  // namespace memhier::gemm::tuning

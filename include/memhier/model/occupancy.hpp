@@ -21,9 +21,10 @@ struct LaunchResources {
   bool uses_barriers = true;
 };
 
-enum class Limiter { warps, blocks, registers, shared_memory, barriers };
+/// What stops more warps from being resident; none at 100 % occupancy, where nothing does.
+enum class Limiter { none, warps, blocks, registers, shared_memory, barriers };
 
-/// "warps", "blocks", "registers", "shared_memory", "barriers".
+/// "none", "warps", "blocks", "registers", "shared_memory", "barriers".
 const char* to_string(Limiter l);
 
 struct OccupancyResult {
@@ -31,10 +32,11 @@ struct OccupancyResult {
   int active_warps = 0;        ///< blocks_per_sm * warps per block
   int max_warps = 0;           ///< the SM's warp limit
   double occupancy = 0.0;      ///< active_warps / max_warps, 0..1
-  /// The resource whose bound equals blocks_per_sm. cuda_occupancy.h reports every tied
-  /// resource as a bit set; we name one, preferring what the kernel itself controls:
-  /// registers, then shared_memory, then warps, then blocks, then barriers.
-  Limiter limiter = Limiter::warps;
+  /// The resource whose bound equals blocks_per_sm, or none when every warp slot is
+  /// filled (nothing limits). cuda_occupancy.h reports every tied resource as a bit set; we
+  /// name one, preferring what the kernel itself controls: registers, then shared_memory,
+  /// then warps, then blocks, then barriers.
+  Limiter limiter = Limiter::none;
 
   /// The bound each resource sets on its own; INT_MAX when the kernel uses none of it
   /// (0 registers, or no shared memory at all on 7.x), as in cuda_occupancy.h.

@@ -33,6 +33,13 @@ struct Work {
 };
 
 /// One rung of a family's ladder.
+/// What a variant is to the family's library function.
+enum class Role {
+  api,        ///< a kernel of the family's function (`--variant`, the library, Python)
+  reference,  ///< a line the bench times beside the rungs (cuBLAS in TF32)
+  lesson,     ///< a bench-only demonstration with its own inputs (a misaligned base, AoS)
+};
+
 struct Variant {
   std::string name;              ///< "padded_tile" (what --variant takes)
   int rung = 0;                  ///< 1 = the naive rung; "best" comes last
@@ -57,9 +64,9 @@ struct Variant {
   /// `shape` on the current device, so that the resource columns describe that rung's
   /// kernel. Unset when the variant's own symbol is what runs.
   std::function<std::string(const std::string& shape)> runs;
-  /// A reference line the bench times beside the rungs (cuBLAS in TF32), not a kernel of the
-  /// family's library API: the Python package's variants() leaves it out.
-  bool reference = false;
+  /// Whether the family's library function runs this variant; the Python package's
+  /// variants() lists only Role::api.
+  Role role = Role::api;
 };
 
 /// A variant from the fields every family fills; the prediction stays empty.
@@ -139,6 +146,11 @@ struct Family {
   std::vector<std::string> comparison_shapes;
   /// The Python package's kernel function for this ladder ("reduce"); "" when it has none.
   std::string python_name;
+  /// Decides `best`'s configuration at `shape` on the current device (inputs drawn here),
+  /// from the tuning cache or by timing its candidates now (always with `retune`), and says
+  /// what that cost: `memhier tune`. Unset for a family whose `best` is not tuned. Throws
+  /// std::invalid_argument for a shape it cannot parse.
+  std::function<TuneRecord(const std::string& shape, bool retune)> tune;
 };
 
 /// Throws std::invalid_argument (listing the known names) for a variant `family` lacks.

@@ -13,5 +13,6 @@ using results::BenchRecord;
 using results::Bound;
 using results::ProfiledCounters;
 using results::Spread;
+using results::TuneRecord;
 
 }  // namespace memhier::registry

@@ -64,6 +64,20 @@ struct BenchRecord {
   int blocks_per_sm = 0;
   double occupancy = NAN;  ///< active warps / max warps, 0..1
   std::string note;        ///< why a variant failed verification; how a ceiling was measured
+  /// For a variant that picks a kernel per shape (`best`): the rung it ran; "" otherwise.
+  std::string config;
+};
+
+/// What a tuned `best` decided at one shape (`memhier tune`) and what deciding cost.
+struct TuneRecord {
+  std::string family, shape;
+  std::string config;   ///< the rung `best` runs at this shape on this card
+  bool cached = false;  ///< known before (this process or the cache on disk): nothing timed
+  bool tuned = false;   ///< timed now; neither: not worth tuning (launch-bound), or no scratch
+  int candidates = 0;   ///< best's candidates in the family's table
+  int timed = 0;        ///< those the model kept and that ran
+  int launches = 0;     ///< kernel launches, warm-ups included
+  double ms = 0;        ///< wall time of the decision, ms
 };
 
 /// A profiled family's counters: variant -> ncu key (profile::Metric::key) -> value summed

@@ -76,6 +76,19 @@ struct BenchOptions {
 /// family (its JSON is report::to_json of it).
 report::Document run_bench(const BenchOptions& options);
 
+struct TuneOptions {
+  std::string family;               ///< a registered family whose `best` is tuned
+  std::vector<std::string> shapes;  ///< one or more of its shapes ("4096x4096x4096")
+  bool retune = false;              ///< time again where the cache knows the shape
+  report::Meta meta;
+  std::function<void(const std::string&)> progress = [](const std::string&) {};
+};
+
+/// `memhier tune`: `best`'s configuration at each shape decided now (or read from the tuning
+/// cache) and kept in the cache, one section with what each decision cost. A bad family or
+/// shape is a std::invalid_argument before any device is touched; then DeviceUnavailable.
+report::Document run_tune(const TuneOptions& options);
+
 /// The part of the report a progress step belongs to (the CLI shows one line per stage).
 enum class Stage { probes, ladders, profiles };
 
@@ -97,7 +110,9 @@ struct Options {
 /// rewrites results.json after each measured section (with "partial": true until the end)
 /// and writes the three files at the end, each whole or not at all. Throws
 /// DeviceUnavailable, std::invalid_argument when the folder cannot be created, or
-/// std::runtime_error when a file cannot be written.
-report::Document run_report(const Options& options);
+/// std::runtime_error when a file cannot be written. Without a GPU (and without no_gpu) it
+/// still makes the models' report, and sets `*no_gpu` (when given) to why there was none, in
+/// one sentence: the command then exits 3, as every measuring command does.
+report::Document run_report(const Options& options, std::string* no_gpu = nullptr);
 
 }  // namespace memhier::run

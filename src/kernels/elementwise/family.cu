@@ -476,9 +476,11 @@ class ParticlesCase final : public registry::Case {
 
 /// A rung of the table (elementwise_rungs.inc) as the bench registers it.
 registry::Variant variant(std::string name, int rung, std::string technique, registry::Claim claim,
-                          const void* symbol) {
-  return registry::make_variant(std::move(name), rung, std::move(technique), std::move(claim),
-                                symbol, ew::detail::kBlock);
+                          const void* symbol, registry::Role role = registry::Role::api) {
+  registry::Variant v = registry::make_variant(std::move(name), rung, std::move(technique),
+                                               std::move(claim), symbol, ew::detail::kBlock);
+  v.role = role;
+  return v;
 }
 
 }  // namespace
@@ -514,8 +516,9 @@ registry::Family elementwise_family() {
 #define MEMHIER_RUNG(name, width, launch, symbol, prediction, technique, source, claim) \
   variant(#name, ++rung_no, technique, {source, claim}, d::symbol(Op::axpy)),
 #define MEMHIER_BENCH_RUNG(name, symbol, technique, source, claim) \
+  variant(#name, ++rung_no, technique, {source, claim}, d::symbol, registry::Role::lesson),
+#define MEMHIER_BEST(name, symbol, technique, source, claim) \
   variant(#name, ++rung_no, technique, {source, claim}, d::symbol),
-#define MEMHIER_BEST MEMHIER_BENCH_RUNG
 #include "memhier/kernels/elementwise_rungs.inc"
   };
   for (registry::Variant& v : f.variants)

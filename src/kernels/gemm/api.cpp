@@ -16,6 +16,7 @@
 #include "layout_check.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/gemm.hpp"
+#include "memhier/kernels/gemm_tuning_cache.hpp"
 #include "memhier/registry/names.hpp"
 #include "variants.hpp"
 
@@ -33,6 +34,27 @@ void validate(int m, int n, int k, const float* A, int lda, const float* B, int 
   detail::check_layout("sgemm: ", m, n, k, lda, ldb, ldc, A, B, C);
   if (!detail::aligned(A, 4) || !detail::aligned(B, 4) || !detail::aligned(C, 4))
     throw std::invalid_argument("sgemm: A, B and C must be 4-byte aligned float pointers.");
+}
+
+/// The validated problem as the kernels take it, with the 16-byte paths' flags.
+detail::Params make_params(int m, int n, int k, float alpha, const float* A, int lda,
+                           const float* B, int ldb, float beta, float* C, int ldc) {
+  detail::Params p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.A = A;
+  p.B = B;
+  p.C = C;
+  p.lda = lda;
+  p.ldb = ldb;
+  p.ldc = ldc;
+  p.vec_a = detail::aligned(A, 16) && lda % 4 == 0;
+  p.vec_b = detail::aligned(B, 16) && ldb % 4 == 0;
+  p.vec_c = detail::aligned(C, 16) && ldc % 4 == 0;
+  return p;
 }
 
 }  // namespace
@@ -92,21 +114,7 @@ dim3 grid_1d(long long blocks, const char* what) {
 void sgemm(Variant v, int m, int n, int k, float alpha, const float* A, int lda, const float* B,
            int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
   validate(m, n, k, A, lda, B, ldb, C, ldc);
-  detail::Params p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.alpha = alpha;
-  p.beta = beta;
-  p.A = A;
-  p.B = B;
-  p.C = C;
-  p.lda = lda;
-  p.ldb = ldb;
-  p.ldc = ldc;
-  p.vec_a = detail::aligned(A, 16) && lda % 4 == 0;
-  p.vec_b = detail::aligned(B, 16) && ldb % 4 == 0;
-  p.vec_c = detail::aligned(C, 16) && ldc % 4 == 0;
+  const detail::Params p = make_params(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (alpha == 0.f) {  // BLAS: A and B are not read; C = beta * C
     detail::launch_scale_c(p, stream);
     return;
@@ -115,14 +123,21 @@ void sgemm(Variant v, int m, int n, int k, float alpha, const float* A, int lda,
   detail::launcher_for(run).launch(p, stream);
 }
 
-std::string best_config(int m, int n, int k, bool aligned) {
+gemm::tuning::Outcome tune(int m, int n, int k, const float* A, int lda, const float* B, int ldb,
+                           float* C, int ldc, bool retune, cudaStream_t stream) {
+  validate(m, n, k, A, lda, B, ldb, C, ldc);
+  return detail::tune_best(make_params(m, n, k, 1.f, A, lda, B, ldb, 0.f, C, ldc), stream, retune);
+}
+
+std::string best_config(int m, int n, int k) {
   if (m <= 0 || n <= 0 || k <= 0) return {};
-  detail::Params p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.vec_a = p.vec_b = p.vec_c = aligned;
-  return detail::cached_best(p);
+  return detail::cached_best(tuning::dense_shape(m, n, k));
+}
+
+std::string best_config(int m, int n, int k, const float* A, int lda, const float* B, int ldb,
+                        const float* C, int ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) return {};
+  return detail::cached_best(tuning::call_shape(m, n, k, A, lda, B, ldb, C, ldc));
 }
 
 }  // namespace memhier::gemm

@@ -1,15 +1,15 @@
 #include "candidate_timer.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "memhier/core/check.hpp"
+#include "memhier/kernels/gemm_preselect.hpp"
 
 namespace memhier::gemm::detail {
 
-int fastest_candidate(std::size_t scratch_bytes,
-                      const std::vector<std::function<void(void*, cudaStream_t)>>& launches,
-                      cudaStream_t stream, std::vector<double>* times) {
+Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch>& warm,
+                      const std::vector<ScratchLaunch>& full, double first_budget_ms,
+                      double second_budget_ms, cudaStream_t stream) {
   struct Scratch {
     void* c = nullptr;
     cudaEvent_t start = nullptr, stop = nullptr;
@@ -19,15 +19,17 @@ int fastest_candidate(std::size_t scratch_bytes,
       if (stop) cudaEventDestroy(stop);
     }
   } s;
-  if (times) times->assign(launches.size(), -1.0);
+  Timed out;
+  out.ms.assign(full.size(), -1.0);
   if (cudaMalloc(&s.c, scratch_bytes) != cudaSuccess) {
     cudaGetLastError();  // out of memory is not sticky: fall back, do not fail the run
     s.c = nullptr;
-    return -1;
+    return out;
   }
   MEMHIER_CUDA(cudaEventCreate(&s.start));
   MEMHIER_CUDA(cudaEventCreate(&s.stop));
-  const auto timed = [&](const std::function<void(void*, cudaStream_t)>& launch) {
+  const auto timed = [&](const ScratchLaunch& launch) {
+    ++out.launches;
     MEMHIER_CUDA(cudaEventRecord(s.start, stream));
     launch(s.c, stream);
     MEMHIER_CUDA(cudaEventRecord(s.stop, stream));
@@ -36,12 +38,12 @@ int fastest_candidate(std::size_t scratch_bytes,
     MEMHIER_CUDA(cudaEventElapsedTime(&ms, s.start, s.stop));
     return static_cast<double>(ms);
   };
-  int fastest = -1;
-  double fastest_ms = -1;
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    double warm_ms = 0;
+  // Round 1: each candidate warmed up on a corner, then once at the full shape.
+  double spent = 0;
+  for (std::size_t i = 0; i < full.size() && (out.timed < 2 || spent < first_budget_ms); ++i) {
     try {
-      warm_ms = timed(launches[i]);
+      timed(warm[i]);
+      out.ms[i] = timed(full[i]);
     } catch (const std::invalid_argument&) {
       continue;  // this candidate cannot run here (device, grid or shared-memory limits)
     } catch (const core::CudaError&) {
@@ -51,20 +53,24 @@ int fastest_candidate(std::size_t scratch_bytes,
       cudaGetLastError();
       continue;
     }
-    // At least 3 runs, more for short kernels (about 5 ms in all), at most 50.
-    const int reps = std::clamp(warm_ms > 0 ? static_cast<int>(5.0 / warm_ms) : 50, 3, 50);
-    double best_ms = -1;
-    for (int r = 0; r < reps; ++r) {
-      const double ms = timed(launches[i]);
-      if (best_ms < 0 || ms < best_ms) best_ms = ms;
-    }
-    if (times) (*times)[i] = best_ms;
-    if (fastest_ms < 0 || best_ms < fastest_ms) {
-      fastest_ms = best_ms;
-      fastest = static_cast<int>(i);
-    }
+    ++out.timed;
+    spent += out.ms[i];
+    if (out.fastest < 0 || out.ms[i] < out.ms[static_cast<std::size_t>(out.fastest)])
+      out.fastest = static_cast<int>(i);
   }
-  return fastest;
+  if (out.fastest < 0) return out;
+  // Round 2: a second look at the contenders, as often as the budget allows.
+  const double first = out.ms[static_cast<std::size_t>(out.fastest)];
+  std::vector<std::size_t> contenders;
+  for (std::size_t i = 0; i < full.size(); ++i)
+    if (out.ms[i] >= 0 && out.ms[i] <= 1.1 * first) contenders.push_back(i);
+  const int reps = tuning::repetitions(first, contenders.size(), second_budget_ms);
+  for (int r = 0; r < reps; ++r)
+    for (std::size_t i : contenders) out.ms[i] = std::min(out.ms[i], timed(full[i]));
+  for (std::size_t i : contenders)
+    if (out.ms[i] < out.ms[static_cast<std::size_t>(out.fastest)])
+      out.fastest = static_cast<int>(i);
+  return out;
 }
 
 }  // namespace memhier::gemm::detail

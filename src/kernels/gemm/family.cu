@@ -90,8 +90,10 @@ struct Fp32 {
                      model::AccessSink& sink) {
     gemm::detail::stream(v, m, n, k, alpha, beta, sink);
   }
-  static std::string best_config(int m, int n, int k, bool aligned) {
-    return gemm::best_config(m, n, k, aligned);
+  static std::string best_config(int m, int n, int k) { return gemm::best_config(m, n, k); }
+  static gemm::tuning::Outcome tune(const Shape& s, const float* A, const float* B, float* C,
+                                    bool retune) {
+    return gemm::tune(s.m, s.n, s.k, A, s.k, B, s.n, C, s.n, retune);
   }
 
   static void check_runs(Variant v, const registry::Work& w) {
@@ -177,7 +179,7 @@ registry::Family gemm_family() {
       "(inputs rounded to 10 mantissa bits; tolerance 5e-3 instead of the fp32 bound)";
   tf32.claim = {"002 §GEMM Performance Comparison",
                 "the gap to cuBLAS is largely due to tensor core usage"};
-  tf32.reference = true;
+  tf32.role = registry::Role::reference;
   f.variants.push_back(tf32);
   f.bench_shapes = {"4096x4096x4096", "1024x1024x1024", "8192x8192x8192"};
   f.quick_shapes = {"2048x2048x2048"};

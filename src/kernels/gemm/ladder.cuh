@@ -26,6 +26,7 @@
 #include "memhier/core/launch.hpp"
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
+#include "memhier/kernels/gemm_preselect.hpp"
 #include "memhier/registry/family.hpp"
 
 namespace memhier::kernels::gemm_ladder {
@@ -266,9 +267,8 @@ registry::Variant variant(const Rung<typename Traits::Variant>& r) {
   if (r.v == Variant::best)
     v.runs = [](const std::string& shape) {
       const Shape s = gemm::detail::parse_shape(shape, Traits::kFamily);
-      // The case passes lda = k, ldb = n, ldc = n with cudaMalloc'd (aligned) bases.
-      const int vec = Traits::kVectorElems;
-      return Traits::best_config(s.m, s.n, s.k, s.k % vec == 0 && s.n % vec == 0);
+      // The case passes lda = k, ldb = n, ldc = n with cudaMalloc'd bases.
+      return Traits::best_config(s.m, s.n, s.k);
     };
   return v;
 }
@@ -280,6 +280,29 @@ void register_ladder(registry::Family& f,
   for (const auto& r : rungs) f.variants.push_back(variant<Traits>(r));
   f.check_shape = [](const std::string& shape) {
     gemm::detail::parse_shape(shape, Traits::kFamily);
+  };
+  f.tune = [](const std::string& shape, bool retune) {
+    const Shape s = gemm::detail::parse_shape(shape, Traits::kFamily);
+    core::require_device_memory(case_bytes<Traits>(s),
+                                std::string(Traits::kFamily) + " " + gemm::detail::shape_text(s));
+    // Dense inputs as the bench's case has them: lda = k, ldb = ldc = n, cudaMalloc'd bases.
+    core::DeviceBuffer<typename Traits::Input> A(static_cast<std::size_t>(s.m) * s.k);
+    core::DeviceBuffer<typename Traits::Input> B(static_cast<std::size_t>(s.k) * s.n);
+    core::DeviceBuffer<float> C(static_cast<std::size_t>(s.m) * s.n);
+    Traits::fill_inputs(A, B, 1u);
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+    const gemm::tuning::Outcome o = Traits::tune(s, A.data(), B.data(), C.data(), retune);
+    registry::TuneRecord r;
+    r.family = Traits::kFamily;
+    r.shape = gemm::detail::shape_text(s);
+    r.config = o.config;
+    r.cached = o.cached;
+    r.tuned = o.tuned;
+    r.candidates = o.cost.candidates;
+    r.timed = o.cost.timed;
+    r.launches = o.cost.launches;
+    r.ms = o.cost.ms;
+    return r;
   };
   f.make_case = [](const std::string& shape,
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {

@@ -1,7 +1,5 @@
-// The GEMM tuning cache on disk (see memhier/kernels/gemm_tuning_cache.hpp). A bad cache only costs a re-tune,
-// so nothing here throws or fails a run.
-#include "memhier/kernels/gemm_tuning_cache.hpp"
-
+// The GEMM tuning cache on disk (see memhier/kernels/gemm_tuning_cache.hpp). A bad cache only costs
+// a re-tune, so nothing here throws or fails a run.
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -13,6 +11,8 @@
 #include <sstream>
 #include <system_error>
 #include <utility>
+
+#include "memhier/kernels/gemm_tuning_cache.hpp"
 
 #if defined(_WIN32)
 #include <process.h>
@@ -45,6 +45,46 @@ std::string key_prefix(const DeviceFacts& facts, const std::vector<std::string>&
   return facts.device + "|driver " + facts.driver + "|toolkit " + facts.toolkit + "|runtime " +
          facts.runtime + "|memhier " + facts.memhier_version + "|candidates " +
          candidates_fingerprint(candidate_names);
+}
+
+int alignment_class(std::uintptr_t address) {
+  int a = 1;
+  while (a < 256 && address % (2u * static_cast<unsigned>(a)) == 0) a *= 2;
+  return a;
+}
+
+ShapeKey dense_shape(int m, int n, int k) {
+  ShapeKey s;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  s.lda = k;
+  s.ldb = n;
+  s.ldc = n;
+  return s;
+}
+
+ShapeKey call_shape(int m, int n, int k, const void* a, int lda, const void* b, int ldb,
+                    const void* c, int ldc) {
+  ShapeKey s = dense_shape(m, n, k);
+  s.lda = lda;
+  s.ldb = ldb;
+  s.ldc = ldc;
+  s.align_a = alignment_class(reinterpret_cast<std::uintptr_t>(a));
+  s.align_b = alignment_class(reinterpret_cast<std::uintptr_t>(b));
+  s.align_c = alignment_class(reinterpret_cast<std::uintptr_t>(c));
+  return s;
+}
+
+std::string shape_text(const ShapeKey& s) {
+  char text[160];
+  std::snprintf(text, sizeof text, "%dx%dx%d ld %d,%d,%d a%d,%d,%d", s.m, s.n, s.k, s.lda, s.ldb,
+                s.ldc, s.align_a, s.align_b, s.align_c);
+  return text;
+}
+
+std::string entry_key(const std::string& prefix, const std::string& family, const ShapeKey& shape) {
+  return prefix + "|" + family + "|" + shape_text(shape);
 }
 
 void Warnings::ignoring(const std::string& path, const std::string& reason) {
@@ -183,6 +223,49 @@ bool write_entry(const std::string& path, const std::string& key, const nlohmann
     if (!tmp.empty()) fs::remove(tmp, ec);
     return false;
   }
+}
+
+void Memo::load_once(const std::string& path, Warnings& warnings) {
+  if (loaded_) return;
+  loaded_ = true;
+  if (path.empty()) return;
+  // Entries under other keys (another card, family or shape) load but never match.
+  const nlohmann::json entries = read_entries(path, warnings);
+  for (const auto& [key, entry] : entries.items())
+    choices_.emplace(key, entry["choice"].get<std::string>());  // this process's choice wins
+}
+
+std::string Memo::choose(const std::string& key, const std::string& path, bool retune,
+                         const std::function<bool(const std::string&)>& valid,
+                         const std::function<nlohmann::json()>& tune, bool* tuned,
+                         Warnings& warnings) {
+  if (tuned) *tuned = false;
+  std::lock_guard<std::mutex> lock(mu_);
+  load_once(path, warnings);
+  const auto it = choices_.find(key);
+  if (!retune && it != choices_.end() && valid(it->second)) return it->second;
+  nlohmann::json entry = tune();
+  if (tuned) *tuned = true;
+  if (!entry.is_object() || !entry.contains("choice") || !entry["choice"].is_string()) return {};
+  std::string choice = entry["choice"].get<std::string>();
+  choices_[key] = choice;
+  // An unwritable cache only costs a re-tune in the next process.
+  if (!path.empty()) write_entry(path, key, entry, warnings);
+  return choice;
+}
+
+std::string Memo::known(const std::string& key, const std::string& path,
+                        const std::function<bool(const std::string&)>& valid, Warnings& warnings) {
+  std::lock_guard<std::mutex> lock(mu_);
+  load_once(path, warnings);
+  const auto it = choices_.find(key);
+  return it != choices_.end() && valid(it->second) ? it->second : std::string();
+}
+
+void Memo::forget() {
+  std::lock_guard<std::mutex> lock(mu_);
+  choices_.clear();
+  loaded_ = false;
 }
 
 }  // namespace memhier::gemm::tuning

@@ -11,6 +11,11 @@
 #include "memhier/core/launch.hpp"
 #include "memhier/kernels/gemm.hpp"
 
+namespace memhier::gemm::tuning {
+struct ShapeKey;
+struct Outcome;
+}  // namespace memhier::gemm::tuning
+
 namespace memhier::gemm::detail {
 
 /// One validated problem (row-major, device pointers). The vec_* flags say where 16-byte
@@ -54,12 +59,15 @@ Launcher launcher_for(Variant v);
 /// The candidates `best` tunes among, in the order they are tried.
 const std::vector<Variant>& best_candidates();
 
-/// The candidate `best` runs for `p` on the current device: the cached choice, or one
-/// tuned now on `stream` (each candidate timed on the caller's A and B, into scratch).
+/// The candidate `best` runs for `p` on the current device: the choice known for this card
+/// and shape, or one tuned now on `stream` (gemm/tuner.hpp).
 Variant choose_best(const Params& p, cudaStream_t stream);
 
-/// The choice cached for this shape on the current device, "" if none yet.
-std::string cached_best(const Params& p);
+/// choose_best with what it cost; `retune` times the candidates even when a choice is known.
+tuning::Outcome tune_best(const Params& p, cudaStream_t stream, bool retune);
+
+/// The choice known for this card and shape (memory or disk), "" if none yet.
+std::string cached_best(const tuning::ShapeKey& s);
 
 /// C = beta * C (zeros when beta == 0, C unread): the alpha == 0 path of every variant.
 void launch_scale_c(const Params& p, cudaStream_t stream);

@@ -16,6 +16,7 @@
 #include "kernels/gemm/layout_check.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/kernels/gemm_bf16.hpp"
+#include "memhier/kernels/gemm_tuning_cache.hpp"
 #include "memhier/registry/names.hpp"
 #include "variants.hpp"
 
@@ -37,6 +38,26 @@ void validate(int m, int n, int k, const void* A, int lda, const void* B, int ld
     throw std::invalid_argument(
         "gemm_bf16: A and B must be 2-byte aligned bf16 pointers and C a 4-byte aligned float "
         "pointer.");
+}
+
+/// The validated problem as the kernels take it, with the 16-byte paths' flags.
+detail::Params make_params(int m, int n, int k, float alpha, const __nv_bfloat16* A, int lda,
+                           const __nv_bfloat16* B, int ldb, float beta, float* C, int ldc) {
+  detail::Params p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.A = A;
+  p.B = B;
+  p.C = C;
+  p.lda = lda;
+  p.ldb = ldb;
+  p.ldc = ldc;
+  p.vec_a = aligned(A, 16) && lda % 8 == 0;
+  p.vec_b = aligned(B, 16) && ldb % 8 == 0;
+  return p;
 }
 
 }  // namespace
@@ -90,20 +111,7 @@ void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16*
                const __nv_bfloat16* B, int ldb, float beta, float* C, int ldc,
                cudaStream_t stream) {
   validate(m, n, k, A, lda, B, ldb, C, ldc);
-  detail::Params p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.alpha = alpha;
-  p.beta = beta;
-  p.A = A;
-  p.B = B;
-  p.C = C;
-  p.lda = lda;
-  p.ldb = ldb;
-  p.ldc = ldc;
-  p.vec_a = aligned(A, 16) && lda % 8 == 0;
-  p.vec_b = aligned(B, 16) && ldb % 8 == 0;
+  const detail::Params p = make_params(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (alpha == 0.f) {  // BLAS: A and B are not read; C = beta * C
     detail::launch_scale_c(p, stream);
     return;
@@ -112,14 +120,22 @@ void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16*
   detail::launcher_for(run).launch(p, stream);
 }
 
-std::string best_config(int m, int n, int k, bool aligned_rows) {
+gemm::tuning::Outcome tune(int m, int n, int k, const __nv_bfloat16* A, int lda,
+                           const __nv_bfloat16* B, int ldb, float* C, int ldc, bool retune,
+                           cudaStream_t stream) {
+  validate(m, n, k, A, lda, B, ldb, C, ldc);
+  return detail::tune_best(make_params(m, n, k, 1.f, A, lda, B, ldb, 0.f, C, ldc), stream, retune);
+}
+
+std::string best_config(int m, int n, int k) {
   if (m <= 0 || n <= 0 || k <= 0) return {};
-  detail::Params p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.vec_a = p.vec_b = aligned_rows;
-  return detail::cached_best(p);
+  return detail::cached_best(gemm::tuning::dense_shape(m, n, k));
+}
+
+std::string best_config(int m, int n, int k, const __nv_bfloat16* A, int lda,
+                        const __nv_bfloat16* B, int ldb, const float* C, int ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) return {};
+  return detail::cached_best(gemm::tuning::call_shape(m, n, k, A, lda, B, ldb, C, ldc));
 }
 
 }  // namespace memhier::gemm_bf16

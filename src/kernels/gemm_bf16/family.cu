@@ -23,8 +23,8 @@
 namespace memhier::kernels {
 namespace {
 
-using gemm_bf16::Variant;
 using gemm::detail::Shape;
+using gemm_bf16::Variant;
 
 // Error bounds. bf16 inputs are exact in float64, and a product of two bf16 (8-bit
 // significands) is exact in fp32, so the only error is the fp32 accumulation. Tensor cores add
@@ -103,8 +103,10 @@ struct Bf16 {
                      model::AccessSink& sink) {
     gemm_bf16::detail::stream(v, m, n, k, alpha, beta, sink);
   }
-  static std::string best_config(int m, int n, int k, bool aligned) {
-    return gemm_bf16::best_config(m, n, k, aligned);
+  static std::string best_config(int m, int n, int k) { return gemm_bf16::best_config(m, n, k); }
+  static gemm::tuning::Outcome tune(const Shape& s, const Input* A, const Input* B, float* C,
+                                    bool retune) {
+    return gemm_bf16::tune(s.m, s.n, s.k, A, s.k, B, s.n, C, s.n, retune);
   }
 
   static void check_runs(Variant, const registry::Work&) {}  // every rung runs every size

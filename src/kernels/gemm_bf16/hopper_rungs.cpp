@@ -96,37 +96,45 @@ void launch_wgmma_staged(const Params& p, cudaStream_t s) {
                            copy_b ? ldb_st : p.ldb, p.beta, p.C, p.ldc, s);
 }
 
+/// The table launcher of a Hopper kernel with a tile_n-wide tile of 128 rows (every Hopper
+/// rung's: two consumer warpgroups of 64 rows).
 Launcher from(void (*launch)(const Params&, cudaStream_t), const void* (*symbol)(),
-              const hopper::HopperKernelInfo& info) {
+              const hopper::HopperKernelInfo& info, int tile_n) {
   Launcher l;
   l.launch = launch;
   l.symbol = symbol;
   l.block_threads = info.block_threads;
   l.dynamic_smem = info.dynamic_smem;
+  l.tile_m = 128;
+  l.tile_n = tile_n;
+  l.cluster_m = info.cluster_size;
   return l;
 }
+
+constexpr int kWideTile = 256;  // rung 6's and ws_c1_s4_128x256's (wgmma m64n256k16)
 
 }  // namespace
 
 Launcher wgmma_tma_launcher() {
   return from(
-      launch_wgmma_tma, [] { return hopper::wgmma_tma_info().symbol; }, hopper::wgmma_tma_info());
+      launch_wgmma_tma, [] { return hopper::wgmma_tma_info().symbol; }, hopper::wgmma_tma_info(),
+      kWideTile);
 }
 
 // The table launchers of rung 7 and the ws_* candidates (ws_configs.inc).
-#define MEMHIER_HOPPER_LAUNCHER(fn)                                                   \
-  Launcher fn##_launcher() {                                                          \
-    return from(                                                                      \
-        launch_##fn, [] { return hopper::fn##_info().symbol; }, hopper::fn##_info()); \
+#define MEMHIER_HOPPER_LAUNCHER(fn, BN)                                                   \
+  Launcher fn##_launcher() {                                                              \
+    return from(                                                                          \
+        launch_##fn, [] { return hopper::fn##_info().symbol; }, hopper::fn##_info(), BN); \
   }
-#define MEMHIER_WS(fn, ...) MEMHIER_HOPPER_LAUNCHER(fn)
+#define MEMHIER_WS(fn, BN, ...) MEMHIER_HOPPER_LAUNCHER(fn, BN)
 #include "ws_configs.inc"
 #undef MEMHIER_HOPPER_LAUNCHER
 
 Launcher wgmma_staged_launcher() {
   return from(
       launch_wgmma_staged, [] { return hopper::ws_c1_s4_128x256_info().symbol; },
-      hopper::ws_c1_s4_128x256_info());
+      hopper::ws_c1_s4_128x256_info(), kWideTile);
 }
 
 }  // namespace memhier::gemm_bf16::detail

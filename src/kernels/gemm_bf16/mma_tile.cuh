@@ -147,8 +147,9 @@ __global__ void __launch_bounds__(MmaTile::THREADS, 2) mma_kernel(const Params p
 /// The launcher of mma_kernel<L, STAGES> through `launch`.
 template <Layout L, int STAGES>
 Launcher mma_launcher_for(void (*launch)(const Params&, cudaStream_t)) {
-  return {launch, [] { return reinterpret_cast<const void*>(mma_kernel<L, STAGES>); },
-          MmaTile::THREADS, mma_smem_bytes<L, STAGES>()};
+  return {launch,           [] { return reinterpret_cast<const void*>(mma_kernel<L, STAGES>); },
+          MmaTile::THREADS, mma_smem_bytes<L, STAGES>(),
+          MmaTile::BM,      MmaTile::BN};
 }
 
 template <Layout L, int STAGES>

@@ -11,6 +11,11 @@
 #include "memhier/core/launch.hpp"
 #include "memhier/kernels/gemm_bf16.hpp"
 
+namespace memhier::gemm::tuning {
+struct ShapeKey;
+struct Outcome;
+}  // namespace memhier::gemm::tuning
+
 namespace memhier::gemm_bf16::detail {
 
 /// One validated problem (row-major, device pointers). vec_a / vec_b say where 16-byte
@@ -25,12 +30,16 @@ struct Params {
   bool vec_a = false, vec_b = false;
 };
 
-/// A runnable kernel: its launch, its main kernel, its block and dynamic shared memory.
+/// A runnable kernel: its launch, its main kernel, its block and dynamic shared memory, and
+/// for best's model (gemm/tuner.hpp) its block tile of C (0: not given) and the tile rows one
+/// cluster spans.
 struct Launcher {
   void (*launch)(const Params&, cudaStream_t) = nullptr;
   const void* (*symbol)() = nullptr;
   int block_threads = 0;
   int dynamic_smem = 0;
+  int tile_m = 0, tile_n = 0;
+  int cluster_m = 1;
 };
 
 // The rungs (gemm_bf16_rungs.inc): one launcher per rung, in the rung's .cu.
@@ -44,13 +53,15 @@ Launcher launcher_for(Variant v);
 /// The candidates `best` tunes among, in table order.
 const std::vector<Variant>& best_candidates();
 
-/// The candidate `best` runs for `p` on the current device: the choice made earlier in this
-/// process for its shape class, or one tuned now on `stream` (each candidate timed on the
-/// caller's A and B into a scratch C).
+/// The candidate `best` runs for `p` on the current device: the choice known for this card
+/// and shape, or one tuned now on `stream` (gemm/tuner.hpp).
 Variant choose_best(const Params& p, cudaStream_t stream);
 
-/// The choice made for this shape's class on the current device, "" if none yet.
-std::string cached_best(const Params& p);
+/// choose_best with what it cost; `retune` times the candidates even when a choice is known.
+gemm::tuning::Outcome tune_best(const Params& p, cudaStream_t stream, bool retune);
+
+/// The choice known for this card and shape (memory or disk), "" if none yet.
+std::string cached_best(const gemm::tuning::ShapeKey& s);
 
 /// C = beta * C (zeros when beta == 0, C unread): the alpha == 0 path of every variant.
 void launch_scale_c(const Params& p, cudaStream_t stream);

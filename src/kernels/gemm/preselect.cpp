@@ -1,0 +1,140 @@
+// The GEMM tuner's model (see memhier/kernels/gemm_preselect.hpp): tiles and waves only, so
+// it ranks what the card's SM count makes of a shape and leaves the kernels' speed to timing.
+#include <algorithm>
+#include <cmath>
+
+#include "memhier/kernels/gemm_preselect.hpp"
+
+namespace memhier::gemm::tuning {
+namespace {
+
+long long ceil_div(long long a, long long b) {
+  return (a + b - 1) / b;
+}
+
+bool known(const TileFacts& t) {
+  return t.tile_m > 0 && t.tile_n > 0;
+}
+
+/// An efficiency in steps of 2%: predictions closer than that rank as equal.
+int step(double efficiency) {
+  return static_cast<int>(std::floor(efficiency * 50.0 + 1e-9));
+}
+
+long long area(const TileFacts& t) {
+  return static_cast<long long>(t.tile_m) * t.tile_n;
+}
+
+}  // namespace
+
+std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFacts>& candidates) {
+  std::vector<Prediction> out;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const TileFacts& t = candidates[i];
+    Prediction p;
+    p.candidate = i;
+    if (known(t) && t.blocks_per_sm > 0 && sms > 0 && m > 0 && n > 0) {
+      const long long cluster = std::max(1, t.cluster_m);
+      const long long rows = ceil_div(ceil_div(m, t.tile_m), cluster) * cluster;
+      const long long cols = ceil_div(n, t.tile_n);
+      p.tiles = rows * cols;
+      p.slots = static_cast<long long>(sms) * t.blocks_per_sm;
+      p.waves = static_cast<double>(p.tiles) / static_cast<double>(p.slots);
+      p.wave_fill =
+          static_cast<double>(p.tiles) / static_cast<double>(ceil_div(p.tiles, p.slots) * p.slots);
+      p.edge_fill = static_cast<double>(m) * n /
+                    (static_cast<double>(rows) * t.tile_m * static_cast<double>(cols) * t.tile_n);
+      p.efficiency = p.wave_fill * p.edge_fill;
+    }
+    out.push_back(p);
+  }
+  // Runnable before not; known tiles before unknown; then efficiency in steps of 2% (the
+  // model is not finer than that), the larger tile, the later candidate.
+  const auto rank = [&](const Prediction& a, const Prediction& b) {
+    const TileFacts& ta = candidates[a.candidate];
+    const TileFacts& tb = candidates[b.candidate];
+    if ((ta.blocks_per_sm > 0) != (tb.blocks_per_sm > 0)) return ta.blocks_per_sm > 0;
+    if (known(ta) != known(tb)) return known(ta);
+    if (step(a.efficiency) != step(b.efficiency)) return step(a.efficiency) > step(b.efficiency);
+    if (area(ta) != area(tb)) return area(ta) > area(tb);
+    return a.candidate > b.candidate;
+  };
+  std::stable_sort(out.begin(), out.end(), rank);
+  return out;
+}
+
+std::vector<std::size_t> preselect(int m, int n, int sms, const std::vector<TileFacts>& candidates,
+                                   const Preselect& knobs) {
+  const std::vector<Prediction> ranked = predict(m, n, sms, candidates);
+  // The smallest tile area among known, runnable candidates that fill at least one wave.
+  long long smallest_filling = -1;
+  for (const Prediction& p : ranked) {
+    const TileFacts& t = candidates[p.candidate];
+    if (known(t) && t.blocks_per_sm > 0 && p.tiles >= p.slots &&
+        (smallest_filling < 0 || area(t) < smallest_filling))
+      smallest_filling = area(t);
+  }
+  std::vector<std::size_t> kept, unknown;
+  double best = -1;
+  for (const Prediction& p : ranked) {
+    const TileFacts& t = candidates[p.candidate];
+    if (t.blocks_per_sm <= 0) continue;
+    if (!known(t)) {
+      unknown.push_back(p.candidate);
+      continue;
+    }
+    // Under one wave while a smaller tile fills the card: SMs idle for nothing.
+    if (p.tiles < p.slots && smallest_filling >= 0 && smallest_filling < area(t)) continue;
+    if (best < 0) best = p.efficiency;
+    if (kept.size() >= 2 && p.efficiency < knobs.keep_within * best) continue;
+    kept.push_back(p.candidate);
+  }
+  // Round robin over tile shapes, in rank order: the first candidates timed are each shape's
+  // most promising kernel, since the model cannot tell kernels of one tile apart.
+  std::vector<std::vector<std::size_t>> shapes;
+  for (std::size_t c : kept) {
+    auto same = [&](const std::vector<std::size_t>& g) {
+      return candidates[g.front()].tile_m == candidates[c].tile_m &&
+             candidates[g.front()].tile_n == candidates[c].tile_n;
+    };
+    auto g = std::find_if(shapes.begin(), shapes.end(), same);
+    if (g == shapes.end())
+      shapes.push_back({c});
+    else
+      g->push_back(c);
+  }
+  std::vector<std::size_t> out;
+  for (std::size_t round = 0; out.size() < kept.size(); ++round)
+    for (const auto& g : shapes)
+      if (round < g.size()) out.push_back(g[round]);
+  for (std::size_t u : unknown) out.push_back(u);
+  if (out.size() > knobs.top_k) out.resize(std::max<std::size_t>(knobs.top_k, 1));
+  return out;
+}
+
+int repetitions(double first_ms, std::size_t contenders, double budget_ms) {
+  if (!(first_ms > 0) || contenders == 0) return 20;
+  const double fit = budget_ms / (first_ms * static_cast<double>(contenders));
+  return static_cast<int>(std::clamp(std::floor(fit), 1.0, 20.0));
+}
+
+std::size_t first_look_count(double run_ms, std::size_t candidates, double first_budget_ms) {
+  std::size_t n = 0;
+  double spent = 0;
+  while (n < candidates && (n < 2 || spent < first_budget_ms)) {
+    spent += run_ms;
+    ++n;
+  }
+  return n;
+}
+
+double first_call_gpu_ms(double run_ms, std::size_t candidates, std::size_t contenders,
+                         double first_budget_ms, double second_budget_ms) {
+  const std::size_t timed = first_look_count(run_ms, candidates, first_budget_ms);
+  contenders = std::min(contenders, timed);
+  return run_ms * static_cast<double>(timed) +
+         run_ms * static_cast<double>(contenders) *
+             repetitions(run_ms, contenders, second_budget_ms);
+}
+
+}  // namespace memhier::gemm::tuning

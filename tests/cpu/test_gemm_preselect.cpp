@@ -1,0 +1,117 @@
+// The GEMM tuner's model: tiles and waves on a card's SM count (given here as data), which
+// candidates a first call times, and what that costs.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "memhier/kernels/gemm_preselect.hpp"
+
+namespace tuning = memhier::gemm::tuning;
+
+namespace {
+
+// Tiles shaped like gemm_bf16's Hopper candidates: 128x256, 128x128, 128x64, one block an SM.
+const std::vector<tuning::TileFacts> kTiles = {{128, 256, 1, 1}, {128, 128, 1, 1}, {128, 64, 1, 1}};
+
+std::size_t first(const std::vector<std::size_t>& v) {
+  return v.empty() ? 99 : v.front();
+}
+
+}  // namespace
+
+TEST(GemmPreselect, WavesAndFillsOfEachTile) {
+  const std::vector<tuning::Prediction> p = tuning::predict(4096, 4096, 132, kTiles);
+  ASSERT_EQ(p.size(), 3u);
+  for (const tuning::Prediction& x : p) {
+    const long long expect_tiles = 4096LL / 128 * (4096 / kTiles[x.candidate].tile_n);
+    EXPECT_EQ(x.tiles, expect_tiles);
+    EXPECT_EQ(x.slots, 132);
+    EXPECT_DOUBLE_EQ(x.edge_fill, 1.0);
+    const long long waves = (x.tiles + 131) / 132;
+    EXPECT_DOUBLE_EQ(x.wave_fill,
+                     static_cast<double>(x.tiles) / (static_cast<double>(waves) * 132.0));
+  }
+  // 512, 1024 and 2048 tiles fill their last waves about as well: the larger tile ranks first.
+  EXPECT_EQ(p.front().candidate, 0u);
+  // Ragged edges: 5000 rows make 40 tiles of 128, the last one 8/128 full.
+  const tuning::Prediction e = tuning::predict(5000, 4096, 132, {{128, 128, 1, 1}}).front();
+  EXPECT_DOUBLE_EQ(e.edge_fill, 5000.0 / 5120.0);
+}
+
+TEST(GemmPreselect, ThePartialLastWaveDecides) {
+  // 896 x 2432: 133 tiles of 128x128 on 132 SMs (a second wave of one tile, fill 0.50), 266
+  // of 128x64 (fill 0.67), 70 of 128x256 (one wave, 0.53 full, a ragged edge besides).
+  const std::vector<std::size_t> order = tuning::preselect(896, 2432, 132, kTiles);
+  EXPECT_EQ(first(order), 2u);
+  const std::vector<tuning::Prediction> p = tuning::predict(896, 2432, 132, kTiles);
+  EXPECT_EQ(p.front().candidate, 2u);
+  EXPECT_NEAR(p.front().wave_fill, 266.0 / 396.0, 1e-12);
+  // The same shape on a card of 133 SMs: 128x128 fills exactly one wave and wins.
+  EXPECT_EQ(first(tuning::preselect(896, 2432, 133, kTiles)), 1u);
+}
+
+TEST(GemmPreselect, UnderOneWaveIsDroppedWhereASmallerTileFillsTheCard) {
+  // 1024^3 on 64 SMs: 128x64 (128 tiles) and 128x128 (64) fill the card, 128x256 (32) not.
+  const std::vector<std::size_t> on64 = tuning::preselect(1024, 1024, 64, kTiles);
+  EXPECT_EQ(on64.size(), 2u);
+  for (std::size_t i : on64) EXPECT_NE(i, 0u);
+  // On 132 SMs no tile fills the card: nothing is dropped for that, 128x64 (128 tiles) first.
+  const std::vector<std::size_t> on132 =
+      tuning::preselect(1024, 1024, 132, kTiles, {4, 0.0});  // keep all that the rule allows
+  EXPECT_EQ(on132.size(), 3u);
+  EXPECT_EQ(first(on132), 2u);
+  // The SM count is read, never assumed: the same shape on 16 SMs keeps the large tile too.
+  EXPECT_EQ(tuning::preselect(1024, 1024, 16, kTiles, {4, 0.0}).size(), 3u);
+}
+
+TEST(GemmPreselect, TopKCannotRunAndUnknownTiles) {
+  std::vector<tuning::TileFacts> c = kTiles;
+  c.push_back({128, 256, 0, 1});  // no code for this card
+  c.push_back({0, 0, 1, 1});      // tile not given
+  c.push_back({128, 256, 1, 2});  // clusters of 2 tile rows
+  const std::vector<std::size_t> all = tuning::preselect(8192, 8192, 132, c, {10, 0.0});
+  EXPECT_EQ(all.size(), 5u);  // the one that cannot run is gone
+  for (std::size_t i : all) EXPECT_NE(i, 3u);
+  EXPECT_EQ(all.back(), 4u);  // unknown tiles after every known one
+  // On 132 SMs 8192^2 fills its last wave best with 128x64 (8192 tiles: 0.985), then 128x256
+  // (2048: 0.970) and 128x128 (4096: 0.970), one 2% step: the larger tile first, and of the
+  // two 128x256 candidates the later; then round robin over the three tile shapes.
+  EXPECT_EQ(all, (std::vector<std::size_t>{2, 5, 1, 0, 4}));
+  EXPECT_EQ(tuning::preselect(8192, 8192, 132, c, {2, 0.0}).size(), 2u);
+  // Nothing can run: nothing to time.
+  EXPECT_TRUE(tuning::preselect(8192, 8192, 132, {{128, 128, 0, 1}}).empty());
+  // Clusters round the tile rows up: 3 rows of 128 in clusters of 2 are 4.
+  EXPECT_EQ(tuning::predict(384, 256, 132, {{128, 256, 1, 2}}).front().tiles, 4);
+}
+
+TEST(GemmPreselect, FarBelowTheBestIsNotTimed) {
+  // 512 x 512 on 4 SMs: 128x64 (32 tiles) and 64x64 (64) fill whole waves; 128x128 at three
+  // blocks an SM has 16 tiles for 12 slots, a second wave a third full (0.67).
+  const std::vector<tuning::TileFacts> c = {{128, 128, 3, 1}, {128, 64, 1, 1}, {64, 64, 1, 1}};
+  EXPECT_EQ(tuning::preselect(512, 512, 4, c, {4, 0.9}), (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(tuning::preselect(512, 512, 4, c, {4, 0.5}), (std::vector<std::size_t>{1, 2, 0}));
+  // Never fewer than two while two can run.
+  EXPECT_EQ(tuning::preselect(512, 512, 4, {c[1], c[0]}, {4, 0.99}).size(), 2u);
+}
+
+TEST(GemmPreselect, RepetitionsFitTheBudget) {
+  EXPECT_EQ(tuning::repetitions(1.5, 2, 15.0), 5);
+  EXPECT_EQ(tuning::repetitions(0.01, 1, 15.0), 20);  // at most 20
+  EXPECT_EQ(tuning::repetitions(100.0, 3, 15.0), 1);  // at least one second look
+  EXPECT_EQ(tuning::repetitions(0.0, 3, 15.0), 20);
+}
+
+// The bar: a first call at a large bf16 shape costs at most 50 ms of tuning. At
+// 8192^3 one run takes about 1.5 ms on an H100-class card (1.1e12 flops at ~750 TFLOP/s): the
+// tuner's budgets (15 ms of first runs, 12 ms of second looks; gemm/tuner.hpp) time all ten
+// bf16 candidates once and the close ones again, and stay under it.
+TEST(GemmPreselect, AFirstLargeCallFitsFiftyMilliseconds) {
+  EXPECT_EQ(tuning::first_look_count(1.5, 10, 15.0), 10u);
+  EXPECT_EQ(tuning::first_look_count(25.0, 8, 15.0), 2u);  // never fewer than two
+  EXPECT_EQ(tuning::first_look_count(0.05, 8, 15.0), 8u);
+  for (std::size_t contenders = 1; contenders <= 10; ++contenders)
+    EXPECT_LE(tuning::first_call_gpu_ms(1.5, 10, contenders, 15.0, 12.0), 30.0) << contenders;
+  // A slower run (4 ms: a slower card, or a kernel half as fast) stays under 50 too.
+  EXPECT_LE(tuning::first_call_gpu_ms(4.0, 10, 4, 15.0, 12.0), 50.0);
+}

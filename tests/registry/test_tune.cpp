@@ -1,0 +1,110 @@
+// What `memhier tune` and the ladder table show of a tuned `best`, from records made by hand:
+// the families that tune, bad input refused before any GPU, the tune table, the bench table's
+// column of the rung best ran, and the bf16 candidates' tiles the tuner's model reads. Links
+// the kernel library; needs no GPU.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../../src/kernels/gemm_bf16/variants.hpp"
+#include "memhier/bench/kernel_bench.hpp"
+#include "memhier/bench/tune.hpp"
+#include "memhier/kernels/register.hpp"
+#include "memhier/registry/registry.hpp"
+
+namespace {
+
+using namespace memhier;
+
+const registry::Family& family(const std::string& name) {
+  kernels::register_families();
+  const registry::Family* f = registry::find_family(name);
+  if (!f) throw std::runtime_error(name + " is not registered");
+  return *f;
+}
+
+TEST(Tune, OnlyTheGemmLaddersTuneAndBadInputIsRefused) {
+  EXPECT_TRUE(bench::tunable(family("gemm")));
+  EXPECT_TRUE(bench::tunable(family("gemm_bf16")));
+  EXPECT_FALSE(bench::tunable(family("softmax")));
+  EXPECT_THROW(bench::check_tune(family("softmax"), {"8x65536"}), std::invalid_argument);
+  EXPECT_THROW(bench::check_tune(family("gemm"), {}), std::invalid_argument);
+  EXPECT_THROW(bench::check_tune(family("gemm_bf16"), {"4096x4096x4096", "4096x0x4096"}),
+               std::invalid_argument);
+  EXPECT_NO_THROW(bench::check_tune(family("gemm_bf16"), {"4096x4096x4096", "5000x3000x4000"}));
+}
+
+TEST(Tune, TheTableSaysWhereEachChoiceCameFromAndWhatItCost) {
+  registry::TuneRecord tuned;
+  tuned.family = "gemm_bf16";
+  tuned.shape = "8192x8192x8192";
+  tuned.config = "ws_c1_s4_128x256";
+  tuned.tuned = true;
+  tuned.candidates = 10;
+  tuned.timed = 9;
+  tuned.launches = 26;
+  tuned.ms = 31.4;
+  registry::TuneRecord cached = tuned;
+  cached.shape = "4096x4096x4096";
+  cached.tuned = false;
+  cached.cached = true;
+  cached.timed = cached.launches = 0;
+  cached.ms = 0;
+  const report::Section s = bench::tune_section(family("gemm_bf16"), {tuned, cached});
+  ASSERT_EQ(s.tables.size(), 1u);
+  const report::Table& t = s.tables[0];
+  ASSERT_EQ(t.rows.size(), 2u);
+  const auto cell = [&](std::size_t row, const std::string& key) {
+    const int c = t.column(key);
+    EXPECT_GE(c, 0) << key;
+    return c < 0 ? report::Value() : t.rows[row][static_cast<std::size_t>(c)];
+  };
+  EXPECT_EQ(cell(0, "config").text, "ws_c1_s4_128x256");
+  EXPECT_EQ(cell(0, "source").text, "tuned now");
+  EXPECT_EQ(cell(0, "timed").number, 9);
+  EXPECT_EQ(cell(0, "candidates").number, 10);
+  EXPECT_DOUBLE_EQ(cell(0, "tuning_ms").number, 31.4);
+  EXPECT_EQ(cell(1, "source").text, "cache");
+  EXPECT_EQ(cell(1, "tuning_ms").number, 0);
+}
+
+// The ladder's table shows the rung `best` ran beside it, and has no such column where no
+// record names one.
+TEST(Tune, TheLadderTableShowsTheRungBestRan) {
+  registry::BenchRecord rung;
+  rung.family = "gemm_bf16";
+  rung.variant = "mma_swizzled";
+  rung.rung = 4;
+  rung.shape = "4096x4096x4096";
+  registry::BenchRecord best = rung;
+  best.variant = "best";
+  best.rung = 13;
+  best.config = "ws_c4_s4_128x256";
+  const registry::Family& f = family("gemm_bf16");
+  const report::Table with = bench::family_section(f, {rung, best}).tables.at(0);
+  const int c = with.column("config");
+  ASSERT_GE(c, 0);
+  EXPECT_EQ(with.rows[1][static_cast<std::size_t>(c)].text, "ws_c4_s4_128x256");
+  EXPECT_EQ(with.rows[0][static_cast<std::size_t>(c)].kind, report::Value::Kind::empty);
+  const report::Table without = bench::family_section(f, {rung}).tables.at(0);
+  EXPECT_LT(without.column("config"), 0);
+  EXPECT_EQ(without.columns.size() + 1, with.columns.size());
+}
+
+// The tuner's model reads each bf16 candidate's tile from its launcher: every candidate has
+// one, 128 rows (the Hopper kernels' two warpgroups of 64, the mma tile's 128).
+TEST(Tune, EveryBf16CandidateNamesItsTile) {
+  for (gemm_bf16::Variant v : gemm_bf16::detail::best_candidates()) {
+    const gemm_bf16::detail::Launcher l = gemm_bf16::detail::launcher_for(v);
+    SCOPED_TRACE(gemm_bf16::to_string(v));
+    EXPECT_EQ(l.tile_m, 128);
+    EXPECT_TRUE(l.tile_n == 64 || l.tile_n == 128 || l.tile_n == 256) << l.tile_n;
+    EXPECT_GE(l.cluster_m, 1);
+  }
+  EXPECT_EQ(gemm_bf16::detail::launcher_for(gemm_bf16::Variant::ws_c4_s4_128x256).cluster_m, 4);
+  EXPECT_EQ(gemm_bf16::detail::launcher_for(gemm_bf16::Variant::ws_c1_s8_128x64).tile_n, 64);
+}
+
+}  // namespace
