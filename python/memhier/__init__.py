@@ -4,7 +4,8 @@
   softmax, transpose, gemm, reduce, histogram256, stencil2d, axpy, attention (families()
   lists them);
 - the CPU models, no GPU needed: analyze_shared, analyze_global, occupancy;
-- records as the JSON output: claims() (no GPU), probe(), bench(), tune(), report().
+- records as the JSON output: claims() (no GPU), probe(), bench(), tune(), report();
+- explain([...argv]): your program's kernels under Nsight Compute, diagnosed against this card.
 """
 
 from importlib.metadata import PackageNotFoundError, version as _version
@@ -14,7 +15,7 @@ from .kernels import (attention, axpy, families, gemm, histogram256, reduce, sof
                       transpose, variants)
 from .models import (GlobalAnalysis, InputError, Occupancy, SharedAnalysis, SharedFix,
                      analyze_global, analyze_shared, occupancy)
-from .records import NoDeviceError, bench, claims, cli_path, probe, report, tune
+from .records import NoDeviceError, bench, claims, cli_path, explain, probe, report, tune
 
 try:
     __version__ = _version("memhier")
@@ -31,6 +32,6 @@ __all__ = [
     "attention", "axpy", "families", "gemm", "histogram256", "reduce", "softmax", "stencil2d", "transpose",
     "variants",
     "GlobalAnalysis", "InputError", "Occupancy", "SharedAnalysis", "SharedFix", "analyze_global",
-    "analyze_shared", "occupancy", "NoDeviceError", "bench", "claims", "cli_path", "probe",
-    "report", "tune", "device_count",
+    "analyze_shared", "occupancy", "NoDeviceError", "bench", "claims", "cli_path", "explain",
+    "probe", "report", "tune", "device_count",
 ]

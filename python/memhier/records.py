@@ -1,9 +1,10 @@
 """Measurements and the claims catalogue as the records of the JSON output.
 
-All five run in this process. ``claims()`` reads the catalogue; ``probe``, ``bench``, ``tune``
-and ``report`` call the run library the ``memhier`` command calls, and return the records its
-``--json`` prints (made by the same functions; only ``meta.command`` differs, naming the
-Python call). A measurement runs with the GIL released, on device 0 in this process's CUDA
+All six run in this process. ``claims()`` reads the catalogue; ``probe``, ``bench``, ``tune``,
+``report`` and ``explain`` call the run library the ``memhier`` command calls, and return the
+records its ``--json`` prints (made by the same functions; only ``meta.command`` differs,
+naming the Python call); ``explain`` runs the user's program as a child under Nsight Compute.
+A measurement runs with the GIL released, on device 0 in this process's CUDA
 context, beside any framework's; a fault that breaks that context (an illegal address) is
 met as the command meets it, by resetting the device.
 
@@ -101,3 +102,23 @@ def report(out: Optional[str] = None, quick: bool = False, no_gpu: bool = False,
     target = os.path.join(os.path.dirname(__file__), "bin", "memhier-profile-target")
     return json.loads(_ext.report(out or "", quick, no_gpu, no_profile, no_torch,
                                   sys.executable, target, command, full))
+
+
+def explain(program: Sequence[str], kernel: Optional[str] = None, launch_skip: int = 0,
+            launch_count: int = 0, every_launch: bool = False, timeout: int = 0,
+            footprint: int = 0, record: Optional[str] = None,
+            measure: bool = True) -> Dict[str, Any]:
+    """Runs ``program`` (an argv list: ``["python3", "train.py"]`` works) under Nsight Compute
+    and diagnoses its kernels against this card's ceilings (``memhier explain --json --
+    PROGRAM``): per kernel its standings, roofline point and findings (``kind``, evidence,
+    the models' ideal, estimated gain, technique, source, memhier rung), highest gain first.
+    By default the first launch of each of the first 20 kernels; ``kernel`` a regex on the
+    function name, ``every_launch`` every launch of them, ``launch_skip``/``launch_count`` a
+    window. ValueError for bad options (before anything runs); NoDeviceError without ncu,
+    readable counters or a GPU."""
+    command = _call("explain", program=list(program), kernel=kernel, launch_skip=launch_skip,
+                    launch_count=launch_count, every_launch=every_launch, timeout=timeout,
+                    footprint=footprint, record=record, measure=None if measure else False)
+    return json.loads(_ext.explain([str(a) for a in program], kernel or "", int(launch_skip),
+                                   int(launch_count), bool(every_launch), int(timeout),
+                                   float(footprint), record or "", bool(measure), command))

@@ -1,4 +1,5 @@
-// memhier.probe, bench, tune and report: the run library's probe, bench and report runs
+// memhier.probe, bench, tune, report and explain: the run library's probe, bench, tune,
+// report and explain runs
 // (memhier/run/pipeline.hpp) called in this process, each answer the JSON text the CLI's
 // --json prints from the same function; python/memhier/records.py parses it.
 #include <nanobind/stl/pair.h>
@@ -13,6 +14,7 @@
 #include "bindings.hpp"
 #include "memhier/model/input.hpp"
 #include "memhier/report/writers.hpp"
+#include "memhier/run/explain.hpp"
 #include "memhier/run/pipeline.hpp"
 
 namespace nb = nanobind;
@@ -86,6 +88,26 @@ std::string report_run(const std::string& out, bool quick, bool no_gpu, bool no_
   });
 }
 
+std::string explain(const std::vector<std::string>& program, const std::string& kernel,
+                    long launch_skip, long launch_count, bool every_launch, int timeout,
+                    double footprint, const std::string& record, bool measure,
+                    const std::string& command) {
+  return released([&] {
+    run::ExplainOptions o;
+    o.explain.program = program;
+    o.explain.kernel_regex = kernel;
+    o.explain.launch_skip = launch_skip;
+    o.explain.launch_count = launch_count;
+    o.explain.every_launch = every_launch;
+    o.explain.timeout_s = timeout;
+    o.explain.footprint_bytes = footprint;
+    o.record = record;
+    o.measure = measure;
+    o.meta = run::make_meta(command, true);
+    return run::run_explain(o).json.dump();
+  });
+}
+
 std::string tune(const std::string& family, const std::vector<std::string>& shapes, bool retune,
                  const std::string& command) {
   return released([&] {
@@ -113,6 +135,9 @@ void bind_records(nb::module_& m) {
         "python"_a, "profile_target"_a, "command"_a, "full"_a,
         "memhier report --json's record as JSON text; with `out`, its files there (every table "
         "open with `full`).");
+  m.def("explain", &explain, "program"_a, "kernel"_a, "launch_skip"_a, "launch_count"_a,
+        "every_launch"_a, "timeout"_a, "footprint"_a, "record"_a, "measure"_a, "command"_a,
+        "memhier explain --json -- PROGRAM's record as JSON text.");
 }
 
 }  // namespace memhier::python

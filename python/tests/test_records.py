@@ -120,3 +120,15 @@ def test_tune_fills_the_cache_and_then_costs_nothing(tmp_path, monkeypatch):
     again = memhier.tune("gemm_bf16", "1024x1024x1024")
     assert again[0]["source"] == "cache" and again[0]["config"] == first[0]["config"]
     assert again[0]["tuning_ms"] == 0
+
+
+def test_explain_bad_input_and_no_ncu(monkeypatch):
+    """explain's options are checked before anything runs; without ncu it raises
+    NoDeviceError with the CLI's sentence, on any machine."""
+    with pytest.raises(ValueError, match="name the program"):
+        memhier.explain([])
+    with pytest.raises(ValueError, match="regular expression"):
+        memhier.explain(["/bin/true"], kernel="(")
+    monkeypatch.setenv("MEMHIER_NCU", "/nonexistent/ncu")
+    with pytest.raises(memhier.NoDeviceError, match="Nsight Compute"):
+        memhier.explain(["/bin/true"])

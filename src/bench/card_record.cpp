@@ -42,6 +42,8 @@ model::CardRecord card_record(const ProbeRun& run, const std::string& when) {
     } else if (t.tier == "L2") {
       r.l2_gbps = finite_or_zero(t.bandwidth_gbps);
       r.l2_latency_cycles = finite_or_zero(t.latency_cycles);
+    } else if (t.tier == "shared") {
+      r.shared_gbps = finite_or_zero(t.bandwidth_gbps);
     }
   }
   return r;
@@ -67,6 +69,7 @@ bool save_card_record(const model::CardRecord& r, std::string* why) {
                             {"peak_dram_gbps", r.peak_dram_gbps},
                             {"dram_gbps", r.dram_gbps},
                             {"l2_gbps", r.l2_gbps},
+                            {"shared_gbps", r.shared_gbps},
                             {"dram_latency_cycles", r.dram_latency_cycles},
                             {"l2_latency_cycles", r.l2_latency_cycles},
                             {"sm_clock_mhz", r.sm_clock_mhz},
@@ -116,6 +119,7 @@ std::optional<model::CardRecord> load_card_record(const std::string& slug) {
     r.peak_dram_gbps = j.at("peak_dram_gbps").get<double>();
     r.dram_gbps = j.at("dram_gbps").get<double>();
     r.l2_gbps = j.at("l2_gbps").get<double>();
+    r.shared_gbps = j.value("shared_gbps", 0.0);  // records saved before it have none
     r.dram_latency_cycles = j.at("dram_latency_cycles").get<double>();
     r.l2_latency_cycles = j.at("l2_latency_cycles").get<double>();
     r.sm_clock_mhz = j.at("sm_clock_mhz").get<double>();

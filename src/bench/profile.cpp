@@ -286,9 +286,6 @@ void assign_counters(std::vector<ProfileItem>& items,
   }
 }
 
-namespace {
-
-// A fresh temporary file's name (the file exists, empty); throws when none can be made.
 std::string temp_file(const char* what) {
   char name[] = "/tmp/memhier-XXXXXX";
   const int fd = ::mkstemp(name);
@@ -297,6 +294,8 @@ std::string temp_file(const char* what) {
   ::close(fd);
   return name;
 }
+
+namespace {
 
 // What one ncu run over one family or pattern set left: its exit status, log and console output,
 // the child's outcomes and the kernel rows parsed from the log.

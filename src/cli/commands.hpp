@@ -16,6 +16,7 @@ void add_probe(CLI::App& app, int& rc);
 void add_bench(CLI::App& app, int& rc);
 void add_profile(CLI::App& app, int& rc);
 void add_simulate(CLI::App& app, int& rc);
+void add_explain(CLI::App& app, int& rc);
 void add_tune(CLI::App& app, int& rc);
 
 /// Returns the report subcommand, which also runs when no subcommand is given.

@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
   cli::add_tune(app, rc);
   cli::add_profile(app, rc);
   cli::add_simulate(app, rc);
+  cli::add_explain(app, rc);
   cli::add_list(app, rc);
   cli::add_claims(app, rc);
   cli::add_info(app, rc);

@@ -153,12 +153,17 @@ bool is_integer(const std::string& s) {
 }  // namespace
 
 std::vector<KernelCounters> parse_raw_csv(const std::string& text) {
+  return parse_raw_csv(text, metrics());
+}
+
+std::vector<KernelCounters> parse_raw_csv(const std::string& text,
+                                          const std::vector<Metric>& table) {
   std::istringstream in(text);
   std::string line;
   std::vector<std::string> header;
   std::vector<KernelCounters> out;
   std::map<std::string, std::string> key_of_metric;
-  for (const Metric& m : metrics()) key_of_metric[m.metric] = m.key;
+  for (const Metric& m : table) key_of_metric[m.metric] = m.key;
   while (std::getline(in, line)) {
     if (line.rfind("==", 0) == 0) continue;  // ==PROF== / ==WARNING== lines
     const std::vector<std::string> cells = split_csv_line(line);
@@ -168,6 +173,7 @@ std::vector<KernelCounters> parse_raw_csv(const std::string& text) {
     }
     if (cells.size() != header.size() || !is_integer(cells[0])) continue;  // units row, noise
     KernelCounters k;
+    k.id = std::stol(cells[0]);
     for (std::size_t i = 0; i < header.size(); ++i) {
       const std::string& h = header[i];
       if (h == "Kernel Name")
@@ -219,33 +225,44 @@ std::optional<std::string> find_ncu() {
   return std::nullopt;
 }
 
-std::vector<std::string> ncu_command(const std::string& ncu, const std::string& log_file,
-                                     const std::vector<std::string>& target_args, bool access_only,
-                                     const std::vector<std::string>& leave_out) {
+std::vector<std::string> ncu_command_for(const std::string& ncu, const std::string& log_file,
+                                         const std::vector<Metric>& table,
+                                         const Selection& selection,
+                                         const std::vector<std::string>& target_args,
+                                         const std::vector<std::string>& leave_out) {
   std::string list;
-  for (const Metric& m : metrics()) {
-    if (!m.access && access_only) continue;
+  for (const Metric& m : table) {
     if (std::find(leave_out.begin(), leave_out.end(), m.metric) != leave_out.end()) continue;
     list += (list.empty() ? "" : ",") + m.metric;
   }
-  std::vector<std::string> argv = {ncu,
-                                   "--csv",
-                                   "--page",
-                                   "raw",
-                                   "--print-units",
-                                   "base",
-                                   "--clock-control",
-                                   "none",
-                                   "--profile-from-start",
-                                   "off",
-                                   "--metrics",
-                                   list,
-                                   "--log-file",
-                                   log_file};
-  // Counting addresses needs no cold caches: skip the flush between passes (faster).
-  if (access_only) argv.insert(argv.begin() + 1, {"--cache-control", "none"});
+  std::vector<std::string> argv = {ncu,    "--csv",           "--page", "raw", "--print-units",
+                                   "base", "--clock-control", "none"};
+  if (!selection.flush_caches) argv.insert(argv.end(), {"--cache-control", "none"});
+  argv.insert(argv.end(), {"--profile-from-start", selection.from_start ? "on" : "off"});
+  const std::string regex = selection.kernel_regex.empty() ? ".*" : selection.kernel_regex;
+  if (selection.first_launch_each)
+    argv.insert(argv.end(), {"--kernel-id", "::regex:" + regex + ":1"});
+  else if (!selection.kernel_regex.empty())
+    argv.insert(argv.end(), {"--kernel-name", "regex:" + regex});
+  if (selection.launch_skip > 0)
+    argv.insert(argv.end(), {"--launch-skip", std::to_string(selection.launch_skip)});
+  if (selection.launch_count > 0)
+    argv.insert(argv.end(), {"--launch-count", std::to_string(selection.launch_count)});
+  argv.insert(argv.end(), {"--metrics", list, "--log-file", log_file});
   argv.insert(argv.end(), target_args.begin(), target_args.end());
   return argv;
+}
+
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& log_file,
+                                     const std::vector<std::string>& target_args, bool access_only,
+                                     const std::vector<std::string>& leave_out) {
+  std::vector<Metric> table;
+  for (const Metric& m : metrics())
+    if (m.access || !access_only) table.push_back(m);
+  Selection marked;
+  // Counting addresses needs no cold caches: skip the flush between passes (faster).
+  marked.flush_caches = !access_only;
+  return ncu_command_for(ncu, log_file, table, marked, target_args, leave_out);
 }
 
 int run_command(const std::vector<std::string>& argv, std::string& output, int timeout_s) {
@@ -312,10 +329,11 @@ int ncu_timeout_s() {
   return 300;
 }
 
-std::vector<std::string> optional_to_leave_out(const std::string& ncu_output, bool access_only) {
+std::vector<std::string> optional_to_leave_out(const std::string& ncu_output,
+                                               const std::vector<Metric>& table) {
   std::vector<std::string> named, all;
-  for (const Metric& m : metrics()) {
-    if (!m.optional || (access_only && !m.access)) continue;
+  for (const Metric& m : table) {
+    if (!m.optional) continue;
     all.push_back(m.metric);
     // ncu may name the metric or only its base (the part before the first '.').
     if (ncu_output.find(m.metric.substr(0, m.metric.find('.'))) != std::string::npos)
@@ -323,6 +341,13 @@ std::vector<std::string> optional_to_leave_out(const std::string& ncu_output, bo
   }
   if (!named.empty()) return named;
   return counters_unavailable_reason(ncu_output).empty() ? all : std::vector<std::string>{};
+}
+
+std::vector<std::string> optional_to_leave_out(const std::string& ncu_output, bool access_only) {
+  std::vector<Metric> table;
+  for (const Metric& m : metrics())
+    if (m.access || !access_only) table.push_back(m);
+  return optional_to_leave_out(ncu_output, table);
 }
 
 std::string counters_unavailable_reason(const std::string& out) {

@@ -303,6 +303,25 @@ TEST(Cli, ProfileBadInputExitsTwo) {
   expect_bad_input({"profile", "all", "--variant", "naive"});
 }
 
+// memhier explain: bad options are bad input before ncu or a GPU is looked for.
+TEST(Cli, ExplainBadInputExitsTwo) {
+  expect_bad_input({"explain"});                                      // no program
+  expect_bad_input({"explain", "--kernel", "(", "--", "/bin/true"});  // not a regex
+  expect_bad_input({"explain", "--launch-count", "x", "--", "/bin/true"});
+  expect_bad_input({"explain", "--json", "--html", "--", "/bin/true"});
+}
+
+// Without ncu: one sentence and exit 3, as profile does, on any machine.
+TEST(Cli, ExplainWithoutNcuExitsThree) {
+  ::setenv("MEMHIER_NCU", "/nonexistent/ncu", 1);  // an explicit choice is never overridden
+  const Result r = run({"explain", "--", "/bin/true"});
+  ::unsetenv("MEMHIER_NCU");
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("Nsight Compute (ncu) was not found"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
+}
+
 TEST(Cli, ClaimsMarkdownIsDocsClaimsMd) {
   const Result r = run({"claims", "--markdown"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -81,6 +81,7 @@ struct CardRecord {
   double peak_dram_gbps = 0;  ///< the device's own datasheet figure: 2 x memory clock x bus
   double dram_gbps = 0;       ///< measured: the best of the probe's DRAM methods; 0: none
   double l2_gbps = 0;         ///< measured: L2 re-reads; 0: none
+  double shared_gbps = 0;     ///< measured: conflict-free shared-memory loads; 0: none
   double dram_latency_cycles = 0, l2_latency_cycles = 0;  ///< 0: not measured
   double sm_clock_mhz = 0;    ///< the SM clock the probe ran at
   std::string when;           ///< the memhier commit and UTC date of the measurement

@@ -24,10 +24,16 @@ struct Metric {
 /// Every counter `memhier profile` collects, in display order.
 const std::vector<Metric>& metrics();
 
+/// Every counter `memhier explain` collects of a user's kernels (src/profile/explain_metrics.cpp):
+/// access counts per memory space, cache hit rates, DRAM bytes, launch attributes, issue and
+/// pipe use, floating-point operations. The keys are the diagnosis's (bench/explain.hpp).
+const std::vector<Metric>& explain_metrics();
+
 /// One profiled kernel launch: its name, launch shape and counters by metric key.
 struct KernelCounters {
+  long id = -1;  ///< ncu's launch ID (its "ID" column): the order of the profiled launches
   std::string name;
-  std::string grid, block;  ///< "(5, 1, 1)"
+  std::string grid, block;               ///< "(5, 1, 1)"
   std::map<std::string, double> values;  ///< by Metric::key; absent when ncu gave none
 
   double get(const std::string& key) const;  ///< NaN when absent
@@ -42,6 +48,10 @@ struct NcuError : std::runtime_error {
 /// "==PROF==" messages, are skipped): one KernelCounters per kernel row, columns found by
 /// header name. Throws NcuError when no header row is present.
 std::vector<KernelCounters> parse_raw_csv(const std::string& text);
+
+/// The same for the counters of `table` (explain_metrics(), say): keys from its Metric::key.
+std::vector<KernelCounters> parse_raw_csv(const std::string& text,
+                                          const std::vector<Metric>& table);
 
 /// Splits one CSV line (quotes, doubled quotes, commas inside quotes).
 std::vector<std::string> split_csv_line(const std::string& line);
@@ -58,6 +68,32 @@ std::vector<std::string> ncu_command(const std::string& ncu, const std::string& 
                                      const std::vector<std::string>& target_args,
                                      bool access_only = false,
                                      const std::vector<std::string>& leave_out = {});
+
+/// Which launches of a program ncu profiles, and from when.
+struct Selection {
+  /// Count from the program's start (a user's program); false: only between
+  /// cudaProfilerStart and cudaProfilerStop (memhier's own profiled child).
+  bool from_start = false;
+  std::string kernel_regex;        ///< only kernels whose function name matches; "" all
+  bool first_launch_each = false;  ///< only each kernel's first launch (--kernel-id ...:1)
+  long launch_skip = 0;            ///< selected launches to pass over before profiling
+  long launch_count = 0;           ///< selected launches to profile at most; 0: no limit
+  bool flush_caches = true;        ///< flush the caches between replay passes (ncu's default)
+};
+
+/// The command line that profiles `target_args` with the counters of `table` but the ones in
+/// `leave_out`, the launches `selection` picks, clocks untouched. ncu_command is this with
+/// metrics() (or their access part) and a marked range.
+std::vector<std::string> ncu_command_for(const std::string& ncu, const std::string& log_file,
+                                         const std::vector<Metric>& table,
+                                         const Selection& selection,
+                                         const std::vector<std::string>& target_args,
+                                         const std::vector<std::string>& leave_out = {});
+
+/// After ncu failed a run of `table`'s counters: the optional ones to leave out of one retry
+/// (as optional_to_leave_out below, over `table`).
+std::vector<std::string> optional_to_leave_out(const std::string& ncu_output,
+                                               const std::vector<Metric>& table);
 
 /// After ncu failed a run (`access_only` as for ncu_command): the optional metrics to leave
 /// out of one retry, by Metric::metric name. Those its output names (ncu names a metric it
