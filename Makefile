@@ -31,6 +31,7 @@ report: build
 # Build everything and run every test through CTest (GPU tests skip without a GPU), build
 # examples/consumer against the installed tree, and `pip install .` + pytest the package.
 test: build
+	@scripts/bootstrap.sh --browser
 	@ctest --preset $(PRESET) -j $(JOBS)
 	@scripts/test-consumer.sh $(BUILD)
 	@scripts/bootstrap.sh --python

@@ -250,7 +250,7 @@ def prepare(torch, kind, p, gen):
             s = s.masked_fill(torch.ones_like(s, dtype=torch.bool).triu(1), float("-inf"))
         ref = torch.softmax(s, -1) @ v.double().repeat_interleave(rep, 1)
         del s
-        # P and O rounded to bf16: about 2^-9 each, as the ladder's tolerance says.
+        # P and O rounded to bf16: at most 2^-8 each (bf16's unit roundoff), as the ladder's bound says.
         return fn, ref, 1e-2
     raise ValueError(kind)
 

@@ -49,11 +49,11 @@ int run_explain_command(const ExplainCliOptions& o) {
   if (o.json)
     print_json(r.json);
   else if (o.markdown)
-    std::cout << report::to_markdown(r.doc);
+    std::cout << report::to_markdown(r.doc, report::Edition{true});
   else if (o.html)
-    std::cout << report::to_html(r.doc);
+    std::cout << report::to_html(r.doc, report::Edition{true});
   else
-    std::cout << report::to_terminal(r.doc);
+    std::cout << report::to_terminal(r.doc, report::Edition{true});
   return kExitOk;
 }
 

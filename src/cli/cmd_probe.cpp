@@ -40,7 +40,7 @@ int run_probe_command(const ProbeOptions& o) {
   if (o.json) {
     print_json(run::probe_json(r));
   } else {
-    std::cout << report::to_terminal(r.doc)
+    std::cout << report::to_terminal(r.doc, report::Edition{true})
               << fmt::format("\n{} probes in {:.1f} s at a measured SM clock of {:.0f} MHz.\n",
                              r.run.names.size(), r.run.seconds, r.run.context.sm_clock_mhz);
   }

@@ -37,11 +37,12 @@ void print_json(const nlohmann::json& j) {
   std::cout << j.dump(2) << '\n';
 }
 
+// A command's own output shows every table: only the report is an edition for reading.
 void print_document(const report::Document& doc, bool json) {
   if (json)
     print_json(report::to_json(doc));
   else
-    std::cout << report::to_terminal(doc);
+    std::cout << report::to_terminal(doc, report::Edition{true});
 }
 
 }  // namespace memhier::cli
