@@ -14,9 +14,16 @@ void set_command_line(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) {
     std::string a = i == 0 ? std::string("memhier") : std::string(argv[i]);
-    const bool quote = a.find_first_of(" \t\"'[]*()|&^<>;") != std::string::npos;
+    const bool quote = a.empty() || a.find_first_of(" \t\"'[]*()|&^<>;$`\\") != std::string::npos;
     if (!s.empty()) s += ' ';
-    s += quote ? "'" + a + "'" : a;
+    if (!quote) {
+      s += a;
+      continue;
+    }
+    // POSIX single quotes, a quote inside written '\'' : the line pastes back into a shell.
+    s += '\'';
+    for (const char c : a) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += '\'';
   }
   g_command_line = s;
 }

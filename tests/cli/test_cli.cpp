@@ -393,6 +393,23 @@ TEST(Cli, SimulateJsonHasTheTrafficColumns) {
     EXPECT_TRUE(cell.contains(k)) << k;
 }
 
+// The command line a record names pastes back into a shell: a word with a space or a quote
+// is single-quoted, a quote inside written '\''.
+TEST(Cli, TheRecordedCommandLineIsShellQuoted) {
+  const Result r = run({"simulate", "transpose", "--variant", "padded", "--size", "64x64",
+                        "--card", "H100 SXM", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["meta"]["command"],
+            "memhier simulate transpose --variant padded --size 64x64 --card 'H100 SXM' --json");
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("memhier_quote_" + std::to_string(getpid())) / "it's";
+  const Result q = run({"report", "--no-gpu", "--json", "--out", dir.string()});
+  ASSERT_EQ(q.status, 0) << q.err;
+  EXPECT_EQ(nlohmann::json::parse(q.out)["meta"]["command"],
+            "memhier report --no-gpu --json --out '" + dir.parent_path().string() + "/it'\\''s'");
+  std::filesystem::remove_all(dir.parent_path());
+}
+
 // The default card is the one in this machine: without a GPU, one sentence naming the
 // table's cards and exit 3; a named card (the H200's own entry, not the H100's) runs anywhere.
 TEST(Cli, SimulateDefaultsToThisCardAndNamesTheH200) {
