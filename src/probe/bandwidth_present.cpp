@@ -168,10 +168,17 @@ std::vector<TierFigure> tier_figures(const BandwidthResult& m) {
     f.tier = summary_tier(r);
     f.bandwidth_gbps = r.gbps;
     f.bandwidth_method = "probe bandwidth: " + r.tier + " (" + r.access + ")";
-    if (f.tier == "shared") f.size = kib(static_cast<double>(dev.smem_per_sm)) + "/SM";
-    if (f.tier == "L2") f.size = mib(static_cast<double>(dev.l2_bytes));
-    if (f.tier == "HBM") f.size = gib(static_cast<double>(dev.global_mem_bytes));
-    if (f.tier == "constant") f.size = "64 KiB";
+    const auto sized = [&f](double bytes, std::string text) {
+      f.size = std::move(text);
+      f.size_bytes = bytes;
+    };
+    if (f.tier == "shared")
+      sized(dev.smem_per_sm, kib(static_cast<double>(dev.smem_per_sm)) + "/SM");
+    if (f.tier == "L2") sized(dev.l2_bytes, mib(static_cast<double>(dev.l2_bytes)));
+    if (f.tier == "HBM")
+      sized(static_cast<double>(dev.global_mem_bytes),
+            gib(static_cast<double>(dev.global_mem_bytes)));
+    if (f.tier == "constant") sized(65536.0, "64 KiB");
     out.push_back(std::move(f));
   }
   return out;

@@ -167,6 +167,7 @@ Result present_constant(const ConstantResult& m) {
   tier.bandwidth_gbps = m.reads[0].gbps;
   tier.bandwidth_method = "probe constant: warp-uniform reads (bytes delivered to lanes)";
   tier.size = std::to_string(m.constant_bytes / 1024) + " KiB";
+  tier.size_bytes = static_cast<double>(m.constant_bytes);
   result.tiers.push_back(tier);
   return result;
 }

@@ -291,8 +291,10 @@ Result present_host(const HostResult& m) {
         tier.bandwidth_method = std::string("host: copy engine, pinned, ") + to_string(dir) + ", " +
                                 fmt_bytes(static_cast<double>(m.max_bytes));
       }
-  if (m.host_memory_bytes)
+  if (m.host_memory_bytes) {
     tier.size = fmt_bytes(static_cast<double>(m.host_memory_bytes)) + " (host)";
+    tier.size_bytes = static_cast<double>(m.host_memory_bytes);
+  }
   r.tiers.push_back(tier);
   return r;
 }

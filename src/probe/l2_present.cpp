@@ -209,6 +209,7 @@ Result present_l2_working_set(const L2WorkingSetResult& m) {
       "probe l2-working-set: in-L2 plateau (ld.cg re-reads, median of the sets "
       "up to half the L2)";
   fl2.size = fmt_mib(static_cast<double>(m.l2_bytes));
+  fl2.size_bytes = static_cast<double>(m.l2_bytes);
   TierFigure fhbm;
   fhbm.tier = "HBM";
   fhbm.bandwidth_gbps = m.plateaus.hbm_gbps;

@@ -272,7 +272,8 @@ TierLatency chase_shared_tier(TierRun& run, Context& ctx) {
         MEMHIER_CHECK_LAUNCH();
       });
   return {"shared", "ld.shared.u32 chase, 16 KiB ring in dynamic shared memory, 128 B spacing", c,
-          fmt(ctx.device.smem_per_sm / 1024.0) + " KiB/SM"};
+          fmt(ctx.device.smem_per_sm / 1024.0) + " KiB/SM",
+          static_cast<double>(ctx.device.smem_per_sm)};
 }
 
 // L1: 16 KiB ring, ld.ca, warmed by the block and one full pass.
@@ -309,7 +310,7 @@ TierLatency chase_l2_tier(TierRun& run, char* buf, std::uint64_t l2_ring, std::u
   return {"L2",
           "ld.global.cg.u64 chase, " + fmt_bytes(static_cast<double>(l2_ring)) + " ring (L2 is " +
               fmt_bytes(static_cast<double>(l2)) + "), 128 B spacing, warmed",
-          c, fmt_bytes(static_cast<double>(l2))};
+          c, fmt_bytes(static_cast<double>(l2)), static_cast<double>(l2)};
 }
 
 // HBM: ring far above L2, L2 flushed before each repetition, no L2 warm; the TLB is
@@ -342,7 +343,8 @@ void chase_hbm_tiers(TierRun& run, char* buf, std::uint64_t hbm_bytes, bool hbm_
       fmt_bytes(static_cast<double>(hbm_bytes)) + " ring, 4 KiB spacing, L2 flushed";
   m.tiers.push_back(
       {"HBM", "ld.global.cg.u64 chase, " + hbm_desc + ", page-friendly (512 hops per 2 MiB page)",
-       hbm_page, fmt(static_cast<double>(ctx.device.global_mem_bytes) / GiB, 0) + " GiB"});
+       hbm_page, fmt(static_cast<double>(ctx.device.global_mem_bytes) / GiB, 0) + " GiB",
+       static_cast<double>(ctx.device.global_mem_bytes)});
   m.tiers.push_back({"HBM (TLB-missing)",
                      "ld.global.cg.u64 chase, " + hbm_desc + ", a random page on every hop",
                      hbm_tlb, ""});
@@ -359,7 +361,7 @@ TierLatency chase_constant_tier(TierRun& run, Context& ctx) {
         MEMHIER_CHECK_LAUNCH();
       });
   return {"constant", "indexed ld.const chase, 1 KiB ring in a __constant__ array, 64 B spacing", c,
-          "64 KiB"};
+          "64 KiB", 65536.0};
 }
 
 // Local: a 1 KiB per-thread array chased with run-time offsets (lives in L1 once warm).

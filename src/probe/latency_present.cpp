@@ -250,6 +250,7 @@ Result present_latency(const LatencyResult& m) {
     f.tier = r.tier;
     f.latency_cycles = r.cycles;
     f.size = r.size;
+    f.size_bytes = r.size_bytes;
     res.tiers.push_back(f);
   }
   return res;

@@ -185,9 +185,11 @@ Result present_peer(const PeerResult& m) {
       tier.bandwidth_method = std::string("peer: ") + to_string(c.method) + ", GPU " +
                               std::to_string(c.src) + " -> " + std::to_string(c.dst) + ", one way";
     }
-  if (m.device_memory_bytes && m.gpus > 1)
+  if (m.device_memory_bytes && m.gpus > 1) {
     tier.size = std::to_string(m.gpus - 1) + " x " +
                 fmt_bytes(static_cast<double>(m.device_memory_bytes)) + " (peers)";
+    tier.size_bytes = static_cast<double>(m.gpus - 1) * static_cast<double>(m.device_memory_bytes);
+  }
   r.tiers.push_back(tier);
   return r;
 }

@@ -35,7 +35,10 @@ std::vector<TierFigure> merge_tiers(const std::vector<TierFigure>& figures) {
       m.bandwidth_gbps = f.bandwidth_gbps;  // ties keep the first method named
       m.bandwidth_method = f.bandwidth_method;
     }
-    if (m.size.empty()) m.size = f.size;
+    if (m.size.empty()) {
+      m.size = f.size;
+      m.size_bytes = f.size_bytes;
+    }
   }
   std::vector<TierFigure> out;
   for (const char* tier : order)

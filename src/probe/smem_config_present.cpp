@@ -318,6 +318,7 @@ Result present_smem_dynamic(const SmemDynamicResult& m) {
   TierFigure shared;
   shared.tier = "shared";
   shared.size = std::to_string(m.device.smem_per_sm / kKiB) + " KiB/SM";
+  shared.size_bytes = static_cast<double>(m.device.smem_per_sm);
   res.tiers.push_back(shared);
   return res;
 }
@@ -347,6 +348,7 @@ Result present_smem_carveout(const SmemCarveoutResult& m) {
   TierFigure l1;
   l1.tier = "L1";
   l1.size = std::to_string(m.pool_kb) + " KiB/SM (with shared)";
+  l1.size_bytes = static_cast<double>(m.pool_kb) * kKiB;
   res.tiers.push_back(l1);
   return res;
 }

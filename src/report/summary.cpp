@@ -19,26 +19,6 @@ const std::vector<std::string>& tier_order() {
 }
 constexpr std::size_t kPathTiers = 5;  // registers .. HBM
 
-// The capacity a tier's size text leads with ("228 KiB/SM", "60 MiB", "140 GiB"), in bytes;
-// NaN where it names none ("per thread, in device memory"). It sizes the tier's band only.
-double capacity_bytes(const std::string& size) {
-  std::size_t used = 0;
-  double v = NAN;
-  try {
-    v = std::stod(size, &used);
-  } catch (const std::exception&) {
-    return NAN;
-  }
-  const std::string unit = size.substr(used, size.find_first_of("/( ", used + 1) - used);
-  const std::string u = unit.empty() || unit[0] != ' ' ? unit : unit.substr(1);
-  const double scale = u.rfind("KiB", 0) == 0   ? 1024.0
-                       : u.rfind("MiB", 0) == 0 ? 1024.0 * 1024
-                       : u.rfind("GiB", 0) == 0 ? 1024.0 * 1024 * 1024
-                       : u.rfind("B", 0) == 0   ? 1.0
-                                                : NAN;
-  return v * scale;
-}
-
 std::vector<SummaryTier> ordered(const std::vector<SummaryTier>& tiers) {
   std::vector<SummaryTier> out;
   for (const std::string& name : tier_order())
@@ -80,7 +60,7 @@ Chart hierarchy_chart(const std::vector<SummaryTier>& tiers) {
   for (const SummaryTier& t : tiers) {
     c.categories.push_back(t.tier);
     c.category_notes.push_back(tier_note(t));
-    c.category_sizes.push_back(capacity_bytes(t.size));
+    c.category_sizes.push_back(t.size_bytes);
   }
   if (tiers.empty())  // the shape of the hierarchy still reads, with nothing measured in it
     for (const std::string& name : tier_order()) {

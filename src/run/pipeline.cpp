@@ -36,7 +36,7 @@ std::vector<report::SummaryTier> summary_tiers(const bench::ProbeRun& run) {
   for (const probe::TierFigure& f : run.tiers)
     out.push_back({f.tier, f.latency_cycles,
                    std::isnan(f.latency_cycles) ? NAN : run.context.cycles_to_ns(f.latency_cycles),
-                   f.bandwidth_gbps, f.size});
+                   f.bandwidth_gbps, f.size, f.size_bytes});
   return out;
 }
 

@@ -101,9 +101,13 @@ std::vector<BenchRecord> sample_records() {
 
 SummaryInput sample_input() {
   SummaryInput in;
-  in.tiers = {{"HBM", 650, 371.4, 3010, "80 GiB"},   {"L2", 262, 149.7, 10800, "50 MiB"},
-              {"local", 640, 365.7, NAN, ""},        {"shared", 30, 17.1, 29500, "228 KiB/SM"},
-              {"L1", 33, 18.9, 19800, "256 KiB/SM"}, {"constant", 38, 21.7, NAN, "64 KiB"}};
+  // Each capacity as the probes hand it over: the text for reading, the bytes for drawing.
+  in.tiers = {{"HBM", 650, 371.4, 3010, "80 GiB", 80.0 * (1u << 30)},
+              {"L2", 262, 149.7, 10800, "50 MiB", 50.0 * (1u << 20)},
+              {"local", 640, 365.7, NAN, ""},
+              {"shared", 30, 17.1, 29500, "228 KiB/SM", 228.0 * 1024},
+              {"L1", 33, 18.9, 19800, "256 KiB/SM", 256.0 * 1024},
+              {"constant", 38, 21.7, NAN, "64 KiB", 64.0 * 1024}};
   in.records = sample_records();
   in.claims = {58, 21, 36};
   return in;

@@ -19,6 +19,7 @@ struct TierLatency {
   double cycles =
       NAN;           ///< SM cycles per dependent load (median of the launches); NaN if not measured
   std::string size;  ///< the tier's size for the summary ("228 KiB/SM"); empty when none
+  double size_bytes = NAN;  ///< the capacity `size` names, in bytes; NaN where none
 };
 
 /// The "latency" probe: one figure per tier.

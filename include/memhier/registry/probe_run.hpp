@@ -32,7 +32,8 @@ struct TierFigure {
   std::string tier;  ///< "shared", "L1", "L2", "HBM", "constant", "local", "registers"
   double latency_cycles = NAN;
   double bandwidth_gbps = NAN;
-  std::string size;  ///< "228 KiB/SM", "50 MiB", ...
+  std::string size;  ///< "228 KiB/SM", "50 MiB", ... (for reading)
+  double size_bytes = NAN;  ///< the capacity `size` names, in bytes (the picture's band width)
   /// What measured bandwidth_gbps: the probe and its method ("bandwidth: HBM copy, ...").
   std::string bandwidth_method;
 };

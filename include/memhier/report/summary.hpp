@@ -19,6 +19,7 @@ struct SummaryTier {
   double latency_ns = NAN;
   double bandwidth_gbps = NAN;
   std::string size;  ///< "228 KiB/SM", "50 MiB", ...
+  double size_bytes = NAN;  ///< the capacity `size` names, in bytes; NaN where none
 };
 
 /// How many checks of the Claims section came out each way.
