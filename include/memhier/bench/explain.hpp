@@ -41,6 +41,9 @@ const std::vector<FindingKind>& all_finding_kinds();
 /// §Memory Coalescing: ..."): title and section.
 std::string finding_source(FindingKind kind);
 
+/// The technique that fixes `kind`, in one line.
+std::string finding_technique(FindingKind kind);
+
 /// One ceiling a kernel is set against, with where its figure comes from.
 struct Ceiling {
   double value = 0;  ///< GB/s or GFLOP/s; NaN where there is none

@@ -20,7 +20,7 @@ inline constexpr const char* kFormat = "memhier-gemm-tuning/1";
 
 /// What a tuned choice depends on besides the shape: a change to any of them re-tunes.
 struct DeviceFacts {
-  std::string device;           ///< name and compute capability, e.g. "NVIDIA H100|sm_90"
+  std::string device;           ///< the device's name and compute capability, "<name>|sm_<cc>"
   std::string driver;           ///< driver release and the CUDA version it supports
   std::string toolkit;          ///< CUDA toolkit memhier was built with
   std::string runtime;          ///< CUDA runtime loaded at run time

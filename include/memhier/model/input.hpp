@@ -92,9 +92,9 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 /// A compute capability ("9.0", "sm_90a", "90"); a leading zero ("09.0") is refused.
 const ArchSpec& parse_arch(const std::string& text, const std::string& what);
 
-/// A card of the card table by key, name, model number or compute capability ("h200",
-/// "H100 SXM", "9.0"); `also` are the caller's own words, listed first among the choices
-/// when the text names no card.
+/// A card of the card table by key, name, model number or compute capability (a table key
+/// such as "h200", or "9.0"); `also` are the caller's own words, listed first among the
+/// choices when the text names no card.
 const Card& parse_card(const std::string& text, const std::string& what,
                        const std::vector<std::string>& also = {});
 

@@ -40,8 +40,8 @@ inline bool not_worth_tuning(int m, int n, int k) {
 
 /// The GPU time a first call may spend: full runs of the candidates in the model's order
 /// while their sum is under kFirstLookMs (at least two), then a second look at the close ones
-/// within kSecondLookMs. At 8192^3 in bf16 (about 1.5 ms a run on an H100-class card) that is
-/// about 10 runs, some 30 ms; at 4096^3 every candidate the model keeps, each a few times.
+/// within kSecondLookMs: the budget is GPU time, so a card that runs a shape slower times fewer
+/// candidates (at least two) and a faster one more, each a few times.
 inline constexpr double kFirstLookMs = 15.0;
 inline constexpr double kSecondLookMs = 12.0;
 
