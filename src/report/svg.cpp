@@ -19,6 +19,7 @@ constexpr double kPlotLeft = 76;  // room for y tick labels and the rotated y la
 constexpr double kPlotRight = kWidth - 24;
 constexpr double kLegendTop = 44;  // below the title
 constexpr double kLegendRow = 18;
+constexpr double kNoteMinFont = 7;  // px: the smallest font a category note is drawn at
 
 // Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
 // Yellow goes last: it is the one hard to see on white.
@@ -433,8 +434,19 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
   for (std::size_t i = 0; i < ncat && !slanted && i < c.category_notes.size(); ++i) {
     for (std::size_t at = 0; at <= c.category_notes[i].size();) {
       const std::size_t end = std::min(c.category_notes[i].find('\n', at), c.category_notes[i].size());
-      if (end > at) notes[i].push_back(c.category_notes[i].substr(at, end - at));
+      const std::string line = c.category_notes[i].substr(at, end - at);
       at = end + 1;
+      if (line.empty()) continue;
+      // A line too wide for its group even at the smallest note font breaks at its spaces.
+      if (text_px(line, kNoteMinFont) <= group - 4 || line.find(' ') == std::string::npos) {
+        notes[i].push_back(line);
+        continue;
+      }
+      for (std::size_t w = 0; w <= line.size();) {
+        const std::size_t space = std::min(line.find(' ', w), line.size());
+        if (space > w) notes[i].push_back(line.substr(w, space - w));
+        w = space + 1;
+      }
     }
     note_lines = std::max(note_lines, notes[i].size());
   }
@@ -458,13 +470,21 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
       fmt::format_to(std::back_inserter(out),
                      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                      detail::svg_px(x), detail::svg_px(y), detail::xml_escape(labels[i]));
-      for (std::size_t l = 0; l < notes[i].size(); ++l)
+      for (std::size_t l = 0; l < notes[i].size(); ++l) {
+        const double font = std::clamp((group - 4) / (text_px(notes[i][l], 1.0) + 1e-9),
+                                       kNoteMinFont, 10.0);
+        // Still too wide at the smallest font (one long word): squeezed into its group.
+        const std::string squeeze =
+            text_px(notes[i][l], font) > group - 4
+                ? fmt::format(" textLength=\"{}\" lengthAdjust=\"spacingAndGlyphs\"",
+                              detail::svg_px(group - 4))
+                : std::string();
         fmt::format_to(std::back_inserter(out),
-                       "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\" "
+                       "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\"{} "
                        "fill=\"#57606a\">{}</text>\n",
                        detail::svg_px(x), detail::svg_px(y + 13.0 * static_cast<double>(l + 1)),
-                       detail::svg_px(std::clamp((group - 4) / (text_px(notes[i][l], 1.0) + 1e-9), 7.0, 10.0)),
-                       detail::xml_escape(notes[i][l]));
+                       detail::svg_px(font), squeeze, detail::xml_escape(notes[i][l]));
+      }
     }
   }
   out += "</g>\n";

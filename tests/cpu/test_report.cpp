@@ -423,6 +423,23 @@ TEST(ReportSvg, LogAxesSkipNonPositiveValues) {
   EXPECT_EQ(count(bsvg, "class=\"bar\""), 1u);
 }
 
+// Nine ladders' notes under a 1000-pixel chart: a line too wide for its group breaks at its
+// spaces, and a word still too wide is squeezed to the group (neighbours never overlap).
+TEST(ReportSvg, CategoryNotesStayWithinTheirGroup) {
+  Chart c;
+  c.kind = Chart::Kind::bar;
+  for (int i = 0; i < 9; ++i) {
+    c.categories.push_back("family" + std::to_string(i));
+    c.category_notes.push_back("largest 4096x32768\nlowest u8-degenerate:268435456");
+  }
+  c.series = {{"s", {}, std::vector<double>(9, 1.0)}};
+  const std::string svg = to_svg(c);
+  expect_clean_svg(svg, "notes");
+  EXPECT_EQ(count(svg, ">largest<"), 9u);  // "largest" and its shape on lines of their own
+  EXPECT_EQ(count(svg, ">4096x32768<"), 9u);
+  EXPECT_EQ(count(svg, "lengthAdjust=\"spacingAndGlyphs\""), 9u);  // the 20-character word
+}
+
 TEST(ReportSvg, DegenerateDataDrawsWithoutDividingByZero) {
   std::vector<std::pair<std::string, Chart>> cases;
   Chart none;  // no series at all
