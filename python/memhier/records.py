@@ -63,15 +63,17 @@ def probe(only: Optional[Sequence[str]] = None, quick: bool = False) -> Dict[str
 
 def bench(family: str, variants: Optional[Sequence[str]] = None,
           sizes: Optional[Sequence[str]] = None, quick: bool = False,
-          torch: bool = False) -> Dict[str, Any]:
+          torch: bool = False, sweep: bool = False) -> Dict[str, Any]:
     """Verifies and times a ladder (``memhier bench FAMILY --json``; FAMILY a registered
     ladder or "all"): times in ms, bandwidths in GB/s, ratios to memcpy and the vendor library
-    from the same run. ``torch=True`` adds PyTorch's rows (``--torch``). ValueError for an
-    unknown family, variant or shape (before any GPU); NoDeviceError without a usable GPU."""
+    from the same run. ``torch=True`` adds PyTorch's rows (``--torch``); ``sweep=True`` times
+    ``best`` against the vendor at the family's sweep of shapes instead (``--sweep``: gemm and
+    gemm_bf16). ValueError for an unknown family, variant or shape (before any GPU);
+    NoDeviceError without a usable GPU."""
     command = _call("bench", family=family, variants=variants, sizes=sizes, quick=quick,
-                    torch=torch)
+                    torch=torch, sweep=sweep)
     return json.loads(_ext.bench(family, list(variants or []), list(sizes or []), quick, torch,
-                                 sys.executable, command))
+                                 sweep, sys.executable, command))
 
 
 def tune(family: str, shapes: Sequence[str], retune: bool = False) -> List[Dict[str, Any]]:

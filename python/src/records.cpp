@@ -55,7 +55,7 @@ std::pair<std::string, std::string> probe(const std::vector<std::string>& only, 
 }
 
 std::string bench(const std::string& family, const std::vector<std::string>& variants,
-                  const std::vector<std::string>& sizes, bool quick, bool torch,
+                  const std::vector<std::string>& sizes, bool quick, bool torch, bool sweep,
                   const std::string& python, const std::string& command) {
   return released([&] {
     run::BenchOptions o;
@@ -64,6 +64,7 @@ std::string bench(const std::string& family, const std::vector<std::string>& var
     o.shapes = sizes;
     o.quick = quick;
     o.torch = torch;
+    o.sweep = sweep;
     o.torch_python = python;
     o.meta = run::make_meta(command, true);
     return report::to_json(run::run_bench(o)).dump();
@@ -127,7 +128,8 @@ void bind_records(nb::module_& m) {
   nb::exception<run::DeviceUnavailable>(m, "NoDeviceError", PyExc_RuntimeError);
   m.def("probe", &probe, "only"_a, "quick"_a, "command"_a,
         "memhier probe --json's record as JSON text, and why the card record was not saved.");
-  m.def("bench", &bench, "family"_a, "variants"_a, "sizes"_a, "quick"_a, "torch"_a, "python"_a,
+  m.def("bench", &bench, "family"_a, "variants"_a, "sizes"_a, "quick"_a, "torch"_a, "sweep"_a,
+        "python"_a,
         "command"_a, "memhier bench FAMILY --json's record as JSON text.");
   m.def("tune", &tune, "family"_a, "shapes"_a, "retune"_a, "command"_a,
         "memhier tune FAMILY --json's record as JSON text.");

@@ -78,6 +78,7 @@ def test_bad_names_are_value_errors_before_any_gpu(cli_fails):
               ["bench", "softmax", "--variant", "no-such-variant"]),
              (lambda: memhier.bench("softmax", sizes=["0x7"]), ["bench", "softmax", "--size", "0x7"]),
              (lambda: memhier.bench("all", variants=["best"]), ["bench", "all", "--variant", "best"]),
+             (lambda: memhier.bench("softmax", sweep=True), ["bench", "softmax", "--sweep"]),
              (lambda: memhier.tune("softmax", ["8x65536"]), ["tune", "softmax", "--shapes", "8x65536"]),
              (lambda: memhier.tune("gemm_bf16", ["4096x0x4096"]),
               ["tune", "gemm_bf16", "--shapes", "4096x0x4096"])]

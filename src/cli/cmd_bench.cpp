@@ -26,6 +26,7 @@ struct BenchCliOptions {
   bool quick = false;
   bool json = false;
   bool torch = false;
+  bool sweep = false;
 };
 
 int run_bench(const BenchCliOptions& o) {
@@ -47,6 +48,7 @@ int run_bench(const BenchCliOptions& o) {
   }
   opt.quick = o.quick;
   opt.torch = o.torch;
+  opt.sweep = o.sweep;
   opt.meta = make_meta(true);
   ProgressLine progress("memhier bench");
   opt.progress = [&progress](const std::string& s) { progress.step(s); };
@@ -103,6 +105,12 @@ void add_bench(CLI::App& app, int& rc) {
   sub->add_flag("--torch", o->torch,
                 "Add PyTorch's call at each shape (python3 -m memhier.torch_reference; "
                 "$MEMHIER_PYTHON overrides python3)");
+  std::string swept;
+  for (const registry::Family& f : registry::families())
+    if (!f.sweep_shapes.empty()) swept += (swept.empty() ? "" : ", ") + f.name;
+  sub->add_flag("--sweep", o->sweep,
+                "best against the vendor at shapes users run (squares, LLM projections, skinny "
+                "M, primes): " + swept);
   sub->footer(variants_footer());
   sub->callback([o, m, n, k, &rc] {
     o->gemm_given = (m->count() > 0) + (n->count() > 0) + (k->count() > 0);

@@ -75,8 +75,8 @@ Chart hierarchy_chart(const std::vector<SummaryTier>& tiers) {
   return c;
 }
 
-// A shape as a reader scans it: "1024x1024x1024" -> "1024³", "8192x8192" -> "8192²"; others
-// as they are.
+}  // namespace
+
 std::string short_shape(const std::string& shape) {
   const std::size_t x = shape.find('x');
   if (x == std::string::npos || shape.find_first_not_of("0123456789x") != std::string::npos)
@@ -91,6 +91,8 @@ std::string short_shape(const std::string& shape) {
   }
   return side + (dims == 2 ? "\xC2\xB2" : dims == 3 ? "\xC2\xB3" : "^" + std::to_string(dims));
 }
+
+namespace {
 
 Table ladder_table(const std::vector<LadderBest>& bests) {
   Table t;

@@ -10,6 +10,7 @@
 #include "memhier/kernels/register.hpp"
 #include "memhier/model/input.hpp"
 #include "memhier/registry/family.hpp"
+#include "memhier/registry/registry.hpp"
 #include "memhier/report/writers.hpp"
 #include "memhier/run/pipeline.hpp"
 
@@ -83,6 +84,18 @@ report::Document run_bench(const BenchOptions& o) {
     registry::check_variants(*f, o.variants);
     registry::check_shapes(*f, o.shapes);
   }
+  if (o.sweep) {
+    if (!o.variants.empty() || !o.shapes.empty())
+      throw std::invalid_argument("--sweep times best at the family's own shapes: it takes no "
+                                  "--variant or --size.");
+    if (fams.size() == 1 && fams.front()->sweep_shapes.empty()) {
+      std::string with;
+      for (const registry::Family& f : registry::families())
+        if (!f.sweep_shapes.empty()) with += (with.empty() ? "" : ", ") + f.name;
+      throw std::invalid_argument("the " + fams.front()->name +
+                                  " ladder has no sweep of shapes (these have: " + with + ").");
+    }
+  }
   const core::DeviceInfo dev = require_device();
   bench::BenchOptions opt;
   opt.variants = o.variants;
@@ -92,10 +105,21 @@ report::Document run_bench(const BenchOptions& o) {
   opt.torch_python = o.torch_python;
   opt.progress = o.progress;
   std::string torch_not_run;
-  const auto records = bench::run_families(fams, opt, &torch_not_run);
   report::Document doc;
-  doc.title = "memhier bench " + o.family;
+  doc.title = "memhier bench " + o.family + (o.sweep ? " --sweep" : "");
   doc.meta = o.meta;
+  if (o.sweep) {
+    for (const registry::Family* f : fams) {
+      if (f->sweep_shapes.empty()) continue;
+      bench::BenchOptions one = opt;
+      one.variants = {"best"};
+      one.shapes = f->sweep_shapes;
+      doc.sections.push_back(bench::sweep_section(*f, bench::run_families({f}, one).front()));
+    }
+    claims::judge_on_card(doc.sections, bench::running_card(dev));
+    return doc;
+  }
+  const auto records = bench::run_families(fams, opt, &torch_not_run);
   for (std::size_t i = 0; i < fams.size(); ++i)
     doc.sections.push_back(bench::family_section(*fams[i], records[i]));
   if (!torch_not_run.empty() && !doc.sections.empty())  // once, ahead of the ladders

@@ -177,6 +177,8 @@ TEST(Cli, BadInputExitsTwoWithOneSentence) {
   expect_bad_input({"bench", "gemm", "--size", "0x1x1"});
   expect_bad_input({"bench", "softmax", "--size", "3x"});
   expect_bad_input({"bench", "gemm", "--m", "5"});
+  expect_bad_input({"bench", "transpose", "--sweep"});  // no sweep of shapes
+  expect_bad_input({"bench", "gemm_bf16", "--sweep", "--size", "64x64x64"});
 }
 
 TEST(Cli, MalformedExpressionShowsCaretUnderTheColumn) {

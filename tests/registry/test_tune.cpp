@@ -4,6 +4,8 @@
 // the kernel library; needs no GPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -91,6 +93,40 @@ TEST(Tune, TheLadderTableShowsTheRungBestRan) {
   const report::Table without = bench::family_section(f, {rung}).tables.at(0);
   EXPECT_LT(without.column("config"), 0);
   EXPECT_EQ(without.columns.size() + 1, with.columns.size());
+}
+
+// The sweep's rows are best's; its summary counts only verified ratios and names the vendor
+// the records name.
+TEST(Tune, TheSweepSummarizesBestAgainstTheVendor) {
+  const registry::Family& f = family("gemm_bf16");
+  ASSERT_FALSE(f.sweep_shapes.empty());
+  std::vector<registry::BenchRecord> records;
+  const auto add = [&](const std::string& variant, const std::string& shape, double x,
+                       bool verified) {
+    registry::BenchRecord r;
+    r.family = f.name;
+    r.variant = variant;
+    r.shape = shape;
+    r.rung = variant == "best" ? 13 : 0;
+    r.x_vendor = x;
+    r.verified = verified;
+    records.push_back(r);
+  };
+  add("cublasGemmEx", "1024x1024x1024", 1.0, true);
+  add("best", "1024x1024x1024", 0.5, true);
+  add("best", "4096x4096x4096", 2.0, true);
+  add("best", "16x8192x8192", 0.1, false);  // failed verification: not counted
+  const report::Section s = bench::sweep_section(f, records);
+  ASSERT_EQ(s.tables.size(), 1u);
+  EXPECT_EQ(s.tables[0].rows.size(), 3u);
+  ASSERT_EQ(s.charts.size(), 1u);
+  EXPECT_EQ(s.charts[0].categories,
+            (std::vector<std::string>{"1024\xC2\xB3", "4096\xC2\xB3", "16x8192x8192"}));
+  EXPECT_TRUE(std::isnan(s.charts[0].series[0].y[2]));
+  EXPECT_NE(s.paragraphs.back().find("Over the 2 shapes measured here: geometric mean 1.000 x "
+                                     "cublasGemmEx; the lowest 0.500 at 1024x1024x1024."),
+            std::string::npos)
+      << s.paragraphs.back();
 }
 
 // The tuner's model reads each bf16 candidate's tile from its launcher: every candidate has

@@ -144,6 +144,10 @@ struct Family {
   /// A dense matrix product: its fastest verified run is this card's measured FLOP peak for
   /// its number type (the roofline's roof); attention is compute-bound but sets no peak.
   bool sets_peak = false;
+  /// Shapes users run (squares, LLM projections, skinny M, primes) at which `memhier bench
+  /// FAMILY --sweep` times `best` against the vendor alone, so a regression at any shape
+  /// shows; empty: the family has no sweep.
+  std::vector<std::string> sweep_shapes;
   /// The shapes at which `memhier simulate` compares the memory-system model's traffic with
   /// the counters (the profile shape first, then one past the L2); empty: none.
   std::vector<std::string> comparison_shapes;

@@ -72,6 +72,10 @@ struct SummaryInput {
   std::vector<std::string> not_run;
 };
 
+/// A shape as a reader scans it: "1024x1024x1024" -> "1024³", "8192x8192" -> "8192²";
+/// others as they are.
+std::string short_shape(const std::string& shape);
+
 /// Whether cudaMemcpy is a ceiling for this family's records: the family is bound by memory
 /// (its fact, results::Bound), whatever one shape's ratio reads. For a problem bound by
 /// arithmetic (GEMM) the copy ceiling says nothing and its ratio is not shown.

@@ -67,6 +67,9 @@ struct BenchOptions {
   bool quick = false;
   bool torch = false;        ///< PyTorch's rows (a child process; torch_reference.hpp)
   std::string torch_python;  ///< its interpreter; "" for $MEMHIER_PYTHON or python3
+  /// `best` against the vendor at the family's sweep shapes (Family::sweep_shapes) instead
+  /// of the ladder; not with variants or shapes.
+  bool sweep = false;
   report::Meta meta;
   std::function<void(const std::string&)> progress = [](const std::string&) {};
 };

@@ -184,6 +184,12 @@ registry::Family gemm_family() {
   f.variants.push_back(tf32);
   f.bench_shapes = {"4096x4096x4096", "1024x1024x1024", "8192x8192x8192"};
   f.quick_shapes = {"2048x2048x2048"};
+  // Squares, LLM projections (prefill M of 2048..8192 against 8192 and 2816 columns), skinny
+  // M of 16..512 against 8192x8192 (decode), and extents that are not multiples of 8.
+  f.sweep_shapes = {"1024x1024x1024",  "2048x2048x2048",  "4096x4096x4096", "8192x8192x8192",
+                    "8192x2816x8192",  "2048x8192x8192",  "6144x6144x2048", "5000x3000x4000",
+                    "16x8192x8192",    "64x8192x8192",    "128x8192x8192",  "512x8192x8192",
+                    "4099x4097x4093",  "3001x7001x2999"};
   f.test_shapes = {"1x1x1",          "7x7x7",           "1x128x64",        "127x129x65",
                    "129x127x33",     "132x200x36",      "1000x1000x1000",  "4099x4091x4097",
                    "64x64x64:0:1.5", "65x33x17:1.25:0", "33x65x17:0.5:-2", "260x132x40:1:0.5"};
