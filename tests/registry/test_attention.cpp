@@ -102,7 +102,8 @@ TEST(Attention, TheRegistryFollowsTheTable) {
   ASSERT_EQ(best.name, "best");
   EXPECT_EQ(best.runs("1x1x1x1x1x64"), "cp_async_pipeline");
   for (const registry::Variant& v : f.variants)
-    EXPECT_EQ(v.role, v.name == "cudnn" ? registry::Role::reference : registry::Role::api) << v.name;
+    EXPECT_EQ(v.role, v.name == "cudnn" ? registry::Role::reference : registry::Role::api)
+        << v.name;
 }
 
 }  // namespace

@@ -32,8 +32,8 @@ class CudnnSdpa {
 
   /// Runs the built plan on `stream`; throws std::invalid_argument(unavailable()) when there is
   /// none, and a CUDA or cuDNN failure as std::runtime_error.
-  void run(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
-           __nv_bfloat16* o, cudaStream_t stream);
+  void run(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o,
+           cudaStream_t stream);
 
  private:
   struct Impl;

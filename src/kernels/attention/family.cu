@@ -331,7 +331,8 @@ class AttentionCase : public registry::Case {
   core::DeviceBuffer<float> bound_;  // each element's bound
   core::DeviceBuffer<unsigned char> workspace_;  // the unfused rung's S and P
   bool ref_ready_ = false;
-  mutable std::unique_ptr<ad::CudnnSdpa> cudnn_;  // owned here: a device reset drops it with the case
+  // cuDNN's graph and handle, owned here: a device reset drops them with the case.
+  mutable std::unique_ptr<ad::CudnnSdpa> cudnn_;
 };
 
 /// The same reference on the CPU, two passes a row (max, then the sums).
