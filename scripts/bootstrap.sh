@@ -104,9 +104,9 @@ fetch_cudnn_frontend() {
   [[ -e $dest/include/cudnn_frontend.h ]] && return 0
   tmp=$(mktemp -d) || return 0
   # Any interpreter's pip will do: the headers are the same in every wheel of the release.
-  if timeout 300 python3 -m pip download --quiet --no-deps --only-binary=:all: \
-    --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 \
-    --dest "$tmp" nvidia-cudnn-frontend==1.32.0 >/dev/null 2>&1 &&
+  if timeout 300 python3 -m pip download --quiet --retries 1 --timeout 15 --no-deps \
+    --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 --dest "$tmp" nvidia-cudnn-frontend==1.32.0 >/dev/null 2>&1 &&
     python3 - "$tmp" "$dest" <<'EOF' 2>/dev/null; then
 import glob, os, shutil, sys, zipfile
 tmp, dest = sys.argv[1], sys.argv[2]
@@ -118,7 +118,8 @@ shutil.move(os.path.join(tmp, "x", "include"), os.path.join(dest, "include"))
 EOF
     echo "bootstrap: cudnn-frontend 1.32.0 headers in .deps/cudnn-frontend/include"
   else
-    echo "bootstrap: cudnn-frontend headers not fetched (no pip or no network): attention builds without its cuDNN line"
+    echo "bootstrap: cudnn-frontend headers not fetched (no pip or no network):" \
+      "attention builds without its cuDNN line"
   fi
   rm -rf "$tmp"
 }
