@@ -95,6 +95,36 @@ if ! $python_only && ! command -v ccache >/dev/null 2>&1; then
   fi
 fi
 
+# The cudnn-frontend's C++ headers (the attention ladder's cuDNN line) from its PyPI wheel,
+# only its include/ folder, into .deps/cudnn-frontend/include (ignored by git). Optional: where
+# pip cannot reach PyPI (a GPU host) the ladder builds without that line; copy the folder there.
+fetch_cudnn_frontend() {
+  local dest tmp
+  dest="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.deps/cudnn-frontend"
+  [[ -e $dest/include/cudnn_frontend.h ]] && return 0
+  tmp=$(mktemp -d) || return 0
+  # Any interpreter's pip will do: the headers are the same in every wheel of the release.
+  if timeout 300 python3 -m pip download --quiet --retries 1 --timeout 15 --no-deps \
+    --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 --dest "$tmp" nvidia-cudnn-frontend==1.32.0 >/dev/null 2>&1 &&
+    python3 - "$tmp" "$dest" <<'EOF' 2>/dev/null; then
+import glob, os, shutil, sys, zipfile
+tmp, dest = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(glob.glob(os.path.join(tmp, "*.whl"))[0]) as z:
+    z.extractall(os.path.join(tmp, "x"), [n for n in z.namelist() if n.startswith("include/")])
+os.makedirs(dest, exist_ok=True)
+shutil.rmtree(os.path.join(dest, "include"), ignore_errors=True)
+shutil.move(os.path.join(tmp, "x", "include"), os.path.join(dest, "include"))
+EOF
+    echo "bootstrap: cudnn-frontend 1.32.0 headers in .deps/cudnn-frontend/include"
+  else
+    echo "bootstrap: cudnn-frontend headers not fetched (no pip or no network):" \
+      "attention builds without its cuDNN line"
+  fi
+  rm -rf "$tmp"
+}
+$python_only || fetch_cudnn_frontend
+
 # nvcc: from PATH, CUDACXX, or the default installation folder.
 if ! command -v nvcc >/dev/null 2>&1 && [[ -z ${CUDACXX:-} ]] && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   echo "bootstrap: the CUDA toolkit (nvcc) was not found; install CUDA 12 or newer and put its bin folder on PATH." >&2

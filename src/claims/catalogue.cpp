@@ -299,6 +299,14 @@ std::vector<Claim> build() {
       checked(ClaimId::cp_async_flashattention_1_07x, k001async,
               "cp.async in FlashAttention-2: 145 to 156 TFLOP/s, 1.07x", {bench("attention")},
               kGain),
+      checked(ClaimId::attention_best_vs_cudnn, "memhier goal: attention at the vendor's speed",
+              "attention's best reaches at least 0.90 x cuDNN's fused attention at head_dim 128 "
+              "and 0.85 x at 64 (FlashAttention-2 class), timed in the same run",
+              {bench("attention")},
+              {Tolerance::per_figure(),
+               "the goal itself, two figures: best's lowest paired median over cuDNN among the "
+               "run's head_dim-128 shapes at least 0.90, among its head_dim-64 shapes at least "
+               "0.85"}),
       checked(ClaimId::cp_async_reduction_1_09x, k001async,
               "cp.async in a custom reduction: 1,600 to 1,750 GB/s, 1.09x", {bench("reduction")},
               kGain),

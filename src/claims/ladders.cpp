@@ -393,6 +393,36 @@ std::vector<Check> reduction_from(const Runs& runs) {
                   rung(R::cp_async_pipeline), 1750.0 / 1600, 1750.0 / 1600)};
 }
 
+// best over cuDNN (the family's vendor line) per head_dim: the lowest paired median among the
+// run's shapes of that head_dim (a shape's last extent), each against the goal's floor.
+Check attention_vs_cudnn(const Runs& runs) {
+  const ClaimId id = ClaimId::attention_best_vs_cudnn;
+  std::vector<Figure> figures;
+  std::string measured;
+  for (const auto& [head_dim, floor] : {std::pair<int, double>{128, 0.90}, {64, 0.85}}) {
+    const std::string suffix = "x" + std::to_string(head_dim);
+    const BenchRecord* low = nullptr;
+    for (const BenchRecord& r : runs.all()) {
+      const std::string dims = r.shape.substr(0, r.shape.find(':'));
+      const bool at = dims.size() > suffix.size() &&
+                      dims.compare(dims.size() - suffix.size(), suffix.size(), suffix) == 0;
+      if (at && r.variant == "best" && r.verified && r.declined.empty() &&
+          std::isfinite(r.x_vendor) && (!low || r.x_vendor < low->x_vendor))
+        low = &r;
+    }
+    if (!low) continue;
+    figures.push_back({"head_dim " + std::to_string(head_dim), low->x_vendor,
+                       Claimed::value(floor, "x cuDNN"), Tolerance::at_least(floor)});
+    measured += (measured.empty() ? "best over cuDNN, lowest paired median: " : ", ") +
+                strf("%.3fx at %s", low->x_vendor, low->shape.c_str());
+  }
+  if (figures.empty())
+    return {id, "n/a",
+            results::not_measurable("best has no ratio to cuDNN in this run (cuDNN not in the "
+                                    "build, or it declined every shape: see the cudnn line)")};
+  return {id, measured, judge_all(figures)};
+}
+
 std::vector<Check> attention_from(const Runs& runs) {
   using A = attention::Variant;
   // FlashAttention-2's figures are at head_dim 128: the run's largest head_dim-128 shape by
@@ -409,7 +439,8 @@ std::vector<Check> attention_from(const Runs& runs) {
   // cp_async_pipeline is mma_ldmatrix with its K/V tiles in a cp.async ring: the rung it
   // builds on is the "without cp.async" of the claim.
   return {speedup(ClaimId::cp_async_flashattention_1_07x, runs, shape, rung(A::mma_ldmatrix),
-                  rung(A::cp_async_pipeline), 156.0 / 145, 156.0 / 145)};
+                  rung(A::cp_async_pipeline), 156.0 / 145, 156.0 / 145),
+          attention_vs_cudnn(runs)};
 }
 
 }  // namespace

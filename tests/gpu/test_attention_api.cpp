@@ -1,7 +1,8 @@
 // The attention API: names, bad input answered with one sentence before any launch, the
 // spelled-out entry point (which allocates the unfused rung's workspace in stream order),
-// and rows that see no key written as exact zeros by every rung. (test_kernels.cpp
-// verifies every variant on the family's odd shapes against the float64 reference.)
+// rows that see no key written as exact zeros by every rung, and cuDNN's line running where it
+// is built. (test_kernels.cpp verifies every variant on the family's odd shapes against the
+// float64 reference.)
 #include <cuda_bf16.h>
 
 #include <cmath>
@@ -15,6 +16,8 @@
 #include "gpu_test_util.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/kernels/attention.hpp"
+#include "memhier/kernels/register.hpp"
+#include "memhier/registry/registry.hpp"
 
 namespace {
 
@@ -188,6 +191,34 @@ TEST(AttentionApi, RowsThatSeeNoKeyAreZero) {
       EXPECT_EQ(nonzero, 0u);
       EXPECT_LT(p.error(), 0x1p-8);
     }
+}
+
+// cuDNN's line where this build has it and the loader finds libcudnn: it runs and verifies
+// as the vendor baseline at square, grouped-query and bottom-right causal shapes, so that a
+// decline at every shape for one reason (which the ladder test accepts) cannot hide it.
+TEST(AttentionCudnn, RunsAndVerifiesWhereBuilt) {
+  MEMHIER_REQUIRE_GPU(dev);
+  memhier::kernels::register_families();
+  const memhier::registry::Family* f = memhier::registry::find_family("attention");
+  ASSERT_NE(f, nullptr);
+  for (const char* text : {"2x4x4x128x128x128", "1x8x2x200x300x64:causal",
+                           "1x4x4x256x256x128:causal", "1x8x2x65x129x128"}) {
+    SCOPED_TRACE(text);
+    const auto c = f->make_case(text, 7);
+    c->poison(nullptr);
+    try {
+      c->run("cudnn", nullptr);
+    } catch (const std::invalid_argument& e) {
+      const std::string why = e.what();
+      if (why.rfind("cuDNN's fused attention is not in this build", 0) == 0 ||
+          why.rfind("libcudnn.so.9 could not be loaded", 0) == 0)
+        GTEST_SKIP() << why;
+      FAIL() << "cuDNN declined: " << why;
+    }
+    EXPECT_FALSE(c->baseline_name().empty());
+    const double err = c->error();
+    EXPECT_LE(err, c->tolerance());
+  }
 }
 
 }  // namespace

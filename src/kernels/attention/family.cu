@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cudnn_sdpa.hpp"
 #include "index.cuh"
 #include "kernels/families.hpp"
 #include "memhier/claims/ladders.hpp"
@@ -30,6 +31,10 @@ using attention::Shape;
 namespace ad = attention::detail;
 
 constexpr double kU = core::kFp32Unit;
+/// cuDNN's fused attention as a line of its own (`--variant cudnn`), after `best`; the same
+/// graph is the vendor baseline every rung is paired with.
+constexpr const char* kCudnnName = "cudnn";
+constexpr int kCudnnRung = 99;
 /// The CPU float64 reference (tests of the device one) up to this many multiply-adds.
 constexpr double kCpuReferenceLimit = double(1 << 27);
 
@@ -264,6 +269,7 @@ class AttentionCase : public registry::Case {
   }
 
   void run(const std::string& variant, cudaStream_t stream) override {
+    if (variant == kCudnnName) return run_baseline(stream);
     const std::optional<attention::Variant> v = attention::variant_from_string(variant);
     if (!v) throw std::invalid_argument("unknown attention variant '" + variant + "'.");
     attention::forward(*v, q_.data(), k_.data(), v_.data(), o_.data(), s_, workspace_.data(),
@@ -271,6 +277,16 @@ class AttentionCase : public registry::Case {
   }
 
   void poison(cudaStream_t stream) override { o_.poison(stream); }
+
+  // Only where cuDNN runs this shape: otherwise no vendor row, and the cudnn line's row says
+  // why (run throws the sentence).
+  std::string baseline_name() const override {
+    return cudnn().unavailable().empty() ? ad::CudnnSdpa::kName : "";
+  }
+
+  void run_baseline(cudaStream_t stream) override {
+    cudnn().run(q_.data(), k_.data(), v_.data(), o_.data(), stream);
+  }
 
   std::vector<core::OutputSpec> outputs() override {
     if (!ref_ready_) {
@@ -297,6 +313,12 @@ class AttentionCase : public registry::Case {
   }
 
  private:
+  /// cuDNN's graph for this shape, built on first use (its plan search takes a while).
+  ad::CudnnSdpa& cudnn() const {
+    if (!cudnn_) cudnn_ = std::make_unique<ad::CudnnSdpa>(s_);
+    return *cudnn_;
+  }
+
   static void fill(core::DeviceBuffer<__nv_bfloat16>& buf, std::uint32_t seed) {
     fill_bf16_kernel<<<1024, 256>>>(buf.data(), buf.size(), seed);
     MEMHIER_CHECK_LAUNCH();
@@ -309,6 +331,8 @@ class AttentionCase : public registry::Case {
   core::DeviceBuffer<float> bound_;  // each element's bound
   core::DeviceBuffer<unsigned char> workspace_;  // the unfused rung's S and P
   bool ref_ready_ = false;
+  // cuDNN's graph and handle, owned here: a device reset drops them with the case.
+  mutable std::unique_ptr<ad::CudnnSdpa> cudnn_;
 };
 
 /// The same reference on the CPU, two passes a row (max, then the sums).
@@ -396,8 +420,11 @@ registry::Family attention_family() {
       "only Q, K, V and O. The ladder: three kernels (a scores GEMM, the softmax ladder's "
       "best, P V), then one fused kernel on CUDA cores with plain loads, then mma.sync "
       "m16n8k16 fed by ldmatrix from XOR-swizzled tiles with P kept in registers between the "
-      "two matmuls, then a cp.async ring for K and V. cuDNN's fused attention would be the "
-      "vendor baseline; it is not wired in yet, so no vendor line is timed. Verification: "
+      "two matmuls, then a cp.async ring for K and V. Every rung is timed against cuDNN's fused "
+      "attention in the same process (the cudnn-frontend's SDPA graph, bf16 in and out, fp32 "
+      "softmax, the same strides and bottom-right mask; built once per shape), which is also "
+      "the cudnn line, verified like a rung; where cuDNN is not in the build or declines a "
+      "shape, that line says why and the shape has no vendor ratio. Verification: "
       "each element of O against a float64 reference within (2^-8 + 2^-8 + 2.1 E + 2 seq_k "
       "2^-24 + 2^-18) sum_j p |v| / l, E the row's score error bound ((head_dim + 4) 2^-24 "
       "scale max sum |q k| + 2^-22 (max - min score)): P and O rounded to bf16, the fp32 "
@@ -415,6 +442,15 @@ registry::Family attention_family() {
   f.variants.back().runs = [](const std::string& shape) {
     return std::string(attention::to_string(ad::best_variant(parse_attention_shape(shape).s)));
   };
+  registry::Variant cudnn = registry::make_variant(
+      kCudnnName, kCudnnRung,
+      "cuDNN's fused attention (cudnn-frontend SDPA graph, bf16, fp32 softmax): the vendor line, "
+      "not a rung of the ladder; declines where cuDNN is not in the build or has no engine",
+      {"memhier goal: attention at the vendor's speed",
+       "best at least 0.90 x cuDNN at head_dim 128 and 0.85 x at 64"},
+      nullptr, 0);
+  cudnn.role = registry::Role::reference;
+  f.variants.push_back(std::move(cudnn));
   // batch x heads filling the card (32 to 64 heads of 2048, 4096 or 1024 queries), head_dim
   // 64 and 128, causal and not, one grouped-query shape.
   f.bench_shapes = {"2x16x16x2048x2048x128", "2x16x16x2048x2048x64:causal",
