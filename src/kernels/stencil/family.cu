@@ -14,6 +14,7 @@
 #include "kernels/stencil/index.cuh"
 #include "kernels/stencil/stream.hpp"
 #include "kernels/stencil/variants.hpp"
+#include "kernels/tuning/record.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
@@ -288,17 +289,9 @@ registry::Family stencil_family() {
     MEMHIER_CUDA(cudaDeviceSynchronize());
     const gemm::tuning::Outcome o =
         d::tune_best({in.data(), out.data(), s.rows, s.cols, w.data(), s.k, nullptr}, retune);
-    registry::TuneRecord r;
-    r.family = "stencil";
-    r.shape = std::to_string(s.rows) + "x" + std::to_string(s.cols) + ":" + std::to_string(s.k);
-    r.config = o.config;
-    r.cached = o.cached;
-    r.tuned = o.tuned;
-    r.candidates = o.cost.candidates;
-    r.timed = o.cost.timed;
-    r.launches = o.cost.launches;
-    r.ms = o.cost.ms;
-    return r;
+    return memhier::tuning::tune_record(
+        "stencil",
+        std::to_string(s.rows) + "x" + std::to_string(s.cols) + ":" + std::to_string(s.k), o);
   };
   f.bench_shapes = {"8192x8192:5", "8192x8192:3", "8192x8192:7"};
   f.quick_shapes = {"4096x4096:5"};

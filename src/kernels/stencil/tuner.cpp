@@ -133,6 +133,11 @@ struct StencilTuning {
           if (symbol && tuned_config(v, &c) &&
               cudaFuncGetAttributes(&attr, symbol) == cudaSuccess) {
             core::prepare_dynamic_smem(symbol, c.smem_bytes(k), to_string(v));
+            // As the persistent launch sets it (vec4_async.cu): shared memory bounds its grid.
+            if (c.stages > 1)
+              MEMHIER_CUDA(cudaFuncSetAttribute(symbol,
+                                                cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                cudaSharedmemCarveoutMaxShared));
             if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     &blocks, symbol, c.threads(), static_cast<std::size_t>(c.smem_bytes(k))) !=
                 cudaSuccess)

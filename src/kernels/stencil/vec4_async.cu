@@ -175,9 +175,10 @@ void launch(const Args& a, const char* name) {
   const long long tiles = col_tiles * ceil_div(a.rows, c.tile_h());
   unsigned int grid = grid_for_tiles(tiles);
   if (STAGES > 1) {
-    // Persistent: the blocks resident at once (at most min_blocks per SM), never more than tiles.
+    // Persistent: the blocks resident at once (at most min_blocks per SM), never more than
+    // tiles; shared memory bounds how many fit, so the carveout prefers shared memory.
     const int resident = core::resident_grid(reinterpret_cast<const void*>(kernel), c.threads(),
-                                             static_cast<std::size_t>(smem), MIN_BLOCKS);
+                                             static_cast<std::size_t>(smem), MIN_BLOCKS, true);
     grid = std::min(grid, static_cast<unsigned int>(std::max(resident, 1)));
   }
   kernel<<<grid, c.threads(), static_cast<std::size_t>(smem), a.stream>>>(
