@@ -65,9 +65,11 @@ std::vector<Prediction> predict(int rows, int cols, int k, const Card& card,
 
 /// The configurations worth timing, in the order to time them: those that can run, predicted
 /// within `keep_within` of the best, at most `top_k` (never fewer than two while two can run).
+/// The model sees traffic and occupancy, not the FMA pipe that a 7x7 filter loads, so at the
+/// table's size it narrows by what cannot run or wastes the card, and the timing decides.
 std::vector<std::size_t> preselect(int rows, int cols, int k, const Card& card,
                                    const std::vector<Config>& candidates,
-                                   const std::vector<int>& blocks_per_sm, std::size_t top_k = 5,
+                                   const std::vector<int>& blocks_per_sm, std::size_t top_k = 6,
                                    double keep_within = 0.7);
 
 /// Below this many outputs a stencil is launch-bound: `best` runs the untuned default.
