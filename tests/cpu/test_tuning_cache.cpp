@@ -1,4 +1,4 @@
-// The GEMM tuning cache's host logic: the derived key, tolerant reading, atomic merged
+// The tuning cache's host logic (every tuned family's; GEMM keys here): the derived key, tolerant reading, atomic merged
 // writes. The device facts are plain data here; no GPU needed.
 #include <gtest/gtest.h>
 
