@@ -1,5 +1,5 @@
-// The tuning cache's host logic (every tuned family's; GEMM keys here): the derived key, tolerant reading, atomic merged
-// writes. The device facts are plain data here; no GPU needed.
+// The tuning cache's host logic (every tuned family's; GEMM keys here): the derived key,
+// tolerant reading, atomic merged writes. The device facts are plain data here; no GPU needed.
 #include <gtest/gtest.h>
 
 #include <filesystem>
