@@ -44,8 +44,9 @@ report::Section tune_section(const registry::Family& family,
   s.paragraphs.push_back(
       "What `best` runs at each shape on this card, kept in the tuning cache (per card and "
       "exact shape) for later calls and processes. A decision from the cache times nothing; a "
-      "new one times the candidates a model of tiles and waves on this card's SMs keeps (each "
-      "warmed up on a corner of the problem, run once, the close ones again), and its time is "
+      "new one times the candidates the family's model of this card keeps (GEMM: tiles and "
+      "waves on its SMs; stencil: shared memory, resident blocks and bytes in flight), each "
+      "warmed up on a corner of the problem, run once, the close ones again; its time is "
       "the wall time of the whole decision, scratch allocation included.");
   report::Table t;
   t.id = "tune-" + family.name;

@@ -1,4 +1,4 @@
-// memhier tune FAMILY --shapes MxNxK[,MxNxK...]: fill the tuning cache ahead of time.
+// memhier tune FAMILY --shapes SHAPE[,SHAPE...]: fill the tuning cache ahead of time.
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,7 +40,9 @@ void add_tune(CLI::App& app, int& rc) {
       "Choose best's configuration at the given shapes now and keep it in the tuning "
       "cache, with what each choice cost");
   sub->add_option("FAMILY", o->family, tunable_help())->required();
-  sub->add_option("--shapes", o->shapes, "Shapes such as 4096x4096x4096,8192x2816x8192")
+  sub->add_option("--shapes", o->shapes,
+                  "Shapes in the family's form, such as 4096x4096x4096,8192x2816x8192 (gemm) or "
+                  "8192x8192:7 (stencil)")
       ->required();
   sub->add_flag("--retune", o->retune, "Time the candidates again where the cache knows a shape");
   sub->add_flag("--json", o->json, "Print JSON");

@@ -1,5 +1,5 @@
-// The GEMM tuning cache's host logic: the derived key, tolerant reading, atomic merged
-// writes. The device facts are plain data here; no GPU needed.
+// The tuning cache's host logic (every tuned family's; GEMM keys here): the derived key,
+// tolerant reading, atomic merged writes. The device facts are plain data here; no GPU needed.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -120,7 +120,7 @@ TEST_F(TuningCacheFile, CorruptOrForeignFilesWarnOnceAndReadEmpty) {
     EXPECT_EQ(tuning::read_entries(path_, w), json::object()) << text;
     EXPECT_EQ(tuning::read_entries(path_, w), json::object()) << text;
     EXPECT_EQ(count_lines(err.str()), 1u) << text << "\n" << err.str();
-    EXPECT_EQ(err.str().rfind("memhier: ignoring the GEMM tuning cache at " + path_ + ": ", 0), 0u)
+    EXPECT_EQ(err.str().rfind("memhier: ignoring the tuning cache at " + path_ + ": ", 0), 0u)
         << err.str();
   }
 }

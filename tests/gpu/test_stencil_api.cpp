@@ -3,6 +3,8 @@
 // that are not a multiple of 4 floats, and on a non-default stream.
 #include <cmath>
 #include <cstddef>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -141,6 +143,52 @@ TEST(StencilApi, EveryVariantMatchesReferenceOnAlignedAndUnalignedImages) {
   for (const Shape& s : shapes)
     for (std::size_t offset : {std::size_t{0}, std::size_t{1}})
       check_all_variants(s, offset, nullptr);
+}
+
+TEST(StencilApi, EveryConfigurationRightWhenBlocksLoopOverManyTiles) {
+  MEMHIER_REQUIRE_GPU(dev);
+  // More tiles than any persistent grid holds at once (the double-buffered configurations'
+  // blocks each fill a next tile while computing this one), rows and columns past a tile.
+  for (std::size_t offset : {std::size_t{0}, std::size_t{1}})
+    check_all_variants({4099, 1028, 7}, offset, nullptr);
+  check_all_variants({4097, 1029, 3}, 0, nullptr);
+}
+
+TEST(StencilApi, BestIsTunedPerShapeAndKeptInTheSharedCache) {
+  MEMHIER_REQUIRE_GPU(dev);
+  const ScopedCacheDir cache("memhier-stencil-tune");
+  stencil::forget_tuning();
+  const Shape s{2048, 2048, 7};  // above the launch-bound size: tuned
+  const std::size_t n = static_cast<std::size_t>(s.rows) * static_cast<std::size_t>(s.cols);
+  core::DeviceBuffer<float> in(n), out(n);
+  core::fill_random(in.data(), n, 0x7e57u, -1.f, 1.f, nullptr);
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+  const std::vector<float> w = make_filter(s.k);
+  const Variant chosen =
+      stencil::best_variant_at(in.data(), out.data(), s.rows, s.cols, w.data(), s.k);
+  EXPECT_EQ(std::string(stencil::to_string(chosen)).rfind("best_", 0), 0u)
+      << stencil::to_string(chosen);
+  // Known now, in this process and (after forget) from the file every tuned family shares.
+  EXPECT_EQ(stencil::best_variant_at(in.data(), out.data(), s.rows, s.cols, w.data(), s.k), chosen);
+  std::ifstream file(cache.dir() / "gemm-tuning.json");
+  ASSERT_TRUE(file.good());
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("|stencil|2048x2048:7 a16,16"), std::string::npos) << text;
+  stencil::forget_tuning();
+  EXPECT_EQ(stencil::best_variant_at(in.data(), out.data(), s.rows, s.cols, w.data(), s.k), chosen);
+  // best runs the choice and is right.
+  out.poison(nullptr);
+  stencil::stencil2d(Variant::best, in.data(), out.data(), s.rows, s.cols, w.data(), s.k);
+  const std::vector<float> got = out.download();
+  const std::vector<double> ref = reference(in.download(), 0, s.rows, s.cols, w, s.k);
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double o = static_cast<double>(got[i]);
+    num += std::isfinite(o) ? (o - ref[i]) * (o - ref[i]) : 1e300;
+    den += ref[i] * ref[i];
+  }
+  EXPECT_LE(std::sqrt(num / den), 1e-5);
+  stencil::forget_tuning();
 }
 
 TEST(StencilApi, RunsOnAUserStream) {

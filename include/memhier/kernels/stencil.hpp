@@ -10,8 +10,8 @@
 
 namespace memhier::stencil {
 
-/// The variants in rung order (stencil_rungs.inc); `best` dispatches on K to one of the
-/// best_* configurations.
+/// The variants in rung order (stencil_rungs.inc); `best` runs the best_* configuration
+/// tuned for the card and shape.
 enum class Variant {
 #define MEMHIER_RUNG(name, ...) name,
 #define MEMHIER_BEST(name, ...) name,
@@ -31,9 +31,21 @@ const char* to_string(Variant v);
 /// The variant named `name`; false (and *out untouched) when no variant has that name.
 bool variant_from_string(const std::string& name, Variant* out);
 
-/// The configuration that Variant::best runs for filter size `k`; throws
-/// std::invalid_argument unless k is 3, 5 or 7.
+/// The configuration that Variant::best runs for filter size `k` before (or without) tuning:
+/// at launch-bound shapes, while a stream is captured, or when no candidate could be timed.
+/// Throws std::invalid_argument unless k is 3, 5 or 7.
 Variant best_variant_for(int k);
+
+/// The configuration that Variant::best runs for this call on the current device: known
+/// from the tuning cache (per card, rows, cols, k and the bases' 16-byte alignment; shared
+/// with the GEMMs' in gemm::tuning_cache_path()), else decided now by timing the candidates
+/// a model of this card keeps on `in` into a scratch output (`out` is not written), as the
+/// first stencil2d(best) at a new shape does. Same arguments and errors as stencil2d.
+Variant best_variant_at(const float* in, float* out, int rows, int cols, const float* filter, int k,
+                        cudaStream_t stream = nullptr);
+
+/// Forgets the tuned choices held in memory (the cache file is read again at the next call).
+void forget_tuning();
 
 /// Applies the k×k `filter` (HOST pointer, row-major, k*k floats) to the rows×cols image
 /// `in` (device) and writes `out` (device), clamping at the borders, on `stream`.

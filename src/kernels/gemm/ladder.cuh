@@ -21,6 +21,7 @@
 
 #include "kernels/gemm/reference.cuh"
 #include "kernels/gemm/shape.hpp"
+#include "kernels/tuning/record.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/launch.hpp"
@@ -292,17 +293,7 @@ void register_ladder(registry::Family& f,
     Traits::fill_inputs(A, B, 1u);
     MEMHIER_CUDA(cudaDeviceSynchronize());
     const gemm::tuning::Outcome o = Traits::tune(s, A.data(), B.data(), C.data(), retune);
-    registry::TuneRecord r;
-    r.family = Traits::kFamily;
-    r.shape = gemm::detail::shape_text(s);
-    r.config = o.config;
-    r.cached = o.cached;
-    r.tuned = o.tuned;
-    r.candidates = o.cost.candidates;
-    r.timed = o.cost.timed;
-    r.launches = o.cost.launches;
-    r.ms = o.cost.ms;
-    return r;
+    return memhier::tuning::tune_record(Traits::kFamily, gemm::detail::shape_text(s), o);
   };
   f.make_case = [](const std::string& shape,
                    std::uint32_t seed) -> std::unique_ptr<registry::Case> {

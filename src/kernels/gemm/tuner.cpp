@@ -1,44 +1,23 @@
 // SGEMM's `best` (gemm/tuner.hpp): the choice per card and exact shape, kept in memory and on
-// disk ($MEMHIER_CACHE_DIR/gemm-tuning.json, else $XDG_CACHE_HOME/memhier/... or
-// ~/.cache/memhier/...; off with MEMHIER_NO_TUNE_CACHE=1). An entry's key names the device,
-// driver, toolkit, runtime, memhier version, candidate list, family and shape, so a change to
-// any of them tunes again by itself. A missing, corrupt or unwritable cache never fails a run
-// (tuning_cache.cpp).
+// disk (tuning::cache_path(): $MEMHIER_CACHE_DIR/gemm-tuning.json, else
+// $XDG_CACHE_HOME/memhier/... or ~/.cache/memhier/...; off with MEMHIER_NO_TUNE_CACHE=1). An
+// entry's key names the device, driver, toolkit, runtime, memhier version, candidate list,
+// family and shape, so a change to any of them tunes again by itself. A missing, corrupt or
+// unwritable cache never fails a run (tuning/cache.cpp).
 #include "tuner.hpp"
 
 #include <cuda_runtime_api.h>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "memhier/core/cache_dir.hpp"
 #include "memhier/core/check.hpp"
-#include "memhier/core/device.hpp"
 #include "memhier/kernels/gemm.hpp"
 #include "memhier/kernels/gemm_tuning_cache.hpp"
 #include "variants.hpp"
 
-#ifndef MEMHIER_VERSION
-#define MEMHIER_VERSION "0.0.0"
-#endif
-
 namespace memhier::gemm {
 namespace detail {
-
-std::string device_key_prefix(int dev, const std::vector<std::string>& candidate_names) {
-  cudaDeviceProp prop{};
-  MEMHIER_CUDA(cudaGetDeviceProperties(&prop, dev));
-  const core::Versions versions = core::cuda_versions();
-  tuning::DeviceFacts facts;
-  facts.device =
-      std::string(prop.name) + "|sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  facts.driver = versions.driver_release + " (CUDA " + versions.driver + ")";
-  facts.toolkit = std::to_string(CUDART_VERSION);
-  facts.runtime = versions.runtime;
-  facts.memhier_version = MEMHIER_VERSION;
-  return tuning::key_prefix(facts, candidate_names);
-}
 
 namespace {
 
@@ -85,10 +64,7 @@ std::string cached_best(const tuning::ShapeKey& s) {
 }  // namespace detail
 
 std::string tuning_cache_path() {
-  const char* off = std::getenv("MEMHIER_NO_TUNE_CACHE");
-  if (off && *off && std::string(off) != "0") return {};
-  const std::string dir = core::cache_dir();
-  return dir.empty() ? dir : dir + "/gemm-tuning.json";
+  return memhier::tuning::cache_path();
 }
 
 void forget_tuning() {

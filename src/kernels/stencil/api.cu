@@ -32,6 +32,7 @@ bool variant_from_string(const std::string& name, Variant* out) {
 }
 
 Variant best_variant_for(int k) {
+  // Before (or without) tuning; tuner.cpp decides per card and shape.
   switch (k) {
     // Light filters: the taller tile (half the halo rows per output) wins on traffic.
     case 3:
@@ -47,8 +48,11 @@ Variant best_variant_for(int k) {
   }
 }
 
-void stencil2d(Variant v, const float* in, float* out, int rows, int cols, const float* filter,
-               int k, cudaStream_t stream) {
+namespace {
+
+/// The call's arguments once checked; std::invalid_argument (one sentence) otherwise.
+detail::Args checked_call(const float* in, float* out, int rows, int cols, const float* filter,
+                          int k, cudaStream_t stream) {
   if (k != 3 && k != 5 && k != 7)
     throw std::invalid_argument("stencil filter size must be 3, 5 or 7 (got " + std::to_string(k) +
                                 ").");
@@ -73,9 +77,20 @@ void stencil2d(Variant v, const float* in, float* out, int rows, int cols, const
   if (in_addr < out_addr + bytes && out_addr < in_addr + bytes)
     throw std::invalid_argument(
         "stencil input and output overlap; in-place filtering is not supported.");
+  return detail::Args{in, out, rows, cols, filter, k, stream};
+}
 
-  const detail::Args a{in, out, rows, cols, filter, k, stream};
-  if (v == Variant::best) v = best_variant_for(k);
+}  // namespace
+
+Variant best_variant_at(const float* in, float* out, int rows, int cols, const float* filter, int k,
+                        cudaStream_t stream) {
+  return detail::choose_best(checked_call(in, out, rows, cols, filter, k, stream));
+}
+
+void stencil2d(Variant v, const float* in, float* out, int rows, int cols, const float* filter,
+               int k, cudaStream_t stream) {
+  const detail::Args a = checked_call(in, out, rows, cols, filter, k, stream);
+  if (v == Variant::best) v = detail::choose_best(a);
   switch (v) {
 #define MEMHIER_RUNG(name, launch, ...) \
   case Variant::name:                   \

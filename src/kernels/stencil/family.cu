@@ -14,11 +14,14 @@
 #include "kernels/stencil/index.cuh"
 #include "kernels/stencil/stream.hpp"
 #include "kernels/stencil/variants.hpp"
+#include "kernels/tuning/record.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
+#include "memhier/kernels/gemm_preselect.hpp"
 #include "memhier/kernels/stencil.hpp"
+#include "memhier/kernels/stencil_tuning.hpp"
 
 namespace memhier::kernels {
 namespace {
@@ -59,6 +62,17 @@ std::uint64_t splitmix(std::uint64_t* state) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+/// The filter taps of a case or a tuning run: uniform in [-1, 1), signs mixed, so no output
+/// is a plain mean.
+std::vector<float> draw_filter(int k, std::uint32_t seed) {
+  std::uint64_t state =
+      0x57e9c11ull ^ (static_cast<std::uint64_t>(seed) << 20) ^ static_cast<std::uint64_t>(k);
+  std::vector<float> w(static_cast<std::size_t>(k * k));
+  for (float& x : w)
+    x = static_cast<float>(static_cast<double>(splitmix(&state) >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+  return w;
 }
 
 /// Per element, |out - ref| <= (K^2 + 2) u sum |w x|: an fp32 sum of K^2 products, in any
@@ -118,11 +132,7 @@ class StencilCase final : public registry::Case {
         ref_(n_),
         scale_(n_) {
     core::fill_random(in_.data(), n_, seed, -1.f, 1.f, nullptr);
-    std::uint64_t state =
-        0x57e9c11ull ^ (static_cast<std::uint64_t>(seed) << 20) ^ static_cast<std::uint64_t>(s.k);
-    filter_.resize(static_cast<std::size_t>(s.k * s.k));
-    for (float& w : filter_)  // uniform in [-1, 1): signs mixed, so no output is a plain mean
-      w = static_cast<float>(static_cast<double>(splitmix(&state) >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+    filter_ = draw_filter(s.k, seed);
     filter_dev_ = core::DeviceBuffer<float>(filter_.size());
     filter_dev_.upload(filter_);
     MEMHIER_CUDA(cudaDeviceSynchronize());
@@ -206,6 +216,19 @@ registry::Variant make_variant(Variant v, int rung, const std::string& technique
   return out;
 }
 
+/// A configuration of the best rung (a MEMHIER_TUNED line): its block, its dynamic shared
+/// memory at the shown K and, for a persistent grid, its cap on blocks per SM.
+registry::Variant make_tuned(Variant v, int rung, const std::string& technique,
+                             registry::Claim claim, const void* symbol, int shown_k) {
+  stencil::tuning::Config c;
+  stencil::detail::tuned_config(v, &c);
+  registry::Variant out =
+      registry::make_variant(stencil::to_string(v), rung, technique, std::move(claim), symbol,
+                             c.threads(), c.smem_bytes(shown_k));
+  if (c.stages > 1) out.max_blocks_per_sm = c.min_blocks;
+  return out;
+}
+
 }  // namespace
 
 registry::Family stencil_family() {
@@ -231,20 +254,44 @@ registry::Family stencil_family() {
       "device-to-device moving the same bytes is the bar; memhier's goal is best >= 0.85x memcpy "
       "at "
       "8192x8192 with K = 5. Shapes are ROWSxCOLS:K.";
-  int rung_no = 0;
+  int rung_no = 0, tuned_lines = 0;
+  stencil::tuning::Config shown_best;  // best reports best_128x64's resources
+  d::tuned_config(Variant::best_128x64, &shown_best);
   // The table's lines in order (a braced list evaluates its elements left to right): a
-  // line's rung number is its place; a MEMHIER_SAME_RUNG line shares the one above it.
+  // line's rung number is its place; a MEMHIER_SAME_RUNG line shares the one above it, and
+  // the MEMHIER_TUNED lines share one rung.
   f.variants = {
 #define MEMHIER_RUNG(name, launch, symbol, threads, technique, source, claim) \
   make_variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol(kShown), d::threads),
 #define MEMHIER_SAME_RUNG(name, launch, symbol, threads, technique, source, claim) \
   make_variant(Variant::name, rung_no, technique, {source, claim}, d::symbol(kShown), d::threads),
-#define MEMHIER_BEST(name, symbol, threads, technique, source, claim) \
-  make_variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol(kShown), d::threads),
+#define MEMHIER_TUNED(name, warps, rows_per_thread, min_blocks, stages, technique) \
+  make_tuned(Variant::name, tuned_lines++ == 0 ? ++rung_no : rung_no, technique,   \
+             {MEMHIER_STENCIL_VEC, MEMHIER_STENCIL_VEC_CLAIM}, d::name##_symbol(kShown), kShown),
+#define MEMHIER_BEST(name, symbol, block_threads, technique, source, claim)                        \
+  registry::make_variant(stencil::to_string(Variant::name), ++rung_no, technique, {source, claim}, \
+                         d::symbol(kShown), shown_best.threads(), shown_best.smem_bytes(kShown)),
 #include "memhier/kernels/stencil_rungs.inc"
   };
+  // The configuration tuned for this card at the shape (dense, cudaMalloc'd bases).
   f.variants.back().runs = [](const std::string& shape) {
-    return std::string(stencil::to_string(stencil::best_variant_for(parse_stencil_shape(shape).k)));
+    const StencilShape s = parse_stencil_shape(shape);
+    return d::cached_best(s.rows, s.cols, s.k);
+  };
+  f.tune = [](const std::string& shape, bool retune) {
+    const StencilShape s = parse_stencil_shape(shape);
+    const std::size_t n = static_cast<std::size_t>(s.rows) * static_cast<std::size_t>(s.cols);
+    // in, out and the tuner's scratch output
+    core::require_device_memory(12.0 * static_cast<double>(n) + 256.0, "stencil " + shape);
+    core::DeviceBuffer<float> in(n), out(n);
+    core::fill_random(in.data(), n, 1u, -1.f, 1.f, nullptr);
+    const std::vector<float> w = draw_filter(s.k, 1u);
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+    const gemm::tuning::Outcome o =
+        d::tune_best({in.data(), out.data(), s.rows, s.cols, w.data(), s.k, nullptr}, retune);
+    return memhier::tuning::tune_record(
+        "stencil",
+        std::to_string(s.rows) + "x" + std::to_string(s.cols) + ":" + std::to_string(s.k), o);
   };
   f.bench_shapes = {"8192x8192:5", "8192x8192:3", "8192x8192:7"};
   f.quick_shapes = {"4096x4096:5"};

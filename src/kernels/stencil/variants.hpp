@@ -5,7 +5,16 @@
 #include <cuda_runtime_api.h>
 
 #include <stdexcept>
+#include <string>
 #include <type_traits>
+#include <vector>
+
+#include "memhier/kernels/stencil.hpp"
+#include "memhier/kernels/stencil_tuning.hpp"
+
+namespace memhier::gemm::tuning {
+struct Outcome;  // memhier/kernels/gemm_preselect.hpp: what the tuner decided and what it cost
+}
 
 namespace memhier::stencil::detail {
 
@@ -50,8 +59,7 @@ constexpr int kNaiveThreads = kPerOutputThreads;     ///< naive_global.cu
 constexpr int kConstantThreads = kPerOutputThreads;  ///< constant_filter.cu
 constexpr int kSharedTileThreads = 512;              ///< shared_tile.cu
 constexpr int kRegisterBlockedThreads = 256;         ///< register_blocked.cu
-constexpr int kBest128x64Threads = 256;              ///< vec4_async.cu, 128x64 tiles
-constexpr int kBest128x32Threads = 128;              ///< vec4_async.cu, 128x32 tiles
+constexpr int kBest128x64Threads = 256;              ///< vec4_async.cu, 128x64 tiles (best's)
 
 // The rungs (stencil_rungs.inc): launch(a) runs the rung on validated arguments, symbol(k)
 // is its kernel for filter size k (nullptr for other k), for cudaFuncGetAttributes.
@@ -60,6 +68,22 @@ constexpr int kBest128x32Threads = 128;              ///< vec4_async.cu, 128x32 
   const void* symbol(int k);
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/stencil_rungs.inc"
+
+// tuner.cpp: the best rung's configurations (the MEMHIER_TUNED lines) in table order, and
+// each one's parameters (false for a variant that is not one).
+std::vector<Variant> tuned_variants();
+bool tuned_config(Variant v, tuning::Config* out);
+
+/// The configuration `best` runs for this validated call on the current device: from the
+/// tuning cache, else timed now (tuner.cpp); the untuned default at launch-bound shapes.
+Variant choose_best(const Args& a);
+
+/// choose_best with what it cost; `retune` times the candidates even when a choice is known.
+gemm::tuning::Outcome tune_best(const Args& a, bool retune);
+
+/// The configuration `best` runs at a dense rows x cols image with cudaMalloc'd bases on the
+/// current device as far as the cache knows (the untuned default otherwise); never tunes.
+std::string cached_best(int rows, int cols, int k);
 
 // api.cu: the grid for `blocks` tiles, capped by the device's grid limit (every kernel
 // walks its tiles with a grid-stride loop, so a capped grid is still complete).

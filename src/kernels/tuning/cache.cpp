@@ -1,5 +1,5 @@
-// The GEMM tuning cache on disk (see memhier/kernels/gemm_tuning_cache.hpp). A bad cache only costs
-// a re-tune, so nothing here throws or fails a run.
+// The tuning cache on disk (see memhier/kernels/tuning_cache.hpp). A bad cache only costs a
+// re-tune, so nothing here throws or fails a run.
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <system_error>
 #include <utility>
 
-#include "memhier/kernels/gemm_tuning_cache.hpp"
+#include "memhier/kernels/tuning_cache.hpp"
 
 #if defined(_WIN32)
 #include <process.h>
@@ -24,7 +24,7 @@
 #define MEMHIER_GETPID getpid
 #endif
 
-namespace memhier::gemm::tuning {
+namespace memhier::tuning {
 
 std::string candidates_fingerprint(const std::vector<std::string>& candidate_names) {
   std::uint64_t h = 1469598103934665603ull;  // FNV-1a offset basis
@@ -53,45 +53,16 @@ int alignment_class(std::uintptr_t address) {
   return a;
 }
 
-ShapeKey dense_shape(int m, int n, int k) {
-  ShapeKey s;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  s.lda = k;
-  s.ldb = n;
-  s.ldc = n;
-  return s;
-}
-
-ShapeKey call_shape(int m, int n, int k, const void* a, int lda, const void* b, int ldb,
-                    const void* c, int ldc) {
-  ShapeKey s = dense_shape(m, n, k);
-  s.lda = lda;
-  s.ldb = ldb;
-  s.ldc = ldc;
-  s.align_a = alignment_class(reinterpret_cast<std::uintptr_t>(a));
-  s.align_b = alignment_class(reinterpret_cast<std::uintptr_t>(b));
-  s.align_c = alignment_class(reinterpret_cast<std::uintptr_t>(c));
-  return s;
-}
-
-std::string shape_text(const ShapeKey& s) {
-  char text[160];
-  std::snprintf(text, sizeof text, "%dx%dx%d ld %d,%d,%d a%d,%d,%d", s.m, s.n, s.k, s.lda, s.ldb,
-                s.ldc, s.align_a, s.align_b, s.align_c);
-  return text;
-}
-
-std::string entry_key(const std::string& prefix, const std::string& family, const ShapeKey& shape) {
-  return prefix + "|" + family + "|" + shape_text(shape);
+std::string entry_key(const std::string& prefix, const std::string& family,
+                      const std::string& shape) {
+  return prefix + "|" + family + "|" + shape;
 }
 
 void Warnings::ignoring(const std::string& path, const std::string& reason) {
   std::lock_guard<std::mutex> lock(mu_);
   if (warned_) return;
   warned_ = true;
-  out_ << "memhier: ignoring the GEMM tuning cache at " << path << ": " << reason << "\n";
+  out_ << "memhier: ignoring the tuning cache at " << path << ": " << reason << "\n";
   out_.flush();
 }
 
@@ -268,4 +239,4 @@ void Memo::forget() {
   loaded_ = false;
 }
 
-}  // namespace memhier::gemm::tuning
+}  // namespace memhier::tuning

@@ -1,11 +1,12 @@
+// The timing loop of the tuner (candidate_timer.hpp).
 #include "candidate_timer.hpp"
 
 #include <stdexcept>
 
 #include "memhier/core/check.hpp"
-#include "memhier/kernels/gemm_preselect.hpp"
+#include "memhier/kernels/gemm_preselect.hpp"  // repetitions(): the budget arithmetic
 
-namespace memhier::gemm::detail {
+namespace memhier::tuning {
 
 Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch>& warm,
                       const std::vector<ScratchLaunch>& full, double first_budget_ms,
@@ -64,7 +65,7 @@ Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch
   std::vector<std::size_t> contenders;
   for (std::size_t i = 0; i < full.size(); ++i)
     if (out.ms[i] >= 0 && out.ms[i] <= 1.1 * first) contenders.push_back(i);
-  const int reps = tuning::repetitions(first, contenders.size(), second_budget_ms);
+  const int reps = gemm::tuning::repetitions(first, contenders.size(), second_budget_ms);
   for (int r = 0; r < reps; ++r)
     for (std::size_t i : contenders) out.ms[i] = std::min(out.ms[i], timed(full[i]));
   for (std::size_t i : contenders)
@@ -73,4 +74,4 @@ Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch
   return out;
 }
 
-}  // namespace memhier::gemm::detail
+}  // namespace memhier::tuning

@@ -1,0 +1,39 @@
+// The timing loop every tuned family shares (tuning/tuner.hpp): the candidates the model kept,
+// in its order, are each warmed up on a small corner of the problem (its module loads, its
+// launch path runs: microseconds) and run once at the full shape while a first budget of GPU
+// time lasts; those within 10% of the fastest are run again as often as a second budget
+// allows; the fastest minimum wins. Everything runs into a scratch output the caller never
+// sees.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace memhier::tuning {
+
+/// One candidate's launch into `scratch` on a stream.
+using ScratchLaunch = std::function<void(void* scratch, cudaStream_t)>;
+
+/// What a timing round found.
+struct Timed {
+  int fastest = -1;        ///< index of the fastest candidate; -1 when none ran
+  std::vector<double> ms;  ///< each candidate's minimum in ms, -1 for one not timed
+  int timed = 0;           ///< candidates that ran
+  int launches = 0;        ///< launches, warm-ups included
+};
+
+/// Times the candidates in order while fewer than two ran or their full runs took less than
+/// `first_budget_ms` (tuning::first_look_count): `warm[i]` once, then `full[i]` once; then
+/// those within 10% of the fastest `full` again (tuning::repetitions over `second_budget_ms`). The
+/// scratch is `scratch_bytes` of device memory allocated here. A candidate that throws
+/// std::invalid_argument (it cannot run this shape or device), or whose launch the device refuses
+/// without a sticky error, is skipped. Returns fastest -1 when no scratch memory could be had (not
+/// sticky: the caller falls back).
+Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch>& warm,
+                      const std::vector<ScratchLaunch>& full, double first_budget_ms,
+                      double second_budget_ms, cudaStream_t stream);
+
+}  // namespace memhier::tuning
