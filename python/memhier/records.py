@@ -99,9 +99,14 @@ def report(out: Optional[str] = None, quick: bool = False, no_gpu: bool = False,
     NoDeviceError when a GPU refuses this process a context."""
     command = _call("report", out=out, quick=quick, no_gpu=no_gpu, no_profile=no_profile,
                     no_torch=no_torch, full=full)
-    target = os.path.join(os.path.dirname(__file__), "bin", "memhier-profile-target")
+    bin_dir = os.path.join(os.path.dirname(__file__), "bin")
+    target = os.path.join(bin_dir, "memhier-profile-target")
+    # After a kernel fault that loses the GPU to this process, the wheel's memhier command
+    # measures the rest in a child process; without it (a source tree) the rest says so.
+    child = os.path.join(bin_dir, "memhier")
     return json.loads(_ext.report(out or "", quick, no_gpu, no_profile, no_torch,
-                                  sys.executable, target, command, full))
+                                  sys.executable, target,
+                                  child if os.access(child, os.X_OK) else "", command, full))
 
 
 def explain(program: Sequence[str], kernel: Optional[str] = None, launch_skip: int = 0,

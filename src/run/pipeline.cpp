@@ -1,14 +1,15 @@
 #include "memhier/run/pipeline.hpp"
 
-#include <cmath>
 #include <zlib.h>
 
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
+#include "measure_report.hpp"
 #include "memhier/bench/card_record.hpp"
 #include "memhier/bench/guard.hpp"
 #include "memhier/bench/kernel_bench.hpp"
@@ -38,16 +39,6 @@ std::vector<report::SummaryTier> summary_tiers(const bench::ProbeRun& run) {
                    std::isnan(f.latency_cycles) ? NAN : run.context.cycles_to_ns(f.latency_cycles),
                    f.bandwidth_gbps, f.size, f.size_bytes});
   return out;
-}
-
-// A section for a stage or item that failed as a whole: what it would have held, and why not.
-report::Section unmeasured_section(const std::string& id, const std::string& title,
-                                   const bench::Failure& failure) {
-  report::Section s;
-  s.id = id;
-  s.title = title;
-  s.paragraphs.push_back("Not measured: " + failure.why + ".");
-  return s;
 }
 
 // The report folder: results.json after each measured section, every file whole.
@@ -80,77 +71,140 @@ class Files {
   fs::path dir_;
 };
 
-// The ladders, one family at a time, each under its own guard; PyTorch's rows after them.
-void measure_ladders(const Options& o, report::Document& doc, report::SummaryInput& summary,
-                     const Files& files) {
+// The most child processes one report starts: each takes over after the item that lost the
+// GPU to the one before, so a fault that recurs cannot start them without end.
+constexpr int kMaxChildren = 8;
+
+// Measures everything on the device into `m`. Where a fault loses the GPU to this process,
+// the rest is measured in a child process (Options::isolate_with), and in another after a
+// fault there, up to kMaxChildren; where none can take over, the items after it say the GPU
+// was lost. Returns the summary's sentence on the children ("" when none ran).
+std::string measure_all(const Options& o, const core::DeviceInfo& dev, bench::Measured& m,
+                        const std::function<void(const bench::Measured&)>& saved) {
+  const bool isolate = !o.isolate_with.empty();
+  detail::measure_from(o, dev, bench::ResumePoint{}, isolate, m, saved);
+  int children = 0;
+  std::string gave_up;  // why no (further) child took over
+  while (m.stopped) {
+    const bench::ResumePoint at = *m.stopped;
+    m.stopped.reset();
+    bench::Measured rest;
+    std::string why;
+    if (children == kMaxChildren) {
+      gave_up = std::to_string(children) + " child processes lost the GPU in turn";
+    } else {
+      ++children;
+      o.say(
+          "memhier report: a kernel fault left the GPU lost to this process; measuring the "
+          "rest in a child process (" +
+          std::to_string(children) + ")");
+      if (!detail::measure_in_child(o, at, &rest, &why)) {
+        gave_up = "a child process could not take over: " + why;
+      } else if (rest.stopped && *rest.stopped == at) {  // it lost the GPU before any item
+        gave_up = "the child process lost the GPU before it measured anything";
+      } else {
+        bench::amend_fault(m, "the rest of the run was measured in a child process");
+        bench::merge(m, rest);
+        saved(m);
+        continue;
+      }
+    }
+    bench::amend_fault(m, "nothing after it is measured on the GPU in this run (" + gave_up + ")");
+    detail::measure_from(o, dev, at, false, m, saved);  // each item says the GPU was lost
+    break;
+  }
+  if (children == 0) return {};
+  std::string s =
+      "A kernel fault left the GPU lost to the report's process (its CUDA context "
+      "broken, the driver giving it no new one): the measurements after it ran in " +
+      (children == 1 ? std::string("a child process")
+                     : std::to_string(children) +
+                           " child processes, each after the "
+                           "fault that stopped the one before");
+  return s + (gave_up.empty() ? "." : "; then " + gave_up + ", so what followed is not measured.");
+}
+
+// PyTorch's rows over every measured family, in this process (PyTorch runs in a process of
+// its own, so a GPU lost to this one does not stop it).
+void add_torch(const Options& o, bench::Measured& m, report::SummaryInput& summary) {
+  if (o.no_torch) return;
   bench::BenchOptions bopt;
   bopt.quick = o.quick;
-  bopt.torch_reference = !o.no_torch;
   bopt.torch_python = o.torch_python;
   bopt.progress = [&o](const std::string& s) { o.progress(Stage::ladders, s); };
-  std::vector<const registry::Family*> measured;
   std::vector<std::vector<registry::BenchRecord>> records;
-  std::vector<std::size_t> at;  // each measured family's section in doc.sections
-  for (const registry::Family& f : registry::families()) {
-    std::vector<registry::BenchRecord> rec;
-    bench::Failure failure;
-    if (bench::guarded([&] { rec = bench::run_family(f, bopt); }, &failure)) {
-      measured.push_back(&f);
-      records.push_back(std::move(rec));
-      at.push_back(doc.sections.size());
-      doc.sections.push_back(bench::family_section(f, records.back()));
-    } else {
-      doc.sections.push_back(unmeasured_section("bench-" + f.name, f.title, failure));
-    }
-    files.progress(doc);
-  }
-  bench::Failure failure;
+  for (const bench::FamilyOutcome& f : m.families)
+    if (!f.failed) records.push_back(f.records);
   std::string why;
-  if (!bench::guarded([&] { why = bench::add_torch_reference(records, bopt); }, &failure))
-    why = failure.not_measured();
+  try {
+    why = bench::add_torch_reference(records, bopt);
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
   // An optional stage that did not run is one line in the summary, not a row per ladder.
   if (!why.empty()) summary.not_run.push_back("PyTorch's line did not run: " + why + ".");
-  for (std::size_t i = 0; i < measured.size(); ++i) {
-    doc.sections[at[i]] = bench::family_section(*measured[i], records[i]);
-    summary.records.insert(summary.records.end(), records[i].begin(), records[i].end());
+  std::size_t i = 0;
+  for (bench::FamilyOutcome& f : m.families)
+    if (!f.failed) f.records = std::move(records[i++]);
+}
+
+// The measured sections in report order, and the summary's tiers and records. With `whole`
+// (the run is over), a run of every probe saves this card's record for the models.
+void lay_out(const Options& o, const core::DeviceInfo& dev, const bench::Measured& m, bool whole,
+             report::Document& doc, report::SummaryInput& summary) {
+  if (!m.probe_sections.empty()) {
+    bench::ProbeRun run;
+    run.context.device = dev;
+    run.context.quick = o.quick;
+    run.context.sm_clock_mhz = m.sm_clock_mhz;
+    run.tiers = probe::merge_tiers(m.tiers);
+    run.summary = probe::summary_section(run.tiers, run.context);
+    run.sections = m.probe_sections;
+    run.names = m.probe_names;
+    std::string why;
+    if (whole && !m.probes_failed && !bench::save_card_record(run, o.meta, &why))
+      run.summary.paragraphs.push_back("This card's record for the models was not saved: " + why);
+    // The probes resumed after a lost GPU, in this process, failed as a whole: the
+    // memory-spaces table says why the rest have no sections.
+    if (m.probes_failed) run.summary.paragraphs.push_back(m.probes_failed->paragraphs.front());
+    doc.sections.push_back(run.summary);
+    summary.tiers = summary_tiers(run);
+    for (const auto& s : run.sections) doc.sections.push_back(s);
+  } else if (m.probes_failed) {
+    doc.sections.push_back(*m.probes_failed);
   }
+  for (const bench::FamilyOutcome& f : m.families) {
+    const registry::Family* family = registry::find_family(f.family);
+    if (f.failed || !family) {
+      if (f.failed) doc.sections.push_back(*f.failed);
+      continue;
+    }
+    doc.sections.push_back(bench::family_section(*family, f.records));
+    summary.records.insert(summary.records.end(), f.records.begin(), f.records.end());
+  }
+  if (!m.families.empty()) {
+    const report::Roofline roof = report::roofline(summary);
+    doc.sections.push_back(report::roofline_section(roof));
+    claims::add_checks(doc.sections.back(), claims::Checker::report("roofline"),
+                       claims::roofline_checks(roof));
+  }
+  for (const report::Section& s : m.profiles) doc.sections.push_back(s);
 }
 
 // Everything measured on the device, appended to the document section by section.
 void measure(const Options& o, const core::DeviceInfo& dev, report::Document& doc,
              report::SummaryInput& summary, const Files& files) {
-  bench::ProbeRunOptions popt;
-  popt.quick = o.quick;
-  popt.progress = [&o](const std::string& s) { o.progress(Stage::probes, s); };
-  bench::ProbeRun run;
-  bench::Failure failure;
-  if (bench::guarded([&] { run = bench::run_probes(dev, popt); }, &failure)) {
-    // Every probe ran: this card's record for the models (simulate --card this).
-    std::string why;
-    if (!bench::save_card_record(run, o.meta, &why))
-      run.summary.paragraphs.push_back("This card's record for the models was not saved: " + why);
-    doc.sections.push_back(run.summary);
-    summary.tiers = summary_tiers(run);
-    for (const auto& s : run.sections) doc.sections.push_back(s);
-  } else {
-    doc.sections.push_back(unmeasured_section("memory-spaces", "Memory spaces", failure));
-  }
-  files.progress(doc);
-  measure_ladders(o, doc, summary, files);
-  const report::Roofline roof = report::roofline(summary);
-  doc.sections.push_back(report::roofline_section(roof));
-  claims::add_checks(doc.sections.back(), claims::Checker::report("roofline"),
-                     claims::roofline_checks(roof));
-  files.progress(doc);
-  if (o.no_profile) return;
-  const auto step = [&o](const std::string& s) { o.progress(Stage::profiles, s); };
-  std::vector<report::Section> profiles;
-  if (bench::guarded([&] { profiles = bench::measure_profiles(o.quick, step, o.profile_target); },
-                     &failure))
-    for (auto& s : profiles) doc.sections.push_back(std::move(s));
-  else
-    doc.sections.push_back(unmeasured_section("profile", "Predicted against measured", failure));
-  files.progress(doc);
+  const auto saved = [&](const bench::Measured& so_far) {
+    report::Document partial = doc;
+    report::SummaryInput ignored;
+    lay_out(o, dev, so_far, false, partial, ignored);
+    files.progress(partial);
+  };
+  bench::Measured m;
+  const std::string children = measure_all(o, dev, m, saved);
+  add_torch(o, m, summary);
+  if (!children.empty()) summary.not_run.push_back(children);
+  lay_out(o, dev, m, true, doc, summary);
 }
 
 }  // namespace

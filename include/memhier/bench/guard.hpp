@@ -15,6 +15,8 @@ namespace memhier::bench {
 struct Failure {
   std::string why;     ///< "out of GPU memory (...) while allocating 512 MiB", for a user
   bool reset = false;  ///< the context was broken and the device was reset (cudaDeviceReset)
+  /// The GPU is lost to this process: this item broke the context for good, or came after.
+  bool lost = false;
   /// "not measured: " + why: the text of the item's row or section.
   std::string not_measured() const { return "not measured: " + why; }
 };
@@ -29,5 +31,9 @@ Failure describe_failure(const std::exception& e);
 /// exception is caught, std::invalid_argument included: callers that treat a decline apart
 /// catch it inside `item`).
 bool guarded(const std::function<void()>& item, Failure* failure);
+
+/// Why the GPU is lost to this process (the fault that broke its context for good); "" while
+/// it is not. A caller may then measure the rest in another process (run/isolate).
+std::string gpu_lost();
 
 }  // namespace memhier::bench

@@ -1,0 +1,141 @@
+#include "measure_report.hpp"
+
+#include <utility>
+
+#include "memhier/bench/guard.hpp"
+#include "memhier/bench/kernel_bench.hpp"
+#include "memhier/bench/probes.hpp"
+#include "memhier/bench/profile.hpp"
+#include "memhier/registry/registry.hpp"
+
+namespace memhier::run::detail {
+namespace {
+
+using bench::Measured;
+using bench::ResumePoint;
+using Resume = ResumePoint::Stage;
+
+// A section for a stage or item that failed as a whole: what it would have held, and why not.
+report::Section unmeasured_section(const std::string& id, const std::string& title,
+                                   const bench::Failure& failure) {
+  report::Section s;
+  s.id = id;
+  s.title = title;
+  s.paragraphs.push_back("Not measured: " + failure.why + ".");
+  return s;
+}
+
+// Where the work after family `i` begins: the next family, or the profiles.
+ResumePoint after_family(std::size_t i) {
+  const auto& fams = registry::families();
+  if (i + 1 < fams.size()) return {Resume::ladders, "", fams[i + 1].name, "", ""};
+  return {Resume::profiles, "", "", "", ""};
+}
+
+// The probes from `from` on; false where they stopped at a lost GPU.
+bool measure_probes(const Options& o, const core::DeviceInfo& dev, const std::string& from,
+                    bool stop, Measured& m) {
+  bench::ProbeRunOptions popt;
+  popt.quick = o.quick;
+  popt.from = from;
+  popt.progress = [&o](const std::string& s) { o.progress(Stage::probes, s); };
+  std::string next;
+  if (stop) popt.stopped_before = &next;
+  bench::ProbeRun run;
+  bench::Failure failure;
+  m.probes_ran = true;
+  if (!bench::guarded([&] { run = bench::run_probes(dev, popt); }, &failure)) {
+    m.probes_failed = unmeasured_section("memory-spaces", "Memory spaces", failure);
+    if (!stop || !failure.lost) return true;
+    m.stopped = ResumePoint{Resume::ladders, "", "", "", ""};
+    return false;
+  }
+  if (m.sm_clock_mhz <= 0) m.sm_clock_mhz = run.context.sm_clock_mhz;
+  m.probe_sections.insert(m.probe_sections.end(), run.sections.begin(), run.sections.end());
+  m.tiers.insert(m.tiers.end(), run.tiers.begin(), run.tiers.end());
+  m.probe_names.insert(m.probe_names.end(), run.names.begin(), run.names.end());
+  if (!run.stopped) return true;
+  m.fault = {m.probe_sections.size() - 1, std::nullopt, std::nullopt};
+  m.stopped = next.empty() ? ResumePoint{Resume::ladders, "", "", "", ""}
+                           : ResumePoint{Resume::probes, next, "", "", ""};
+  return false;
+}
+
+// The ladders from `from` on, one family at a time under its own guard; false where they
+// stopped at a lost GPU.
+bool measure_ladders(const Options& o, const ResumePoint& from, bool stop, Measured& m,
+                     const std::function<void(const Measured&)>& saved) {
+  bench::BenchOptions bopt;
+  bopt.quick = o.quick;
+  bopt.torch_reference = false;  // over every family at the end, in the report's process
+  bopt.progress = [&o](const std::string& s) { o.progress(Stage::ladders, s); };
+  const auto& fams = registry::families();
+  bool reached = from.family.empty();
+  for (std::size_t i = 0; i < fams.size(); ++i) {
+    const registry::Family& f = fams[i];
+    reached = reached || f.name == from.family;
+    if (!reached) continue;
+    const bool resumed = f.name == from.family;
+    if (stop && !bench::gpu_lost().empty()) {
+      m.stopped = ResumePoint{Resume::ladders, "", f.name, resumed ? from.shape : "",
+                              resumed ? from.variant : ""};
+      return false;
+    }
+    bench::Stop st;
+    bopt.stop = stop ? &st : nullptr;
+    bopt.from_shape = resumed ? from.shape : "";
+    bopt.from_variant = resumed ? from.variant : "";
+    bench::FamilyOutcome out;
+    out.family = f.name;
+    bench::Failure failure;
+    if (!bench::guarded([&] { out.records = bench::run_family(f, bopt); }, &failure))
+      out.failed = unmeasured_section("bench-" + f.name, f.title, failure);
+    m.families.push_back(std::move(out));
+    const std::size_t at = m.families.size() - 1;
+    if (st.stopped) {
+      m.fault = {std::nullopt, at,
+                 st.faulty != static_cast<std::size_t>(-1) ? std::optional<std::size_t>(st.faulty)
+                                                           : std::nullopt};
+      m.stopped = st.shape.empty() ? after_family(i)
+                                   : ResumePoint{Resume::ladders, "", f.name, st.shape, st.variant};
+      return false;
+    }
+    if (stop && m.families.back().failed && failure.lost) {
+      m.fault = {std::nullopt, at, std::nullopt};
+      m.stopped = after_family(i);
+      return false;
+    }
+    saved(m);
+  }
+  return true;
+}
+
+}  // namespace
+
+void measure_from(const Options& o, const core::DeviceInfo& dev, const ResumePoint& at, bool stop,
+                  Measured& m, const std::function<void(const Measured&)>& saved) {
+  if (at.stage == Resume::probes) {
+    if (!measure_probes(o, dev, at.probe, stop, m)) return;
+    saved(m);
+  }
+  if (at.stage != Resume::profiles &&
+      !measure_ladders(o, at.stage == Resume::ladders ? at : ResumePoint{}, stop, m, saved))
+    return;
+  if (o.no_profile) return;
+  if (stop && !bench::gpu_lost().empty()) {
+    m.stopped = ResumePoint{Resume::profiles, "", "", "", ""};
+    return;
+  }
+  const auto step = [&o](const std::string& s) { o.progress(Stage::profiles, s); };
+  m.profiles_ran = true;
+  bench::Failure failure;
+  std::vector<report::Section> profiles;
+  if (bench::guarded([&] { profiles = bench::measure_profiles(o.quick, step, o.profile_target); },
+                     &failure))
+    m.profiles = std::move(profiles);
+  else
+    m.profiles.push_back(unmeasured_section("profile", "Predicted against measured", failure));
+  saved(m);
+}
+
+}  // namespace memhier::run::detail
