@@ -42,10 +42,6 @@ const char* prefix(run::Stage stage) {
 }
 
 int run_report(const ReportOptions& o) {
-  if (!o.resume.empty()) {  // a child measuring what a GPU lost to its parent left
-    as_bad_input([&] { run::continue_report(o.resume); });
-    return kExitOk;
-  }
   run::Options ro;
   ro.out = o.out;
   ro.quick = o.quick;
@@ -75,6 +71,10 @@ int run_report(const ReportOptions& o) {
     if (line) line->done();
     std::cerr << sentence << "\n";
   };
+  if (!o.resume.empty()) {  // a child measuring what a GPU lost to its parent left
+    as_bad_input([&] { run::continue_report(o.resume, ro.progress); });
+    return kExitOk;
+  }
   // Said before anything is written: a bare `memhier` runs this and writes into the
   // current folder.
   if (!o.out.empty())

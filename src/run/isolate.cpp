@@ -104,7 +104,8 @@ bool measure_in_child(const Options& o, const bench::ResumePoint& at, bench::Mea
 
 }  // namespace detail
 
-void continue_report(const std::string& spec_text) {
+void continue_report(const std::string& spec_text,
+                     const std::function<void(Stage, const std::string&)>& progress) {
   const nlohmann::json spec = nlohmann::json::parse(spec_text, nullptr, false);
   if (!spec.is_object() || !spec.contains("resume") || !spec.contains("out") ||
       !spec["out"].is_string())
@@ -115,7 +116,8 @@ void continue_report(const std::string& spec_text) {
   o.quick = spec.value("quick", false);
   o.no_profile = spec.value("no_profile", false);
   o.profile_target = spec.value("profile_target", std::string());
-  o.no_torch = true;         // the parent adds PyTorch's rows over every family
+  o.no_torch = true;  // the parent adds PyTorch's rows over every family
+  if (progress) o.progress = progress;
   probe::register_probes();  // idempotent: what the caller registered besides stays
   kernels::register_families();
   const core::DeviceInfo dev = require_device();

@@ -83,26 +83,27 @@ std::string measure_all(const Options& o, const core::DeviceInfo& dev, bench::Me
                         const std::function<void(const bench::Measured&)>& saved) {
   const bool isolate = !o.isolate_with.empty();
   detail::measure_from(o, dev, bench::ResumePoint{}, isolate, m, saved);
-  int children = 0;
-  std::string gave_up;  // why no (further) child took over
+  int started = 0, ran = 0;  // child processes started, and those whose measurements came
+  std::string gave_up;       // why no (further) child took over
   while (m.stopped) {
     const bench::ResumePoint at = *m.stopped;
     m.stopped.reset();
     bench::Measured rest;
     std::string why;
-    if (children == kMaxChildren) {
-      gave_up = std::to_string(children) + " child processes lost the GPU in turn";
+    if (started == kMaxChildren) {
+      gave_up = std::to_string(started) + " child processes lost the GPU in turn";
     } else {
-      ++children;
+      ++started;
       o.say(
           "memhier report: a kernel fault left the GPU lost to this process; measuring the "
           "rest in a child process (" +
-          std::to_string(children) + ")");
+          std::to_string(started) + ")");
       if (!detail::measure_in_child(o, at, &rest, &why)) {
         gave_up = "a child process could not take over: " + why;
       } else if (rest.stopped && *rest.stopped == at) {  // it lost the GPU before any item
         gave_up = "the child process lost the GPU before it measured anything";
       } else {
+        ++ran;
         bench::amend_fault(m, "the rest of the run was measured in a child process");
         bench::merge(m, rest);
         saved(m);
@@ -113,15 +114,18 @@ std::string measure_all(const Options& o, const core::DeviceInfo& dev, bench::Me
     detail::measure_from(o, dev, at, false, m, saved);  // each item says the GPU was lost
     break;
   }
-  if (children == 0) return {};
-  std::string s =
-      "A kernel fault left the GPU lost to the report's process (its CUDA context "
-      "broken, the driver giving it no new one): the measurements after it ran in " +
-      (children == 1 ? std::string("a child process")
-                     : std::to_string(children) +
-                           " child processes, each after the "
-                           "fault that stopped the one before");
-  return s + (gave_up.empty() ? "." : "; then " + gave_up + ", so what followed is not measured.");
+  if (started == 0) return {};
+  const std::string lost =
+      "A kernel fault left the GPU lost to the report's process (its CUDA context broken, the "
+      "driver giving it no new one)";
+  if (ran == 0) return lost + "; " + gave_up + ", so what followed it is not measured.";
+  const std::string where = ran == 1
+                                ? std::string("a child process")
+                                : std::to_string(ran) +
+                                      " child processes, each after the fault that stopped the "
+                                      "one before";
+  return lost + ": the measurements after it ran in " + where +
+         (gave_up.empty() ? "." : "; then " + gave_up + ", so what followed is not measured.");
 }
 
 // PyTorch's rows over every measured family, in this process (PyTorch runs in a process of

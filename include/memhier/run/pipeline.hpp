@@ -139,7 +139,8 @@ std::string self_executable();
 /// SPEC is the JSON the parent wrote (where to resume, the run's options, the file to write),
 /// the measurements from there on go to that file as JSON (bench/continuation.hpp), stopping
 /// where the GPU is lost to this process too. std::invalid_argument for a SPEC that is not one,
-/// DeviceUnavailable without a usable GPU.
-void continue_report(const std::string& spec);
+/// DeviceUnavailable without a usable GPU. `progress` as Options::progress.
+void continue_report(const std::string& spec,
+                     const std::function<void(Stage, const std::string&)>& progress = {});
 
 }  // namespace memhier::run
