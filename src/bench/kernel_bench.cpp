@@ -215,13 +215,18 @@ void verify_last_repetition(Case& c, const std::function<void(cudaStream_t)>& ru
 
 namespace {
 
-// The variants of `family` that `opt` selects, in rung order.
-std::vector<const Variant*> selected(const Family& family, const BenchOptions& opt) {
+// The variants of `family` that `opt` selects, in rung order, from `from` on ("" all: a
+// resumed run starts at its variant).
+std::vector<const Variant*> selected(const Family& family, const BenchOptions& opt,
+                                     const std::string& from = "") {
   std::vector<const Variant*> out;
-  for (const Variant& v : family.variants)
-    if (opt.variants.empty() ||
-        std::find(opt.variants.begin(), opt.variants.end(), v.name) != opt.variants.end())
+  bool reached = from.empty();
+  for (const Variant& v : family.variants) {
+    reached = reached || v.name == from;
+    if (reached && (opt.variants.empty() || std::find(opt.variants.begin(), opt.variants.end(),
+                                                      v.name) != opt.variants.end()))
       out.push_back(&v);
+  }
   return out;
 }
 
@@ -343,7 +348,9 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
     return out;
   };
   if (opt.stop && !gpu_lost().empty()) return stop_at(first, opt.from_variant, kNone);
-  const Peak peak = device_peak(family.number_type);
+  // Where the GPU is lost (a resumed run that no child took over), the rows say so.
+  Peak peak;
+  if (gpu_lost().empty()) peak = device_peak(family.number_type);
   bool rebuild = false;  // a device reset invalidated the cases built before it
   for (std::size_t i = first; i < shapes.size(); ++i) {
     // A case that could not be built may have lost the GPU (describe_failure).
@@ -354,7 +361,7 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
     // their rows.
     const std::string resume_variant = i == first ? opt.from_variant : "";
     if (!cases[i]) {
-      for (const Variant* v : selected(family, opt))
+      for (const Variant* v : selected(family, opt, resume_variant))
         out.push_back(unmeasured(family, v->name, v->rung, shapes[i], unbuilt[i]));
       continue;
     }
@@ -406,7 +413,7 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       held.reset();
       if (failure.reset) after_reset();
       const std::size_t faulty = out.size();
-      for (const Variant* v : selected(family, opt))
+      for (const Variant* v : selected(family, opt, resume_variant))
         out.push_back(unmeasured(family, v->name, v->rung, c->shape(), failure));
       if (opt.stop && failure.lost) return stop_at(i + 1, "", faulty);
       continue;
@@ -452,12 +459,9 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
 
     const AtShape here{family, *c, ceilings, baseline, vendor, w, peak, tag, opt.quick};
     double prev_ms = NAN;
-    const std::vector<const Variant*> variants = selected(family, opt);
-    bool skipping = !resume_variant.empty();
+    const std::vector<const Variant*> variants = selected(family, opt, resume_variant);
     for (std::size_t vi = 0; vi < variants.size(); ++vi) {
       const Variant& v = *variants[vi];
-      skipping = skipping && v.name != resume_variant;
-      if (skipping) continue;
       opt.progress(tag + ": " + v.name);
       BenchRecord r = record(v.name);
       r.rung = v.rung;

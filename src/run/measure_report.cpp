@@ -90,7 +90,14 @@ bool measure_ladders(const Options& o, const ResumePoint& from, bool stop, Measu
     bench::Failure failure;
     if (!bench::guarded([&] { out.records = bench::run_family(f, bopt); }, &failure))
       out.failed = unmeasured_section("bench-" + f.name, f.title, failure);
-    m.families.push_back(std::move(out));
+    // A family resumed in the process that stopped in it (no child took over) goes on in its
+    // own table.
+    if (resumed && !out.failed && !m.families.empty() && m.families.back().family == f.name &&
+        !m.families.back().failed)
+      m.families.back().records.insert(m.families.back().records.end(), out.records.begin(),
+                                       out.records.end());
+    else
+      m.families.push_back(std::move(out));
     const std::size_t at = m.families.size() - 1;
     if (st.stopped) {
       m.fault = {std::nullopt, at,

@@ -174,13 +174,15 @@ TEST(RunFaults, WithoutAChildTheRestSaysTheGpuWasLost) {
             std::string::npos)
       << probe_trap;
   EXPECT_EQ(j["said"], 1);
-  // Every ladder after the probe's trap is one section saying so.
-  const std::string ladder = paragraph(j, "bench-fault");
-  EXPECT_EQ(ladder.rfind("Not measured: the GPU was lost to this process earlier in the run (a "
-                         "kernel faulted",
-                         0),
-            0u)
-      << ladder;
+  // Every row of the ladders after the probe's trap says so.
+  const std::string lost =
+      "not measured: the GPU was lost to this process earlier in the run "
+      "(a kernel faulted";
+  for (const char* v : {"copies", "runs_out_of_memory", "traps", "after_the_trap"})
+    for (const std::string& shape : {std::string(kFirstShape), std::string("4096")}) {
+      const std::string note = text(row(j, v, shape), "note");
+      EXPECT_EQ(note.rfind(lost, 0), 0u) << v << " at " << shape << ": " << note;
+    }
 }
 
 }  // namespace
