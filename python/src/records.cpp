@@ -56,7 +56,8 @@ std::pair<std::string, std::string> probe(const std::vector<std::string>& only, 
 
 std::string bench(const std::string& family, const std::vector<std::string>& variants,
                   const std::vector<std::string>& sizes, bool quick, bool torch,
-                  const std::string& python, const std::string& command) {
+                  const std::string& python, const std::string& isolate_with,
+                  const std::string& command) {
   return released([&] {
     run::BenchOptions o;
     o.family = family;
@@ -65,6 +66,7 @@ std::string bench(const std::string& family, const std::vector<std::string>& var
     o.quick = quick;
     o.torch = torch;
     o.torch_python = python;
+    o.isolate_with = isolate_with;
     o.meta = run::make_meta(command, true);
     return report::to_json(run::run_bench(o)).dump();
   });
@@ -129,7 +131,7 @@ void bind_records(nb::module_& m) {
   m.def("probe", &probe, "only"_a, "quick"_a, "command"_a,
         "memhier probe --json's record as JSON text, and why the card record was not saved.");
   m.def("bench", &bench, "family"_a, "variants"_a, "sizes"_a, "quick"_a, "torch"_a, "python"_a,
-        "command"_a, "memhier bench FAMILY --json's record as JSON text.");
+        "isolate_with"_a, "command"_a, "memhier bench FAMILY --json's record as JSON text.");
   m.def("tune", &tune, "family"_a, "shapes"_a, "retune"_a, "command"_a,
         "memhier tune FAMILY --json's record as JSON text.");
   m.def("report", &report_run, "out"_a, "quick"_a, "no_gpu"_a, "no_profile"_a, "no_torch"_a,

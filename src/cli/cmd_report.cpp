@@ -69,7 +69,7 @@ int run_report(const ReportOptions& o) {
   };
   ro.say = [&line](const std::string& sentence) {
     if (line) line->done();
-    std::cerr << sentence << "\n";
+    std::cerr << "memhier report: " << sentence << "\n";
   };
   if (!o.resume.empty()) {  // a child measuring what a GPU lost to its parent left
     as_bad_input([&] { run::continue_report(o.resume, ro.progress); });

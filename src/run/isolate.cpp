@@ -45,8 +45,8 @@ std::string self_executable() {
 
 namespace detail {
 
-bool measure_in_child(const Options& o, const bench::ResumePoint& at, bench::Measured* rest,
-                      std::string* why) {
+bool measure_in_child(const Options& o, const bench::ResumePoint& at, const Scope& scope,
+                      bench::Measured* rest, std::string* why) {
   static std::atomic<int> serial{0};
   std::error_code ec;
   const fs::path out =
@@ -56,11 +56,10 @@ bool measure_in_child(const Options& o, const bench::ResumePoint& at, bench::Mea
     *why = "no temporary folder for its results (" + ec.message() + ")";
     return false;
   }
-  const nlohmann::json spec = {{"resume", bench::to_json(at)},
-                               {"quick", o.quick},
-                               {"no_profile", o.no_profile},
-                               {"profile_target", o.profile_target},
-                               {"out", out.string()}};
+  const nlohmann::json spec = {{"resume", bench::to_json(at)}, {"quick", o.quick},
+                               {"no_profile", o.no_profile},   {"profile_target", o.profile_target},
+                               {"families", scope.families},   {"variants", scope.variants},
+                               {"shapes", scope.shapes},       {"out", out.string()}};
   const std::vector<std::string> argv = {o.isolate_with, "report", "--continue", spec.dump()};
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -121,8 +120,18 @@ void continue_report(const std::string& spec_text,
   probe::register_probes();  // idempotent: what the caller registered besides stays
   kernels::register_families();
   const core::DeviceInfo dev = require_device();
+  // The ladders a bench measures (every one for a report), as the parent names them.
+  const auto strings = [&spec](const char* key) {
+    std::vector<std::string> out;
+    if (spec.contains(key) && spec[key].is_array())
+      for (const nlohmann::json& e : spec[key])
+        if (e.is_string()) out.push_back(e.get<std::string>());
+    return out;
+  };
+  const detail::Scope scope{strings("families"), strings("variants"), strings("shapes")};
   bench::Measured m;
-  detail::measure_from(o, dev, at, true, m, [](const bench::Measured&) {});
+  detail::measure_from(
+      o, dev, at, true, m, [](const bench::Measured&) {}, scope);
   report::write_file_atomically(spec["out"].get<std::string>(), bench::to_json(m).dump() + "\n");
 }
 

@@ -1,5 +1,6 @@
 #include "measure_report.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "memhier/bench/guard.hpp"
@@ -15,6 +16,10 @@ using bench::Measured;
 using bench::ResumePoint;
 using Resume = ResumePoint::Stage;
 
+// The most child processes one report starts: each takes over after the item that lost the
+// GPU to the one before, so a fault that recurs cannot start them without end.
+constexpr int kMaxChildren = 8;
+
 // A section for a stage or item that failed as a whole: what it would have held, and why not.
 report::Section unmeasured_section(const std::string& id, const std::string& title,
                                    const bench::Failure& failure) {
@@ -25,10 +30,17 @@ report::Section unmeasured_section(const std::string& id, const std::string& tit
   return s;
 }
 
-// Where the work after family `i` begins: the next family, or the profiles.
-ResumePoint after_family(std::size_t i) {
+// Whether the run measures `family`.
+bool in_scope(const Scope& scope, const std::string& family) {
+  return scope.families.empty() ||
+         std::find(scope.families.begin(), scope.families.end(), family) != scope.families.end();
+}
+
+// Where the work after family `i` begins: the next family it measures, or the profiles.
+ResumePoint after_family(std::size_t i, const Scope& scope) {
   const auto& fams = registry::families();
-  if (i + 1 < fams.size()) return {Resume::ladders, "", fams[i + 1].name, "", ""};
+  for (std::size_t j = i + 1; j < fams.size(); ++j)
+    if (in_scope(scope, fams[j].name)) return {Resume::ladders, "", fams[j].name, "", ""};
   return {Resume::profiles, "", "", "", ""};
 }
 
@@ -63,10 +75,12 @@ bool measure_probes(const Options& o, const core::DeviceInfo& dev, const std::st
 
 // The ladders from `from` on, one family at a time under its own guard; false where they
 // stopped at a lost GPU.
-bool measure_ladders(const Options& o, const ResumePoint& from, bool stop, Measured& m,
-                     const std::function<void(const Measured&)>& saved) {
+bool measure_ladders(const Options& o, const ResumePoint& from, const Scope& scope, bool stop,
+                     Measured& m, const std::function<void(const Measured&)>& saved) {
   bench::BenchOptions bopt;
   bopt.quick = o.quick;
+  bopt.variants = scope.variants;
+  bopt.shapes = scope.shapes;
   bopt.torch_reference = false;  // over every family at the end, in the report's process
   bopt.progress = [&o](const std::string& s) { o.progress(Stage::ladders, s); };
   const auto& fams = registry::families();
@@ -74,7 +88,7 @@ bool measure_ladders(const Options& o, const ResumePoint& from, bool stop, Measu
   for (std::size_t i = 0; i < fams.size(); ++i) {
     const registry::Family& f = fams[i];
     reached = reached || f.name == from.family;
-    if (!reached) continue;
+    if (!reached || !in_scope(scope, f.name)) continue;
     const bool resumed = f.name == from.family;
     if (stop && !bench::gpu_lost().empty()) {
       m.stopped = ResumePoint{Resume::ladders, "", f.name, resumed ? from.shape : "",
@@ -103,13 +117,13 @@ bool measure_ladders(const Options& o, const ResumePoint& from, bool stop, Measu
       m.fault = {std::nullopt, at,
                  st.faulty != static_cast<std::size_t>(-1) ? std::optional<std::size_t>(st.faulty)
                                                            : std::nullopt};
-      m.stopped = st.shape.empty() ? after_family(i)
+      m.stopped = st.shape.empty() ? after_family(i, scope)
                                    : ResumePoint{Resume::ladders, "", f.name, st.shape, st.variant};
       return false;
     }
     if (stop && m.families.back().failed && failure.lost) {
       m.fault = {std::nullopt, at, std::nullopt};
-      m.stopped = after_family(i);
+      m.stopped = after_family(i, scope);
       return false;
     }
     saved(m);
@@ -120,13 +134,14 @@ bool measure_ladders(const Options& o, const ResumePoint& from, bool stop, Measu
 }  // namespace
 
 void measure_from(const Options& o, const core::DeviceInfo& dev, const ResumePoint& at, bool stop,
-                  Measured& m, const std::function<void(const Measured&)>& saved) {
+                  Measured& m, const std::function<void(const Measured&)>& saved,
+                  const Scope& scope) {
   if (at.stage == Resume::probes) {
     if (!measure_probes(o, dev, at.probe, stop, m)) return;
     saved(m);
   }
   if (at.stage != Resume::profiles &&
-      !measure_ladders(o, at.stage == Resume::ladders ? at : ResumePoint{}, stop, m, saved))
+      !measure_ladders(o, at.stage == Resume::ladders ? at : ResumePoint{}, scope, stop, m, saved))
     return;
   if (o.no_profile) return;
   if (stop && !bench::gpu_lost().empty()) {
@@ -143,6 +158,77 @@ void measure_from(const Options& o, const core::DeviceInfo& dev, const ResumePoi
   else
     m.profiles.push_back(unmeasured_section("profile", "Predicted against measured", failure));
   saved(m);
+}
+
+std::string measure_isolated(const Options& o, const core::DeviceInfo& dev, const ResumePoint& from,
+                             const Scope& scope, Measured& m,
+                             const std::function<void(const Measured&)>& saved) {
+  const bool isolate = !o.isolate_with.empty();
+  measure_from(o, dev, from, isolate, m, saved, scope);
+  int started = 0, ran = 0;  // child processes started, and those whose measurements came
+  std::string gave_up;       // why no (further) child took over
+  while (m.stopped) {
+    const ResumePoint at = *m.stopped;
+    m.stopped.reset();
+    Measured rest;
+    std::string why;
+    if (started == kMaxChildren) {
+      gave_up = std::to_string(started) + " child processes lost the GPU in turn";
+    } else {
+      ++started;
+      o.say(
+          "a kernel fault left the GPU lost to this process; measuring the "
+          "rest in a child process (" +
+          std::to_string(started) + ")");
+      if (!measure_in_child(o, at, scope, &rest, &why)) {
+        gave_up = "a child process could not take over: " + why;
+      } else if (rest.stopped && *rest.stopped == at) {  // it lost the GPU before any item
+        gave_up = "the child process lost the GPU before it measured anything";
+      } else {
+        ++ran;
+        bench::amend_fault(m, "the rest of the run was measured in a child process");
+        bench::merge(m, rest);
+        saved(m);
+        continue;
+      }
+    }
+    bench::amend_fault(m, "nothing after it is measured on the GPU in this run (" + gave_up + ")");
+    measure_from(o, dev, at, false, m, saved, scope);  // each item says the GPU was lost
+    break;
+  }
+  if (started == 0) return {};
+  const std::string lost =
+      "A kernel fault left the GPU lost to the run's process (its CUDA context broken, the "
+      "driver giving it no new one)";
+  if (ran == 0) return lost + "; " + gave_up + ", so what followed it is not measured.";
+  const std::string where = ran == 1
+                                ? std::string("a child process")
+                                : std::to_string(ran) +
+                                      " child processes, each after the fault that stopped the "
+                                      "one before";
+  return lost + ": the measurements after it ran in " + where +
+         (gave_up.empty() ? "." : "; then " + gave_up + ", so what followed is not measured.");
+}
+
+std::string add_torch(const Options& o, Measured& m) {
+  if (o.no_torch) return {};
+  bench::BenchOptions bopt;
+  bopt.quick = o.quick;
+  bopt.torch_python = o.torch_python;
+  bopt.progress = [&o](const std::string& s) { o.progress(Stage::ladders, s); };
+  std::vector<std::vector<registry::BenchRecord>> records;
+  for (const bench::FamilyOutcome& f : m.families)
+    if (!f.failed) records.push_back(f.records);
+  std::string why;
+  try {
+    why = bench::add_torch_reference(records, bopt);
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  std::size_t i = 0;
+  for (bench::FamilyOutcome& f : m.families)
+    if (!f.failed) f.records = std::move(records[i++]);
+  return why;
 }
 
 }  // namespace memhier::run::detail

@@ -71,87 +71,6 @@ class Files {
   fs::path dir_;
 };
 
-// The most child processes one report starts: each takes over after the item that lost the
-// GPU to the one before, so a fault that recurs cannot start them without end.
-constexpr int kMaxChildren = 8;
-
-// Measures everything on the device into `m`. Where a fault loses the GPU to this process,
-// the rest is measured in a child process (Options::isolate_with), and in another after a
-// fault there, up to kMaxChildren; where none can take over, the items after it say the GPU
-// was lost. Returns the summary's sentence on the children ("" when none ran).
-std::string measure_all(const Options& o, const core::DeviceInfo& dev, bench::Measured& m,
-                        const std::function<void(const bench::Measured&)>& saved) {
-  const bool isolate = !o.isolate_with.empty();
-  detail::measure_from(o, dev, bench::ResumePoint{}, isolate, m, saved);
-  int started = 0, ran = 0;  // child processes started, and those whose measurements came
-  std::string gave_up;       // why no (further) child took over
-  while (m.stopped) {
-    const bench::ResumePoint at = *m.stopped;
-    m.stopped.reset();
-    bench::Measured rest;
-    std::string why;
-    if (started == kMaxChildren) {
-      gave_up = std::to_string(started) + " child processes lost the GPU in turn";
-    } else {
-      ++started;
-      o.say(
-          "memhier report: a kernel fault left the GPU lost to this process; measuring the "
-          "rest in a child process (" +
-          std::to_string(started) + ")");
-      if (!detail::measure_in_child(o, at, &rest, &why)) {
-        gave_up = "a child process could not take over: " + why;
-      } else if (rest.stopped && *rest.stopped == at) {  // it lost the GPU before any item
-        gave_up = "the child process lost the GPU before it measured anything";
-      } else {
-        ++ran;
-        bench::amend_fault(m, "the rest of the run was measured in a child process");
-        bench::merge(m, rest);
-        saved(m);
-        continue;
-      }
-    }
-    bench::amend_fault(m, "nothing after it is measured on the GPU in this run (" + gave_up + ")");
-    detail::measure_from(o, dev, at, false, m, saved);  // each item says the GPU was lost
-    break;
-  }
-  if (started == 0) return {};
-  const std::string lost =
-      "A kernel fault left the GPU lost to the report's process (its CUDA context broken, the "
-      "driver giving it no new one)";
-  if (ran == 0) return lost + "; " + gave_up + ", so what followed it is not measured.";
-  const std::string where = ran == 1
-                                ? std::string("a child process")
-                                : std::to_string(ran) +
-                                      " child processes, each after the fault that stopped the "
-                                      "one before";
-  return lost + ": the measurements after it ran in " + where +
-         (gave_up.empty() ? "." : "; then " + gave_up + ", so what followed is not measured.");
-}
-
-// PyTorch's rows over every measured family, in this process (PyTorch runs in a process of
-// its own, so a GPU lost to this one does not stop it).
-void add_torch(const Options& o, bench::Measured& m, report::SummaryInput& summary) {
-  if (o.no_torch) return;
-  bench::BenchOptions bopt;
-  bopt.quick = o.quick;
-  bopt.torch_python = o.torch_python;
-  bopt.progress = [&o](const std::string& s) { o.progress(Stage::ladders, s); };
-  std::vector<std::vector<registry::BenchRecord>> records;
-  for (const bench::FamilyOutcome& f : m.families)
-    if (!f.failed) records.push_back(f.records);
-  std::string why;
-  try {
-    why = bench::add_torch_reference(records, bopt);
-  } catch (const std::exception& e) {
-    why = e.what();
-  }
-  // An optional stage that did not run is one line in the summary, not a row per ladder.
-  if (!why.empty()) summary.not_run.push_back("PyTorch's line did not run: " + why + ".");
-  std::size_t i = 0;
-  for (bench::FamilyOutcome& f : m.families)
-    if (!f.failed) f.records = std::move(records[i++]);
-}
-
 // The measured sections in report order, and the summary's tiers and records. With `whole`
 // (the run is over), a run of every probe saves this card's record for the models.
 void lay_out(const Options& o, const core::DeviceInfo& dev, const bench::Measured& m, bool whole,
@@ -205,8 +124,11 @@ void measure(const Options& o, const core::DeviceInfo& dev, report::Document& do
     files.progress(partial);
   };
   bench::Measured m;
-  const std::string children = measure_all(o, dev, m, saved);
-  add_torch(o, m, summary);
+  const std::string children =
+      detail::measure_isolated(o, dev, bench::ResumePoint{}, detail::Scope{}, m, saved);
+  // An optional stage that did not run is one line in the summary, not a row per ladder.
+  if (const std::string why = detail::add_torch(o, m); !why.empty())
+    summary.not_run.push_back("PyTorch's line did not run: " + why + ".");
   if (!children.empty()) summary.not_run.push_back(children);
   lay_out(o, dev, m, true, doc, summary);
 }

@@ -185,5 +185,41 @@ TEST(RunFaults, WithoutAChildTheRestSaysTheGpuWasLost) {
     }
 }
 
+// `memhier bench` over the fault family: the trap's context is lost, the rest of the family
+// (the variant after the trap, the next shape) runs in a child process and comes back.
+TEST(RunFaults, BenchMeasuresPastTheTrapInAChildProcess) {
+  MEMHIER_REQUIRE_GPU(dev);
+  if (!bench::gpu_lost().empty()) GTEST_SKIP() << "an earlier test lost the GPU to this process";
+  register_faults();
+  run::BenchOptions o;
+  o.family = "fault";
+  o.quick = true;
+  o.isolate_with = MEMHIER_FAULT_CHILD;
+  int said = 0;
+  o.say = [&said](const std::string&) { ++said; };
+  report::Document doc;
+  ASSERT_NO_THROW(doc = run::run_bench(o));
+  const nlohmann::json j = report::to_json(doc);
+  const std::string trap = text(row(j, "traps", kFirstShape), "note");
+  EXPECT_EQ(trap.rfind("not measured: a kernel faulted", 0), 0u) << trap;
+  EXPECT_EQ(lost_rows(j), 0);
+  EXPECT_EQ(text(row(j, "copies", "4096"), "verified"), "yes");
+  EXPECT_EQ(text(row(j, "after_the_trap", "4096"), "verified"), "yes");
+  expect_oom(j, "4096");
+  if (trap.find("the device was reset") != std::string::npos) {
+    EXPECT_EQ(said, 0);
+    return;
+  }
+  EXPECT_NE(trap.find("the rest of the run was measured in a child process"), std::string::npos)
+      << trap;
+  EXPECT_EQ(text(row(j, "after_the_trap", kFirstShape), "verified"), "yes");
+  EXPECT_EQ(said, 1);
+  // The ceilings of the resumed shape are not repeated: one cudaMemcpy row per shape.
+  int copies = 0;
+  for (const auto& r : j["sections"][0]["tables"][0]["rows"])
+    copies += r["variant"] == "cudaMemcpy D2D" && r["shape"] == kFirstShape;
+  EXPECT_EQ(copies, 1);
+}
+
 }  // namespace
 }  // namespace memhier::testing

@@ -67,13 +67,19 @@ struct BenchOptions {
   bool quick = false;
   bool torch = false;        ///< PyTorch's rows (a child process; torch_reference.hpp)
   std::string torch_python;  ///< its interpreter; "" for $MEMHIER_PYTHON or python3
+  /// The program that measures the rest after a fault loses the GPU to this process, as
+  /// Options::isolate_with; "" for none.
+  std::string isolate_with;
   report::Meta meta;
   std::function<void(const std::string&)> progress = [](const std::string&) {};
+  /// A sentence said once, apart from the progress: the work moved to a child process.
+  std::function<void(const std::string&)> say = [](const std::string&) {};
 };
 
 /// `memhier bench`: every bad name, variant and shape is a std::invalid_argument before any
 /// device is touched; then DeviceUnavailable without a GPU; then the ladders, one section per
-/// family (its JSON is report::to_json of it).
+/// family (its JSON is report::to_json of it), each family under its guard; after a fault that
+/// loses the GPU, the rest in child processes as the report's (isolate_with).
 report::Document run_bench(const BenchOptions& options);
 
 struct TuneOptions {
