@@ -2,7 +2,8 @@
 // a guard: whatever it throws becomes one sentence for its row or section, a CUDA error
 // that broke the context resets the device, and the run goes on with the next item. Where
 // the driver cannot give this process a new context after the reset, the GPU is lost to the
-// process: later items are not attempted and each says so.
+// process: later items are not attempted and each says so (the run pipeline measures them in
+// a child process instead where it can: run/isolate.cpp).
 #pragma once
 
 #include <exception>
