@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -73,7 +74,10 @@ nlohmann::json faulty_report(const std::string& isolate_with) {
   o.no_torch = true;
   o.isolate_with = isolate_with;
   int said = 0;
-  o.say = [&said](const std::string&) { ++said; };
+  o.say = [&said](const std::string& sentence) {  // shown, as the command shows it
+    ++said;
+    std::cerr << "memhier: " << sentence << "\n";
+  };
   // Completing without an exception is what makes `memhier report` exit 0 (README).
   report::Document doc;
   EXPECT_NO_THROW(doc = run::run_report(o));
@@ -196,7 +200,10 @@ TEST(RunFaults, BenchMeasuresPastTheTrapInAChildProcess) {
   o.quick = true;
   o.isolate_with = MEMHIER_FAULT_CHILD;
   int said = 0;
-  o.say = [&said](const std::string&) { ++said; };
+  o.say = [&said](const std::string& sentence) {  // shown, as the command shows it
+    ++said;
+    std::cerr << "memhier: " << sentence << "\n";
+  };
   report::Document doc;
   ASSERT_NO_THROW(doc = run::run_bench(o));
   const nlohmann::json j = report::to_json(doc);
