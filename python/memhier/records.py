@@ -61,6 +61,14 @@ def probe(only: Optional[Sequence[str]] = None, quick: bool = False) -> Dict[str
     return json.loads(text)
 
 
+def _child() -> str:
+    """The wheel's memhier command, which measures the rest of a bench or report in a child
+    process after a kernel fault loses the GPU to this one; "" where it is not installed
+    (a source tree): the items after the fault then say the GPU was lost."""
+    child = os.path.join(os.path.dirname(__file__), "bin", "memhier")
+    return child if os.access(child, os.X_OK) else ""
+
+
 def bench(family: str, variants: Optional[Sequence[str]] = None,
           sizes: Optional[Sequence[str]] = None, quick: bool = False,
           torch: bool = False, sweep: bool = False) -> Dict[str, Any]:
@@ -73,7 +81,7 @@ def bench(family: str, variants: Optional[Sequence[str]] = None,
     command = _call("bench", family=family, variants=variants, sizes=sizes, quick=quick,
                     torch=torch, sweep=sweep)
     return json.loads(_ext.bench(family, list(variants or []), list(sizes or []), quick, torch,
-                                 sweep, sys.executable, command))
+                                 sweep, sys.executable, _child(), command))
 
 
 def tune(family: str, shapes: Sequence[str], retune: bool = False) -> List[Dict[str, Any]]:
@@ -104,7 +112,7 @@ def report(out: Optional[str] = None, quick: bool = False, no_gpu: bool = False,
                     no_torch=no_torch, full=full)
     target = os.path.join(os.path.dirname(__file__), "bin", "memhier-profile-target")
     return json.loads(_ext.report(out or "", quick, no_gpu, no_profile, no_torch,
-                                  sys.executable, target, command, full))
+                                  sys.executable, target, _child(), command, full))
 
 
 def explain(program: Sequence[str], kernel: Optional[str] = None, launch_skip: int = 0,

@@ -56,7 +56,8 @@ std::pair<std::string, std::string> probe(const std::vector<std::string>& only, 
 
 std::string bench(const std::string& family, const std::vector<std::string>& variants,
                   const std::vector<std::string>& sizes, bool quick, bool torch, bool sweep,
-                  const std::string& python, const std::string& command) {
+                  const std::string& python, const std::string& isolate_with,
+                  const std::string& command) {
   return released([&] {
     run::BenchOptions o;
     o.family = family;
@@ -66,6 +67,7 @@ std::string bench(const std::string& family, const std::vector<std::string>& var
     o.torch = torch;
     o.sweep = sweep;
     o.torch_python = python;
+    o.isolate_with = isolate_with;
     o.meta = run::make_meta(command, true);
     return report::to_json(run::run_bench(o)).dump();
   });
@@ -73,7 +75,7 @@ std::string bench(const std::string& family, const std::vector<std::string>& var
 
 std::string report_run(const std::string& out, bool quick, bool no_gpu, bool no_profile,
                        bool no_torch, const std::string& python, const std::string& profile_target,
-                       const std::string& command, bool full) {
+                       const std::string& isolate_with, const std::string& command, bool full) {
   return released([&] {
     run::Options o;
     o.out = out;
@@ -83,6 +85,7 @@ std::string report_run(const std::string& out, bool quick, bool no_gpu, bool no_
     o.no_torch = no_torch;
     o.torch_python = python;
     o.profile_target = profile_target;
+    o.isolate_with = isolate_with;
     o.full = full;
     o.meta = run::make_meta(command, true);
     return report::to_json(run::run_report(o)).dump();
@@ -129,12 +132,12 @@ void bind_records(nb::module_& m) {
   m.def("probe", &probe, "only"_a, "quick"_a, "command"_a,
         "memhier probe --json's record as JSON text, and why the card record was not saved.");
   m.def("bench", &bench, "family"_a, "variants"_a, "sizes"_a, "quick"_a, "torch"_a, "sweep"_a,
-        "python"_a,
-        "command"_a, "memhier bench FAMILY --json's record as JSON text.");
+        "python"_a, "isolate_with"_a, "command"_a,
+        "memhier bench FAMILY --json's record as JSON text.");
   m.def("tune", &tune, "family"_a, "shapes"_a, "retune"_a, "command"_a,
         "memhier tune FAMILY --json's record as JSON text.");
   m.def("report", &report_run, "out"_a, "quick"_a, "no_gpu"_a, "no_profile"_a, "no_torch"_a,
-        "python"_a, "profile_target"_a, "command"_a, "full"_a,
+        "python"_a, "profile_target"_a, "isolate_with"_a, "command"_a, "full"_a,
         "memhier report --json's record as JSON text; with `out`, its files there (every table "
         "open with `full`).");
   m.def("explain", &explain, "program"_a, "kernel"_a, "launch_skip"_a, "launch_count"_a,

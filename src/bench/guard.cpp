@@ -47,15 +47,10 @@ bool context_broken() {
 std::mutex lost_mutex;
 std::string lost_why;
 
-std::string gpu_lost() {
-  const std::lock_guard<std::mutex> lock(lost_mutex);
-  return lost_why;
-}
-
 Failure lost_failure(const std::string& lost) {
   return {"the GPU was lost to this process earlier in the run (" + lost +
               "); run memhier again to measure this",
-          false};
+          false, true};
 }
 
 // Resets the current device so the next item gets a fresh context; false, with the CUDA
@@ -92,6 +87,11 @@ std::string cuda_sentence(const core::CudaError& e) {
 
 }  // namespace
 
+std::string gpu_lost() {
+  const std::lock_guard<std::mutex> lock(lost_mutex);
+  return lost_why;
+}
+
 Failure describe_failure(const std::exception& e) {
   if (const std::string lost = gpu_lost(); !lost.empty()) return lost_failure(lost);
   Failure f;
@@ -114,9 +114,10 @@ Failure describe_failure(const std::exception& e) {
         const std::lock_guard<std::mutex> lock(lost_mutex);
         lost_why = f.why;
       }
+      f.lost = true;
       f.why += "; the broken CUDA context cannot be restored in this process (after "
                "cudaDeviceReset the device refused a new context: " +
-               refused + "), so nothing after this is measured on the GPU in this run";
+               refused + ")";
     }
   }
   return f;

@@ -215,13 +215,18 @@ void verify_last_repetition(Case& c, const std::function<void(cudaStream_t)>& ru
 
 namespace {
 
-// The variants of `family` that `opt` selects, in rung order.
-std::vector<const Variant*> selected(const Family& family, const BenchOptions& opt) {
+// The variants of `family` that `opt` selects, in rung order, from `from` on ("" all: a
+// resumed run starts at its variant).
+std::vector<const Variant*> selected(const Family& family, const BenchOptions& opt,
+                                     const std::string& from = "") {
   std::vector<const Variant*> out;
-  for (const Variant& v : family.variants)
-    if (opt.variants.empty() ||
-        std::find(opt.variants.begin(), opt.variants.end(), v.name) != opt.variants.end())
+  bool reached = from.empty();
+  for (const Variant& v : family.variants) {
+    reached = reached || v.name == from;
+    if (reached && (opt.variants.empty() || std::find(opt.variants.begin(), opt.variants.end(),
+                                                      v.name) != opt.variants.end()))
       out.push_back(&v);
+  }
   return out;
 }
 
@@ -328,15 +333,35 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       unbuilt[i] = describe_failure(e);
     }
   };
-  for (std::size_t i = 0; i < shapes.size(); ++i) build(i);
+  // A resumed run starts at its shape (none of the family's: after its last).
+  std::size_t first = 0;
+  if (!opt.from_shape.empty())
+    first = static_cast<std::size_t>(std::find(shapes.begin(), shapes.end(), opt.from_shape) -
+                                     shapes.begin());
+  for (std::size_t i = first; i < shapes.size(); ++i) build(i);
 
   std::vector<BenchRecord> out;
-  const Peak peak = device_peak(family.number_type);
+  // With opt.stop, the run ends at the item that lost the GPU; the rest starts at (shape,
+  // variant).
+  const auto stop_at = [&](std::size_t shape, const std::string& variant, std::size_t faulty) {
+    *opt.stop = {true, shape < shapes.size() ? shapes[shape] : "", variant, faulty};
+    return out;
+  };
+  if (opt.stop && !gpu_lost().empty()) return stop_at(first, opt.from_variant, kNone);
+  // Where the GPU is lost (a resumed run that no child took over), the rows say so.
+  Peak peak;
+  if (gpu_lost().empty()) peak = device_peak(family.number_type);
   bool rebuild = false;  // a device reset invalidated the cases built before it
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
+  for (std::size_t i = first; i < shapes.size(); ++i) {
+    // A case that could not be built may have lost the GPU (describe_failure).
+    if (opt.stop && !gpu_lost().empty())
+      return stop_at(i, i == first ? opt.from_variant : "", kNone);
     if (rebuild) build(i);
+    // At the resumed shape the ceilings and the vendor are timed for pairing; the parent has
+    // their rows.
+    const std::string resume_variant = i == first ? opt.from_variant : "";
     if (!cases[i]) {
-      for (const Variant* v : selected(family, opt))
+      for (const Variant* v : selected(family, opt, resume_variant))
         out.push_back(unmeasured(family, v->name, v->rung, shapes[i], unbuilt[i]));
       continue;
     }
@@ -387,8 +412,10 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
     if (!refs_ok) {  // nothing to pair the variants with: the shape's rows say why
       held.reset();
       if (failure.reset) after_reset();
-      for (const Variant* v : selected(family, opt))
+      const std::size_t faulty = out.size();
+      for (const Variant* v : selected(family, opt, resume_variant))
         out.push_back(unmeasured(family, v->name, v->rung, c->shape(), failure));
+      if (opt.stop && failure.lost) return stop_at(i + 1, "", faulty);
       continue;
     }
     Ceilings& ceilings = *held;
@@ -404,15 +431,17 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       std::size_t index;
       std::string note;
     };
-    for (const CeilingRow& cr : std::vector<CeilingRow>{
-             {"cudaMemcpy D2D", 0, ""},
-             {"read-only ceiling", 1,
-              "a kernel reading the same bytes with 16-byte loads, summed into one word"},
-             {"write-only ceiling", write,
-              store_faster ? "a kernel writing the same bytes with 16-byte stores (" + store_ms +
-                                 "; cudaMemsetAsync " + memset_ms + ")"
-                           : "cudaMemsetAsync of the same bytes (" + memset_ms +
-                                 "; a 16-byte store kernel " + store_ms + ")"}}) {
+    std::vector<CeilingRow> ceiling_rows{
+        {"cudaMemcpy D2D", 0, ""},
+        {"read-only ceiling", 1,
+         "a kernel reading the same bytes with 16-byte loads, summed into one word"},
+        {"write-only ceiling", write,
+         store_faster ? "a kernel writing the same bytes with 16-byte stores (" + store_ms +
+                            "; cudaMemsetAsync " + memset_ms + ")"
+                      : "cudaMemsetAsync of the same bytes (" + memset_ms +
+                            "; a 16-byte store kernel " + store_ms + ")"}};
+    if (!resume_variant.empty()) ceiling_rows.clear();
+    for (const CeilingRow& cr : ceiling_rows) {
       BenchRecord r = record(cr.name);
       r.ceiling = true;
       r.verified = true;
@@ -421,7 +450,7 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       set_ratios(&r, ref, cr.index, {at.memcpy, kNone, at.read});
       out.push_back(r);
     }
-    if (vendor) {
+    if (vendor && resume_variant.empty()) {
       if (!vr.verified) vr.note = "the vendor baseline failed verification: " + vr.note;
       set_time(&vr, ref.each[at.vendor], w, peak);
       set_ratios(&vr, ref, at.vendor, at);
@@ -430,7 +459,7 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
 
     const AtShape here{family, *c, ceilings, baseline, vendor, w, peak, tag, opt.quick};
     double prev_ms = NAN;
-    const std::vector<const Variant*> variants = selected(family, opt);
+    const std::vector<const Variant*> variants = selected(family, opt, resume_variant);
     for (std::size_t vi = 0; vi < variants.size(); ++vi) {
       const Variant& v = *variants[vi];
       opt.progress(tag + ": " + v.name);
@@ -438,6 +467,11 @@ std::vector<BenchRecord> run_family(const Family& family, const BenchOptions& op
       r.rung = v.rung;
       if (!guarded([&] { measure_variant(here, v, &prev_ms, &r); }, &failure)) {
         r = unmeasured(family, v.name, v.rung, c->shape(), failure);
+        if (opt.stop && failure.lost) {
+          out.push_back(r);
+          return vi + 1 < variants.size() ? stop_at(i, variants[vi + 1]->name, out.size() - 1)
+                                          : stop_at(i + 1, "", out.size() - 1);
+        }
         if (failure.reset) {  // the case is gone with the context: its other rows say so
           out.push_back(r);
           held.reset();

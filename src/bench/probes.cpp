@@ -42,11 +42,18 @@ ProbeRun run_probes(const core::DeviceInfo& device, const ProbeRunOptions& opt) 
   opt.progress("measuring the SM clock");
   run.context.sm_clock_mhz = core::measure_sm_clock_mhz();
   std::vector<probe::TierFigure> tiers;
+  bool reached = opt.from.empty();
   for (const registry::Entry& e : registry::entries()) {
     if (e.kind != "probe" || !e.run_probe) continue;
     if (!opt.only.empty() && std::find(opt.only.begin(), opt.only.end(), e.name) == opt.only.end() &&
         std::find(opt.only.begin(), opt.only.end(), e.family) == opt.only.end())
       continue;
+    reached = reached || e.name == opt.from;
+    if (!reached) continue;
+    if (run.stopped) {  // the probe after the one that lost the GPU: the rest starts here
+      *opt.stopped_before = e.name;
+      break;
+    }
     opt.progress(e.name);
     probe::Result r;
     Failure failure;
@@ -72,6 +79,10 @@ ProbeRun run_probes(const core::DeviceInfo& device, const ProbeRunOptions& opt) 
       r.section.id = e.name;
       r.section.title = e.family + ": " + e.technique;
       r.section.paragraphs.push_back("Not measured: " + failure.why + ".");
+      if (opt.stopped_before && failure.lost) {
+        run.stopped = true;
+        opt.stopped_before->clear();
+      }
     }
     tiers.insert(tiers.end(), r.tiers.begin(), r.tiers.end());
     run.sections.push_back(std::move(r.section));

@@ -52,6 +52,15 @@ int run_bench(const BenchCliOptions& o) {
   opt.meta = make_meta(true);
   ProgressLine progress("memhier bench");
   opt.progress = [&progress](const std::string& s) { progress.step(s); };
+  opt.say = [&progress](const std::string& sentence) {
+    progress.done();
+    std::cerr << "memhier bench: " << sentence << "\n";
+  };
+  // After a fault that loses the GPU to this process, the rest runs in another memhier.
+  try {
+    opt.isolate_with = run::self_executable();
+  } catch (const std::runtime_error&) {
+  }
   // Bad variants and shapes exit 2 before the device is touched; no GPU exits 3.
   const report::Document doc = as_bad_input([&] { return run::run_bench(opt); });
   progress.done();

@@ -25,6 +25,7 @@ struct ReportOptions {
   bool no_torch = false;
   bool full = false;
   std::string from;
+  std::string resume;  ///< internal: the child's side of isolation (run::continue_report)
 };
 
 // The progress line's prefix for each stage, as `memhier probe` and `bench` show theirs.
@@ -50,6 +51,11 @@ int run_report(const ReportOptions& o) {
   ro.full = o.full;
   ro.from = o.from;
   ro.meta = make_meta(true);
+  // After a fault that loses the GPU to this process, the rest runs in another memhier.
+  try {
+    ro.isolate_with = run::self_executable();
+  } catch (const std::runtime_error&) {
+  }
   // One progress line per stage, counted from 1 in each.
   std::unique_ptr<ProgressLine> line;
   run::Stage shown = run::Stage::probes;
@@ -61,6 +67,14 @@ int run_report(const ReportOptions& o) {
     }
     line->step(step);
   };
+  ro.say = [&line](const std::string& sentence) {
+    if (line) line->done();
+    std::cerr << "memhier report: " << sentence << "\n";
+  };
+  if (!o.resume.empty()) {  // a child measuring what a GPU lost to its parent left
+    as_bad_input([&] { run::continue_report(o.resume, ro.progress); });
+    return kExitOk;
+  }
   // Said before anything is written: a bare `memhier` runs this and writes into the
   // current folder.
   if (!o.out.empty())
@@ -112,6 +126,8 @@ CLI::App* add_report(CLI::App& app, int& rc) {
   sub->add_option("--from", o->from,
                   "Render a recorded results.json or results.json.gz instead of measuring "
                   "(no GPU needed)");
+  // Internal (undocumented): how the report starts its child process after a GPU is lost.
+  sub->add_option("--continue", o->resume)->group("");
   sub->callback([o, &rc] { rc = run_report(*o); });
   return sub;
 }

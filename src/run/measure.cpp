@@ -3,6 +3,7 @@
 // the document.
 #include <stdexcept>
 
+#include "measure_report.hpp"
 #include "memhier/bench/card_record.hpp"
 #include "memhier/bench/kernel_bench.hpp"
 #include "memhier/bench/tune.hpp"
@@ -97,34 +98,50 @@ report::Document run_bench(const BenchOptions& o) {
     }
   }
   const core::DeviceInfo dev = require_device();
-  bench::BenchOptions opt;
-  opt.variants = o.variants;
-  opt.shapes = o.shapes;
-  opt.quick = o.quick;
-  opt.torch_reference = o.torch;
-  opt.torch_python = o.torch_python;
-  opt.progress = o.progress;
-  std::string torch_not_run;
+  // The report's ladder stage over these families, variants and shapes (its guard, and its
+  // child processes after a fault that loses the GPU). A sweep runs best alone at each
+  // family's own sweep shapes.
+  Options ro;
+  ro.quick = o.quick;
+  ro.no_profile = true;
+  ro.no_torch = !o.torch;
+  ro.torch_python = o.torch_python;
+  ro.isolate_with = o.isolate_with;
+  ro.progress = [&o](Stage, const std::string& s) { o.progress(s); };
+  ro.say = o.say;
+  std::vector<detail::Scope> scopes;
+  if (o.sweep) {
+    for (const registry::Family* f : fams)
+      if (!f->sweep_shapes.empty()) scopes.push_back({{f->name}, {"best"}, f->sweep_shapes});
+  } else {
+    scopes.push_back({{}, o.variants, o.shapes});
+    for (const registry::Family* f : fams) scopes.back().families.push_back(f->name);
+  }
+  bench::Measured m;
+  std::string children;
+  for (const detail::Scope& scope : scopes) {
+    const std::string c =
+        detail::measure_isolated(ro, dev, {bench::ResumePoint::Stage::ladders, "", "", "", ""},
+                                 scope, m, [](const bench::Measured&) {});
+    if (!c.empty()) children += (children.empty() ? "" : " ") + c;
+  }
+  const std::string torch_not_run = detail::add_torch(ro, m);
   report::Document doc;
   doc.title = "memhier bench " + o.family + (o.sweep ? " --sweep" : "");
   doc.meta = o.meta;
-  if (o.sweep) {
-    for (const registry::Family* f : fams) {
-      if (f->sweep_shapes.empty()) continue;
-      bench::BenchOptions one = opt;
-      one.variants = {"best"};
-      one.shapes = f->sweep_shapes;
-      doc.sections.push_back(bench::sweep_section(*f, bench::run_families({f}, one).front()));
-    }
-    claims::judge_on_card(doc.sections, bench::running_card(dev));
-    return doc;
+  for (const bench::FamilyOutcome& f : m.families) {
+    const registry::Family& family = *registry::find_family(f.family);
+    doc.sections.push_back(f.failed  ? *f.failed
+                           : o.sweep ? bench::sweep_section(family, f.records)
+                                     : bench::family_section(family, f.records));
   }
-  const auto records = bench::run_families(fams, opt, &torch_not_run);
-  for (std::size_t i = 0; i < fams.size(); ++i)
-    doc.sections.push_back(bench::family_section(*fams[i], records[i]));
-  if (!torch_not_run.empty() && !doc.sections.empty())  // once, ahead of the ladders
-    doc.sections.front().paragraphs.insert(doc.sections.front().paragraphs.begin(),
-                                           "PyTorch's line did not run: " + torch_not_run + ".");
+  // Once, ahead of the ladders.
+  if (!doc.sections.empty()) {
+    auto& first = doc.sections.front().paragraphs;
+    if (!children.empty()) first.insert(first.begin(), children);
+    if (!torch_not_run.empty())
+      first.insert(first.begin(), "PyTorch's line did not run: " + torch_not_run + ".");
+  }
   claims::judge_on_card(doc.sections, bench::running_card(dev));
   return doc;
 }

@@ -1,14 +1,15 @@
 #include "memhier/run/pipeline.hpp"
 
-#include <cmath>
 #include <zlib.h>
 
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
+#include "measure_report.hpp"
 #include "memhier/bench/card_record.hpp"
 #include "memhier/bench/guard.hpp"
 #include "memhier/bench/kernel_bench.hpp"
@@ -38,16 +39,6 @@ std::vector<report::SummaryTier> summary_tiers(const bench::ProbeRun& run) {
                    std::isnan(f.latency_cycles) ? NAN : run.context.cycles_to_ns(f.latency_cycles),
                    f.bandwidth_gbps, f.size, f.size_bytes});
   return out;
-}
-
-// A section for a stage or item that failed as a whole: what it would have held, and why not.
-report::Section unmeasured_section(const std::string& id, const std::string& title,
-                                   const bench::Failure& failure) {
-  report::Section s;
-  s.id = id;
-  s.title = title;
-  s.paragraphs.push_back("Not measured: " + failure.why + ".");
-  return s;
 }
 
 // The report folder: results.json after each measured section, every file whole.
@@ -80,77 +71,66 @@ class Files {
   fs::path dir_;
 };
 
-// The ladders, one family at a time, each under its own guard; PyTorch's rows after them.
-void measure_ladders(const Options& o, report::Document& doc, report::SummaryInput& summary,
-                     const Files& files) {
-  bench::BenchOptions bopt;
-  bopt.quick = o.quick;
-  bopt.torch_reference = !o.no_torch;
-  bopt.torch_python = o.torch_python;
-  bopt.progress = [&o](const std::string& s) { o.progress(Stage::ladders, s); };
-  std::vector<const registry::Family*> measured;
-  std::vector<std::vector<registry::BenchRecord>> records;
-  std::vector<std::size_t> at;  // each measured family's section in doc.sections
-  for (const registry::Family& f : registry::families()) {
-    std::vector<registry::BenchRecord> rec;
-    bench::Failure failure;
-    if (bench::guarded([&] { rec = bench::run_family(f, bopt); }, &failure)) {
-      measured.push_back(&f);
-      records.push_back(std::move(rec));
-      at.push_back(doc.sections.size());
-      doc.sections.push_back(bench::family_section(f, records.back()));
-    } else {
-      doc.sections.push_back(unmeasured_section("bench-" + f.name, f.title, failure));
+// The measured sections in report order, and the summary's tiers and records. With `whole`
+// (the run is over), a run of every probe saves this card's record for the models.
+void lay_out(const Options& o, const core::DeviceInfo& dev, const bench::Measured& m, bool whole,
+             report::Document& doc, report::SummaryInput& summary) {
+  if (!m.probe_sections.empty()) {
+    bench::ProbeRun run;
+    run.context.device = dev;
+    run.context.quick = o.quick;
+    run.context.sm_clock_mhz = m.sm_clock_mhz;
+    run.tiers = probe::merge_tiers(m.tiers);
+    run.summary = probe::summary_section(run.tiers, run.context);
+    run.sections = m.probe_sections;
+    run.names = m.probe_names;
+    std::string why;
+    if (whole && !m.probes_failed && !bench::save_card_record(run, o.meta, &why))
+      run.summary.paragraphs.push_back("This card's record for the models was not saved: " + why);
+    // The probes resumed after a lost GPU, in this process, failed as a whole: the
+    // memory-spaces table says why the rest have no sections.
+    if (m.probes_failed) run.summary.paragraphs.push_back(m.probes_failed->paragraphs.front());
+    doc.sections.push_back(run.summary);
+    summary.tiers = summary_tiers(run);
+    for (const auto& s : run.sections) doc.sections.push_back(s);
+  } else if (m.probes_failed) {
+    doc.sections.push_back(*m.probes_failed);
+  }
+  for (const bench::FamilyOutcome& f : m.families) {
+    const registry::Family* family = registry::find_family(f.family);
+    if (f.failed || !family) {
+      if (f.failed) doc.sections.push_back(*f.failed);
+      continue;
     }
-    files.progress(doc);
+    doc.sections.push_back(bench::family_section(*family, f.records));
+    summary.records.insert(summary.records.end(), f.records.begin(), f.records.end());
   }
-  bench::Failure failure;
-  std::string why;
-  if (!bench::guarded([&] { why = bench::add_torch_reference(records, bopt); }, &failure))
-    why = failure.not_measured();
-  // An optional stage that did not run is one line in the summary, not a row per ladder.
-  if (!why.empty()) summary.not_run.push_back("PyTorch's line did not run: " + why + ".");
-  for (std::size_t i = 0; i < measured.size(); ++i) {
-    doc.sections[at[i]] = bench::family_section(*measured[i], records[i]);
-    summary.records.insert(summary.records.end(), records[i].begin(), records[i].end());
+  if (!m.families.empty()) {
+    const report::Roofline roof = report::roofline(summary);
+    doc.sections.push_back(report::roofline_section(roof));
+    claims::add_checks(doc.sections.back(), claims::Checker::report("roofline"),
+                       claims::roofline_checks(roof));
   }
+  for (const report::Section& s : m.profiles) doc.sections.push_back(s);
 }
 
 // Everything measured on the device, appended to the document section by section.
 void measure(const Options& o, const core::DeviceInfo& dev, report::Document& doc,
              report::SummaryInput& summary, const Files& files) {
-  bench::ProbeRunOptions popt;
-  popt.quick = o.quick;
-  popt.progress = [&o](const std::string& s) { o.progress(Stage::probes, s); };
-  bench::ProbeRun run;
-  bench::Failure failure;
-  if (bench::guarded([&] { run = bench::run_probes(dev, popt); }, &failure)) {
-    // Every probe ran: this card's record for the models (simulate --card this).
-    std::string why;
-    if (!bench::save_card_record(run, o.meta, &why))
-      run.summary.paragraphs.push_back("This card's record for the models was not saved: " + why);
-    doc.sections.push_back(run.summary);
-    summary.tiers = summary_tiers(run);
-    for (const auto& s : run.sections) doc.sections.push_back(s);
-  } else {
-    doc.sections.push_back(unmeasured_section("memory-spaces", "Memory spaces", failure));
-  }
-  files.progress(doc);
-  measure_ladders(o, doc, summary, files);
-  const report::Roofline roof = report::roofline(summary);
-  doc.sections.push_back(report::roofline_section(roof));
-  claims::add_checks(doc.sections.back(), claims::Checker::report("roofline"),
-                     claims::roofline_checks(roof));
-  files.progress(doc);
-  if (o.no_profile) return;
-  const auto step = [&o](const std::string& s) { o.progress(Stage::profiles, s); };
-  std::vector<report::Section> profiles;
-  if (bench::guarded([&] { profiles = bench::measure_profiles(o.quick, step, o.profile_target); },
-                     &failure))
-    for (auto& s : profiles) doc.sections.push_back(std::move(s));
-  else
-    doc.sections.push_back(unmeasured_section("profile", "Predicted against measured", failure));
-  files.progress(doc);
+  const auto saved = [&](const bench::Measured& so_far) {
+    report::Document partial = doc;
+    report::SummaryInput ignored;
+    lay_out(o, dev, so_far, false, partial, ignored);
+    files.progress(partial);
+  };
+  bench::Measured m;
+  const std::string children =
+      detail::measure_isolated(o, dev, bench::ResumePoint{}, detail::Scope{}, m, saved);
+  // An optional stage that did not run is one line in the summary, not a row per ladder.
+  if (const std::string why = detail::add_torch(o, m); !why.empty())
+    summary.not_run.push_back("PyTorch's line did not run: " + why + ".");
+  if (!children.empty()) summary.not_run.push_back(children);
+  lay_out(o, dev, m, true, doc, summary);
 }
 
 }  // namespace

@@ -444,3 +444,25 @@ TEST(Cli, SimulateOnAnotherCardAndBadInput) {
   expect_bad_input({"simulate", "histogram", "--size", "u8-uniform:0", "--card", "h200"});
   expect_bad_input({"simulate", "nothing", "--card", "h200"});
 }
+
+// The report's child-process option (internal, not in --help: a report runs it after a fault
+// loses the GPU to its process) takes only the JSON a report writes for it, refused before any
+// GPU; one it reads needs the GPU like every measuring command.
+TEST(Cli, ReportContinueTakesOnlyItsOwnSpec) {
+  expect_bad_input({"report", "--continue", "after the fault family"});
+  expect_bad_input({"report", "--continue", R"({"resume": {"stage": "elsewhere"}, "out": "x"})"});
+  expect_bad_input({"report", "--continue", R"({"resume": {"stage": "ladders"}})"});
+  const Result help = run({"report", "--help"});
+  EXPECT_EQ(help.out.find("--continue"), std::string::npos) << help.out;
+  const Result info = run({"info", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  if (!nlohmann::json::parse(info.out)["device"].is_null())
+    GTEST_SKIP() << "this machine has a GPU";
+  const auto out =
+      std::filesystem::temp_directory_path() / ("memhier_continue_" + std::to_string(getpid()));
+  const nlohmann::json spec = {
+      {"resume", {{"stage", "ladders"}, {"family", "transpose"}}}, {"out", out.string()}};
+  const Result r = run({"report", "--continue", spec.dump()});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}

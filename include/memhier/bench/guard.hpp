@@ -2,7 +2,8 @@
 // a guard: whatever it throws becomes one sentence for its row or section, a CUDA error
 // that broke the context resets the device, and the run goes on with the next item. Where
 // the driver cannot give this process a new context after the reset, the GPU is lost to the
-// process: later items are not attempted and each says so.
+// process: later items are not attempted and each says so (the run pipeline measures them in
+// a child process instead where it can: run/isolate.cpp).
 #pragma once
 
 #include <exception>
@@ -15,6 +16,8 @@ namespace memhier::bench {
 struct Failure {
   std::string why;     ///< "out of GPU memory (...) while allocating 512 MiB", for a user
   bool reset = false;  ///< the context was broken and the device was reset (cudaDeviceReset)
+  /// The GPU is lost to this process: this item broke the context for good, or came after.
+  bool lost = false;
   /// "not measured: " + why: the text of the item's row or section.
   std::string not_measured() const { return "not measured: " + why; }
 };
@@ -29,5 +32,9 @@ Failure describe_failure(const std::exception& e);
 /// exception is caught, std::invalid_argument included: callers that treat a decline apart
 /// catch it inside `item`).
 bool guarded(const std::function<void()>& item, Failure* failure);
+
+/// Why the GPU is lost to this process (the fault that broke its context for good); "" while
+/// it is not. A caller may then measure the rest in another process (run/isolate).
+std::string gpu_lost();
 
 }  // namespace memhier::bench

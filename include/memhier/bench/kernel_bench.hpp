@@ -14,6 +14,15 @@
 
 namespace memhier::bench {
 
+/// Where run_family stopped: the rest starts at `shape` ("" after the family's last) and
+/// `variant` ("" with the shape's ceilings); `faulty` is the row of the item that lost the
+/// GPU (npos: none of the family's rows).
+struct Stop {
+  bool stopped = false;
+  std::string shape, variant;
+  std::size_t faulty = static_cast<std::size_t>(-1);
+};
+
 /// What `memhier bench` runs of one family: variants, shapes, mode and input seed.
 struct BenchOptions {
   std::vector<std::string> variants;  ///< empty = all (baseline included)
@@ -24,6 +33,14 @@ struct BenchOptions {
   bool torch_reference = true;
   std::string torch_python;  ///< its interpreter; "" for $MEMHIER_PYTHON or python3
   std::function<void(const std::string&)> progress = [](const std::string&) {};
+  /// Where a run of one family resumes (a child process measuring what a GPU lost to its
+  /// parent left): shapes before from_shape are skipped; at from_shape, with from_variant,
+  /// the ceilings are timed again for pairing but their rows not repeated, and the variants
+  /// before from_variant are skipped. "" from the first.
+  std::string from_shape, from_variant;
+  /// Where the run stopped because the GPU was lost to this process; with it set, run_family
+  /// stops there instead of giving every later row the lost GPU's sentence.
+  Stop* stop = nullptr;
 };
 
 /// Verifies and times the variants of `family` at each shape. The ceilings (cudaMemcpy D2D,

@@ -14,6 +14,13 @@ struct ProbeRunOptions {
   bool quick = false;
   std::vector<std::string> only;  ///< probe names or families; empty = all
   std::function<void(const std::string&)> progress = [](const std::string&) {};
+  /// The first probe to run (a child process measuring what a GPU lost to its parent left);
+  /// "" from the first.
+  std::string from;
+  /// With it set, the run stops after the probe that lost the GPU to this process (its
+  /// section says why) and names the probe the rest starts at ("" after the last), instead
+  /// of giving every later probe the lost GPU's sentence.
+  std::string* stopped_before = nullptr;
 };
 
 struct ProbeRun {
@@ -26,6 +33,7 @@ struct ProbeRun {
   /// NCCL: probe::Unavailable), in run order; its section says the same.
   std::vector<std::string> unavailable;
   double seconds = 0;                     ///< wall time of the whole run
+  bool stopped = false;                   ///< ended early at a lost GPU (ProbeRunOptions)
 };
 
 /// The names and families a user may pass to --only.

@@ -70,13 +70,19 @@ struct BenchOptions {
   /// `best` against the vendor at the family's sweep shapes (Family::sweep_shapes) instead
   /// of the ladder; not with variants or shapes.
   bool sweep = false;
+  /// The program that measures the rest after a fault loses the GPU to this process, as
+  /// Options::isolate_with; "" for none.
+  std::string isolate_with;
   report::Meta meta;
   std::function<void(const std::string&)> progress = [](const std::string&) {};
+  /// A sentence said once, apart from the progress: the work moved to a child process.
+  std::function<void(const std::string&)> say = [](const std::string&) {};
 };
 
 /// `memhier bench`: every bad name, variant and shape is a std::invalid_argument before any
 /// device is touched; then DeviceUnavailable without a GPU; then the ladders, one section per
-/// family (its JSON is report::to_json of it).
+/// family (its JSON is report::to_json of it), each family under its guard; after a fault that
+/// loses the GPU, the rest in child processes as the report's (isolate_with).
 report::Document run_bench(const BenchOptions& options);
 
 struct TuneOptions {
@@ -105,12 +111,20 @@ struct Options {
   /// The program Nsight Compute profiles; "" for memhier-profile-target beside the running
   /// executable (a caller that is not the memhier command names it).
   std::string profile_target;
+  /// The program that measures the rest when a kernel fault leaves the GPU lost to this
+  /// process (a broken context the driver will not replace): it is run as `PROGRAM report
+  /// --continue SPEC` (continue_report) and its measurements join this report. "" for none:
+  /// the items after the fault then say the GPU was lost. The memhier command names itself
+  /// (self_executable); a caller that is not the memhier command may name it.
+  std::string isolate_with;
   bool full = false;  ///< every table open in index.html and report.md (report::Edition)
   /// A recorded results.json (or results.json.gz) rendered instead of measuring: no GPU
   /// touched; the document is the record's, its meta the run that made it.
   std::string from;
   report::Meta meta;  ///< where and how the report was made (the caller knows)
   std::function<void(Stage, const std::string&)> progress = [](Stage, const std::string&) {};
+  /// A sentence said once, apart from the progress: the work moved to a child process.
+  std::function<void(const std::string&)> say = [](const std::string&) {};
 };
 
 /// The document a results.json (gzip'd or not) holds. Throws std::invalid_argument (one
@@ -125,5 +139,17 @@ report::Document read_results(const std::string& path);
 /// still makes the models' report, and sets `*no_gpu` (when given) to why there was none, in
 /// one sentence: the command then exits 3, as every measuring command does.
 report::Document run_report(const Options& options, std::string* no_gpu = nullptr);
+
+/// The running executable's path (/proc/self/exe): the memhier command as Options::isolate_with.
+/// std::runtime_error when it cannot be read.
+std::string self_executable();
+
+/// The child's side of Options::isolate_with (internal; `memhier report --continue SPEC`):
+/// SPEC is the JSON the parent wrote (where to resume, the run's options, the file to write),
+/// the measurements from there on go to that file as JSON (bench/continuation.hpp), stopping
+/// where the GPU is lost to this process too. std::invalid_argument for a SPEC that is not one,
+/// DeviceUnavailable without a usable GPU. `progress` as Options::progress.
+void continue_report(const std::string& spec,
+                     const std::function<void(Stage, const std::string&)>& progress = {});
 
 }  // namespace memhier::run
