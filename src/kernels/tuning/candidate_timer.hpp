@@ -26,7 +26,9 @@ struct Timed {
 };
 
 /// Times the candidates in order while fewer than two ran or their full runs took less than
-/// `first_budget_ms` (tuning::first_look_count): `warm[i]` once, then `full[i]` once; then
+/// `first_budget_ms` (tuning::first_look_count): `warm[i]` once, then `full[i]` once (the
+/// minimum of up to 16 runs where that many take under 0.2 ms: one sample of a run of
+/// microseconds is noise); then
 /// those within 10% of the fastest `full` again (tuning::repetitions over `second_budget_ms`). The
 /// scratch is `scratch_bytes` of device memory allocated here. A candidate that throws
 /// std::invalid_argument (it cannot run this shape or device), or whose launch the device refuses
