@@ -110,6 +110,11 @@ TEST(GemmPreselect, AFirstLargeCallFitsFiftyMilliseconds) {
   EXPECT_EQ(tuning::first_look_count(1.5, 10, 15.0), 10u);
   EXPECT_EQ(tuning::first_look_count(25.0, 8, 15.0), 2u);  // never fewer than two
   EXPECT_EQ(tuning::first_look_count(0.05, 8, 15.0), 8u);
+  // A run of microseconds is sampled up to 16 times (0.2 ms), a long one once.
+  EXPECT_EQ(tuning::first_look_samples(0.012), 16);
+  EXPECT_EQ(tuning::first_look_samples(0.05), 5);
+  EXPECT_EQ(tuning::first_look_samples(1.5), 1);
+  EXPECT_LE(tuning::first_call_gpu_ms(0.012, 10, 2, 15.0, 12.0), 5.0);
   for (std::size_t contenders = 1; contenders <= 10; ++contenders)
     EXPECT_LE(tuning::first_call_gpu_ms(1.5, 10, contenders, 15.0, 12.0), 30.0) << contenders;
   // A slower run (4 ms: a slower card, or a kernel half as fast) stays under 50 too.

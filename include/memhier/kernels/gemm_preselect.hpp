@@ -55,6 +55,11 @@ std::vector<std::size_t> preselect(int m, int n, int sms, const std::vector<Tile
 /// 1 (a second look, against a first run's noise) and at most 20.
 int repetitions(double first_ms, std::size_t contenders, double budget_ms);
 
+/// Runs of one candidate in the first look: one, or where a run is short as many as fit
+/// 0.2 ms (at most 16), since one sample of a run of microseconds is noise and the cut to
+/// the second look rests on it.
+int first_look_samples(double run_ms);
+
 /// The most GPU time a first call spends timing candidates of `run_ms` each: full runs while
 /// the first look's sum is under `first_budget_ms` (at least two), then `contenders` rerun
 /// repetitions(run_ms, contenders, second_budget_ms) times. The warm-ups, on a corner of the

@@ -42,15 +42,13 @@ Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch
   };
   // Round 1: each candidate warmed up on a corner, then once at the full shape (a few times
   // where a run is short).
-  constexpr double kShortLookMs = 0.2;
   double spent = 0;
   for (std::size_t i = 0; i < full.size() && (out.timed < 2 || spent < first_budget_ms); ++i) {
     try {
       timed(warm[i]);
       out.ms[i] = timed(full[i]);
-      // A run of microseconds is noisy in one sample, and the cut to the contenders below
-      // would rest on it: short runs take the minimum of as many as fit kShortLookMs.
-      const int more = static_cast<int>(std::min(kShortLookMs / std::max(out.ms[i], 1e-3), 15.0));
+      // Short runs take the minimum of several samples (gemm::tuning::first_look_samples).
+      const int more = gemm::tuning::first_look_samples(out.ms[i]) - 1;
       for (int r = 0; r < more; ++r) out.ms[i] = std::min(out.ms[i], timed(full[i]));
       spent += out.ms[i] * more;
     } catch (const std::invalid_argument&) {
