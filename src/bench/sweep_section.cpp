@@ -59,8 +59,9 @@ report::Section sweep_section(const registry::Family& family,
       "At each shape `best` decides its configuration for this card (from the tuning cache, or "
       "by timing its candidates first) and is then verified and timed paired against " +
       against +
-      ", as in the ladder above; x vendor is the median of the paired ratios (the vendor's "
-      "time over best's; above 1: faster), with their 10th-90th percentiles in brackets.");
+      ", the way the ladder times its rungs; x vendor is the median of the paired ratios (the "
+      "vendor's time over best's; above 1: faster), with their 10th-90th percentiles in "
+      "brackets.");
   if (measured > 0)
     s.paragraphs.push_back(report::strf(
         "Over the %d shapes measured here: geometric mean %.3f x %s; the lowest %.3f at %s.",
