@@ -123,8 +123,8 @@ Failure describe_failure(const std::exception& e) {
   return f;
 }
 
-bool guarded(const std::function<void()>& item, Failure* failure) {
-  if (const std::string lost = gpu_lost(); !lost.empty()) {
+bool guarded(const std::function<void()>& item, Failure* failure, WhenLost when_lost) {
+  if (const std::string lost = gpu_lost(); !lost.empty() && when_lost == WhenLost::refuse) {
     *failure = lost_failure(lost);
     return false;
   }

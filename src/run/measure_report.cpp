@@ -102,20 +102,10 @@ bool measure_ladders(const Options& o, const ResumePoint& from, const Scope& sco
     bench::FamilyOutcome out;
     out.family = f.name;
     bench::Failure failure;
-    const auto run = [&] { out.records = bench::run_family(f, bopt); };
-    bool ran = false;
-    if (bench::gpu_lost().empty()) {
-      ran = bench::guarded(run, &failure);
-    } else {
-      // guarded() would refuse the family whole; run_family gives each row its "GPU was lost".
-      try {
-        run();
-        ran = true;
-      } catch (const std::exception& e) {
-        failure = bench::describe_failure(e);
-      }
-    }
-    if (!ran) out.failed = unmeasured_section("bench-" + f.name, f.title, failure);
+    // Even with the GPU lost, run_family runs: it gives each row its "GPU was lost".
+    if (!bench::guarded([&] { out.records = bench::run_family(f, bopt); }, &failure,
+                        bench::WhenLost::run))
+      out.failed = unmeasured_section("bench-" + f.name, f.title, failure);
     // A family resumed in the process that stopped in it (no child took over) goes on in its
     // own table.
     if (resumed && !out.failed && !m.families.empty() && m.families.back().family == f.name &&

@@ -28,10 +28,15 @@ struct Failure {
 /// not restore it, marks the GPU lost to this process for every later item.
 Failure describe_failure(const std::exception& e);
 
-/// Runs `item` (not at all once the GPU is lost); returns true when it completed, else false with `failure` filled (any
-/// exception is caught, std::invalid_argument included: callers that treat a decline apart
-/// catch it inside `item`).
-bool guarded(const std::function<void()>& item, Failure* failure);
+/// What guarded() does with an item once the GPU is lost: refuse it (it would touch the GPU),
+/// or run it (an item that says for itself, row by row, that the GPU was lost).
+enum class WhenLost { refuse, run };
+
+/// Runs `item` (once the GPU is lost, as `when_lost` says); returns true when it completed,
+/// else false with `failure` filled (any exception is caught, std::invalid_argument included:
+/// callers that treat a decline apart catch it inside `item`).
+bool guarded(const std::function<void()>& item, Failure* failure,
+             WhenLost when_lost = WhenLost::refuse);
 
 /// Why the GPU is lost to this process (the fault that broke its context for good); "" while
 /// it is not. A caller may then measure the rest in another process (run/isolate).
