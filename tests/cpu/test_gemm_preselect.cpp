@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "memhier/kernels/gemm_preselect.hpp"
+#include "memhier/kernels/tuning_budget.hpp"
 
 namespace tuning = memhier::gemm::tuning;
+namespace budget = memhier::tuning;
 
 namespace {
 
@@ -96,10 +98,10 @@ TEST(GemmPreselect, FarBelowTheBestIsNotTimed) {
 }
 
 TEST(GemmPreselect, RepetitionsFitTheBudget) {
-  EXPECT_EQ(tuning::repetitions(1.5, 2, 15.0), 5);
-  EXPECT_EQ(tuning::repetitions(0.01, 1, 15.0), 20);  // at most 20
-  EXPECT_EQ(tuning::repetitions(100.0, 3, 15.0), 1);  // at least one second look
-  EXPECT_EQ(tuning::repetitions(0.0, 3, 15.0), 20);
+  EXPECT_EQ(budget::repetitions(1.5, 2, 15.0), 5);
+  EXPECT_EQ(budget::repetitions(0.01, 1, 15.0), 20);  // at most 20
+  EXPECT_EQ(budget::repetitions(100.0, 3, 15.0), 1);  // at least one second look
+  EXPECT_EQ(budget::repetitions(0.0, 3, 15.0), 20);
 }
 
 // The bar: a first call at a large bf16 shape costs at most 50 ms of tuning. At
@@ -107,16 +109,16 @@ TEST(GemmPreselect, RepetitionsFitTheBudget) {
 // tuner's budgets (15 ms of first runs, 12 ms of second looks; gemm/tuner.hpp) time all ten
 // bf16 candidates once and the close ones again, and stay under it.
 TEST(GemmPreselect, AFirstLargeCallFitsFiftyMilliseconds) {
-  EXPECT_EQ(tuning::first_look_count(1.5, 10, 15.0), 10u);
-  EXPECT_EQ(tuning::first_look_count(25.0, 8, 15.0), 2u);  // never fewer than two
-  EXPECT_EQ(tuning::first_look_count(0.05, 8, 15.0), 8u);
+  EXPECT_EQ(budget::first_look_count(1.5, 10, 15.0), 10u);
+  EXPECT_EQ(budget::first_look_count(25.0, 8, 15.0), 2u);  // never fewer than two
+  EXPECT_EQ(budget::first_look_count(0.05, 8, 15.0), 8u);
   // A run of microseconds is sampled up to 16 times (0.2 ms), a long one once.
-  EXPECT_EQ(tuning::first_look_samples(0.012), 16);
-  EXPECT_EQ(tuning::first_look_samples(0.05), 5);
-  EXPECT_EQ(tuning::first_look_samples(1.5), 1);
-  EXPECT_LE(tuning::first_call_gpu_ms(0.012, 10, 2, 15.0, 12.0), 5.0);
+  EXPECT_EQ(budget::first_look_samples(0.012), 16);
+  EXPECT_EQ(budget::first_look_samples(0.05), 5);
+  EXPECT_EQ(budget::first_look_samples(1.5), 1);
+  EXPECT_LE(budget::first_call_gpu_ms(0.012, 10, 2, 15.0, 12.0), 5.0);
   for (std::size_t contenders = 1; contenders <= 10; ++contenders)
-    EXPECT_LE(tuning::first_call_gpu_ms(1.5, 10, contenders, 15.0, 12.0), 30.0) << contenders;
+    EXPECT_LE(budget::first_call_gpu_ms(1.5, 10, contenders, 15.0, 12.0), 30.0) << contenders;
   // A slower run (4 ms: a slower card, or a kernel half as fast) stays under 50 too.
-  EXPECT_LE(tuning::first_call_gpu_ms(4.0, 10, 4, 15.0, 12.0), 50.0);
+  EXPECT_LE(budget::first_call_gpu_ms(4.0, 10, 4, 15.0, 12.0), 50.0);
 }

@@ -147,7 +147,7 @@ TEST(GemmBf16Api, EachShapeIsTunedForItself) {
     return gemm_bf16::tune(m, n, k, a.data(), k, b.data(), n, c.data(), n);
   };
 
-  const gemm::tuning::Outcome first = tune(2048, 3072, 1536);
+  const memhier::tuning::Outcome first = tune(2048, 3072, 1536);
   EXPECT_TRUE(first.tuned);
   EXPECT_FALSE(first.cached);
   EXPECT_GE(first.cost.timed, 1);
@@ -160,7 +160,7 @@ TEST(GemmBf16Api, EachShapeIsTunedForItself) {
   MEMHIER_CUDA(cudaDeviceSynchronize());
   const std::string second = gemm_bf16::best_config(4096, 4096, 4096);
   EXPECT_FALSE(second.empty());
-  const gemm::tuning::Outcome again = tune(4096, 4096, 4096);
+  const memhier::tuning::Outcome again = tune(4096, 4096, 4096);
   EXPECT_TRUE(again.cached);
   EXPECT_FALSE(again.tuned);
   EXPECT_EQ(again.cost.timed, 0);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "memhier/kernels/gemm_preselect.hpp"
+#include "memhier/kernels/tuning_budget.hpp"
 
 namespace memhier::gemm {
 
@@ -54,7 +54,7 @@ void sgemm(Variant v, int m, int n, int k, float alpha, const float* A, int lda,
 /// choice known for this card and shape, else the candidates timed (into a scratch C; it
 /// synchronizes `stream`); with `retune`, timed even when known. What `memhier tune` calls to
 /// fill the cache ahead of time. Throws what sgemm() throws for bad input.
-gemm::tuning::Outcome tune(int m, int n, int k, const float* A, int lda, const float* B, int ldb,
+memhier::tuning::Outcome tune(int m, int n, int k, const float* A, int lda, const float* B, int ldb,
                            float* C, int ldc, bool retune = false, cudaStream_t stream = nullptr);
 
 /// The candidate (a Variant's name) that `best` runs on the current device for a dense

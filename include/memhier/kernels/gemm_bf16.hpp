@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "memhier/kernels/gemm_preselect.hpp"
+#include "memhier/kernels/tuning_budget.hpp"
 
 namespace memhier::gemm_bf16 {
 
@@ -54,7 +54,7 @@ void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16*
 /// choice known for this card and shape, else the candidates timed (into a scratch C; it
 /// synchronizes `stream`); with `retune`, timed even when known. What `memhier tune` calls to
 /// fill the cache ahead of time. Throws what gemm_bf16() throws for bad input.
-gemm::tuning::Outcome tune(int m, int n, int k, const __nv_bfloat16* A, int lda,
+memhier::tuning::Outcome tune(int m, int n, int k, const __nv_bfloat16* A, int lda,
                            const __nv_bfloat16* B, int ldb, float* C, int ldc, bool retune = false,
                            cudaStream_t stream = nullptr);
 

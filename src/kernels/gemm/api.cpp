@@ -123,7 +123,7 @@ void sgemm(Variant v, int m, int n, int k, float alpha, const float* A, int lda,
   detail::launcher_for(run).launch(p, stream);
 }
 
-gemm::tuning::Outcome tune(int m, int n, int k, const float* A, int lda, const float* B, int ldb,
+memhier::tuning::Outcome tune(int m, int n, int k, const float* A, int lda, const float* B, int ldb,
                            float* C, int ldc, bool retune, cudaStream_t stream) {
   validate(m, n, k, A, lda, B, ldb, C, ldc);
   return detail::tune_best(make_params(m, n, k, 1.f, A, lda, B, ldb, 0.f, C, ldc), stream, retune);

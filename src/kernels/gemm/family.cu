@@ -91,7 +91,7 @@ struct Fp32 {
     gemm::detail::stream(v, m, n, k, alpha, beta, sink);
   }
   static std::string best_config(int m, int n, int k) { return gemm::best_config(m, n, k); }
-  static gemm::tuning::Outcome tune(const Shape& s, const float* A, const float* B, float* C,
+  static memhier::tuning::Outcome tune(const Shape& s, const float* A, const float* B, float* C,
                                     bool retune) {
     return gemm::tune(s.m, s.n, s.k, A, s.k, B, s.n, C, s.n, retune);
   }

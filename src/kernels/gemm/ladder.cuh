@@ -292,7 +292,7 @@ void register_ladder(registry::Family& f,
     core::DeviceBuffer<float> C(static_cast<std::size_t>(s.m) * s.n);
     Traits::fill_inputs(A, B, 1u);
     MEMHIER_CUDA(cudaDeviceSynchronize());
-    const gemm::tuning::Outcome o = Traits::tune(s, A.data(), B.data(), C.data(), retune);
+    const memhier::tuning::Outcome o = Traits::tune(s, A.data(), B.data(), C.data(), retune);
     return memhier::tuning::tune_record(Traits::kFamily, gemm::detail::shape_text(s), o);
   };
   f.make_case = [](const std::string& shape,

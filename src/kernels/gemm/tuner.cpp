@@ -53,7 +53,7 @@ Variant choose_best(const Params& p, cudaStream_t stream) {
   return tuner().choose(p, stream).choice;
 }
 
-tuning::Outcome tune_best(const Params& p, cudaStream_t stream, bool retune) {
+memhier::tuning::Outcome tune_best(const Params& p, cudaStream_t stream, bool retune) {
   return tuner().outcome(p, stream, retune);
 }
 

@@ -64,7 +64,7 @@ const std::vector<Variant>& best_candidates();
 Variant choose_best(const Params& p, cudaStream_t stream);
 
 /// choose_best with what it cost; `retune` times the candidates even when a choice is known.
-tuning::Outcome tune_best(const Params& p, cudaStream_t stream, bool retune);
+memhier::tuning::Outcome tune_best(const Params& p, cudaStream_t stream, bool retune);
 
 /// The choice known for this card and shape (memory or disk), "" if none yet.
 std::string cached_best(const tuning::ShapeKey& s);

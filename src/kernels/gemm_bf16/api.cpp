@@ -120,7 +120,7 @@ void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16*
   detail::launcher_for(run).launch(p, stream);
 }
 
-gemm::tuning::Outcome tune(int m, int n, int k, const __nv_bfloat16* A, int lda,
+memhier::tuning::Outcome tune(int m, int n, int k, const __nv_bfloat16* A, int lda,
                            const __nv_bfloat16* B, int ldb, float* C, int ldc, bool retune,
                            cudaStream_t stream) {
   validate(m, n, k, A, lda, B, ldb, C, ldc);

@@ -104,7 +104,7 @@ struct Bf16 {
     gemm_bf16::detail::stream(v, m, n, k, alpha, beta, sink);
   }
   static std::string best_config(int m, int n, int k) { return gemm_bf16::best_config(m, n, k); }
-  static gemm::tuning::Outcome tune(const Shape& s, const Input* A, const Input* B, float* C,
+  static memhier::tuning::Outcome tune(const Shape& s, const Input* A, const Input* B, float* C,
                                     bool retune) {
     return gemm_bf16::tune(s.m, s.n, s.k, A, s.k, B, s.n, C, s.n, retune);
   }

@@ -19,7 +19,7 @@
 #include "memhier/core/check.hpp"
 #include "memhier/core/random.hpp"
 #include "memhier/core/verify.hpp"
-#include "memhier/kernels/gemm_preselect.hpp"
+#include "memhier/kernels/tuning_budget.hpp"
 #include "memhier/kernels/stencil.hpp"
 #include "memhier/kernels/stencil_tuning.hpp"
 
@@ -287,7 +287,7 @@ registry::Family stencil_family() {
     core::fill_random(in.data(), n, 1u, -1.f, 1.f, nullptr);
     const std::vector<float> w = draw_filter(s.k, 1u);
     MEMHIER_CUDA(cudaDeviceSynchronize());
-    const gemm::tuning::Outcome o =
+    const memhier::tuning::Outcome o =
         d::tune_best({in.data(), out.data(), s.rows, s.cols, w.data(), s.k, nullptr}, retune);
     return memhier::tuning::tune_record(
         "stencil",

@@ -204,7 +204,7 @@ Variant choose_best(const Args& a) {
   return tuner().choose(a, a.stream).choice;
 }
 
-gemm::tuning::Outcome tune_best(const Args& a, bool retune) {
+memhier::tuning::Outcome tune_best(const Args& a, bool retune) {
   return tuner().outcome(a, a.stream, retune);
 }
 

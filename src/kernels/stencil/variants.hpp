@@ -12,8 +12,8 @@
 #include "memhier/kernels/stencil.hpp"
 #include "memhier/kernels/stencil_tuning.hpp"
 
-namespace memhier::gemm::tuning {
-struct Outcome;  // memhier/kernels/gemm_preselect.hpp: what the tuner decided and what it cost
+namespace memhier::tuning {
+struct Outcome;  // memhier/kernels/tuning_budget.hpp: what the tuner decided and what it cost
 }
 
 namespace memhier::stencil::detail {
@@ -79,7 +79,7 @@ bool tuned_config(Variant v, tuning::Config* out);
 Variant choose_best(const Args& a);
 
 /// choose_best with what it cost; `retune` times the candidates even when a choice is known.
-gemm::tuning::Outcome tune_best(const Args& a, bool retune);
+memhier::tuning::Outcome tune_best(const Args& a, bool retune);
 
 /// The configuration `best` runs at a dense rows x cols image with cudaMalloc'd bases on the
 /// current device as far as the cache knows (the untuned default otherwise); never tunes.

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "memhier/core/check.hpp"
-#include "memhier/kernels/gemm_preselect.hpp"  // repetitions(): the budget arithmetic
+#include "memhier/kernels/tuning_budget.hpp"
 
 namespace memhier::tuning {
 
@@ -47,8 +47,8 @@ Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch
     try {
       timed(warm[i]);
       out.ms[i] = timed(full[i]);
-      // Short runs take the minimum of several samples (gemm::tuning::first_look_samples).
-      const int more = gemm::tuning::first_look_samples(out.ms[i]) - 1;
+      // Short runs take the minimum of several samples (first_look_samples).
+      const int more = first_look_samples(out.ms[i]) - 1;
       for (int r = 0; r < more; ++r) out.ms[i] = std::min(out.ms[i], timed(full[i]));
       spent += out.ms[i] * more;
     } catch (const std::invalid_argument&) {
@@ -71,7 +71,7 @@ Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch
   std::vector<std::size_t> contenders;
   for (std::size_t i = 0; i < full.size(); ++i)
     if (out.ms[i] >= 0 && out.ms[i] <= 1.1 * first) contenders.push_back(i);
-  const int reps = gemm::tuning::repetitions(first, contenders.size(), second_budget_ms);
+  const int reps = repetitions(first, contenders.size(), second_budget_ms);
   for (int r = 0; r < reps; ++r)
     for (std::size_t i : contenders) out.ms[i] = std::min(out.ms[i], timed(full[i]));
   for (std::size_t i : contenders)

@@ -3,14 +3,14 @@
 
 #include <string>
 
-#include "memhier/kernels/gemm_preselect.hpp"
+#include "memhier/kernels/tuning_budget.hpp"
 #include "memhier/registry/record.hpp"
 
 namespace memhier::tuning {
 
 /// The record of `family`'s decision at `shape` (as the family writes shapes).
 inline registry::TuneRecord tune_record(const std::string& family, const std::string& shape,
-                                        const gemm::tuning::Outcome& o) {
+                                        const Outcome& o) {
   registry::TuneRecord r;
   r.family = family;
   r.shape = shape;

@@ -22,13 +22,10 @@
 
 #include "kernels/tuning/candidate_timer.hpp"
 #include "memhier/core/check.hpp"
-#include "memhier/kernels/gemm_preselect.hpp"  // TuningCost, Outcome
+#include "memhier/kernels/tuning_budget.hpp"
 #include "memhier/kernels/tuning_cache.hpp"
 
 namespace memhier::tuning {
-
-using gemm::tuning::Outcome;
-using gemm::tuning::TuningCost;
 
 /// The key prefix of device `dev` for a candidate list: its name and compute capability,
 /// driver, toolkit, runtime, memhier version and the candidates' names (tuning/device_key.cpp).

@@ -1,0 +1,40 @@
+// The tuner's GPU-time budget (see memhier/kernels/tuning_budget.hpp).
+#include "memhier/kernels/tuning_budget.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace memhier::tuning {
+
+int repetitions(double first_ms, std::size_t contenders, double budget_ms) {
+  if (!(first_ms > 0) || contenders == 0) return 20;
+  const double fit = budget_ms / (first_ms * static_cast<double>(contenders));
+  return static_cast<int>(std::clamp(std::floor(fit), 1.0, 20.0));
+}
+
+int first_look_samples(double run_ms) {
+  constexpr double kShortLookMs = 0.2;
+  if (!(run_ms > 0)) return 1;
+  return 1 + static_cast<int>(std::min(std::floor(kShortLookMs / run_ms), 15.0));
+}
+
+std::size_t first_look_count(double run_ms, std::size_t candidates, double first_budget_ms) {
+  std::size_t n = 0;
+  double spent = 0;
+  while (n < candidates && (n < 2 || spent < first_budget_ms)) {
+    spent += run_ms * first_look_samples(run_ms);
+    ++n;
+  }
+  return n;
+}
+
+double first_call_gpu_ms(double run_ms, std::size_t candidates, std::size_t contenders,
+                         double first_budget_ms, double second_budget_ms) {
+  const std::size_t timed = first_look_count(run_ms, candidates, first_budget_ms);
+  contenders = std::min(contenders, timed);
+  return run_ms * first_look_samples(run_ms) * static_cast<double>(timed) +
+         run_ms * static_cast<double>(contenders) *
+             repetitions(run_ms, contenders, second_budget_ms);
+}
+
+}  // namespace memhier::tuning
