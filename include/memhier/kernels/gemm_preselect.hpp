@@ -15,12 +15,20 @@ struct TileFacts {
   int tile_m = 0, tile_n = 0;  ///< its block tile of C; 0: unknown (ranked after the known)
   int blocks_per_sm = 1;       ///< its blocks resident on one SM; 0: it cannot run here
   int cluster_m = 1;           ///< tile rows one cluster spans (tiles come in whole clusters)
+  bool split_k = false;        ///< splits K over the slots its tiles leave idle (split_count)
 };
+
+/// How many ways a split-K kernel splits K at a shape with `tiles` tiles on a card holding
+/// `slots` of its blocks at once: as many as keep one wave (slots / tiles), with at least
+/// `min_steps` of its `k_steps` k-blocks a split, at most 16; 1 means it would not split (the
+/// tiles fill half the card or more, or K is too short), and the kernel declines.
+int split_count(long long tiles, long long slots, long long k_steps, int min_steps);
 
 /// One candidate's predicted efficiency at a shape, each factor in (0, 1].
 struct Prediction {
   std::size_t candidate = 0;  ///< index into the candidate list
-  long long tiles = 0;        ///< tiles of C, rows rounded up to whole clusters
+  bool runs = false;          ///< it can run here (a split-K kernel only where it splits)
+  long long tiles = 0;        ///< tiles of C, rows rounded up to whole clusters (x splits)
   long long slots = 0;        ///< tiles the card runs at once: SMs x blocks per SM
   double waves = 0;           ///< tiles / slots
   double wave_fill = 1;       ///< tiles / (whole waves x slots): the last wave's loss

@@ -27,18 +27,30 @@ long long area(const TileFacts& t) {
 
 }  // namespace
 
+int split_count(long long tiles, long long slots, long long k_steps, int min_steps) {
+  if (tiles <= 0 || slots <= 0) return 1;
+  const long long by_k = k_steps / std::max(1, min_steps);
+  return static_cast<int>(std::max(1LL, std::min({slots / tiles, by_k, 16LL})));
+}
+
 std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFacts>& candidates) {
   std::vector<Prediction> out;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const TileFacts& t = candidates[i];
     Prediction p;
     p.candidate = i;
+    p.runs = t.blocks_per_sm > 0;
     if (known(t) && t.blocks_per_sm > 0 && sms > 0 && m > 0 && n > 0) {
       const long long cluster = std::max(1, t.cluster_m);
       const long long rows = ceil_div(ceil_div(m, t.tile_m), cluster) * cluster;
       const long long cols = ceil_div(n, t.tile_n);
       p.tiles = rows * cols;
       p.slots = static_cast<long long>(sms) * t.blocks_per_sm;
+      if (t.split_k) {  // K's length is not the model's: it only limits how many splits
+        const int splits = split_count(p.tiles, p.slots, 1LL << 40, 1);
+        p.runs = splits > 1;
+        p.tiles *= splits;
+      }
       p.waves = static_cast<double>(p.tiles) / static_cast<double>(p.slots);
       p.wave_fill =
           static_cast<double>(p.tiles) / static_cast<double>(ceil_div(p.tiles, p.slots) * p.slots);
@@ -53,7 +65,7 @@ std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFac
   const auto rank = [&](const Prediction& a, const Prediction& b) {
     const TileFacts& ta = candidates[a.candidate];
     const TileFacts& tb = candidates[b.candidate];
-    if ((ta.blocks_per_sm > 0) != (tb.blocks_per_sm > 0)) return ta.blocks_per_sm > 0;
+    if (a.runs != b.runs) return a.runs;
     if (known(ta) != known(tb)) return known(ta);
     if (step(a.efficiency) != step(b.efficiency)) return step(a.efficiency) > step(b.efficiency);
     if (area(ta) != area(tb)) return area(ta) > area(tb);
@@ -70,7 +82,7 @@ std::vector<std::size_t> preselect(int m, int n, int sms, const std::vector<Tile
   long long smallest_filling = -1;
   for (const Prediction& p : ranked) {
     const TileFacts& t = candidates[p.candidate];
-    if (known(t) && t.blocks_per_sm > 0 && p.tiles >= p.slots &&
+    if (known(t) && p.runs && !t.split_k && p.tiles >= p.slots &&
         (smallest_filling < 0 || area(t) < smallest_filling))
       smallest_filling = area(t);
   }
@@ -78,13 +90,14 @@ std::vector<std::size_t> preselect(int m, int n, int sms, const std::vector<Tile
   double best = -1;
   for (const Prediction& p : ranked) {
     const TileFacts& t = candidates[p.candidate];
-    if (t.blocks_per_sm <= 0) continue;
+    if (t.blocks_per_sm <= 0 || (known(t) && !p.runs)) continue;
     if (!known(t)) {
       unknown.push_back(p.candidate);
       continue;
     }
     // Under one wave while a smaller tile fills the card: SMs idle for nothing.
-    if (p.tiles < p.slots && smallest_filling >= 0 && smallest_filling < area(t)) continue;
+    if (!t.split_k && p.tiles < p.slots && smallest_filling >= 0 && smallest_filling < area(t))
+      continue;
     if (best < 0) best = p.efficiency;
     if (kept.size() >= 2 && p.efficiency < knobs.keep_within * best) continue;
     kept.push_back(p.candidate);
@@ -94,8 +107,9 @@ std::vector<std::size_t> preselect(int m, int n, int sms, const std::vector<Tile
   std::vector<std::vector<std::size_t>> shapes;
   for (std::size_t c : kept) {
     auto same = [&](const std::vector<std::size_t>& g) {
-      return candidates[g.front()].tile_m == candidates[c].tile_m &&
-             candidates[g.front()].tile_n == candidates[c].tile_n;
+      const TileFacts& f = candidates[g.front()];
+      return f.tile_m == candidates[c].tile_m && f.tile_n == candidates[c].tile_n &&
+             f.split_k == candidates[c].split_k;
     };
     auto g = std::find_if(shapes.begin(), shapes.end(), same);
     if (g == shapes.end())

@@ -30,6 +30,7 @@ struct Bf16Traits {
     t.tile_m = l.tile_m;
     t.tile_n = l.tile_n;
     t.cluster_m = l.cluster_m;
+    t.split_k = l.split_k;
     return t;
   }
   /// What runs untuned (tiny shapes, stream capture, no scratch memory): the first
