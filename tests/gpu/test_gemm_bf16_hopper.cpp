@@ -25,6 +25,7 @@
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/timing.hpp"
+#include "memhier/kernels/gemm_preselect.hpp"
 
 namespace memhier::testing {
 namespace {
@@ -37,10 +38,12 @@ using GemmFn = void (*)(int, int, int, float, const bf16*, int, const bf16*, int
 struct Rung {
   const char* name;
   GemmFn run;
+  hk::HopperKernelInfo (*info)();
+  int tile_n;
 };
 const Rung kRungs[] = {
-    {"wgmma_tma", &hk::wgmma_tma},
-#define MEMHIER_WS(name, ...) {#name, &hk::name},
+    {"wgmma_tma", &hk::wgmma_tma, &hk::wgmma_tma_info, 256},
+#define MEMHIER_WS(name, BN, ...) {#name, &hk::name, &hk::name##_info, BN},
 #include "../../src/kernels/gemm_bf16/ws_configs.inc"
 };
 constexpr int kRungCount = static_cast<int>(sizeof kRungs / sizeof kRungs[0]);
@@ -199,6 +202,38 @@ TEST(GemmBf16Hopper, UnsupportedProblemsSayWhy) {
     EXPECT_NE(why.find("9.0"), std::string::npos) << why;
 }
 
+/// Whether rung r runs m x n x k on this device: every rung does, but a split-K rung only where
+/// the tuner's model splits it (its tiles fill under half this card's resident blocks, K has
+/// two 64-deep blocks); elsewhere it declines. Asked after a run attempt, which opts the
+/// kernel's shared memory in (the occupancy is 0 before).
+bool runs_here(const Rung& r, int m, int n, int k) {
+  const hk::HopperKernelInfo info = r.info();
+  if (!info.split_k) return true;
+  int dev = 0, sms = 0, per_sm = 0;
+  MEMHIER_CUDA(cudaGetDevice(&dev));
+  MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, info.symbol, info.block_threads, static_cast<std::size_t>(info.dynamic_smem)));
+  const long long tiles = static_cast<long long>((m + 127) / 128) * ((n + r.tile_n - 1) / r.tile_n);
+  return memhier::gemm::tuning::split_count(tiles, static_cast<long long>(sms) * per_sm,
+                                            (k + 63) / 64, 1) > 1;
+}
+
+/// Runs rung r; a decline is right only where runs_here says so, and then ends the case.
+bool run_or_decline(const Rung& r, int m, int n, int k, float alpha, const bf16* a, int lda,
+                    const bf16* b, int ldb, float beta, float* c, int ldc) {
+  try {
+    r.run(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nullptr);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_FALSE(runs_here(r, m, n, k))
+        << r.name << " " << m << "x" << n << "x" << k << " declined: " << e.what();
+    return false;
+  }
+  EXPECT_TRUE(runs_here(r, m, n, k))
+      << r.name << " ran " << m << "x" << n << "x" << k << ", which it should decline";
+  return true;
+}
+
 /// One test per rung, so that a failing (or trapping) rung can be run alone:
 /// --gtest_filter='*GemmBf16HopperRung*warp_specialized*'.
 class GemmBf16HopperRung : public ::testing::TestWithParam<int> {
@@ -215,9 +250,10 @@ TEST_P(GemmBf16HopperRung, MatchesFloat64OnSmallAndOddShapes) {
   // Tile-sized, two tiles, one past a tile (257 = 2 * 128 + 1, n = 129, k = 72: a k-block
   // tail), one row of 8 x 8, a long k (1000 = 15 * 64 + 40), a grid with a lone last row tile
   // (rung 7's cluster partner then reads zeros and stores nothing) and k = 40 (not a multiple of
-  // 16), and k = 37 (not a multiple of 8: the row's last elements come from TMA's bound).
+  // 16), and k = 37 (not a multiple of 8: the row's last elements come from TMA's bound); a
+  // skinny 16-row one the split-K rungs cut 16 ways (k 3000: splits of 2 or 3 k-blocks).
   const Shape shapes[] = {{64, 128, 64},    {128, 256, 128}, {257, 129, 72}, {1, 8, 8},
-                          {300, 200, 1000}, {515, 1030, 40}, {130, 96, 37}};
+                          {300, 200, 1000}, {515, 1030, 40}, {130, 96, 37},  {16, 1000, 3000}};
   std::uint32_t seed = 1;
   for (const Shape& s : shapes) {
     for (int variant = 0; variant < 2; ++variant) {
@@ -228,13 +264,25 @@ TEST_P(GemmBf16HopperRung, MatchesFloat64OnSmallAndOddShapes) {
       const float alpha = poison ? 1.f : -0.75f, beta = poison ? 0.f : 0.5f;
       Problem p(s.m, s.n, s.k, poison ? s.n : s.n + 1, poison ? 0 : 8, seed++);
       p.reset_c(poison, seed++);
-      r.run(p.m, p.n, p.k, alpha, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, beta, p.dc.data(),
-            p.ldc, nullptr);
+      if (!run_or_decline(r, p.m, p.n, p.k, alpha, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, beta,
+                          p.dc.data(), p.ldc))
+        continue;
       MEMHIER_CUDA(cudaDeviceSynchronize());
-      for (const std::string& f : compare_with_reference(p, alpha, beta, p.dc.download()))
+      const std::vector<float> got = p.dc.download();
+      for (const std::string& f : compare_with_reference(p, alpha, beta, got))
         ADD_FAILURE() << r.name << " " << s.m << "x" << s.n << "x" << s.k << " alpha " << alpha
                       << " beta " << beta << " lda " << p.lda << " ldb " << p.ldb << " ldc "
                       << p.ldc << ": " << f;
+      // The splits' partials are added in split order, whichever finished last: a second run
+      // gives the same bits.
+      if (r.info().split_k) {
+        p.dc.upload(p.c0);
+        r.run(p.m, p.n, p.k, alpha, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, beta, p.dc.data(),
+              p.ldc, nullptr);
+        MEMHIER_CUDA(cudaDeviceSynchronize());
+        EXPECT_EQ(std::memcmp(got.data(), p.dc.download().data(), got.size() * sizeof(float)), 0)
+            << r.name << " " << s.m << "x" << s.n << "x" << s.k << ": two runs differ";
+      }
     }
   }
 }
@@ -290,8 +338,9 @@ TEST_P(GemmBf16HopperRung, MatchesCublasAt1024And4096) {
     MEMHIER_CUDA(cudaDeviceSynchronize());
     const std::vector<float> mag = dmag.download(), ref = dref.download();
     p.dc.poison();
-    r.run(p.m, p.n, p.k, 1.f, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, 0.f, p.dc.data(), p.ldc,
-          nullptr);
+    if (!run_or_decline(r, p.m, p.n, p.k, 1.f, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, 0.f,
+                        p.dc.data(), p.ldc))
+      continue;
     MEMHIER_CUDA(cudaDeviceSynchronize());
     const std::vector<float> got = p.dc.download();
     // Both results lie within the bound of the exact product: they differ by at most twice it.
@@ -315,8 +364,8 @@ INSTANTIATE_TEST_SUITE_P(Rungs, GemmBf16HopperRung, ::testing::Range(0, kRungCou
                            return std::string(kRungs[param.param].name);
                          });
 
-/// Times both rungs and cuBLAS paired at size^3 (beta 0) and prints TFLOP/s and the paired
-/// ratios.
+/// Times the rungs (the split-K ones decline squares this large) and cuBLAS paired at size^3
+/// (beta 0) and prints TFLOP/s and the paired ratios.
 void print_speed_beside_cublas(int size, const std::string& device) {
   Problem p(size, size, size, size, 0, static_cast<std::uint32_t>(size));
   core::DeviceBuffer<float> dref(p.dc.size());
@@ -324,10 +373,14 @@ void print_speed_beside_cublas(int size, const std::string& device) {
   const bf16* a = as_bf16(p.da);
   const bf16* b = as_bf16(p.db);
   std::vector<std::function<void(cudaStream_t)>> launches;
-  for (const Rung& r : kRungs)
+  std::vector<const char*> names;
+  for (const Rung& r : kRungs) {
+    if (r.info().split_k) continue;
+    names.push_back(r.name);
     launches.push_back([&p, a, b, r](cudaStream_t s) {
       r.run(p.m, p.n, p.k, 1.f, a, p.lda, b, p.ldb, 0.f, p.dc.data(), p.ldc, s);
     });
+  }
   launches.push_back([&blas, &dref, &p, a, b](cudaStream_t s) {
     blas.gemm(p.m, p.n, p.k, 1.f, a, p.lda, b, p.ldb, 0.f, dref.data(), p.ldc, s);
   });
@@ -345,9 +398,8 @@ void print_speed_beside_cublas(int size, const std::string& device) {
               flops / (t.each[blas_at].median_ms * 1e-3) / 1e12);
   for (std::size_t i = 0; i < blas_at; ++i) {
     const core::RatioStats x = t.ratio(blas_at, i);  // cuBLAS time / rung time = rung speedup
-    std::printf("[ speed    ]   %-18s %7.1f TFLOP/s  %.3fx cuBLAS (p10 %.3f, p90 %.3f)\n",
-                kRungs[i].name, flops / (t.each[i].median_ms * 1e-3) / 1e12, x.median, x.p10,
-                x.p90);
+    std::printf("[ speed    ]   %-18s %7.1f TFLOP/s  %.3fx cuBLAS (p10 %.3f, p90 %.3f)\n", names[i],
+                flops / (t.each[i].median_ms * 1e-3) / 1e12, x.median, x.p10, x.p90);
   }
 }
 

@@ -37,6 +37,7 @@ struct HopperKernelInfo {
   int block_threads = 0;
   int dynamic_smem = 0;  ///< bytes, opted in above 48 KiB by the launcher
   int cluster_size = 1;
+  bool split_k = false;  ///< splits K over idle SMs (and declines shapes it would not split)
 };
 
 /// Rung 6's kernel and launch shape.

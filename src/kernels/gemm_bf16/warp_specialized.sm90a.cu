@@ -5,7 +5,9 @@
 // k-block, each loading half (a quarter) of it and multicasting it to all, which divides B's L2
 // traffic by the cluster size. The consumers store C through shared memory (store_tile_smem):
 // by TMA where it can, so the copy engine drains C while the next tile multiplies.
-// One template, instantiated as rung 7 (128 x 256, 4 stages, clusters of 2) and the candidates.
+// One template, instantiated as rung 7 (128 x 256, 4 stages, clusters of 2) and the candidates;
+// the split-K candidates cut each tile's K into splits that run on otherwise idle SMs, their
+// partials summed in one launch by each tile's last split (split_k/split_k.cuh).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,9 +19,12 @@
 
 #include "kernels/gemm_bf16/hopper.cuh"
 #include "kernels/gemm_bf16/hopper_launch.hpp"
+#include "kernels/split_k/split_k.cuh"
+#include "kernels/split_k/workspace.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/tma.cuh"
 #include "memhier/core/tma.hpp"
+#include "memhier/kernels/gemm_preselect.hpp"
 
 namespace memhier::kernels::gemm_bf16 {
 namespace {
@@ -129,6 +134,44 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
   }
 }
 
+/// Where a split-K launch keeps its partial sums: `splits` slices of m x ld floats (ld: n
+/// rounded up to 4, for float4 sums), one arrival counter per tile.
+struct SplitArgs {
+  float* partials = nullptr;
+  unsigned* counters = nullptr;
+  long long slice = 0;
+  int ld = 0;
+  int splits = 1;
+};
+
+/// The 256 consumer threads meet here (named barrier 3; 0 is __syncthreads, 1-2 a warpgroup's).
+__device__ __forceinline__ void consumers_sync() {
+  asm volatile("bar.sync 3, 256;\n" ::: "memory");
+}
+
+/// The last split of a 128 x BN tile (top-left C(m0, n0)) writes C = the splits' sum + beta C:
+/// the 256 consumer threads (`i` = 0..255) take its rows four columns at a time, four groups in
+/// flight each (the partials sit in L2; one round trip for a 16-row tile).
+template <int BN>
+__device__ __forceinline__ void finish_split_tile(const SplitArgs& sk, const Epilogue& ep, int m0,
+                                                  int n0, int i) {
+  constexpr int kGroups = BN / 4;  // float4 groups a row
+  constexpr int kTotal = kBlockM * kGroups;
+#pragma unroll 4
+  for (int g = i; g < kTotal; g += 256) {
+    const int row = m0 + g / kGroups, col = n0 + 4 * (g % kGroups);
+    if (row >= ep.m) break;  // rows only grow with g
+    if (col >= ep.n) continue;
+    const float4 v = split_k::sum4(sk.partials, static_cast<std::size_t>(sk.slice), sk.splits,
+                                   static_cast<std::size_t>(row) * sk.ld + col);
+    const float vs[4] = {v.x, v.y, v.z, v.w};
+    float* p = ep.c + static_cast<long long>(row) * ep.ldc + col;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      if (col + j < ep.n) p[j] = ep.beta != 0.f ? fmaf(ep.beta, p[j], vs[j]) : vs[j];
+  }
+}
+
 /// Frees stage `s` for its producers: a CTA's own barrier alone, or (clusters) thread i of
 /// the warpgroup arrives in block i, since every block's producer writes into the stage.
 template <int Cluster>
@@ -149,11 +192,15 @@ __device__ __forceinline__ void release_stage(uint32_t empty, int t) {
 /// into the next tile while the epilogue stores this one.
 /// TmaEpi: the epilogue's boxes leave by TMA, else by row segments (store_tile_smem); a
 /// template choice, since both paths in one kernel spill accumulators.
-template <int BN, int Stages, int Cluster, bool TmaEpi>
+/// SplitK (no clusters): the blocks walk units of (tile, split); a split multiplies its share
+/// of the k-blocks, stores alpha * acc to its slice of the partials by row segments, and the
+/// tile's last split writes C (finish_split_tile).
+template <int BN, int Stages, int Cluster, bool TmaEpi, bool SplitK = false>
 __global__ void __launch_bounds__(kThreads, 1)
     ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
               const __grid_constant__ CUtensorMap map_c, Epilogue ep, int tiles_m, int tiles_n,
-              int k_blocks) {
+              int k_blocks, SplitArgs sk) {
+  static_assert(!SplitK || (Cluster == 1 && !TmaEpi), "split-K runs without clusters");
   using G = Geometry<BN, Stages>;
   static_assert(G::kBoxes % Cluster == 0, "each block multicasts a whole number of B boxes");
   constexpr int kMyBoxes = G::kBoxes / Cluster;
@@ -165,6 +212,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int clusters = Cluster > 1 ? static_cast<int>(cluster_count_x()) : int(gridDim.x);
   const int groups_m = (tiles_m + Cluster - 1) / Cluster;  // a lone last row tile's partner
   const int cluster_tiles = groups_m * tiles_n;            // block reads zeros, stores nothing
+  const int splits = SplitK ? sk.splits : 1;
+  const int units = cluster_tiles * splits;
+  // Unit u: cluster tile u / splits, its k-blocks [kb0, kb1).
+  const auto unit = [&](int u, int* ct, int* kb0, int* kb1) {
+    *ct = u / splits;
+    const int sp = u - *ct * splits;
+    *kb0 = static_cast<int>(static_cast<long long>(sp) * k_blocks / splits);
+    *kb1 = static_cast<int>(static_cast<long long>(sp + 1) * k_blocks / splits);
+  };
 
   if (tid == 0) {
     for (int s = 0; s < Stages; ++s) {
@@ -185,11 +241,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       tma::prefetch_tensor_map(&map_a);
       tma::prefetch_tensor_map(&map_b);
       int it = 0;  // k-blocks issued so far, over all tiles: stage it % Stages
-      for (int ct = cluster; ct < cluster_tiles; ct += clusters) {
-        int gm = 0, tn = 0;
+      for (int u = cluster; u < units; u += clusters) {
+        int ct = 0, kb0 = 0, kb1 = 0, gm = 0, tn = 0;
+        unit(u, &ct, &kb0, &kb1);
         tile_coords(ct, groups_m, tiles_n, &gm, &tn);
         const int m0 = (Cluster * gm + rank) * kBlockM, n0 = tn * BN;
-        for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+        for (int kb = kb0; kb < kb1; ++kb, ++it) {
           const int s = it % Stages;
           // A fresh barrier counts its phase before the first as complete: parity 1 passes.
           mbar_wait<(Cluster > 1)>(sm.empty(s), ((it / Stages) & 1) ^ 1);
@@ -216,21 +273,34 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
     int it = 0;
-    for (int ct = cluster; ct < cluster_tiles; ct += clusters) {
-      int gm = 0, tn = 0;
+    for (int u = cluster; u < units; u += clusters) {
+      int ct = 0, kb0 = 0, kb1 = 0, gm = 0, tn = 0;
+      unit(u, &ct, &kb0, &kb1);
       tile_coords(ct, groups_m, tiles_n, &gm, &tn);
       const int m0 = (Cluster * gm + rank) * kBlockM, n0 = tn * BN;
-      for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+      for (int kb = kb0; kb < kb1; ++kb, ++it) {
         const int s = it % Stages;
         mbar_wait(sm.full(s), (it / Stages) & 1);
-        mma_k_block_issue<BN>(acc, sm.a(s) + uint32_t(c) * 64 * 128, sm.b(s), kb == 0);
+        mma_k_block_issue<BN>(acc, sm.a(s) + uint32_t(c) * 64 * 128, sm.b(s), kb == kb0);
         wgmma_wait<1>();  // the previous k-block's group is done: its stage is free
-        if (kb > 0) release_stage<Cluster>(sm.empty((it - 1) % Stages), t);
+        if (kb > kb0) release_stage<Cluster>(sm.empty((it - 1) % Stages), t);
       }
       wgmma_wait<0>();
       fence_accumulators(acc);
       release_stage<Cluster>(sm.empty((it - 1) % Stages), t);
-      store_tile_smem<TmaEpi>(sm, &map_c, ep, acc, c, m0 + 64 * c, n0);
+      if constexpr (SplitK) {
+        const int sp = u - ct * splits;
+        const Epilogue part{sk.partials + sp * sk.slice, sk.ld, ep.m, ep.n, ep.alpha, 0.f, true};
+        store_tile_smem<false>(sm, &map_c, part, acc, c, m0 + 64 * c, n0);
+        // The flag lives in the barriers' kilobyte, past the last barrier.
+        int* flag = reinterpret_cast<int*>(
+            smem_raw +
+            (sm.full(0) + 512u - static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw))));
+        if (split_k::arrive_last(sk.counters + ct, splits, tid == 128, flag, consumers_sync))
+          finish_split_tile<BN>(sk, ep, m0, n0, tid - 128);
+      } else {
+        store_tile_smem<TmaEpi>(sm, &map_c, ep, acc, c, m0 + 64 * c, n0);
+      }
     }
     if (TmaEpi && t == 0) tma::bulk_wait<0>();  // C written before the block leaves
   }
@@ -257,7 +327,7 @@ cudaLaunchConfig_t launch_config(int clusters, cudaStream_t stream, cudaLaunchAt
 
 /// Clusters of the kernel that fit on the current device at once, its shared memory opted in
 /// first (both once per device: the launch path stays a few host microseconds).
-template <int BN, int Stages, int Cluster>
+template <int BN, int Stages, int Cluster, bool SplitK>
 int prepare_device() {
   static std::mutex mu;
   static std::map<int, int> by_device;
@@ -266,8 +336,8 @@ int prepare_device() {
   std::lock_guard<std::mutex> lock(mu);
   const auto found = by_device.find(dev);
   if (found != by_device.end()) return found->second;
-  const auto kernel = ws_kernel<BN, Stages, Cluster, true>;
-  for (const auto k : {kernel, ws_kernel<BN, Stages, Cluster, false>})
+  const auto kernel = ws_kernel<BN, Stages, Cluster, !SplitK, SplitK>;
+  for (const auto k : {kernel, ws_kernel<BN, Stages, Cluster, false, SplitK>})
     MEMHIER_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       ws_smem_bytes<BN, Stages>()));
   int sms = 0;
@@ -291,8 +361,13 @@ int prepare_device() {
   return clusters;
 }
 
-/// C = alpha * A * B + beta * C through ws_kernel<BN, Stages, Cluster>; `name` prefixes errors.
-template <int BN, int Stages, int Cluster>
+// A split runs at least this many 64-deep k-blocks: one would still beat an idle SM, but the
+// tests' small K must split too.
+constexpr int kMinSplitKBlocks = 1;
+
+/// C = alpha * A * B + beta * C through ws_kernel<BN, Stages, Cluster, *, SplitK>; `name`
+/// prefixes errors. SplitK declines (invalid_argument) shapes it would not split.
+template <int BN, int Stages, int Cluster, bool SplitK>
 void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
              const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t stream) {
   const std::string why = hopper_gemm_unsupported(m, n, k, lda, ldb, ldc, a, b, c);
@@ -303,8 +378,8 @@ void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bflo
   const Epilogue ep{c, ldc, m, n, alpha, beta, pairs};
   // The TMA epilogue writes C without reading it (beta == 0) and only where a store's last
   // 16-byte chunk ends at n: the H100 writes a partial chunk's rest past the tensor's width.
-  const bool tma_epilogue =
-      beta == 0.f && n % 4 == 0 && ldc % 4 == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
+  const bool tma_epilogue = !SplitK && beta == 0.f && n % 4 == 0 && ldc % 4 == 0 &&
+                            reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
   CUtensorMap map_c = {};
   if (tma_epilogue) {
     core::Tensor2d tc;
@@ -321,40 +396,63 @@ void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bflo
   const int tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + BN - 1) / BN;
   const int cluster_tiles = (tiles_m + Cluster - 1) / Cluster * tiles_n;
   const int k_blocks = (k + kBlockK - 1) / kBlockK;
-  const int clusters = std::min(cluster_tiles, prepare_device<BN, Stages, Cluster>());
+  const int resident = prepare_device<BN, Stages, Cluster, SplitK>();
+  SplitArgs sk;
+  if constexpr (SplitK) {
+    sk.splits = gemm::tuning::split_count(cluster_tiles, resident, k_blocks, kMinSplitKBlocks);
+    if (sk.splits < 2)
+      throw std::invalid_argument(
+          std::string(name) + ": its " + std::to_string(cluster_tiles) + " tiles of 128x" +
+          std::to_string(BN) + " fill half or more of the " + std::to_string(resident) +
+          " blocks this card holds at once, or K has one 64-deep block: it splits nothing, and "
+          "the kernel without splits runs this shape");
+    sk.ld = (n + 3) / 4 * 4;
+    sk.slice = static_cast<long long>(m) * sk.ld;
+    const split_k::Workspace w =
+        split_k::workspace_for(static_cast<std::size_t>(sk.slice) * sk.splits,
+                               static_cast<std::size_t>(cluster_tiles), stream);
+    sk.partials = w.partials;
+    sk.counters = w.counters;
+  }
+  const int clusters = std::min(cluster_tiles * sk.splits, resident);
   cudaLaunchAttribute attr[1];
   const cudaLaunchConfig_t config = launch_config<BN, Stages, Cluster>(clusters, stream, attr);
-  if (tma_epilogue)
+  if constexpr (SplitK)
+    MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, false, true>, map_a,
+                                    map_b, map_c, ep, tiles_m, tiles_n, k_blocks, sk));
+  else if (tma_epilogue)
     MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, true>, map_a, map_b,
-                                    map_c, ep, tiles_m, tiles_n, k_blocks));
+                                    map_c, ep, tiles_m, tiles_n, k_blocks, sk));
   else
     MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, false>, map_a, map_b,
-                                    map_c, ep, tiles_m, tiles_n, k_blocks));
+                                    map_c, ep, tiles_m, tiles_n, k_blocks, sk));
   MEMHIER_CHECK_LAUNCH();
 }
 
-/// The table's record of ws_kernel<BN, Stages, Cluster> (the TMA-epilogue build the bench's
-/// beta == 0 problems run).
-template <int BN, int Stages, int Cluster>
+/// The table's record of ws_kernel<BN, Stages, Cluster, *, SplitK> (without splits, the
+/// TMA-epilogue build the bench's beta == 0 problems run).
+template <int BN, int Stages, int Cluster, bool SplitK>
 HopperKernelInfo ws_info() {
   HopperKernelInfo info;
-  info.symbol = reinterpret_cast<const void*>(&ws_kernel<BN, Stages, Cluster, true>);
+  info.symbol = reinterpret_cast<const void*>(&ws_kernel<BN, Stages, Cluster, !SplitK, SplitK>);
   info.block_threads = kThreads;
   info.dynamic_smem = ws_smem_bytes<BN, Stages>();
   info.cluster_size = Cluster;
+  info.split_k = SplitK;
   return info;
 }
 
 }  // namespace
 
-// One entry point per configuration of ws_configs.inc: BN x Stages x Cluster as its name says.
-#define MEMHIER_WS(fn, BN, Stages, Cluster)                                                 \
-  void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                \
-          const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) { \
-    ws_gemm<BN, Stages, Cluster>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);     \
-  }                                                                                         \
-  HopperKernelInfo fn##_info() {                                                            \
-    return ws_info<BN, Stages, Cluster>();                                                  \
+// One entry point per configuration of ws_configs.inc: BN x Stages x Cluster (x split-K) as
+// its name says.
+#define MEMHIER_WS(fn, BN, Stages, Cluster, SplitK)                                             \
+  void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                    \
+          const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) {     \
+    ws_gemm<BN, Stages, Cluster, SplitK>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s); \
+  }                                                                                             \
+  HopperKernelInfo fn##_info() {                                                                \
+    return ws_info<BN, Stages, Cluster, SplitK>();                                              \
   }
 #include "ws_configs.inc"
 
