@@ -40,11 +40,14 @@ struct Rung {
   GemmFn run;
   hk::HopperKernelInfo (*info)();
   int tile_n;
+  int tile_m = 128;
 };
 const Rung kRungs[] = {
     {"wgmma_tma", &hk::wgmma_tma, &hk::wgmma_tma_info, 256},
 #define MEMHIER_WS(name, BN, ...) {#name, &hk::name, &hk::name##_info, BN},
 #include "../../src/kernels/gemm_bf16/ws_configs.inc"
+    {"swapab_16x128", &hk::swapab_16x128, &hk::swapab_16x128_info, 128, 16},
+    {"swapab_64x128", &hk::swapab_64x128, &hk::swapab_64x128_info, 128, 64},
 };
 constexpr int kRungCount = static_cast<int>(sizeof kRungs / sizeof kRungs[0]);
 
@@ -214,7 +217,8 @@ bool runs_here(const Rung& r, int m, int n, int k) {
   MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, info.symbol, info.block_threads, static_cast<std::size_t>(info.dynamic_smem)));
-  const long long tiles = static_cast<long long>((m + 127) / 128) * ((n + r.tile_n - 1) / r.tile_n);
+  const long long tiles =
+      static_cast<long long>((m + r.tile_m - 1) / r.tile_m) * ((n + r.tile_n - 1) / r.tile_n);
   return memhier::gemm::tuning::split_count(tiles, static_cast<long long>(sms) * per_sm,
                                             (k + 63) / 64, 1) > 1;
 }

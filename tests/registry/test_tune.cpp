@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -130,13 +130,23 @@ TEST(Tune, TheSweepSummarizesBestAgainstTheVendor) {
 }
 
 // The tuner's model reads each bf16 candidate's tile from its launcher: every candidate has
-// one, 128 rows (the Hopper kernels' two warpgroups of 64, the mma tile's 128).
+// one, the one its name ends with (128 rows for the others: the Hopper kernels' two warpgroups
+// of 64, the mma tile's 128), and the split-K ones say so.
 TEST(Tune, EveryBf16CandidateNamesItsTile) {
+  const std::regex tile_suffix(".*_([0-9]+)x([0-9]+)$");
   for (gemm_bf16::Variant v : gemm_bf16::detail::best_candidates()) {
     const gemm_bf16::detail::Launcher l = gemm_bf16::detail::launcher_for(v);
-    SCOPED_TRACE(gemm_bf16::to_string(v));
-    EXPECT_EQ(l.tile_m, 128);
-    EXPECT_TRUE(l.tile_n == 64 || l.tile_n == 128 || l.tile_n == 256) << l.tile_n;
+    const std::string name = gemm_bf16::to_string(v);
+    SCOPED_TRACE(name);
+    std::smatch t;
+    if (std::regex_match(name, t, tile_suffix)) {
+      EXPECT_EQ(l.tile_m, std::stoi(t[1]));
+      EXPECT_EQ(l.tile_n, std::stoi(t[2]));
+    } else {
+      EXPECT_EQ(l.tile_m, 128);
+      EXPECT_TRUE(l.tile_n == 64 || l.tile_n == 128 || l.tile_n == 256) << l.tile_n;
+    }
+    EXPECT_EQ(l.split_k, name.rfind("ws_sk_", 0) == 0 || name.rfind("swapab_", 0) == 0);
     EXPECT_GE(l.cluster_m, 1);
   }
   EXPECT_EQ(gemm_bf16::detail::launcher_for(gemm_bf16::Variant::ws_c4_s4_128x256).cluster_m, 4);

@@ -175,6 +175,29 @@ __device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], uint64_t da, uin
       : MEMHIER_ACC8(0), MEMHIER_ACC8(8), MEMHIER_ACC8(16), MEMHIER_ACC8(24)
       : "l"(da), "l"(db), "r"(accumulate));
 }
+/// Swapped operands (swap_ab.sm90a.cu): D(64 x N) = A(64x16) * B(16xN) with A MN-major
+/// (imm-trans-a = 1: a 64-column box of the GEMM's B, desc_b's layout) and B K-major (rows of
+/// the GEMM's A, desc_a's layout), N = 16 or 64; d[] laid out as for wgmma_m64n256k16.
+__device__ __forceinline__ void wgmma_m64n16k16_ta(float (&d)[8], uint64_t da, uint64_t db,
+                                                   int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, 1, 0;\n}\n"
+      : MEMHIER_ACC8(0)
+      : "l"(da), "l"(db), "r"(accumulate));
+}
+__device__ __forceinline__ void wgmma_m64n64k16_ta(float (&d)[32], uint64_t da, uint64_t db,
+                                                   int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "%32, %33, p, 1, 1, 1, 0;\n}\n"
+      : MEMHIER_ACC8(0), MEMHIER_ACC8(8), MEMHIER_ACC8(16), MEMHIER_ACC8(24)
+      : "l"(da), "l"(db), "r"(accumulate));
+}
 #undef MEMHIER_ACC8
 
 /// Issues one k-block (64 deep) of a consumer warpgroup as one wgmma group: four m64nBNk16

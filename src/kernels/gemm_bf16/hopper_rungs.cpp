@@ -37,6 +37,8 @@ void launch_wgmma_tma(const Params& p, cudaStream_t s) {
   }
 #define MEMHIER_WS(fn, ...) MEMHIER_HOPPER_LAUNCH(fn)
 #include "ws_configs.inc"
+MEMHIER_HOPPER_LAUNCH(swapab_16x128)
+MEMHIER_HOPPER_LAUNCH(swapab_64x128)
 #undef MEMHIER_HOPPER_LAUNCH
 
 // Operands TMA cannot describe (row pitch not a multiple of 16 bytes, a base off 16 bytes)
@@ -96,16 +98,16 @@ void launch_wgmma_staged(const Params& p, cudaStream_t s) {
                            copy_b ? ldb_st : p.ldb, p.beta, p.C, p.ldc, s);
 }
 
-/// The table launcher of a Hopper kernel with a tile_n-wide tile of 128 rows (every Hopper
-/// rung's: two consumer warpgroups of 64 rows).
+/// The table launcher of a Hopper kernel with a tile_m x tile_n tile (128 rows for all but
+/// the skinny ones: two consumer warpgroups of 64 rows).
 Launcher from(void (*launch)(const Params&, cudaStream_t), const void* (*symbol)(),
-              const hopper::HopperKernelInfo& info, int tile_n) {
+              const hopper::HopperKernelInfo& info, int tile_n, int tile_m = 128) {
   Launcher l;
   l.launch = launch;
   l.symbol = symbol;
   l.block_threads = info.block_threads;
   l.dynamic_smem = info.dynamic_smem;
-  l.tile_m = 128;
+  l.tile_m = tile_m;
   l.tile_n = tile_n;
   l.cluster_m = info.cluster_size;
   l.split_k = info.split_k;
@@ -131,6 +133,18 @@ Launcher wgmma_tma_launcher() {
 #define MEMHIER_WS(fn, BN, ...) MEMHIER_HOPPER_LAUNCHER(fn, BN)
 #include "ws_configs.inc"
 #undef MEMHIER_HOPPER_LAUNCHER
+
+Launcher swapab_16x128_launcher() {
+  return from(
+      launch_swapab_16x128, [] { return hopper::swapab_16x128_info().symbol; },
+      hopper::swapab_16x128_info(), 128, 16);
+}
+
+Launcher swapab_64x128_launcher() {
+  return from(
+      launch_swapab_64x128, [] { return hopper::swapab_64x128_info().symbol; },
+      hopper::swapab_64x128_info(), 128, 64);
+}
 
 Launcher wgmma_staged_launcher() {
   return from(

@@ -134,42 +134,9 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
   }
 }
 
-/// Where a split-K launch keeps its partial sums: `splits` slices of m x ld floats (ld: n
-/// rounded up to 4, for float4 sums), one arrival counter per tile.
-struct SplitArgs {
-  float* partials = nullptr;
-  unsigned* counters = nullptr;
-  long long slice = 0;
-  int ld = 0;
-  int splits = 1;
-};
-
 /// The 256 consumer threads meet here (named barrier 3; 0 is __syncthreads, 1-2 a warpgroup's).
 __device__ __forceinline__ void consumers_sync() {
   asm volatile("bar.sync 3, 256;\n" ::: "memory");
-}
-
-/// The last split of a 128 x BN tile (top-left C(m0, n0)) writes C = the splits' sum + beta C:
-/// the 256 consumer threads (`i` = 0..255) take its rows four columns at a time, four groups in
-/// flight each (the partials sit in L2; one round trip for a 16-row tile).
-template <int BN>
-__device__ __forceinline__ void finish_split_tile(const SplitArgs& sk, const Epilogue& ep, int m0,
-                                                  int n0, int i) {
-  constexpr int kGroups = BN / 4;  // float4 groups a row
-  constexpr int kTotal = kBlockM * kGroups;
-#pragma unroll 4
-  for (int g = i; g < kTotal; g += 256) {
-    const int row = m0 + g / kGroups, col = n0 + 4 * (g % kGroups);
-    if (row >= ep.m) break;  // rows only grow with g
-    if (col >= ep.n) continue;
-    const float4 v = split_k::sum4(sk.partials, static_cast<std::size_t>(sk.slice), sk.splits,
-                                   static_cast<std::size_t>(row) * sk.ld + col);
-    const float vs[4] = {v.x, v.y, v.z, v.w};
-    float* p = ep.c + static_cast<long long>(row) * ep.ldc + col;
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-      if (col + j < ep.n) p[j] = ep.beta != 0.f ? fmaf(ep.beta, p[j], vs[j]) : vs[j];
-  }
 }
 
 /// Frees stage `s` for its producers: a CTA's own barrier alone, or (clusters) thread i of
@@ -194,12 +161,12 @@ __device__ __forceinline__ void release_stage(uint32_t empty, int t) {
 /// template choice, since both paths in one kernel spill accumulators.
 /// SplitK (no clusters): the blocks walk units of (tile, split); a split multiplies its share
 /// of the k-blocks, stores alpha * acc to its slice of the partials by row segments, and the
-/// tile's last split writes C (finish_split_tile).
+/// tile's last split writes C (split_k::finish_tile).
 template <int BN, int Stages, int Cluster, bool TmaEpi, bool SplitK = false>
 __global__ void __launch_bounds__(kThreads, 1)
     ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
               const __grid_constant__ CUtensorMap map_c, Epilogue ep, int tiles_m, int tiles_n,
-              int k_blocks, SplitArgs sk) {
+              int k_blocks, split_k::Args sk) {
   static_assert(!SplitK || (Cluster == 1 && !TmaEpi), "split-K runs without clusters");
   using G = Geometry<BN, Stages>;
   static_assert(G::kBoxes % Cluster == 0, "each block multicasts a whole number of B boxes");
@@ -297,7 +264,9 @@ __global__ void __launch_bounds__(kThreads, 1)
             smem_raw +
             (sm.full(0) + 512u - static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw))));
         if (split_k::arrive_last(sk.counters + ct, splits, tid == 128, flag, consumers_sync))
-          finish_split_tile<BN>(sk, ep, m0, n0, tid - 128);
+          split_k::finish_tile(sk.partials, static_cast<std::size_t>(sk.slice), sk.ld, splits,
+                               {ep.c, ep.ldc, ep.m, ep.n, ep.beta}, m0, kBlockM, n0, BN, tid - 128,
+                               256);
       } else {
         store_tile_smem<TmaEpi>(sm, &map_c, ep, acc, c, m0 + 64 * c, n0);
       }
@@ -397,22 +366,12 @@ void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bflo
   const int cluster_tiles = (tiles_m + Cluster - 1) / Cluster * tiles_n;
   const int k_blocks = (k + kBlockK - 1) / kBlockK;
   const int resident = prepare_device<BN, Stages, Cluster, SplitK>();
-  SplitArgs sk;
+  split_k::Args sk;
   if constexpr (SplitK) {
     sk.splits = gemm::tuning::split_count(cluster_tiles, resident, k_blocks, kMinSplitKBlocks);
     if (sk.splits < 2)
-      throw std::invalid_argument(
-          std::string(name) + ": its " + std::to_string(cluster_tiles) + " tiles of 128x" +
-          std::to_string(BN) + " fill half or more of the " + std::to_string(resident) +
-          " blocks this card holds at once, or K has one 64-deep block: it splits nothing, and "
-          "the kernel without splits runs this shape");
-    sk.ld = (n + 3) / 4 * 4;
-    sk.slice = static_cast<long long>(m) * sk.ld;
-    const split_k::Workspace w =
-        split_k::workspace_for(static_cast<std::size_t>(sk.slice) * sk.splits,
-                               static_cast<std::size_t>(cluster_tiles), stream);
-    sk.partials = w.partials;
-    sk.counters = w.counters;
+      throw std::invalid_argument(split_k::no_split(name, cluster_tiles, kBlockM, BN, resident));
+    sk = split_k::args_for(m, n, sk.splits, static_cast<std::size_t>(cluster_tiles), stream);
   }
   const int clusters = std::min(cluster_tiles * sk.splits, resident);
   cudaLaunchAttribute attr[1];

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 
+#include "kernels/split_k/workspace.hpp"
+
 namespace memhier::kernels::split_k {
 
 /// Called by every thread of the group that stored one split's partials of a tile, after its
@@ -43,6 +45,36 @@ __device__ __forceinline__ float4 sum4(const float* partials, std::size_t slice,
     v.w += p.w;
   }
   return v;
+}
+
+/// Where C lands: C = the splits' sum + beta * C (alpha is in the partials), inside m x n.
+struct Target {
+  float* c;
+  long long ldc;
+  int m, n;
+  float beta;
+};
+
+/// The last split writes the tile rows [r0, r0 + rows) x columns [c0, c0 + cols) of C (c0 and
+/// cols multiples of 4; partial rows `ld` floats, a multiple of 4): `threads` threads, this one
+/// `i`, four columns a step, four steps in flight (one round trip to L2 for a small tile).
+__device__ __forceinline__ void finish_tile(const float* partials, std::size_t slice, int ld,
+                                            int splits, const Target& t, int r0, int rows, int c0,
+                                            int cols, int i, int threads) {
+  const int groups = cols / 4;
+#pragma unroll 4
+  for (int g = i; g < rows * groups; g += threads) {
+    const int row = r0 + g / groups, col = c0 + 4 * (g % groups);
+    if (row >= t.m) break;  // rows only grow with g
+    if (col >= t.n) continue;
+    const float4 v = sum4(partials, slice, splits,
+                          static_cast<std::size_t>(row) * ld + static_cast<std::size_t>(col));
+    const float vs[4] = {v.x, v.y, v.z, v.w};
+    float* p = t.c + static_cast<long long>(row) * t.ldc + col;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      if (col + j < t.n) p[j] = t.beta != 0.f ? fmaf(t.beta, p[j], vs[j]) : vs[j];
+  }
 }
 
 }  // namespace memhier::kernels::split_k

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
 
 #include "memhier/core/buffer.hpp"
@@ -28,6 +29,26 @@ Workspace workspace_for(std::size_t floats, std::size_t tiles, cudaStream_t stre
     MEMHIER_CUDA(cudaMemsetAsync(h.counters.data(), 0, h.counters.bytes(), stream));
   }
   return {h.partials.data(), h.counters.data()};
+}
+
+Args args_for(int m, int n, int splits, std::size_t tiles, cudaStream_t stream) {
+  Args a;
+  a.splits = splits;
+  a.ld = (n + 3) / 4 * 4;
+  a.slice = static_cast<long long>(m) * a.ld;
+  const Workspace w = workspace_for(
+      static_cast<std::size_t>(a.slice) * static_cast<std::size_t>(splits), tiles, stream);
+  a.partials = w.partials;
+  a.counters = w.counters;
+  return a;
+}
+
+std::string no_split(const char* name, long long tiles, int tile_m, int tile_n, int resident) {
+  return std::string(name) + ": its " + std::to_string(tiles) + " tiles of " +
+         std::to_string(tile_m) + "x" + std::to_string(tile_n) + " fill half or more of the " +
+         std::to_string(resident) +
+         " blocks this card holds at once, or K has one 64-deep block: it would split nothing, "
+         "and a kernel without splits runs this shape";
 }
 
 }  // namespace memhier::kernels::split_k

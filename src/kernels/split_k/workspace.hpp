@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <string>
 
 namespace memhier::kernels::split_k {
 
@@ -20,5 +21,23 @@ struct Workspace {
 /// and `tiles` counters (a larger problem waits for the stream's queued work first: it may
 /// still read the old memory). Throws CudaError when the memory cannot be had.
 Workspace workspace_for(std::size_t floats, std::size_t tiles, cudaStream_t stream);
+
+/// What a split-K launch passes its kernel: `splits` slices of m x ld partial sums (ld: n
+/// rounded up to 4, for float4 sums), `slice` floats apart, and one arrival counter per tile.
+struct Args {
+  float* partials = nullptr;
+  unsigned* counters = nullptr;
+  long long slice = 0;
+  int ld = 0;
+  int splits = 1;
+};
+
+/// The Args of a launch on `stream` splitting an m x n C `splits` ways over `tiles` tiles, its
+/// workspace from workspace_for.
+Args args_for(int m, int n, int splits, std::size_t tiles, cudaStream_t stream);
+
+/// The sentence of a split-K kernel `name` declining a shape it would not split: `tiles` tiles
+/// of tile_m x tile_n against the `resident` blocks this card holds at once.
+std::string no_split(const char* name, long long tiles, int tile_m, int tile_n, int resident);
 
 }  // namespace memhier::kernels::split_k
