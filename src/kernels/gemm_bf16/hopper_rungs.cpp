@@ -38,6 +38,7 @@ void launch_wgmma_tma(const Params& p, cudaStream_t s) {
 #define MEMHIER_WS(fn, ...) MEMHIER_HOPPER_LAUNCH(fn)
 #include "ws_configs.inc"
 MEMHIER_HOPPER_LAUNCH(swapab_16x128)
+MEMHIER_HOPPER_LAUNCH(swapab_32x128)
 MEMHIER_HOPPER_LAUNCH(swapab_64x128)
 #undef MEMHIER_HOPPER_LAUNCH
 
@@ -138,6 +139,12 @@ Launcher swapab_16x128_launcher() {
   return from(
       launch_swapab_16x128, [] { return hopper::swapab_16x128_info().symbol; },
       hopper::swapab_16x128_info(), 128, 16);
+}
+
+Launcher swapab_32x128_launcher() {
+  return from(
+      launch_swapab_32x128, [] { return hopper::swapab_32x128_info().symbol; },
+      hopper::swapab_32x128_info(), 128, 32);
 }
 
 Launcher swapab_64x128_launcher() {

@@ -54,6 +54,8 @@ __device__ __forceinline__ void wgmma_swap(float (&d)[MS / 2], uint64_t da, uint
                                            int accumulate) {
   if constexpr (MS == 16)
     wgmma_m64n16k16_ta(d, da, db, accumulate);
+  else if constexpr (MS == 32)
+    wgmma_m64n32k16_ta(d, da, db, accumulate);
   else
     wgmma_m64n64k16_ta(d, da, db, accumulate);
 }
@@ -226,6 +228,13 @@ void swapab_16x128(int m, int n, int k, float alpha, const __nv_bfloat16* a, int
 }
 HopperKernelInfo swapab_16x128_info() {
   return swap_info<16, 6>();
+}
+void swapab_32x128(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
+                   const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) {
+  swap_gemm<32, 5>("swapab_32x128", m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
+}
+HopperKernelInfo swapab_32x128_info() {
+  return swap_info<32, 5>();
 }
 void swapab_64x128(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
                    const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) {
