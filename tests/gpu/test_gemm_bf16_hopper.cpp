@@ -46,9 +46,8 @@ const Rung kRungs[] = {
     {"wgmma_tma", &hk::wgmma_tma, &hk::wgmma_tma_info, 256},
 #define MEMHIER_WS(name, BN, ...) {#name, &hk::name, &hk::name##_info, BN},
 #include "../../src/kernels/gemm_bf16/ws_configs.inc"
-    {"swapab_16x128", &hk::swapab_16x128, &hk::swapab_16x128_info, 128, 16},
-    {"swapab_32x128", &hk::swapab_32x128, &hk::swapab_32x128_info, 128, 32},
-    {"swapab_64x128", &hk::swapab_64x128, &hk::swapab_64x128_info, 128, 64},
+#define MEMHIER_SWAP_AB(name, MS, ...) {#name, &hk::name, &hk::name##_info, 128, MS},
+#include "../../src/kernels/gemm_bf16/swap_configs.inc"
 };
 constexpr int kRungCount = static_cast<int>(sizeof kRungs / sizeof kRungs[0]);
 

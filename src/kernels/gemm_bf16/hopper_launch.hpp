@@ -56,15 +56,12 @@ HopperKernelInfo wgmma_tma_info();
 #include "ws_configs.inc"
 
 /// best's skinny candidates (swap_ab.sm90a.cu): C^T = B^T A^T on wgmma m64n16/32/64, a
-/// block taking 16, 32 or 64 rows of C by 128 columns, K split over the blocks the tiles leave idle
-/// (they decline shapes they would not split). Same contract as wgmma_tma.
-#define MEMHIER_SWAP_AB(name)                                                                     \
+/// block taking 16, 32 or 64 rows of C (swap_configs.inc) by 128 columns, K split over the blocks
+/// the tiles leave idle (they decline shapes they would not split). Same contract as wgmma_tma.
+#define MEMHIER_SWAP_AB(name, ...)                                                                \
   void name(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                    \
             const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t stream); \
   HopperKernelInfo name##_info();
-MEMHIER_SWAP_AB(swapab_16x128)
-MEMHIER_SWAP_AB(swapab_32x128)
-MEMHIER_SWAP_AB(swapab_64x128)
-#undef MEMHIER_SWAP_AB
+#include "swap_configs.inc"
 
 }  // namespace memhier::kernels::gemm_bf16

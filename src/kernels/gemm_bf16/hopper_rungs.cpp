@@ -1,14 +1,12 @@
 // The WGMMA rungs as table launchers: the Hopper kernels (*.sm90a.cu) take plain arguments,
 // the ladder a Params; unsupported shapes and cards throw invalid_argument (declined rows).
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <stdexcept>
-#include <utility>
 
 #include "hopper_launch.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/per_stream.hpp"
 #include "repitch.hpp"
 #include "variants.hpp"
 
@@ -37,9 +35,8 @@ void launch_wgmma_tma(const Params& p, cudaStream_t s) {
   }
 #define MEMHIER_WS(fn, ...) MEMHIER_HOPPER_LAUNCH(fn)
 #include "ws_configs.inc"
-MEMHIER_HOPPER_LAUNCH(swapab_16x128)
-MEMHIER_HOPPER_LAUNCH(swapab_32x128)
-MEMHIER_HOPPER_LAUNCH(swapab_64x128)
+#define MEMHIER_SWAP_AB(fn, ...) MEMHIER_HOPPER_LAUNCH(fn)
+#include "swap_configs.inc"
 #undef MEMHIER_HOPPER_LAUNCH
 
 // Operands TMA cannot describe (row pitch not a multiple of 16 bytes, a base off 16 bytes)
@@ -53,17 +50,13 @@ struct Staging {
 };
 
 Staging& staging_for(std::size_t a_elems, std::size_t b_elems, cudaStream_t s) {
-  static std::mutex mu;
-  static std::map<std::pair<int, cudaStream_t>, Staging> all;
-  int dev = 0;
-  MEMHIER_CUDA(cudaGetDevice(&dev));
-  const std::lock_guard<std::mutex> lock(mu);
-  Staging& st = all[{dev, s}];
-  // A larger problem on this stream: the old buffers may still be read by queued work.
-  if (st.a.size() < a_elems || st.b.size() < b_elems) MEMHIER_CUDA(cudaStreamSynchronize(s));
-  if (st.a.size() < a_elems) st.a = core::DeviceBuffer<__nv_bfloat16>(a_elems);
-  if (st.b.size() < b_elems) st.b = core::DeviceBuffer<__nv_bfloat16>(b_elems);
-  return st;
+  static core::PerStream<Staging> all;
+  return all.with(s, [&](Staging& st) -> Staging& {
+    if (st.a.size() < a_elems || st.b.size() < b_elems) MEMHIER_CUDA(cudaStreamSynchronize(s));
+    if (st.a.size() < a_elems) st.a = core::DeviceBuffer<__nv_bfloat16>(a_elems);
+    if (st.b.size() < b_elems) st.b = core::DeviceBuffer<__nv_bfloat16>(b_elems);
+    return st;
+  });
 }
 
 constexpr int kStagedRow = 64;  // elements: 128 bytes, one 128-byte swizzle row
@@ -125,33 +118,18 @@ Launcher wgmma_tma_launcher() {
       kWideTile);
 }
 
-// The table launchers of rung 7 and the ws_* candidates (ws_configs.inc).
-#define MEMHIER_HOPPER_LAUNCHER(fn, BN)                                                   \
-  Launcher fn##_launcher() {                                                              \
-    return from(                                                                          \
-        launch_##fn, [] { return hopper::fn##_info().symbol; }, hopper::fn##_info(), BN); \
+// The table launchers of rung 7, the ws_* and the swapab_* candidates (ws_configs.inc,
+// swap_configs.inc).
+#define MEMHIER_HOPPER_LAUNCHER(fn, BM, BN)                                                   \
+  Launcher fn##_launcher() {                                                                  \
+    return from(                                                                              \
+        launch_##fn, [] { return hopper::fn##_info().symbol; }, hopper::fn##_info(), BN, BM); \
   }
-#define MEMHIER_WS(fn, BN, ...) MEMHIER_HOPPER_LAUNCHER(fn, BN)
+#define MEMHIER_WS(fn, BN, ...) MEMHIER_HOPPER_LAUNCHER(fn, 128, BN)
 #include "ws_configs.inc"
+#define MEMHIER_SWAP_AB(fn, MS, ...) MEMHIER_HOPPER_LAUNCHER(fn, MS, 128)
+#include "swap_configs.inc"
 #undef MEMHIER_HOPPER_LAUNCHER
-
-Launcher swapab_16x128_launcher() {
-  return from(
-      launch_swapab_16x128, [] { return hopper::swapab_16x128_info().symbol; },
-      hopper::swapab_16x128_info(), 128, 16);
-}
-
-Launcher swapab_32x128_launcher() {
-  return from(
-      launch_swapab_32x128, [] { return hopper::swapab_32x128_info().symbol; },
-      hopper::swapab_32x128_info(), 128, 32);
-}
-
-Launcher swapab_64x128_launcher() {
-  return from(
-      launch_swapab_64x128, [] { return hopper::swapab_64x128_info().symbol; },
-      hopper::swapab_64x128_info(), 128, 64);
-}
 
 Launcher wgmma_staged_launcher() {
   return from(

@@ -221,27 +221,15 @@ HopperKernelInfo swap_info() {
 
 }  // namespace
 
-// Stages: as many as let two blocks share an SM's 227 KiB (about 100 KiB of B in flight each).
-void swapab_16x128(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
-                   const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) {
-  swap_gemm<16, 6>("swapab_16x128", m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
-}
-HopperKernelInfo swapab_16x128_info() {
-  return swap_info<16, 6>();
-}
-void swapab_32x128(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
-                   const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) {
-  swap_gemm<32, 5>("swapab_32x128", m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
-}
-HopperKernelInfo swapab_32x128_info() {
-  return swap_info<32, 5>();
-}
-void swapab_64x128(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
-                   const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) {
-  swap_gemm<64, 4>("swapab_64x128", m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
-}
-HopperKernelInfo swapab_64x128_info() {
-  return swap_info<64, 4>();
-}
+// One entry point per configuration of swap_configs.inc.
+#define MEMHIER_SWAP_AB(fn, MS, Stages)                                                     \
+  void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                \
+          const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) { \
+    swap_gemm<MS, Stages>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);            \
+  }                                                                                         \
+  HopperKernelInfo fn##_info() {                                                            \
+    return swap_info<MS, Stages>();                                                         \
+  }
+#include "swap_configs.inc"
 
 }  // namespace memhier::kernels::gemm_bf16

@@ -1,12 +1,10 @@
 #include "kernels/split_k/workspace.hpp"
 
-#include <map>
-#include <mutex>
 #include <string>
-#include <utility>
 
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/per_stream.hpp"
 
 namespace memhier::kernels::split_k {
 
@@ -15,20 +13,17 @@ Workspace workspace_for(std::size_t floats, std::size_t tiles, cudaStream_t stre
     core::DeviceBuffer<float> partials;
     core::DeviceBuffer<unsigned> counters;
   };
-  static std::mutex mu;
-  static std::map<std::pair<int, cudaStream_t>, Held> all;
-  int dev = 0;
-  MEMHIER_CUDA(cudaGetDevice(&dev));
-  const std::lock_guard<std::mutex> lock(mu);
-  Held& h = all[{dev, stream}];
-  if (h.partials.size() < floats || h.counters.size() < tiles)
-    MEMHIER_CUDA(cudaStreamSynchronize(stream));
-  if (h.partials.size() < floats) h.partials = core::DeviceBuffer<float>(floats);
-  if (h.counters.size() < tiles) {
-    h.counters = core::DeviceBuffer<unsigned>(tiles);
-    MEMHIER_CUDA(cudaMemsetAsync(h.counters.data(), 0, h.counters.bytes(), stream));
-  }
-  return {h.partials.data(), h.counters.data()};
+  static core::PerStream<Held> all;
+  return all.with(stream, [&](Held& h) {
+    if (h.partials.size() < floats || h.counters.size() < tiles)
+      MEMHIER_CUDA(cudaStreamSynchronize(stream));
+    if (h.partials.size() < floats) h.partials = core::DeviceBuffer<float>(floats);
+    if (h.counters.size() < tiles) {
+      h.counters = core::DeviceBuffer<unsigned>(tiles);
+      MEMHIER_CUDA(cudaMemsetAsync(h.counters.data(), 0, h.counters.bytes(), stream));
+    }
+    return Workspace{h.partials.data(), h.counters.data()};
+  });
 }
 
 Args args_for(int m, int n, int splits, std::size_t tiles, cudaStream_t stream) {
