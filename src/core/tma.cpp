@@ -90,27 +90,58 @@ std::string tma_unsupported(const Tensor2d& t) {
   return "";
 }
 
-CUtensorMap encode_tensor_map_2d(const Tensor2d& t) {
-  const std::string bad = tma_unsupported(t);
-  if (!bad.empty()) throw std::invalid_argument(bad);
+namespace {
+
+/// The tiled map of `t`'s plane with `rank` dimensions (2, or 3 with the layers outermost).
+CUtensorMap encode_tiled(const Tensor2d& t, int rank, std::uint64_t layers,
+                         std::uint64_t layer_pitch) {
   std::string why;
   const PFN_cuTensorMapEncodeTiled_v12000 encode = encoder(&why);
   if (!encode) throw TmaUnavailable(why + ".");
   alignas(64) CUtensorMap map{};
-  const cuuint64_t dims[2] = {t.cols, t.rows};
-  const cuuint64_t strides[1] = {t.pitch_bytes};
-  const cuuint32_t box[2] = {t.box_cols, t.box_rows};
-  const cuuint32_t elem_strides[2] = {1, 1};
+  const cuuint64_t dims[3] = {t.cols, t.rows, layers};
+  const cuuint64_t strides[2] = {t.pitch_bytes, layer_pitch};
+  const cuuint32_t box[3] = {t.box_cols, t.box_rows, 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
   const CUresult r = encode(
-      &map, data_type(t.elem_bytes), 2, const_cast<void*>(t.base), dims, strides, box, elem_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE,
+      &map, data_type(t.elem_bytes), static_cast<cuuint32_t>(rank), const_cast<void*>(t.base), dims,
+      strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
       t.swizzle == TmaSwizzle::b128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
-    throw std::runtime_error("cuTensorMapEncodeTiled refused a " + n(t.rows) + " x " + n(t.cols) +
-                             " tensor with a " + n(t.box_rows) + " x " + n(t.box_cols) +
+    throw std::runtime_error("cuTensorMapEncodeTiled refused a " +
+                             (rank == 3 ? n(layers) + " x " : std::string()) + n(t.rows) + " x " +
+                             n(t.cols) + " tensor with a " + n(t.box_rows) + " x " + n(t.box_cols) +
                              " box (CUresult " + std::to_string(static_cast<int>(r)) + ").");
   return map;
+}
+
+}  // namespace
+
+CUtensorMap encode_tensor_map_2d(const Tensor2d& t) {
+  const std::string bad = tma_unsupported(t);
+  if (!bad.empty()) throw std::invalid_argument(bad);
+  return encode_tiled(t, 2, 1, 0);
+}
+
+std::string tma_unsupported(const Tensor3d& t) {
+  const std::string bad = tma_unsupported(t.plane);
+  if (!bad.empty()) return bad;
+  if (t.layers < 1 || t.layers > kMaxDim)
+    return "TMA describes 1 to 2^32 layers, not " + n(t.layers) + ".";
+  if (t.layer_pitch_bytes % 16 != 0 || t.layer_pitch_bytes >= kMaxPitch)
+    return "TMA needs each layer to start on a 16-byte boundary: the layer pitch of " +
+           n(t.layer_pitch_bytes) + " bytes is not a multiple of 16 below 2^40.";
+  if (t.layer_pitch_bytes < t.plane.rows * t.plane.pitch_bytes)
+    return "the layer pitch (" + n(t.layer_pitch_bytes) + " bytes) is shorter than a layer's " +
+           n(t.plane.rows) + " rows.";
+  return "";
+}
+
+CUtensorMap encode_tensor_map_3d(const Tensor3d& t) {
+  const std::string bad = tma_unsupported(t);
+  if (!bad.empty()) throw std::invalid_argument(bad);
+  return encode_tiled(t.plane, 3, t.layers, t.layer_pitch_bytes);
 }
 
 }  // namespace memhier::core

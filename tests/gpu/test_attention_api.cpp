@@ -1,8 +1,8 @@
 // The attention API: names, bad input answered with one sentence before any launch, the
 // spelled-out entry point (which allocates the unfused rung's workspace in stream order),
-// rows that see no key written as exact zeros by every rung, and cuDNN's line running where it
-// is built. (test_kernels.cpp verifies every variant on the family's odd shapes against the
-// float64 reference.)
+// rows that see no key written as exact zeros by every rung, the wgmma rung on its own edge
+// shapes, and cuDNN's line running where it is built. (test_kernels.cpp verifies every
+// variant on the family's odd shapes against the float64 reference.)
 #include <cuda_bf16.h>
 
 #include <cmath>
@@ -15,6 +15,8 @@
 
 #include "gpu_test_util.hpp"
 #include "memhier/core/buffer.hpp"
+#include "memhier/core/check.hpp"
+#include "memhier/core/device.hpp"
 #include "memhier/kernels/attention.hpp"
 #include "memhier/kernels/register.hpp"
 #include "memhier/registry/registry.hpp"
@@ -109,6 +111,12 @@ at::Shape shape(int batch, int heads, int kv_heads, int seq_q, int seq_k, int he
   return {batch, heads, kv_heads, seq_q, seq_k, head_dim, causal, scale};
 }
 
+/// Whether `v` runs on `dev`: every rung but wgmma_tma, which needs sm_90a (compute
+/// capability 9.0 exactly) and elsewhere declines with one sentence.
+bool runs_on(at::Variant v, const memhier::core::DeviceInfo& dev) {
+  return v != at::Variant::wgmma_tma || (dev.cc_major == 9 && dev.cc_minor == 0);
+}
+
 TEST(AttentionApi, NamesRoundTrip) {
   for (at::Variant v : at::kAllVariants) {
     const auto back = at::variant_from_string(at::to_string(v));
@@ -164,6 +172,13 @@ TEST(AttentionApi, SpelledOutEntryPointOnAStream) {
   for (at::Variant v : at::kAllVariants) {
     SCOPED_TRACE(at::to_string(v));
     Problem p(shape(2, 4, 2, 77, 131, 64, true));
+    if (!runs_on(v, *dev)) {
+      EXPECT_THROW(at::forward(v, p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.s.batch,
+                               p.s.heads, p.s.kv_heads, p.s.seq_q, p.s.seq_k, p.s.head_dim,
+                               p.s.causal, p.s.scale, stream),
+                   std::invalid_argument);
+      continue;
+    }
     at::forward(v, p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.s.batch, p.s.heads,
                 p.s.kv_heads, p.s.seq_q, p.s.seq_k, p.s.head_dim, p.s.causal, p.s.scale, stream);
     MEMHIER_CUDA(cudaStreamSynchronize(stream));
@@ -182,6 +197,12 @@ TEST(AttentionApi, RowsThatSeeNoKeyAreZero) {
       Problem p(shape(1, 2, 1, 150, 37, head_dim, true));
       const std::size_t ws_bytes = at::workspace_bytes(v, p.s);
       DeviceBuffer<unsigned char> ws(ws_bytes);
+      if (!runs_on(v, *dev)) {
+        EXPECT_THROW(at::forward(v, p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.s, ws.data(),
+                                 ws_bytes),
+                     std::invalid_argument);
+        continue;
+      }
       at::forward(v, p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.s, ws.data(), ws_bytes);
       MEMHIER_CUDA(cudaDeviceSynchronize());
       const std::vector<__nv_bfloat16> got = p.o.download();
@@ -191,6 +212,58 @@ TEST(AttentionApi, RowsThatSeeNoKeyAreZero) {
       EXPECT_EQ(nonzero, 0u);
       EXPECT_LT(p.error(), 0x1p-8);
     }
+}
+
+// The wgmma rung (sm_90a) against the float64 reference where the others' tiles differ
+// from its own: seq 1, primes, tails inside a batch of two (TMA's zero fill must not read
+// the next batch's rows), seq_q != seq_k both ways, causal with seq_q < seq_k and > seq_k,
+// grouped-query heads, head_dim 64 and 128, key counts that wrap the K/V ring several times,
+// and a scale of 16 whose scores overflow fp16 and fp32 without the max shift. Elsewhere it
+// declines with one sentence naming the architecture.
+TEST(AttentionWgmma, MatchesFloat64WhereItRuns) {
+  MEMHIER_REQUIRE_GPU(dev);
+  if (!runs_on(at::Variant::wgmma_tma, *dev)) {
+    Problem p(shape(1, 1, 1, 16, 16, 64, false));
+    try {
+      at::forward(at::Variant::wgmma_tma, p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.s,
+                  nullptr, 0);
+      ADD_FAILURE() << "wgmma_tma ran on compute capability " << dev->cc_major << "."
+                    << dev->cc_minor;
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("9.0"), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+    GTEST_SKIP() << "wgmma_tma needs compute capability 9.0; checked its decline";
+  }
+  std::vector<at::Shape> shapes;
+  for (int d : {64, 128}) {
+    shapes.push_back(shape(1, 1, 1, 1, 1, d, false));
+    shapes.push_back(shape(1, 2, 2, 1, 1, d, true));
+    shapes.push_back(shape(2, 2, 2, 37, 37, d, false));
+    shapes.push_back(shape(2, 2, 1, 131, 131, d, true));
+    shapes.push_back(shape(2, 4, 2, 37, 131, d, true));     // causal, seq_q < seq_k
+    shapes.push_back(shape(2, 4, 2, 131, 37, d, true));     // causal, leading rows see nothing
+    shapes.push_back(shape(1, 8, 2, 129, 257, d, false));   // GQA, one past a tile
+    shapes.push_back(shape(2, 2, 2, 300, 1000, d, false));  // 8 key tiles: the ring wraps
+    shapes.push_back(shape(1, 2, 1, 1000, 1000, d, true));  // causal, 8 query tiles
+  }
+  at::Shape big = shape(1, 2, 2, 64, 96, 64, false);
+  big.scale = 16.f;  // scores near 100: exp overflows without the max shift
+  shapes.push_back(big);
+  big.head_dim = 128;
+  shapes.push_back(big);
+  for (const at::Shape& s : shapes) {
+    SCOPED_TRACE(std::to_string(s.batch) + "x" + std::to_string(s.heads) + "x" +
+                 std::to_string(s.kv_heads) + "x" + std::to_string(s.seq_q) + "x" +
+                 std::to_string(s.seq_k) + "x" + std::to_string(s.head_dim) +
+                 (s.causal ? ":causal" : "") + " scale " + std::to_string(s.scale));
+    Problem p(s);
+    at::forward(at::Variant::wgmma_tma, p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.s,
+                nullptr, 0);
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+    EXPECT_LT(p.error(), s.scale > 1.f ? 0x1p-7 : 0x1p-8);
+  }
 }
 
 // cuDNN's line where this build has it and the loader finds libcudnn: it runs and verifies

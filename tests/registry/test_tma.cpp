@@ -60,6 +60,26 @@ TEST(TmaTensorMap, DescribesAlignedRowsAndNamesTheRuleOtherwise) {
   EXPECT_NE(tma_unsupported(t).find("2^32"), std::string::npos);
 }
 
+// A stack of layers (a [batch, seq, ...] tensor): the plane's rules first, then the layers'.
+TEST(TmaTensorMap, LayersNeedAlignedPitchesAtLeastAPlaneApart) {
+  using memhier::core::tma_unsupported;
+  memhier::core::Tensor3d t;
+  t.plane = floats(37, 64);
+  t.layers = 4;
+  t.layer_pitch_bytes = 37 * 64 * 4;
+  EXPECT_EQ(tma_unsupported(t), "");
+  t.layer_pitch_bytes += 8;
+  EXPECT_NE(tma_unsupported(t).find("layer pitch"), std::string::npos);
+  t.layer_pitch_bytes = 36 * 64 * 4;  // the layers would overlap
+  EXPECT_NE(tma_unsupported(t).find("shorter than a layer"), std::string::npos);
+  t.layer_pitch_bytes = 37 * 64 * 4;
+  t.layers = 0;
+  EXPECT_NE(tma_unsupported(t).find("layers"), std::string::npos);
+  t.layers = 4;
+  t.plane.box_rows = 257;
+  EXPECT_NE(tma_unsupported(t).find("1 to 256"), std::string::npos);
+}
+
 using namespace memhier::probe;
 
 TmaResult measured() {

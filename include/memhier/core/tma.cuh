@@ -1,6 +1,6 @@
 // TMA on the device: the mbarrier a bulk copy completes on, the proxy fence between thread
 // writes and the copy engine, and the bulk copies themselves (cp.async.bulk 1-D and
-// cp.async.bulk.tensor 2-D, global -> shared and shared -> global). Every instruction is
+// cp.async.bulk.tensor 2-D and 3-D, global -> shared and shared -> global). Every instruction is
 // sm_90 PTX; the multicast form is legal on sm_90 and tuned for sm_90a, so the kernels that
 // use it live in *.sm90a.cu files. Below sm_90 each wrapper traps: the host launchers pass
 // core::require_kernel (gate.hpp) first and decline with its sentence.
@@ -185,6 +185,22 @@ __device__ __forceinline__ void tensor_load_2d(unsigned dst, const CUtensorMap* 
       : "memory");
 #else
   (void)dst, (void)map, (void)x, (void)y, (void)bar;
+  unsupported();
+#endif
+}
+
+/// tensor_load_2d from layer `z` of a three-dimensional map (encode_tensor_map_3d): rows past
+/// the layer's last arrive as zeros.
+__device__ __forceinline__ void tensor_load_3d(unsigned dst, const CUtensorMap* map, int x, int y,
+                                               int z, unsigned bar) {
+#if MEMHIER_TMA_DEVICE
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(dst),
+      "l"(map), "r"(x), "r"(y), "r"(z), "r"(bar)
+      : "memory");
+#else
+  (void)dst, (void)map, (void)x, (void)y, (void)z, (void)bar;
   unsupported();
 #endif
 }

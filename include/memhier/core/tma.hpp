@@ -26,6 +26,15 @@ struct Tensor2d {
   TmaSwizzle swizzle = TmaSwizzle::none;
 };
 
+/// `layers` copies of a Tensor2d, `layer_pitch_bytes` apart: a third, outermost dimension. A
+/// box stays within one layer, so its rows past `plane.rows` read as zero, not as the next
+/// layer's first rows (a sequence's tail inside a [batch, seq, ...] tensor).
+struct Tensor3d {
+  Tensor2d plane;
+  std::uint64_t layers = 1;
+  std::uint64_t layer_pitch_bytes = 0;  ///< bytes from one layer to the next
+};
+
 /// The driver cannot encode tensor maps (too old, or no driver): one sentence.
 struct TmaUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -42,5 +51,13 @@ std::string tma_unsupported(const Tensor2d& t);
 /// sentence, TmaUnavailable when the driver has no cuTensorMapEncodeTiled, std::runtime_error
 /// when the driver refuses the map.
 CUtensorMap encode_tensor_map_2d(const Tensor2d& t);
+
+/// tma_unsupported for a stack of layers: the plane's rules, 1..2^32 layers, and a layer pitch
+/// that is a multiple of 16 bytes below 2^40 and at least the plane's rows.
+std::string tma_unsupported(const Tensor3d& t);
+
+/// encode_tensor_map_2d for a stack of layers (boxes of box_rows x box_cols in one layer);
+/// throws as it does, with tma_unsupported(Tensor3d)'s sentence.
+CUtensorMap encode_tensor_map_3d(const Tensor3d& t);
 
 }  // namespace memhier::core

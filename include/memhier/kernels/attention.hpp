@@ -1,7 +1,8 @@
 // Attention forward, bf16: O = softmax(Q K^T scale, causal mask) V per head, fp32 softmax
 // statistics and accumulation, Q, K, V and O in [batch, seq, heads, head_dim] contiguous
 // layout, grouped-query heads (kv_heads divides heads). One entry point for every rung of
-// the ladder, from three unfused kernels to a cp.async-pipelined mma.sync kernel.
+// the ladder, from three unfused kernels to a cp.async-pipelined mma.sync kernel and (sm_90a
+// only) a warp-specialized wgmma kernel fed by TMA.
 //
 // Causal mask, aligned to the bottom-right as FlashAttention (2.1 and later) does: query i
 // sees key j when j <= i + (seq_k - seq_q), so the last query sees every key. When seq_q >

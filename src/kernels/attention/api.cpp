@@ -147,7 +147,12 @@ void forward(Variant v, const __nv_bfloat16* q, const __nv_bfloat16* k, const __
 
 namespace detail {
 
-Variant best_variant(const Shape&) {
+Variant best_variant(const Shape& s) {
+  try {
+    if (wgmma_tma_unsupported(s).empty()) return Variant::wgmma_tma;
+  } catch (const core::CudaError&) {
+    // No device to ask (the registry without a GPU): the rung that runs on every card.
+  }
   return Variant::cp_async_pipeline;
 }
 

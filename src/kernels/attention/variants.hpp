@@ -5,6 +5,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
+#include <string>
+
 #include "memhier/kernels/attention.hpp"
 
 namespace memhier::attention::detail {
@@ -28,7 +30,11 @@ struct Problem {
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/attention_rungs.inc"
 
-/// The rung `best` runs at `s`.
+/// Why the wgmma_tma rung (sm_90a only) cannot run `s` on the current device, in one
+/// sentence, or "" when it can. Throws CudaError when there is no device to ask.
+std::string wgmma_tma_unsupported(const Shape& s);
+
+/// The rung `best` runs at `s`: wgmma_tma where it runs, else cp_async_pipeline.
 Variant best_variant(const Shape& s);
 
 }  // namespace memhier::attention::detail

@@ -1,5 +1,6 @@
-// Hopper (sm_90a) pieces of the bf16 GEMM rungs 6 and 7: the tile geometry, wgmma shared-memory
-// descriptors and the wgmma instructions, the mbarrier waits and cluster arrives core/tma.cuh
+// Hopper (sm_90a) pieces of the bf16 GEMM rungs 6 and 7 (and of attention's wgmma rung): the
+// tile geometry, wgmma shared-memory descriptors and the wgmma instructions (A from shared
+// memory or registers), the mbarrier waits and cluster arrives core/tma.cuh
 // lacks (its loads, stores and barrier set-up serve these kernels too), cluster registers,
 // setmaxnreg, the tile order and the register epilogue; on the host, the operands' TMA maps.
 // Include only from
@@ -93,9 +94,11 @@ __device__ __forceinline__ uint64_t desc_a(uint32_t rows_addr, int kk) {
 /// j * 8 KiB. The canonical MN-major 128-byte layout is ((8 x 16 B of n, n-chunks),
 /// (8 k-rows of 128 B, k-groups)): LBO = bytes between 64-wide n chunks = 8192 (one box), SBO =
 /// bytes between 8-row k groups = 1024. The kk-th 16-deep slice starts 16 rows (2048 bytes) in,
-/// a multiple of the swizzle period.
-__device__ __forceinline__ uint64_t desc_b(uint32_t tile_addr, int kk) {
-  return smem_desc(tile_addr + 2048u * uint32_t(kk), kBytesBox, 1024);
+/// a multiple of the swizzle period. Boxes deeper than 64 k-rows (attention's V: a key tile of
+/// 128 rows a box) pass their size as `box_bytes`, the n-chunk stride.
+__device__ __forceinline__ uint64_t desc_b(uint32_t tile_addr, int kk,
+                                           uint32_t box_bytes = kBytesBox) {
+  return smem_desc(tile_addr + 2048u * uint32_t(kk), box_bytes, 1024);
 }
 
 /// Orders this warpgroup's earlier register accesses before the next wgmma (wgmma.fence).
@@ -147,7 +150,9 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, u
         MEMHIER_ACC8(120)
       : "l"(da), "l"(db), "r"(accumulate));
 }
-/// The m64n128k16 form of wgmma_m64n256k16 (64 registers, columns 0..127).
+/// The m64n128k16 form of wgmma_m64n256k16 (64 registers, columns 0..127). TransB = 0 takes B
+/// K-major instead (desc_a's layout: n rows of 64 k, as attention's K tile for S = Q K^T).
+template <int TransB = 1>
 __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, uint64_t db,
                                                  int accumulate) {
   asm volatile(
@@ -157,10 +162,10 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, ui
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-      "%64, %65, p, 1, 1, 0, 1;\n}\n"
+      "%64, %65, p, 1, 1, 0, %67;\n}\n"
       : MEMHIER_ACC8(0), MEMHIER_ACC8(8), MEMHIER_ACC8(16), MEMHIER_ACC8(24), MEMHIER_ACC8(32),
         MEMHIER_ACC8(40), MEMHIER_ACC8(48), MEMHIER_ACC8(56)
-      : "l"(da), "l"(db), "r"(accumulate));
+      : "l"(da), "l"(db), "r"(accumulate), "n"(TransB));
 }
 /// The m64n64k16 form (32 registers, columns 0..63): 128 x 64 tiles, twice as many again, for
 /// shapes whose 128 x 128 tiles leave SMs idle (cuBLAS's choice at 1024^3 on the H100).
@@ -208,6 +213,42 @@ __device__ __forceinline__ void wgmma_m64n64k16_ta(float (&d)[32], uint64_t da, 
       : MEMHIER_ACC8(0), MEMHIER_ACC8(8), MEMHIER_ACC8(16), MEMHIER_ACC8(24)
       : "l"(da), "l"(db), "r"(accumulate));
 }
+
+// A from registers (wgmma's RS form): a thread's four .b32 registers hold eight bf16 of A in
+// mma.sync's m16k16 layout within its warp's 16 rows (row 16 warp + lane / 4, + 8 in a[1] and
+// a[3]; columns 2 (lane % 4) + {0, 1}, + 8 in a[2] and a[3]; the lower column in the low half).
+// That is the accumulator layout above, so an fp32 result rounded to bf16 in place feeds the
+// next wgmma without shared memory (attention's P V). B stays MN-major in shared memory.
+#define MEMHIER_A4 "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3])
+
+/// D(64x128, fp32) += A(64x16, registers) * B(16x128, MN-major), or = when !accumulate.
+__device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[64], const uint32_t (&a)[4],
+                                                    uint64_t db, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "{%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+      : MEMHIER_ACC8(0), MEMHIER_ACC8(8), MEMHIER_ACC8(16), MEMHIER_ACC8(24), MEMHIER_ACC8(32),
+        MEMHIER_ACC8(40), MEMHIER_ACC8(48), MEMHIER_ACC8(56)
+      : MEMHIER_A4, "l"(db), "r"(accumulate));
+}
+/// The m64n64k16 form of wgmma_m64n128k16_rs (32 registers, columns 0..63).
+__device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const uint32_t (&a)[4],
+                                                   uint64_t db, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "{%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+      : MEMHIER_ACC8(0), MEMHIER_ACC8(8), MEMHIER_ACC8(16), MEMHIER_ACC8(24)
+      : MEMHIER_A4, "l"(db), "r"(accumulate));
+}
+#undef MEMHIER_A4
 #undef MEMHIER_ACC8
 
 /// Issues one k-block (64 deep) of a consumer warpgroup as one wgmma group: four m64nBNk16
