@@ -1,5 +1,6 @@
 // Device helpers shared by the attention rungs: 8-element bf16 loads and stores, warp
-// reductions, the online softmax's usable max, and the grid over heads and batches.
+// reductions, the online softmax's usable max and final 1 / l, and the grid over heads and
+// batches.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -49,6 +50,14 @@ __device__ __forceinline__ float warp_sum(float v) {
 /// -inf (so that exp2(-inf - 0) = 0 instead of exp2(-inf + inf) = NaN).
 __device__ __forceinline__ float usable_max(float m) {
   return m == -INFINITY ? 0.f : m;
+}
+
+/// 1 / l of a row whose sum l the four threads of a quad hold in parts (an m16n8 or wgmma
+/// accumulator row), or 0 when the row saw no key (not 0/0).
+__device__ __forceinline__ float inverse_row_sum(float part) {
+  float sum = part + __shfl_xor_sync(0xffffffffu, part, 1);
+  sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+  return sum > 0.f ? 1.f / sum : 0.f;
 }
 
 /// Blocks along y and z for batch x heads: heads on y, batch on z (both within the grid's

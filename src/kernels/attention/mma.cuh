@@ -216,10 +216,7 @@ __global__ void __launch_bounds__(MmaTile::kThreads) mma_attention_kernel(const 
 
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    float sum = l[half];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;  // no visible key: 0, not 0/0
+    const float inv = inverse_row_sum(l[half]);
     const int row = qw + g + 8 * half;
     if (row >= s.seq_q) continue;
     __nv_bfloat16* out = p.o + row_offset(b, row, h, s.seq_q, s.heads, D);

@@ -2,10 +2,11 @@
 // (batch, head): warpgroup 0 gives its registers away (setmaxnreg) and one of its threads
 // issues TMA loads, Q once and the 128-key K and V tiles into a ring of mbarrier stages; the
 // two consumer warpgroups (64 queries each) compute S = Q K^T with wgmma from shared memory,
-// the online softmax in registers, and O += P V with P as wgmma's register operand, issuing
-// the next tile's Q K^T before this tile's P V so that the exponentials of one tile run while
-// the tensor cores multiply the other. Causal key tiles past a block's diagonal are never
-// loaded; only tiles that cross it (or seq_k) are masked.
+// the online softmax in registers, and O += P V with P as wgmma's register operand. Each
+// issues the next tile's Q K^T before this tile's P V, so its exponentials of one tile run
+// while the tensor cores multiply the other, and the two take turns to issue (named
+// barriers), so one's softmax runs while the other's tiles are multiplied. Causal key tiles
+// past a block's diagonal are never loaded; only tiles that cross it (or seq_k) are masked.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -79,6 +80,17 @@ __device__ __forceinline__ void fence_fragments(uint32_t (&p)[N][4]) {
     asm volatile("" : "+r"(p[i][0]), "+r"(p[i][1]), "+r"(p[i][2]), "+r"(p[i][3])::"memory");
 }
 
+/// The consumer warpgroups take turns issuing their wgmma, so that one's softmax runs while
+/// the tensor cores multiply the other's tiles: warpgroup c waits for its turn on named barrier
+/// 1 + c (its 128 threads and the other's 128 arrivals) and, once its wgmma are issued, passes
+/// the turn by arriving on the other's (0 is __syncthreads).
+__device__ __forceinline__ void wait_turn(int c) {
+  asm volatile("bar.sync %0, 256;\n" ::"r"(1 + c) : "memory");
+}
+__device__ __forceinline__ void pass_turn(int c) {
+  asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - c) : "memory");
+}
+
 template <int D>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_attention_kernel(const __grid_constant__ CUtensorMap map_q,
@@ -121,23 +133,20 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int c = 0; c < G::kBoxes; ++c)
       tma::tensor_load_3d(sm.q() + c * G::kQBox, &map_q, h * D + 64 * c, q0, b, sm.q_full());
+    // One K or V tile (D / 64 boxes) once the stage's readers of tile j - S are done.
+    const auto load_tile = [&](const CUtensorMap* map, uint32_t dst, uint32_t empty, uint32_t full,
+                               int j) {
+      // A fresh barrier's phase before the first counts as complete: parity 1 passes for j < S.
+      sm90::mbar_wait(empty, ((j / S) & 1) ^ 1);
+      tma::mbarrier_arrive_expect_tx(full, G::kTileBytes);
+#pragma unroll
+      for (int c = 0; c < G::kBoxes; ++c)
+        tma::tensor_load_3d(dst + c * G::kKvBox, map, kvh * D + 64 * c, j * kKeys, b, full);
+    };
     for (int j = 0; j < n_tiles; ++j) {
       const int st = j % S;
-      // Tile j - S, this stage's last, read by both warpgroups (a fresh barrier's phase
-      // before the first counts as complete: parity 1 passes for j < S).
-      const uint32_t parity = ((j / S) & 1) ^ 1;
-      sm90::mbar_wait(sm.k_empty(st), parity);
-      tma::mbarrier_arrive_expect_tx(sm.k_full(st), G::kTileBytes);
-#pragma unroll
-      for (int c = 0; c < G::kBoxes; ++c)
-        tma::tensor_load_3d(sm.k(st) + c * G::kKvBox, &map_k, kvh * D + 64 * c, j * kKeys, b,
-                            sm.k_full(st));
-      sm90::mbar_wait(sm.v_empty(st), parity);
-      tma::mbarrier_arrive_expect_tx(sm.v_full(st), G::kTileBytes);
-#pragma unroll
-      for (int c = 0; c < G::kBoxes; ++c)
-        tma::tensor_load_3d(sm.v(st) + c * G::kKvBox, &map_v, kvh * D + 64 * c, j * kKeys, b,
-                            sm.v_full(st));
+      load_tile(&map_k, sm.k(st), sm.k_empty(st), sm.k_full(st), j);
+      load_tile(&map_v, sm.v(st), sm.v_empty(st), sm.v_full(st), j);
     }
     return;
   }
@@ -197,10 +206,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const auto store = [&] {
 #pragma unroll
     for (int hh = 0; hh < 2; ++hh) {
-      float sum = l[hh];
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      const float inv = sum > 0.f ? 1.f / sum : 0.f;  // no visible key: 0, not 0/0
+      const float inv = inverse_row_sum(l[hh]);
       const int row = r0 + 16 * warp + lane / 4 + 8 * hh;
       if (row >= s.seq_q) continue;
       __nv_bfloat16* out = o + row_offset(b, row, h, s.seq_q, s.heads, D) + 2 * (lane % 4);
@@ -216,6 +222,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   // No wgmma below sits under a branch: ptxas serializes wgmma whose register hand-offs it
   // must guard on a divergent path.
+  if (cw == 1) pass_turn(cw);  // warpgroup 0 issues first
   sm90::mbar_wait(sm.q_full(), 0);
   sm90::mbar_wait(sm.k_full(0), 0);
   sm90::wgmma_fence();
@@ -281,6 +288,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int v = 0; v < D / 2; ++v) oacc[v] *= alpha[(v >> 1) & 1];
     if constexpr (More) sm90::mbar_wait(sm.k_full((j + 1) % S), ((j + 1) / S) & 1);
     sm90::mbar_wait(sm.v_full(st), (j / S) & 1);
+    wait_turn(cw);
     sm90::wgmma_fence();  // p, oacc and sacc written above, before the wgmma reads them
     if constexpr (More) {
       issue_s((j + 1) % S);
@@ -288,6 +296,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     issue_pv(st);
     sm90::wgmma_commit();
+    // Warpgroup 0 waits n_w turns: warpgroup 1's first pass and its passes after every tile
+    // but the last. Warpgroup 1 waits n_w turns: warpgroup 0's passes after every tile.
+    if (More || cw == 0) pass_turn(cw);
     if constexpr (More) {
       sm90::wgmma_wait<1>();  // S_{j+1} done (groups complete in order); P V_j may run on
       sm90::fence_accumulators(sacc);
