@@ -150,6 +150,8 @@ TEST(GemmApi, PaddedAndMisalignedOperands) {
                                       Variant::cfg_128x256x8_8x16,
                                       Variant::cfg_64x64x16_8x4,
                                       Variant::cfg_cp4_128x128x16_8x8,
+                                      Variant::cfg_16x128x32_4x4,
+                                      Variant::cfg_32x128x16_8x4,
                                       Variant::best};
   std::uint32_t seed = 7;
   for (const Layout& l : layouts)

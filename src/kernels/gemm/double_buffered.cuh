@@ -11,7 +11,8 @@ namespace memhier::gemm::detail {
 /// The k-tiles [kt0, kt1) of the block's tile (kt1 > kt0) into `acc`, double-buffered
 /// through As and Bs (two stages each); the split-K kernel runs it over its split's range.
 template <class T>
-__device__ __forceinline__ void accumulate_double_buffered(const Params& p, float (*As)[T::A_FLOATS],
+__device__ __forceinline__ void accumulate_double_buffered(const Params& p,
+                                                           float (*As)[T::A_FLOATS],
                                                            float (*Bs)[T::B_FLOATS], int m0, int n0,
                                                            int tid, int ty, int tx, int kt0,
                                                            int kt1, float (&acc)[T::TM][T::TN]) {

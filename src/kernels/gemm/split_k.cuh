@@ -72,8 +72,8 @@ __device__ __forceinline__ void write_split_sum(const Params& p, const SplitK& w
       for (int qn = 0; qn < T::RN; ++qn) {
         const int col = n0 + qn * (T::BN / T::RN) + tx * 4;
         if (row >= p.m || col >= p.n) continue;
-        const float4 sum =
-            memhier::kernels::split_k::sum4(w.partials, w.slice, w.splits, rm_offset(row, col, w.ldw));
+        const float4 sum = memhier::kernels::split_k::sum4(w.partials, w.slice, w.splits,
+                                                           rm_offset(row, col, w.ldw));
         store4(p.C, p.ldc, p.m, p.n, row, col, sum, 1.f, p.beta, p.vec_c);
       }
     }
@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
                                 split_begin(nk, w.splits, s + 1), acc);
   store_partials<T>(w.partials + s * w.slice, w.ldw, p.alpha, m0, n0, ty, tx, acc);
   if (memhier::kernels::split_k::arrive_last(w.counters + blockIdx.x, w.splits, tid == 0, &last,
-                           [] { __syncthreads(); }))
+                                             [] { __syncthreads(); }))
     write_split_sum<T>(p, w, m0, n0, ty, tx);
 }
 
@@ -117,20 +117,21 @@ template <class T, int MIN_BLOCKS>
 void launch_split_k(const Params& p, cudaStream_t s, const char* what) {
   const auto kernel = split_k_kernel<T, MIN_BLOCKS>;
   const long long tiles = ceil_div<long long>(p.m, T::BM) * ceil_div<long long>(p.n, T::BN);
-  const int splits = tuning::split_count(
-      tiles, resident_slots(reinterpret_cast<const void*>(kernel), T::THREADS),
-      ceil_div<long long>(p.k, T::BK), kMinSplitSteps);
+  const int splits =
+      tuning::split_count(tiles, resident_slots(reinterpret_cast<const void*>(kernel), T::THREADS),
+                          ceil_div<long long>(p.k, T::BK), kMinSplitSteps);
   if (splits < 2)
-    throw std::invalid_argument(std::string(what) +
-                                ": the shape's tiles fill half of this card or K is too short to "
-                                "split; a candidate without split-K runs it.");
+    throw std::invalid_argument(
+        std::string(what) +
+        ": the shape's tiles fill more than half of this card's slots, or K is too "
+        "short to split; a candidate without split-K runs it.");
   SplitK w;
   w.splits = splits;
   w.ldw = static_cast<int>(ceil_div<long long>(p.n, 4) * 4);
   w.slice = static_cast<std::size_t>(ceil_div<long long>(p.m, T::BM) * T::BM) *
             static_cast<std::size_t>(w.ldw);
-  const memhier::kernels::split_k::Workspace ws = memhier::kernels::split_k::workspace_for(w.slice * static_cast<std::size_t>(splits),
-                                                       static_cast<std::size_t>(tiles), s);
+  const memhier::kernels::split_k::Workspace ws = memhier::kernels::split_k::workspace_for(
+      w.slice * static_cast<std::size_t>(splits), static_cast<std::size_t>(tiles), s);
   w.partials = ws.partials;
   w.counters = ws.counters;
   launch_kernel(kernel, dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(splits)),
