@@ -97,6 +97,69 @@ TEST(GemmPreselect, FarBelowTheBestIsNotTimed) {
   EXPECT_EQ(tuning::preselect(512, 512, 4, {c[1], c[0]}, {4, 0.99}).size(), 2u);
 }
 
+TEST(GemmPreselect, SplitCountFillsOneWave) {
+  // 16 x 8192 in tiles of 128 x 256: 32 tiles on 132 SMs of one block each, 4 ways.
+  EXPECT_EQ(tuning::split_count(32, 132, 1LL << 40, 1), 4);
+  EXPECT_EQ(tuning::split_count(2, 132, 1LL << 40, 1), 16);  // at most 16
+  // At most half the card's slots split two ways; one tile more does not split.
+  EXPECT_EQ(tuning::split_count(66, 132, 1LL << 40, 1), 2);
+  EXPECT_EQ(tuning::split_count(67, 132, 1LL << 40, 1), 1);
+  // K limits the splits: each takes at least min_steps of the k-steps.
+  EXPECT_EQ(tuning::split_count(8, 132, 12, 4), 3);
+  EXPECT_EQ(tuning::split_count(8, 132, 7, 4), 1);
+  EXPECT_EQ(tuning::split_count(8, 132, 7, 0), 7);  // min_steps below 1 counts as 1
+  // Nothing to split, or no slot to split over.
+  EXPECT_EQ(tuning::split_count(0, 132, 100, 1), 1);
+  EXPECT_EQ(tuning::split_count(8, 0, 100, 1), 1);
+}
+
+TEST(GemmPreselect, ASplitCandidateCountsItsSplitsAndDeclinesAFullCard) {
+  // The shape: 32 tiles x 4 splits, one wave 128/132 full, 16 of 128 rows used.
+  const tuning::TileFacts split = {128, 256, 1, 1, true};
+  const tuning::Prediction p = tuning::predict(16, 8192, 132, {split}).front();
+  EXPECT_TRUE(p.runs);
+  EXPECT_EQ(p.tiles, 128);
+  EXPECT_EQ(p.slots, 132);
+  EXPECT_DOUBLE_EQ(p.wave_fill, 128.0 / 132.0);
+  EXPECT_DOUBLE_EQ(p.edge_fill, 16.0 / 128.0);
+  // 8192^2 fills the card (2048 tiles): it would not split, so it is neither ranked to run
+  // nor timed, and the non-split candidate of the same tile is.
+  const tuning::TileFacts plain = {128, 256, 1, 1, false};
+  const std::vector<tuning::Prediction> full = tuning::predict(8192, 8192, 132, {split, plain});
+  EXPECT_EQ(full.front().candidate, 1u);
+  EXPECT_FALSE(full.back().runs);
+  EXPECT_EQ(tuning::preselect(8192, 8192, 132, {split, plain}), (std::vector<std::size_t>{1}));
+  EXPECT_TRUE(tuning::preselect(8192, 8192, 132, {split}).empty());
+}
+
+TEST(GemmPreselect, SkinnyShapesTimeTheSplitCandidatesFirst) {
+  // SGEMM-like tiles at 16 x 8192 on 132 SMs: no unsplit tile fills a quarter of the card,
+  // and their 64- and 128-row tiles use 16 rows; 16 x 128 split 8 ways fills 512 of 528 slots.
+  const std::vector<tuning::TileFacts> c = {{128, 128, 1, 1, false},
+                                            {128, 64, 2, 1, false},
+                                            {64, 64, 3, 1, false},
+                                            {16, 128, 4, 1, true},
+                                            {64, 128, 3, 1, true}};
+  const tuning::Prediction top = tuning::predict(16, 8192, 132, c).front();
+  EXPECT_EQ(top.candidate, 3u);
+  EXPECT_EQ(top.tiles, 64 * 8);
+  EXPECT_EQ(tuning::preselect(16, 8192, 132, c), (std::vector<std::size_t>{3, 4}));
+  // A split tile that fills the card (66 tiles of 64 x 128 two ways on 132 slots) fills it
+  // only by splitting: the larger unsplit tile under one wave is not dropped for it.
+  const std::vector<tuning::TileFacts> exact = {{128, 128, 1, 1, false}, {64, 128, 1, 1, true}};
+  EXPECT_EQ(tuning::predict(64, 8448, 132, exact).front().tiles, 132);
+  EXPECT_EQ(tuning::preselect(64, 8448, 132, exact, {4, 0.0}), (std::vector<std::size_t>{1, 0}));
+}
+
+TEST(GemmPreselect, RoundRobinKeepsASplitCandidateInItsOwnGroup) {
+  // 128 x 8192 on 132 SMs: 64 tiles of 128 x 128. Split two ways (0.97 of one wave) ranks
+  // first, the unsplit 128 x 128 (0.48) second, 64 x 64 at eight blocks an SM (0.24) third.
+  // Were the split grouped with the unsplit tile of its shape, 64 x 64 would come second.
+  const std::vector<tuning::TileFacts> c = {
+      {128, 128, 1, 1, false}, {128, 128, 1, 1, true}, {64, 64, 8, 1, false}};
+  EXPECT_EQ(tuning::preselect(128, 8192, 132, c, {4, 0.0}), (std::vector<std::size_t>{1, 0, 2}));
+}
+
 TEST(GemmPreselect, RepetitionsFitTheBudget) {
   EXPECT_EQ(budget::repetitions(1.5, 2, 15.0), 5);
   EXPECT_EQ(budget::repetitions(0.01, 1, 15.0), 20);  // at most 20

@@ -73,7 +73,9 @@ TEST(Predict, FamiliesRegisterPredictionsAndAnOddProfileShape) {
                                       "cfg_128x64x16_8x4",
                                       "cfg_64x64x16_4x4",
                                       "cfg_64x64x16_8x4",
-                                      "cfg_cp4_128x128x16_8x8"};
+                                      "cfg_cp4_128x128x16_8x8",
+                                      "cfg_16x128x32_4x4",
+                                      "cfg_32x128x16_8x4"};
   const std::set<std::string> elementwise = {"scalar",
                                              "float2",
                                              "float4",
@@ -364,7 +366,8 @@ TEST(Predict, GemmBlockTilesAreConflictFreeAndReadEachPanelOnce) {
   for (const Tile& t :
        {Tile{"double_buffered", 128, 128, 8, 2, 2}, Tile{"cfg_128x128x16_8x8", 128, 128, 16, 2, 2},
         Tile{"cfg_128x256x8_8x16", 128, 256, 8, 2, 4}, Tile{"cfg_128x64x16_8x4", 128, 64, 16, 2, 1},
-        Tile{"cfg_64x64x16_4x4", 64, 64, 16, 1, 1}, Tile{"cfg_64x64x16_8x4", 64, 64, 16, 2, 1}}) {
+        Tile{"cfg_64x64x16_4x4", 64, 64, 16, 1, 1}, Tile{"cfg_64x64x16_8x4", 64, 64, 16, 2, 1},
+        Tile{"cfg_32x128x16_8x4", 32, 128, 16, 2, 1}}) {
     const AccessCounts c = predict("gemm", t.name, "256x256x64");
     const long long blocks = (m / t.bm) * (n / t.bn);
     const long long warps = blocks * (t.bm / (4 * t.rm)) * (t.bn / (4 * t.rn)) / 32;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -149,6 +150,8 @@ TEST(GemmApi, PaddedAndMisalignedOperands) {
                                       Variant::cfg_128x256x8_8x16,
                                       Variant::cfg_64x64x16_8x4,
                                       Variant::cfg_cp4_128x128x16_8x8,
+                                      Variant::cfg_16x128x32_4x4,
+                                      Variant::cfg_32x128x16_8x4,
                                       Variant::best};
   std::uint32_t seed = 7;
   for (const Layout& l : layouts)
@@ -159,6 +162,71 @@ TEST(GemmApi, PaddedAndMisalignedOperands) {
       EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
           << gemm::to_string(v) << " pad " << l.pad << " offset " << l.offset << ": " << e;
     }
+}
+
+/// The split-K candidates (gemm_rungs.inc's cfg_sk_* lines).
+const std::vector<Variant> kSplitK{Variant::cfg_sk_16x128x32_4x4, Variant::cfg_sk_32x128x16_8x4,
+                                   Variant::cfg_sk_64x128x16_8x8, Variant::cfg_sk_128x128x16_8x8};
+
+// Shapes whose few tiles split on any card of a handful of SMs or more (a decline throws and
+// fails the test): one row, 17 rows, primes; K not a multiple of any split count; beta
+// != 0 (C read once, by the last split) and beta == 0 (C NaN before, never read); padded and
+// odd leading dimensions, misaligned bases.
+TEST(GemmApi, SplitKRightOnOddShapesAndLayouts) {
+  MEMHIER_REQUIRE_GPU(dev);
+  struct Case {
+    int m, n, k;
+    float alpha, beta;
+  };
+  const std::vector<Case> cases{
+      {1, 300, 1031, 1.f, 0.f}, {17, 301, 1031, 1.5f, -0.5f}, {131, 129, 521, -1.f, 2.f}};
+  struct Layout {
+    int pad, offset;
+  };
+  const std::vector<Layout> layouts{{0, 0}, {4, 0}, {3, 0}, {0, 1}};
+  std::uint32_t seed = 101;
+  for (Variant v : kSplitK)
+    for (const Case& c : cases)
+      for (const Layout& l : layouts) {
+        Problem p(c.m, c.n, c.k, l.pad, l.offset, c.alpha, c.beta, seed++);
+        p.run(v);
+        const double e = p.error();
+        EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
+            << gemm::to_string(v) << " " << c.m << "x" << c.n << "x" << c.k << " beta " << c.beta
+            << " pad " << l.pad << " offset " << l.offset << ": " << e;
+      }
+}
+
+// The last split adds the partial sums in split order, whichever split ends last: two runs
+// give the same bits (atomic accumulation would not).
+TEST(GemmApi, SplitKIsDeterministic) {
+  MEMHIER_REQUIRE_GPU(dev);
+  for (Variant v : kSplitK) {
+    Problem p(64, 512, 8192, 0, 0, 1.f, 0.5f, 202);
+    p.run(v);
+    const std::vector<float> first = p.dc.download();
+    for (int again = 0; again < 3; ++again) {
+      p.reset();
+      p.run(v);
+      const std::vector<float> next = p.dc.download();
+      ASSERT_EQ(next.size(), first.size());
+      EXPECT_EQ(std::memcmp(next.data(), first.data(), next.size() * sizeof(float)), 0)
+          << gemm::to_string(v) << " run " << again + 2;
+    }
+    const double e = p.error();
+    EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance()) << gemm::to_string(v) << ": " << e;
+  }
+}
+
+// A split candidate declines, in one sentence, a shape whose tiles already fill the card:
+// `best` then never times a duplicate of a non-split candidate.
+TEST(GemmApi, SplitKDeclinesAShapeThatFillsTheCard) {
+  MEMHIER_REQUIRE_GPU(dev);
+  const int sms = dev->sm_count;
+  // 1024 x (128 x SMs): 8 tiles of 128 x 128 an SM, more than half of the slots any
+  // candidate can have (2048 threads an SM), and K of 64 is too short to split besides.
+  Problem p(1024, 128 * sms, 64, 0, 0, 1.f, 0.f, 303);
+  for (Variant v : kSplitK) EXPECT_THROW(p.run(v), std::invalid_argument) << gemm::to_string(v);
 }
 
 TEST(GemmApi, AlphaZeroAndBetaZeroFollowBlas) {

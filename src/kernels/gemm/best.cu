@@ -1,8 +1,9 @@
 // The extra candidates `best` tunes among (with double_buffered and swizzled): a deeper
 // k-tile (half the barriers per FMA), a 128 x 256 tile with 8 x 16 outputs per thread
 // (6 LDS.128 per 128 FFMA), narrower tiles for shapes with too few 128 x 128 tiles to fill
-// the SMs, and a 4-stage cp.async pipeline in 64 KiB of dynamic shared memory (above the
-// 48 KiB default: cudaFuncSetAttribute). All use the swizzled A tile.
+// the SMs, 16- and 32-row tiles for skinny M, and a 4-stage cp.async pipeline in 64 KiB of
+// dynamic shared memory (above the 48 KiB default: cudaFuncSetAttribute). All but the 16-row
+// tile (padded: the swizzle works in 32-row groups) use the swizzled A tile.
 #include "cp_async.cuh"
 #include "double_buffered.cuh"
 
@@ -14,6 +15,8 @@ using T128x256x8 = BlockTile<128, 256, 8, 2, 4, true>;    // 8 x 16 per thread, 
 using T128x64x16 = BlockTile<128, 64, 16, 2, 1, true>;    // 8 x 4 per thread, 256 threads
 using T64x64x16 = BlockTile<64, 64, 16, 1, 1, true>;      // 4 x 4 per thread, 256 threads
 using T64x64x16w = BlockTile<64, 64, 16, 2, 1, true>;     // 8 x 4 per thread, 128 threads
+using T16x128x32 = BlockTile<16, 128, 32, 1, 1, false>;   // 4 x 4 per thread, 128 threads
+using T32x128x16 = BlockTile<32, 128, 16, 2, 1, true>;    // 8 x 4 per thread, 128 threads
 
 template <class T, int MIN_BLOCKS>
 void launch_db(const Params& p, cudaStream_t s) {
@@ -46,6 +49,14 @@ Launcher cfg_64x64x16_4x4_launcher() {
 }
 Launcher cfg_64x64x16_8x4_launcher() {
   return make_db<T64x64x16w, 4>();
+}
+// Skinny M too wide to split (split_k.cu has the same tiles split; unsplit, 16x128x32 spills
+// under 128 registers, so three blocks an SM).
+Launcher cfg_16x128x32_4x4_launcher() {
+  return make_db<T16x128x32, 3>();
+}
+Launcher cfg_32x128x16_8x4_launcher() {
+  return make_db<T32x128x16, 4>();
 }
 Launcher cfg_cp4_128x128x16_8x8_launcher() {
   return cp_async_launcher_for<T128x128x16, kCp4Stages, 2>(launch_cp4);

@@ -29,7 +29,7 @@ struct BlockTile {
   static_assert(TX % 8 == 0 && TY % 4 == 0, "whole warps of 4 x 8 threads");
   static_assert(THREADS % 32 == 0 && THREADS <= 1024, "block size");
   static_assert(BK % 4 == 0 && BK <= 32, "k-tile in float4s; swizzle unit 128/BK >= 4");
-  static_assert(BM % 32 == 0, "swizzle stays inside 32-row groups");
+  static_assert(!SWZ || BM % 32 == 0, "swizzle stays inside 32-row groups");
   static_assert(A_VEC >= 1 && A_VEC * THREADS * 4 == BM * BK, "A tile in whole float4s");
   static_assert(B_VEC >= 1 && B_VEC * THREADS * 4 == BK * BN, "B tile in whole float4s");
   static_assert(THREADS % (BK / 4) == 0, "a warp's A rows start on a swizzle boundary");

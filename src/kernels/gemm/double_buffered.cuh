@@ -8,24 +8,24 @@
 
 namespace memhier::gemm::detail {
 
-template <class T, int MIN_BLOCKS>
-__global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS) double_buffered_kernel(const Params p) {
-  __shared__ __align__(16) float As[2][T::A_FLOATS];
-  __shared__ __align__(16) float Bs[2][T::B_FLOATS];
-  const auto [tid, m0, n0, ty, tx, nk] = tile_start<T>(p);
-  float acc[T::TM][T::TN];
-  zero<T>(acc);
+/// The k-tiles [kt0, kt1) of the block's tile (kt1 > kt0) into `acc`, double-buffered
+/// through As and Bs (two stages each); the split-K kernel runs it over its split's range.
+template <class T>
+__device__ __forceinline__ void accumulate_double_buffered(const Params& p,
+                                                           float (*As)[T::A_FLOATS],
+                                                           float (*Bs)[T::B_FLOATS], int m0, int n0,
+                                                           int tid, int ty, int tx, int kt0,
+                                                           int kt1, float (&acc)[T::TM][T::TN]) {
   float4 ra[T::A_VEC], rb[T::B_VEC];
-
-  load_tile_regs<T>(p, m0, n0, 0, tid, ra, rb);
+  load_tile_regs<T>(p, m0, n0, kt0 * T::BK, tid, ra, rb);
   store_tile_smem<T>(As[0], Bs[0], tid, ra, rb);
   __syncthreads();
   float4 fa[2][T::RM], fb[2][T::RN];
   load_fragments<T>(As[0], Bs[0], 0, ty, tx, fa[0], fb[0]);
 
-  for (int kt = 0; kt < nk; ++kt) {
-    const int cur = kt & 1;
-    const bool has_next = kt + 1 < nk;  // uniform over the block
+  for (int kt = kt0; kt < kt1; ++kt) {
+    const int cur = (kt - kt0) & 1;
+    const bool has_next = kt + 1 < kt1;  // uniform over the block
     if (has_next) load_tile_regs<T>(p, m0, n0, (kt + 1) * T::BK, tid, ra, rb);
 #pragma unroll
     for (int kk = 0; kk < T::BK; ++kk) {
@@ -40,6 +40,16 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS) double_buffered_kernel
       outer_product<T>(acc, fa[kk & 1], fb[kk & 1]);
     }
   }
+}
+
+template <class T, int MIN_BLOCKS>
+__global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS) double_buffered_kernel(const Params p) {
+  __shared__ __align__(16) float As[2][T::A_FLOATS];
+  __shared__ __align__(16) float Bs[2][T::B_FLOATS];
+  const auto [tid, m0, n0, ty, tx, nk] = tile_start<T>(p);
+  float acc[T::TM][T::TN];
+  zero<T>(acc);
+  accumulate_double_buffered<T>(p, As, Bs, m0, n0, tid, ty, tx, 0, nk, acc);
   write_tile<T>(p, m0, n0, ty, tx, acc);
 }
 

@@ -192,7 +192,10 @@ registry::Family gemm_family() {
                     "4099x4097x4093",  "3001x7001x2999"};
   f.test_shapes = {"1x1x1",          "7x7x7",           "1x128x64",        "127x129x65",
                    "129x127x33",     "132x200x36",      "1000x1000x1000",  "4099x4091x4097",
-                   "64x64x64:0:1.5", "65x33x17:1.25:0", "33x65x17:0.5:-2", "260x132x40:1:0.5"};
+                   "64x64x64:0:1.5", "65x33x17:1.25:0", "33x65x17:0.5:-2", "260x132x40:1:0.5",
+                   // Skinny with K long enough to split (the cfg_sk_* rungs decline the rest):
+                   // one row, and 17 rows with beta != 0, K prime, an odd ldc.
+                   "1x300x1031", "17x301x1031:1.5:-0.5"};
   // Odd in every extent: partial tiles of every size, lanes off at the edges of A, B and
   // C, and a partial k-tile; beta = 0, so the epilogue does not read C.
   f.profile_shape = "257x255x129";

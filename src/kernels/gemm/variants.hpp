@@ -46,6 +46,7 @@ struct Launcher {
   int block_threads = 0;
   int dynamic_smem = 0;
   TileShape block_tile = {};
+  bool split_k = false;  ///< splits K where its tiles leave the card half idle, else declines
 };
 
 // The rungs (gemm_rungs.inc): one launcher per rung, in the rung's .cu.

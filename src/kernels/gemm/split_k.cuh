@@ -1,0 +1,141 @@
+// The split-K block-tile kernel (candidates of `best` for skinny shapes): a shape whose tiles
+// leave most of the card idle splits K over the idle slots. Each split runs the
+// double-buffered main loop over its share of the k-tiles, stores alpha x its sums to its
+// slice of the workspace, and the tile's last split to arrive (split_k.cuh of
+// kernels/split_k) adds the slices in split order and writes C, so C has the same bits
+// whichever split ends last.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+#include "double_buffered.cuh"
+#include "kernels/split_k/split_k.cuh"
+#include "kernels/split_k/workspace.hpp"
+#include "memhier/kernels/gemm_preselect.hpp"
+
+namespace memhier::gemm::detail {
+
+/// Where a launch's splits meet: `splits` slices of `slice` floats (round_up(m, BM) rows of
+/// `ldw` = round_up(n, 4) floats, so every row starts 16-byte aligned), a counter per tile.
+struct SplitK {
+  float* partials = nullptr;
+  unsigned* counters = nullptr;
+  int splits = 1;
+  int ldw = 0;
+  std::size_t slice = 0;
+};
+
+/// Fewest k-tiles a split takes: four BK-deep k-tiles load 4 BK (BM + BN) floats, more than
+/// the BM x BN partial sums the split stores and the last one reads back (for every tile here).
+inline constexpr int kMinSplitSteps = 4;
+
+/// The first k-tile of split s of `splits` over nk k-tiles (s == splits: nk): shares that
+/// differ by at most one k-tile.
+__device__ __forceinline__ int split_begin(int nk, int splits, int s) {
+  return static_cast<int>(static_cast<long long>(nk) * s / splits);
+}
+
+/// alpha x this thread's accumulators into a slice of the workspace (rows past m are zero
+/// sums and stay inside the slice; columns past ldw are dropped).
+template <class T>
+__device__ __forceinline__ void store_partials(float* slice, int ldw, float alpha, int m0, int n0,
+                                               int ty, int tx, const float (&acc)[T::TM][T::TN]) {
+#pragma unroll
+  for (int qm = 0; qm < T::RM; ++qm)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int row = m0 + qm * (T::BM / T::RM) + ty * 4 + i;
+#pragma unroll
+      for (int qn = 0; qn < T::RN; ++qn) {
+        const int col = n0 + qn * (T::BN / T::RN) + tx * 4;
+        const float* a = &acc[qm * 4 + i][qn * 4];
+        if (col < ldw)
+          __stcg(reinterpret_cast<float4*>(slice + rm_offset(row, col, ldw)),
+                 make_float4(alpha * a[0], alpha * a[1], alpha * a[2], alpha * a[3]));
+      }
+    }
+}
+
+/// The last split: C = the sum of the slices (alpha already applied) + beta C, over the
+/// elements this thread stored.
+template <class T>
+__device__ __forceinline__ void write_split_sum(const Params& p, const SplitK& w, int m0, int n0,
+                                                int ty, int tx) {
+#pragma unroll
+  for (int qm = 0; qm < T::RM; ++qm)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int row = m0 + qm * (T::BM / T::RM) + ty * 4 + i;
+#pragma unroll
+      for (int qn = 0; qn < T::RN; ++qn) {
+        const int col = n0 + qn * (T::BN / T::RN) + tx * 4;
+        if (row >= p.m || col >= p.n) continue;
+        const float4 sum = memhier::kernels::split_k::sum4(w.partials, w.slice, w.splits,
+                                                           rm_offset(row, col, w.ldw));
+        store4(p.C, p.ldc, p.m, p.n, row, col, sum, 1.f, p.beta, p.vec_c);
+      }
+    }
+}
+
+/// blockIdx.x: the tile (grouped rasterization, as double_buffered_kernel); blockIdx.y: the split.
+template <class T, int MIN_BLOCKS>
+__global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
+    split_k_kernel(const Params p, const SplitK w) {
+  __shared__ __align__(16) float As[2][T::A_FLOATS];
+  __shared__ __align__(16) float Bs[2][T::B_FLOATS];
+  __shared__ int last;
+  const auto [tid, m0, n0, ty, tx, nk] = tile_start<T>(p);
+  const int s = static_cast<int>(blockIdx.y);
+  float acc[T::TM][T::TN];
+  zero<T>(acc);
+  accumulate_double_buffered<T>(p, As, Bs, m0, n0, tid, ty, tx, split_begin(nk, w.splits, s),
+                                split_begin(nk, w.splits, s + 1), acc);
+  store_partials<T>(w.partials + s * w.slice, w.ldw, p.alpha, m0, n0, ty, tx, acc);
+  if (memhier::kernels::split_k::arrive_last(w.counters + blockIdx.x, w.splits, tid == 0, &last,
+                                             [] { __syncthreads(); }))
+    write_split_sum<T>(p, w, m0, n0, ty, tx);
+}
+
+/// SMs x resident blocks of `kernel` with `threads` threads and no dynamic shared memory on
+/// the current device, from the occupancy API (what the tuner's model is given), cached.
+long long resident_slots(const void* kernel, int threads);
+
+/// The launcher of split_k_kernel<T, MIN_BLOCKS> through `launch`.
+template <class T, int MIN_BLOCKS>
+Launcher split_k_launcher_for(void (*launch)(const Params&, cudaStream_t)) {
+  const void* (*symbol)() = [] {
+    return reinterpret_cast<const void*>(split_k_kernel<T, MIN_BLOCKS>);
+  };
+  return {launch, symbol, T::THREADS, 0, {T::BM, T::BN, T::BK, T::RM, T::RN, T::SWZ, false}, true};
+}
+
+/// Splits K as the tuner's model does (tuning::split_count over this device's slots);
+/// declines where that gives one split, which a candidate without split-K already runs.
+template <class T, int MIN_BLOCKS>
+void launch_split_k(const Params& p, cudaStream_t s, const char* what) {
+  const auto kernel = split_k_kernel<T, MIN_BLOCKS>;
+  const long long tiles = ceil_div<long long>(p.m, T::BM) * ceil_div<long long>(p.n, T::BN);
+  const int splits =
+      tuning::split_count(tiles, resident_slots(reinterpret_cast<const void*>(kernel), T::THREADS),
+                          ceil_div<long long>(p.k, T::BK), kMinSplitSteps);
+  if (splits < 2)
+    throw std::invalid_argument(
+        std::string(what) +
+        ": the shape's tiles fill more than half of this card's slots, or K is too "
+        "short to split; a candidate without split-K runs it.");
+  SplitK w;
+  w.splits = splits;
+  w.ldw = static_cast<int>(ceil_div<long long>(p.n, 4) * 4);
+  w.slice = static_cast<std::size_t>(ceil_div<long long>(p.m, T::BM) * T::BM) *
+            static_cast<std::size_t>(w.ldw);
+  const memhier::kernels::split_k::Workspace ws = memhier::kernels::split_k::workspace_for(
+      w.slice * static_cast<std::size_t>(splits), static_cast<std::size_t>(tiles), s);
+  w.partials = ws.partials;
+  w.counters = ws.counters;
+  launch_kernel(kernel, dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(splits)),
+                dim3(T::THREADS), 0, s, p, w);
+}
+
+}  // namespace memhier::gemm::detail
