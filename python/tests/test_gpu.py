@@ -121,7 +121,7 @@ def test_gemm_bf16_best(mnk):
 
 
 TMA_BF16 = {"wgmma_tma", "warp_specialized"} | {
-    v for v in memhier.variants("gemm_bf16") if v.startswith("ws_")}
+    v for v in memhier.variants("gemm_bf16") if v.startswith(("ws_", "swapab_"))}
 
 
 @pytest.mark.parametrize("misaligned", [False, True])
