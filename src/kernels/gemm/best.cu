@@ -1,11 +1,19 @@
 // The extra candidates `best` tunes among (with double_buffered and swizzled): a deeper
 // k-tile (half the barriers per FMA), a 128 x 256 tile with 8 x 16 outputs per thread
 // (6 LDS.128 per 128 FFMA), narrower tiles for shapes with too few 128 x 128 tiles to fill
-// the SMs, 16- and 32-row tiles for skinny M, and a 4-stage cp.async pipeline in 64 KiB of
-// dynamic shared memory (above the 48 KiB default: cudaFuncSetAttribute). All but the 16-row
-// tile (padded: the swizzle works in 32-row groups) use the swizzled A tile.
+// the SMs, 16- and 32-row tiles for skinny M, split-K tiles (split_k.cuh) for skinny M
+// whose tiles leave the card idle, and a 4-stage cp.async pipeline in 64 KiB of dynamic
+// shared memory (above the 48 KiB default: cudaFuncSetAttribute). All but the 16-row tile
+// (padded: the swizzle works in 32-row groups) use the swizzled A tile.
+//
+// Skinny tiles: rows follow M (16, 32, 64, 128) so few FMAs are wasted; 128 columns keep each
+// B row read in 512-byte runs. At M = 16 the GEMM streams B (bandwidth-bound): 16 x 128 with
+// BK = 32 stages 18 KiB a block per k-tile in 128 threads of 4 x 4, and the blocks an SM holds
+// keep 54-72 KiB of loads in flight, past what the memory's latency needs. From M = 32 FMAs
+// matter: 8 x 4 and 8 x 8 per thread read one LDS.128 of A and of B per 32 or 64 FMAs.
 #include "cp_async.cuh"
 #include "double_buffered.cuh"
+#include "split_k.cuh"
 
 namespace memhier::gemm::detail {
 namespace {
@@ -17,6 +25,7 @@ using T64x64x16 = BlockTile<64, 64, 16, 1, 1, true>;      // 4 x 4 per thread, 2
 using T64x64x16w = BlockTile<64, 64, 16, 2, 1, true>;     // 8 x 4 per thread, 128 threads
 using T16x128x32 = BlockTile<16, 128, 32, 1, 1, false>;   // 4 x 4 per thread, 128 threads
 using T32x128x16 = BlockTile<32, 128, 16, 2, 1, true>;    // 8 x 4 per thread, 128 threads
+using T64x128x16 = BlockTile<64, 128, 16, 2, 2, true>;    // 8 x 8 per thread, 128 threads
 
 template <class T, int MIN_BLOCKS>
 void launch_db(const Params& p, cudaStream_t s) {
@@ -25,6 +34,15 @@ void launch_db(const Params& p, cudaStream_t s) {
 template <class T, int MIN_BLOCKS>
 Launcher make_db() {
   return double_buffered_launcher_for<T, MIN_BLOCKS>(launch_db<T, MIN_BLOCKS>);
+}
+
+template <class T, int MIN_BLOCKS>
+void launch_sk(const Params& p, cudaStream_t s) {
+  launch_split_k<T, MIN_BLOCKS>(p, s, "split-K candidate");
+}
+template <class T, int MIN_BLOCKS>
+Launcher make_sk() {
+  return split_k_launcher_for<T, MIN_BLOCKS>(launch_sk<T, MIN_BLOCKS>);
 }
 
 constexpr int kCp4Stages = 4;
@@ -50,8 +68,7 @@ Launcher cfg_64x64x16_4x4_launcher() {
 Launcher cfg_64x64x16_8x4_launcher() {
   return make_db<T64x64x16w, 4>();
 }
-// Skinny M too wide to split (split_k.cu has the same tiles split; unsplit, 16x128x32 spills
-// under 128 registers, so three blocks an SM).
+// Skinny M too wide to split (16x128x32 unsplit spills under 128 registers: three blocks).
 Launcher cfg_16x128x32_4x4_launcher() {
   return make_db<T16x128x32, 3>();
 }
@@ -60,6 +77,20 @@ Launcher cfg_32x128x16_8x4_launcher() {
 }
 Launcher cfg_cp4_128x128x16_8x8_launcher() {
   return cp_async_launcher_for<T128x128x16, kCp4Stages, 2>(launch_cp4);
+}
+
+// Split K (16x128x32 split fits 128 registers: four blocks).
+Launcher cfg_sk_16x128x32_4x4_launcher() {
+  return make_sk<T16x128x32, 4>();
+}
+Launcher cfg_sk_32x128x16_8x4_launcher() {
+  return make_sk<T32x128x16, 4>();
+}
+Launcher cfg_sk_64x128x16_8x8_launcher() {
+  return make_sk<T64x128x16, 3>();
+}
+Launcher cfg_sk_128x128x16_8x8_launcher() {
+  return make_sk<T128x128x16, 1>();
 }
 
 }  // namespace memhier::gemm::detail

@@ -204,22 +204,29 @@ __device__ __forceinline__ void outer_product(float (&acc)[T::TM][T::TN], const 
     }
 }
 
+/// f(row, col, r, c) for each float4 of C the thread owns: its first element's row and column
+/// in C, and where its four accumulators start (acc[r][c..c+3]); the epilogues' one walk.
+template <class T, class F>
+__device__ __forceinline__ void for_each_output4(int m0, int n0, int ty, int tx, F f) {
+#pragma unroll
+  for (int qm = 0; qm < T::RM; ++qm)
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int qn = 0; qn < T::RN; ++qn)
+        f(m0 + qm * (T::BM / T::RM) + ty * 4 + i, n0 + qn * (T::BN / T::RN) + tx * 4, qm * 4 + i,
+          qn * 4);
+}
+
 /// Accumulators -> C (alpha, beta, guarded edges, float4 where legal).
 template <class T>
 __device__ __forceinline__ void write_tile(const Params& p, int m0, int n0, int ty, int tx,
                                            const float (&acc)[T::TM][T::TN]) {
-#pragma unroll
-  for (int qm = 0; qm < T::RM; ++qm)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = m0 + qm * (T::BM / T::RM) + ty * 4 + i;
-#pragma unroll
-      for (int qn = 0; qn < T::RN; ++qn) {
-        const float* a = &acc[qm * 4 + i][qn * 4];
-        store4(p.C, p.ldc, p.m, p.n, row, n0 + qn * (T::BN / T::RN) + tx * 4,
-               make_float4(a[0], a[1], a[2], a[3]), p.alpha, p.beta, p.vec_c);
-      }
-    }
+  for_each_output4<T>(m0, n0, ty, tx, [&](int row, int col, int r, int c) {
+    store4(p.C, p.ldc, p.m, p.n, row, col,
+           make_float4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]), p.alpha, p.beta,
+           p.vec_c);
+  });
 }
 
 template <class T>

@@ -27,8 +27,8 @@ struct SplitK {
   std::size_t slice = 0;
 };
 
-/// Fewest k-tiles a split takes: four BK-deep k-tiles load 4 BK (BM + BN) floats, more than
-/// the BM x BN partial sums the split stores and the last one reads back (for every tile here).
+/// Fewest k-tiles a split takes: four load 4 BK (BM + BN) floats, at least as many as the
+/// BM x BN partial sums the split then stores (as many for 128x128x16, more for the rest).
 inline constexpr int kMinSplitSteps = 4;
 
 /// The first k-tile of split s of `splits` over nk k-tiles (s == splits: nk): shares that
@@ -42,20 +42,12 @@ __device__ __forceinline__ int split_begin(int nk, int splits, int s) {
 template <class T>
 __device__ __forceinline__ void store_partials(float* slice, int ldw, float alpha, int m0, int n0,
                                                int ty, int tx, const float (&acc)[T::TM][T::TN]) {
-#pragma unroll
-  for (int qm = 0; qm < T::RM; ++qm)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = m0 + qm * (T::BM / T::RM) + ty * 4 + i;
-#pragma unroll
-      for (int qn = 0; qn < T::RN; ++qn) {
-        const int col = n0 + qn * (T::BN / T::RN) + tx * 4;
-        const float* a = &acc[qm * 4 + i][qn * 4];
-        if (col < ldw)
-          __stcg(reinterpret_cast<float4*>(slice + rm_offset(row, col, ldw)),
-                 make_float4(alpha * a[0], alpha * a[1], alpha * a[2], alpha * a[3]));
-      }
-    }
+  for_each_output4<T>(m0, n0, ty, tx, [&](int row, int col, int r, int c) {
+    if (col < ldw)
+      __stcg(reinterpret_cast<float4*>(slice + rm_offset(row, col, ldw)),
+             make_float4(alpha * acc[r][c], alpha * acc[r][c + 1], alpha * acc[r][c + 2],
+                         alpha * acc[r][c + 3]));
+  });
 }
 
 /// The last split: C = the sum of the slices (alpha already applied) + beta C, over the
@@ -63,20 +55,12 @@ __device__ __forceinline__ void store_partials(float* slice, int ldw, float alph
 template <class T>
 __device__ __forceinline__ void write_split_sum(const Params& p, const SplitK& w, int m0, int n0,
                                                 int ty, int tx) {
-#pragma unroll
-  for (int qm = 0; qm < T::RM; ++qm)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = m0 + qm * (T::BM / T::RM) + ty * 4 + i;
-#pragma unroll
-      for (int qn = 0; qn < T::RN; ++qn) {
-        const int col = n0 + qn * (T::BN / T::RN) + tx * 4;
-        if (row >= p.m || col >= p.n) continue;
-        const float4 sum = memhier::kernels::split_k::sum4(w.partials, w.slice, w.splits,
-                                                           rm_offset(row, col, w.ldw));
-        store4(p.C, p.ldc, p.m, p.n, row, col, sum, 1.f, p.beta, p.vec_c);
-      }
-    }
+  for_each_output4<T>(m0, n0, ty, tx, [&](int row, int col, int, int) {
+    if (row >= p.m || col >= p.n) return;
+    const float4 sum =
+        memhier::kernels::split_k::sum4(w.partials, w.slice, w.splits, rm_offset(row, col, w.ldw));
+    store4(p.C, p.ldc, p.m, p.n, row, col, sum, 1.f, p.beta, p.vec_c);
+  });
 }
 
 /// blockIdx.x: the tile (grouped rasterization, as double_buffered_kernel); blockIdx.y: the split.
