@@ -206,7 +206,7 @@ TEST(GemmBf16Hopper, UnsupportedProblemsSayWhy) {
 }
 
 /// Whether rung r runs m x n x k on this device: every rung does, but a split-K rung only where
-/// the tuner's model splits it (its tiles fill under half this card's resident blocks, K has
+/// the tuner's model splits it (its tiles fill at most half this card's resident blocks, K has
 /// two 64-deep blocks); elsewhere it declines. Asked after a run attempt, which opts the
 /// kernel's shared memory in (the occupancy is 0 before).
 bool runs_here(const Rung& r, int m, int n, int k) {

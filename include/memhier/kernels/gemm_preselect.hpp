@@ -21,7 +21,7 @@ struct TileFacts {
 /// How many ways a split-K kernel splits K at a shape with `tiles` tiles on a card holding
 /// `slots` of its blocks at once: as many as keep one wave (slots / tiles), with at least
 /// `min_steps` of its `k_steps` k-blocks a split, at most 16; 1 means it would not split (the
-/// tiles fill half the card or more, or K is too short), and the kernel declines.
+/// tiles fill more than half the card, or K is too short), and the kernel declines.
 int split_count(long long tiles, long long slots, long long k_steps, int min_steps);
 
 /// One candidate's predicted efficiency at a shape, each factor in (0, 1].

@@ -17,15 +17,7 @@
 
 namespace memhier::gemm::detail {
 
-/// Where a launch's splits meet: `splits` slices of `slice` floats (round_up(m, BM) rows of
-/// `ldw` = round_up(n, 4) floats, so every row starts 16-byte aligned), a counter per tile.
-struct SplitK {
-  float* partials = nullptr;
-  unsigned* counters = nullptr;
-  int splits = 1;
-  int ldw = 0;
-  std::size_t slice = 0;
-};
+namespace split_k = memhier::kernels::split_k;
 
 /// Fewest k-tiles a split takes: four load 4 BK (BM + BN) floats, at least as many as the
 /// BM x BN partial sums the split then stores (as many for 128x128x16, more for the rest).
@@ -53,12 +45,12 @@ __device__ __forceinline__ void store_partials(float* slice, int ldw, float alph
 /// The last split: C = the sum of the slices (alpha already applied) + beta C, over the
 /// elements this thread stored.
 template <class T>
-__device__ __forceinline__ void write_split_sum(const Params& p, const SplitK& w, int m0, int n0,
-                                                int ty, int tx) {
+__device__ __forceinline__ void write_split_sum(const Params& p, const split_k::Args& w, int m0,
+                                                int n0, int ty, int tx) {
   for_each_output4<T>(m0, n0, ty, tx, [&](int row, int col, int, int) {
     if (row >= p.m || col >= p.n) return;
-    const float4 sum =
-        memhier::kernels::split_k::sum4(w.partials, w.slice, w.splits, rm_offset(row, col, w.ldw));
+    const float4 sum = split_k::sum4(w.partials, static_cast<std::size_t>(w.slice), w.splits,
+                                     rm_offset(row, col, w.ld));
     store4(p.C, p.ldc, p.m, p.n, row, col, sum, 1.f, p.beta, p.vec_c);
   });
 }
@@ -66,7 +58,7 @@ __device__ __forceinline__ void write_split_sum(const Params& p, const SplitK& w
 /// blockIdx.x: the tile (grouped rasterization, as double_buffered_kernel); blockIdx.y: the split.
 template <class T, int MIN_BLOCKS>
 __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
-    split_k_kernel(const Params p, const SplitK w) {
+    split_k_kernel(const Params p, const split_k::Args w) {
   __shared__ __align__(16) float As[2][T::A_FLOATS];
   __shared__ __align__(16) float Bs[2][T::B_FLOATS];
   __shared__ int last;
@@ -76,9 +68,9 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
   zero<T>(acc);
   accumulate_double_buffered<T>(p, As, Bs, m0, n0, tid, ty, tx, split_begin(nk, w.splits, s),
                                 split_begin(nk, w.splits, s + 1), acc);
-  store_partials<T>(w.partials + s * w.slice, w.ldw, p.alpha, m0, n0, ty, tx, acc);
-  if (memhier::kernels::split_k::arrive_last(w.counters + blockIdx.x, w.splits, tid == 0, &last,
-                                             [] { __syncthreads(); }))
+  store_partials<T>(w.partials + s * w.slice, w.ld, p.alpha, m0, n0, ty, tx, acc);
+  if (split_k::arrive_last(w.counters + blockIdx.x, w.splits, tid == 0, &last,
+                           [] { __syncthreads(); }))
     write_split_sum<T>(p, w, m0, n0, ty, tx);
 }
 
@@ -101,23 +93,16 @@ template <class T, int MIN_BLOCKS>
 void launch_split_k(const Params& p, cudaStream_t s, const char* what) {
   const auto kernel = split_k_kernel<T, MIN_BLOCKS>;
   const long long tiles = ceil_div<long long>(p.m, T::BM) * ceil_div<long long>(p.n, T::BN);
+  const long long slots = resident_slots(reinterpret_cast<const void*>(kernel), T::THREADS);
   const int splits =
-      tuning::split_count(tiles, resident_slots(reinterpret_cast<const void*>(kernel), T::THREADS),
-                          ceil_div<long long>(p.k, T::BK), kMinSplitSteps);
+      tuning::split_count(tiles, slots, ceil_div<long long>(p.k, T::BK), kMinSplitSteps);
   if (splits < 2)
     throw std::invalid_argument(
-        std::string(what) +
-        ": the shape's tiles fill more than half of this card's slots, or K is too "
-        "short to split; a candidate without split-K runs it.");
-  SplitK w;
-  w.splits = splits;
-  w.ldw = static_cast<int>(ceil_div<long long>(p.n, 4) * 4);
-  w.slice = static_cast<std::size_t>(ceil_div<long long>(p.m, T::BM) * T::BM) *
-            static_cast<std::size_t>(w.ldw);
-  const memhier::kernels::split_k::Workspace ws = memhier::kernels::split_k::workspace_for(
-      w.slice * static_cast<std::size_t>(splits), static_cast<std::size_t>(tiles), s);
-  w.partials = ws.partials;
-  w.counters = ws.counters;
+        split_k::no_split(what, tiles, T::BM, T::BN, static_cast<int>(slots)));
+  // Rows past m hold zero sums inside their slice: slices of whole tiles.
+  const split_k::Args w =
+      split_k::args_for(static_cast<int>(ceil_div<long long>(p.m, T::BM) * T::BM), p.n, splits,
+                        static_cast<std::size_t>(tiles), s);
   launch_kernel(kernel, dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(splits)),
                 dim3(T::THREADS), 0, s, p, w);
 }

@@ -40,7 +40,7 @@ struct Launcher {
   int dynamic_smem = 0;
   int tile_m = 0, tile_n = 0;
   int cluster_m = 1;
-  bool split_k = false;  ///< splits K where its tiles leave the card half idle, else declines
+  bool split_k = false;  ///< splits K where its tiles leave half the card or more idle, else declines
 };
 
 // The rungs (gemm_bf16_rungs.inc): one launcher per rung, in the rung's .cu.

@@ -1,5 +1,6 @@
 #include "kernels/split_k/workspace.hpp"
 
+#include <stdexcept>
 #include <string>
 
 #include "memhier/core/buffer.hpp"
@@ -15,8 +16,16 @@ Workspace workspace_for(std::size_t floats, std::size_t tiles, cudaStream_t stre
   };
   static core::PerStream<Held> all;
   return all.with(stream, [&](Held& h) {
-    if (h.partials.size() < floats || h.counters.size() < tiles)
+    if (h.partials.size() < floats || h.counters.size() < tiles) {
+      // Growing synchronizes and allocates, which a stream capture does not allow.
+      cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+      MEMHIER_CUDA(cudaStreamIsCapturing(stream, &capture));
+      if (capture != cudaStreamCaptureStatusNone)
+        throw std::invalid_argument(
+            "split-K needs a larger workspace on this stream, which cannot be allocated while "
+            "the stream is being captured: run the shape once on this stream before capturing");
       MEMHIER_CUDA(cudaStreamSynchronize(stream));
+    }
     if (h.partials.size() < floats) h.partials = core::DeviceBuffer<float>(floats);
     if (h.counters.size() < tiles) {
       h.counters = core::DeviceBuffer<unsigned>(tiles);
@@ -40,9 +49,9 @@ Args args_for(int m, int n, int splits, std::size_t tiles, cudaStream_t stream) 
 
 std::string no_split(const char* name, long long tiles, int tile_m, int tile_n, int resident) {
   return std::string(name) + ": its " + std::to_string(tiles) + " tiles of " +
-         std::to_string(tile_m) + "x" + std::to_string(tile_n) + " fill half or more of the " +
+         std::to_string(tile_m) + "x" + std::to_string(tile_n) + " fill more than half of the " +
          std::to_string(resident) +
-         " blocks this card holds at once, or K has one 64-deep block: it would split nothing, "
+         " blocks this card holds at once, or K is too short to split: it would split nothing, "
          "and a kernel without splits runs this shape";
 }
 
