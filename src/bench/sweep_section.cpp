@@ -53,7 +53,8 @@ std::string figures_text(const claims::SweepSummary& s) {
 std::vector<claims::SweepSummary> sweep_summaries(const std::vector<SweepPart>& parts) {
   std::vector<claims::SweepSummary> out;
   for (const SweepPart& p : parts)
-    if (!p.failed) out.push_back(claims::summarize_sweep(p.family, p.shapes, p.records));
+    out.push_back(claims::summarize_sweep(
+        p.family, p.shapes, p.failed ? std::vector<results::BenchRecord>{} : p.records));
   return out;
 }
 
@@ -62,7 +63,7 @@ report::Section sweep_section(const std::vector<SweepPart>& parts) {
   const bool one = parts.size() == 1;
   s.id = one ? "sweep-" + parts.front().family : "sweep";
   s.title = one ? parts.front().title + ": best over a sweep of shapes"
-                : "best against the vendor over a sweep of shapes";
+                : "Best against the vendor over a sweep of shapes";
   report::Chart c;
   c.id = s.id + "-chart";
   c.title = one ? parts.front().title + ": best's time against the vendor's, by shape"
@@ -80,17 +81,17 @@ report::Section sweep_section(const std::vector<SweepPart>& parts) {
   for (const std::string& shape : shapes) c.categories.push_back(report::short_shape(shape));
   std::string vendors, figures;
   const std::vector<claims::SweepSummary> summaries = sweep_summaries(parts);
-  std::size_t measured = 0;  // index into summaries
-  for (const SweepPart& p : parts) {
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const SweepPart& p = parts[i];
     if (p.failed) {
       figures += (figures.empty() ? "" : " ") + p.title + ": " +
                  (p.failed->paragraphs.empty() ? std::string("not measured.")
                                                : p.failed->paragraphs.front());
       continue;
     }
-    const claims::SweepSummary& sum = summaries[measured++];
+    const claims::SweepSummary& sum = summaries[i];
     const std::string vendor = sum.vendor.empty() ? "the vendor library" : sum.vendor;
-    vendors += (vendors.empty() ? "" : ", ") + (one ? vendor : p.family + " against " + vendor);
+    vendors += (vendors.empty() ? "" : ", ") + (one ? vendor : p.family + ": " + vendor);
     const std::string text = figures_text(sum);
     if (one) {
       figures = text;
@@ -111,11 +112,14 @@ report::Section sweep_section(const std::vector<SweepPart>& parts) {
     c.series.push_back(std::move(ratio));
     s.tables.push_back(family_table(p, "sweep-" + p.family));
   }
-  if (vendors.empty()) vendors = "the vendor library";
+  // One family names its vendor; several, each its own.
+  const std::string against = vendors.empty() ? "the vendor library"
+                              : one           ? vendors
+                                              : "its family's vendor library (" + vendors + ")";
   s.paragraphs.push_back(
       "At each shape `best` decides its configuration for this card (from the tuning cache, or "
       "by timing its candidates first) and is then verified and timed paired against " +
-      vendors +
+      against +
       ", the way the ladder times its rungs; x vendor is the median of the paired ratios (the "
       "vendor's time over best's; above 1: faster), with their 10th-90th percentiles in "
       "brackets.");

@@ -63,8 +63,8 @@ std::vector<results::Check> sweep_checks(const std::vector<SweepSummary>& famili
   }
   if (!partial.empty())
     return {{id, measured.empty() ? "n/a" : measured,
-             results::not_measurable("the goal is over the whole sweep, and this run (--quick) " +
-                                     partial)}};
+             results::not_measurable("the goal is over the whole sweep, and in this run " +
+                                     partial + " (--quick runs three)")}};
   if (figures.empty())
     return {{id, "n/a",
              results::not_measurable("best has no verified ratio to the vendor at any "

@@ -25,7 +25,7 @@ struct SweepPart {
   std::optional<report::Section> failed;
 };
 
-/// Each measured part's figures (claims::summarize_sweep), in order; a failed part has none.
+/// Each part's figures (claims::summarize_sweep), in order; a failed part's have no row.
 std::vector<claims::SweepSummary> sweep_summaries(const std::vector<SweepPart>& parts);
 
 /// The sweep as one section: the method, each family's geometric mean and lowest shape (or

@@ -33,7 +33,7 @@ SweepSummary summarize_sweep(const std::string& family, std::size_t shapes,
 
 /// The sweep goal (gemm-best-vs-vendor-sweep), one figure per family: its geometric mean at
 /// least 0.95, and every row best ran verified. Not measurable where a family's run covers
-/// part of its sweep (--quick) or no shape.
+/// part of its sweep (--quick, or a family that failed as a whole) or no shape.
 std::vector<results::Check> sweep_checks(const std::vector<SweepSummary>& families);
 
 }  // namespace memhier::claims
