@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <optional>
+
 #include <stdexcept>
 #include <string>
 #include <vector>
