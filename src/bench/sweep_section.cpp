@@ -84,7 +84,7 @@ report::Section sweep_section(const std::vector<SweepPart>& parts) {
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const SweepPart& p = parts[i];
     if (p.failed) {
-      figures += (figures.empty() ? "" : " ") + p.title + ": " +
+      figures += (figures.empty() ? "" : " ") + p.family + ": " +
                  (p.failed->paragraphs.empty() ? std::string("not measured.")
                                                : p.failed->paragraphs.front());
       continue;
@@ -104,8 +104,7 @@ report::Section sweep_section(const std::vector<SweepPart>& parts) {
                          {},
                          std::vector<double>(shapes.size(), NAN)};
     for (const results::BenchRecord& r : p.records) {
-      if (r.variant != "best" || !r.verified || !std::isfinite(r.x_vendor) || r.x_vendor <= 0)
-        continue;  // a ratio counts only where best's output was verified at the shape
+      if (!claims::counts_in_sweep(r)) continue;  // no bar where the text counts no ratio
       const auto at = std::find(shapes.begin(), shapes.end(), r.shape) - shapes.begin();
       ratio.y[static_cast<std::size_t>(at)] = r.x_vendor;
     }

@@ -9,6 +9,11 @@
 
 namespace memhier::claims {
 
+bool counts_in_sweep(const results::BenchRecord& r) {
+  // A ratio counts only where best's output was verified at the shape.
+  return r.variant == "best" && r.verified && std::isfinite(r.x_vendor) && r.x_vendor > 0;
+}
+
 SweepSummary summarize_sweep(const std::string& family, std::size_t shapes,
                              const std::vector<results::BenchRecord>& records) {
   SweepSummary s;
@@ -24,8 +29,7 @@ SweepSummary summarize_sweep(const std::string& family, std::size_t shapes,
     ++s.rows;
     const bool ran = r.declined.empty() && r.not_measured.empty();
     if (ran && !r.verified) ++s.unverified;
-    // A ratio counts only where best's output was verified at the shape.
-    if (!r.verified || !std::isfinite(r.x_vendor) || r.x_vendor <= 0) continue;
+    if (!counts_in_sweep(r)) continue;
     log_sum += std::log(r.x_vendor);
     ++s.counted;
     if (!(r.x_vendor >= s.lowest)) {

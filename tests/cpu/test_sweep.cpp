@@ -116,7 +116,7 @@ TEST(Sweep, AFamilyThatFailedSaysWhyAndDrawsNoSeries) {
   ASSERT_EQ(s.charts.size(), 1u);
   EXPECT_EQ(s.charts[0].series.size(), 1u);
   EXPECT_EQ(s.tables.size(), 1u);
-  EXPECT_TRUE(has(s.paragraphs[1], "bf16 GEMM: Not measured: out of GPU memory."))
+  EXPECT_TRUE(has(s.paragraphs[1], "gemm_bf16: Not measured: out of GPU memory."))
       << s.paragraphs[1];
   // The goal is over every family's sweep: not judged on the one that ran.
   const std::vector<results::Check> checks = claims::sweep_checks(sweep_summaries(parts));

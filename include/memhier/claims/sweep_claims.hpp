@@ -26,6 +26,10 @@ struct SweepSummary {
   std::string lowest_shape;
 };
 
+/// Whether best's row at a shape counts in the sweep's figures: verified, with a finite,
+/// positive x vendor.
+bool counts_in_sweep(const results::BenchRecord& r);
+
 /// `records` (best's rows and the vendor's, as the bench writes them) over a sweep of
 /// `shapes` shapes.
 SweepSummary summarize_sweep(const std::string& family, std::size_t shapes,
