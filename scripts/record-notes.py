@@ -2,13 +2,14 @@
 """Writes the NOTES.md of a card's record from the record itself: card, driver, clocks,
 command and commit (from results.json.gz and the card state scripts/record-results.sh put at
 the head of report.md), then what differs from the previous record: claim verdicts, the
-model against Nsight Compute, the tiers and every ladder's best.
+model against Nsight Compute, the tiers, every ladder's best and the sweep of shapes.
 
 Usage: scripts/record-notes.py RECORD_DIR [PREVIOUS_RESULTS_JSON[.gz]] > RECORD_DIR/NOTES.md
 """
 import collections
 import gzip
 import json
+import math
 import os
 import re
 import sys
@@ -96,6 +97,21 @@ def ladder_bests(report):
             for r in t["rows"]:
                 if r.get("variant") == "best":
                     out[(tid[len("bench-"):], r["shape"])] = r
+    return out
+
+
+def sweeps(report):
+    """family -> (geometric mean of best's x vendor over its verified shapes, how many, the
+    lowest ratio and its shape), from the sweep's tables (sweep-<family>)."""
+    out = {}
+    for tid, t in tables(report).items():
+        if not tid.startswith("sweep-") or not any(c["key"] == "x_vendor" for c in t["columns"]):
+            continue
+        rows = [r for r in t["rows"] if r.get("verified") == "yes" and (r.get("x_vendor") or 0) > 0]
+        if rows:
+            mean = math.exp(sum(math.log(r["x_vendor"]) for r in rows) / len(rows))
+            low = min(rows, key=lambda r: r["x_vendor"])
+            out[tid[len("sweep-"):]] = (mean, len(rows), low["x_vendor"], low["shape"])
     return out
 
 
@@ -228,6 +244,20 @@ def ladders_diff(now, before):
     return lines
 
 
+def sweeps_diff(now, before):
+    """Each swept family's geometric mean and lowest shape against the vendor, now (before)."""
+    sn, sb = sweeps(now), sweeps(before)
+    if not sn:
+        return []
+    lines = ["### The sweep of shapes: best against the vendor, now (before)", "",
+             "| family | shapes | geometric mean | lowest | at |", "| --- | ---: | ---: | ---: | --- |"]
+    for family, (mean, n, low, shape) in sn.items():
+        b = sb.get(family)
+        lines.append(f"| {family} | {n} | {now_before(mean, b[0] if b else None, 3)} | "
+                     f"{now_before(low, b[2] if b else None, 3)} | {shape} |")
+    return lines
+
+
 def main():
     """Reads the record (and the previous one) and prints NOTES.md."""
     if len(sys.argv) not in (2, 3):
@@ -248,7 +278,7 @@ def main():
                 lines.append(f"\n{key}: {bm.get(key)} before, {now['meta'].get(key)} now.")
     else:
         lines.append("## No previous record: the figures as recorded")
-    for part in (claims_diff, model_diff, tiers_diff, ladders_diff):
+    for part in (claims_diff, model_diff, tiers_diff, ladders_diff, sweeps_diff):
         body = part(now, before)
         if body:
             lines += [""] + body

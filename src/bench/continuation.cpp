@@ -30,7 +30,10 @@ T get(const json& j, const char* key, T fallback) {
   return it != j.end() && !it->is_null() ? it->get<T>() : fallback;
 }
 
-constexpr const char* kStages[] = {"probes", "ladders", "profiles"};
+constexpr const char* kStages[] = {"probes", "ladders", "sweep", "profiles"};
+constexpr int kStageCount = static_cast<int>(sizeof kStages / sizeof kStages[0]);
+static_assert(static_cast<int>(ResumePoint::Stage::profiles) == kStageCount - 1,
+              "one name per stage, in the enum's order");
 
 json spread(const results::Spread& s) {
   return {num(s.p10), num(s.p90)};
@@ -222,11 +225,11 @@ ResumePoint resume_point_from_json(const json& j) {
   ResumePoint at;
   const std::string stage = get_str(j, "stage");
   int found = -1;
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < kStageCount; ++i)
     if (stage == kStages[i]) found = i;
   if (found < 0)
     throw std::invalid_argument("unknown stage '" + stage +
-                                "' in a resume point (probes, ladders or profiles)");
+                                "' in a resume point (probes, ladders, sweep or profiles)");
   at.stage = static_cast<ResumePoint::Stage>(found);
   at.probe = get_str(j, "probe");
   at.family = get_str(j, "family");
@@ -249,6 +252,7 @@ json to_json(const Measured& m) {
     json records = json::array();
     for (const results::BenchRecord& r : f.records) records.push_back(record_json(r));
     families.push_back({{"family", f.family},
+                        {"sweep", f.sweep},
                         {"records", std::move(records)},
                         {"failed", f.failed ? section_json(*f.failed) : json()}});
   }
@@ -290,6 +294,7 @@ Measured measured_from_json(const json& j) {
     for (const json& f : j["families"]) {
       FamilyOutcome o;
       o.family = get_str(f, "family");
+      o.sweep = get(f, "sweep", false);
       if (f.contains("records") && f["records"].is_array())
         for (const json& r : f["records"]) o.records.push_back(record_from(r));
       if (f.contains("failed") && f["failed"].is_object()) o.failed = section_from(f["failed"]);
@@ -321,7 +326,8 @@ void merge(Measured& parent, const Measured& child) {
   }
   // A family resumed midway continues the parent's last one: its records join that list.
   const bool joined = !child.families.empty() && !parent.families.empty() &&
-                      parent.families.back().family == child.families.front().family;
+                      parent.families.back().family == child.families.front().family &&
+                      parent.families.back().sweep == child.families.front().sweep;
   const std::size_t base = parent.families.size() - (joined ? 1 : 0);  // the child's first
   const std::size_t offset = joined ? parent.families.back().records.size() : 0;
   auto from = child.families.begin();

@@ -1,60 +1,120 @@
 // `best` against the vendor over the shapes users run: one row per shape and a chart of the
 // paired ratio against shape, so that a shape `best` handles badly shows at a glance.
+#include "memhier/bench/sweep_section.hpp"
+
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
-#include "memhier/bench/kernel_bench.hpp"
 #include "memhier/report/summary.hpp"
 
 namespace memhier::bench {
+namespace {
 
-report::Section sweep_section(const registry::Family& family,
-                              const std::vector<registry::BenchRecord>& records) {
-  using report::Value;
-  report::Section s;
-  s.id = "sweep-" + family.name;
-  s.title = family.title + ": best over a sweep of shapes";
-  std::string vendor;
-  for (const registry::BenchRecord& r : records)
-    if (vendor.empty() && r.variant != "best" && r.rung == 0 && !r.ceiling && r.reference.empty())
-      vendor = r.variant;
+using report::Value;
+
+std::string verified_text(const results::BenchRecord& r) {
+  return !r.declined.empty()       ? "declined: " + r.declined
+         : !r.not_measured.empty() ? "not measured: " + r.not_measured
+         : r.verified              ? "yes"
+                                   : "no";
+}
+
+report::Table family_table(const SweepPart& p, const std::string& id) {
   report::Table t;
-  t.id = "sweep-" + family.name;
-  t.title = s.title;
-  t.columns = {{"shape", "", "shape"},          {"runs", "", "config"},
-               {"time", "ms", "ms"},            {"throughput", "GFLOP/s", "gflops"},
-               {"x vendor", "", "x_vendor"},    {"verified", "", "verified"}};
+  t.id = id;
+  t.title = p.title + ": best over a sweep of shapes";
+  t.columns = {{"shape", "", "shape"},       {"runs", "", "config"},
+               {"time", "ms", "ms"},         {"throughput", "GFLOP/s", "gflops"},
+               {"x vendor", "", "x_vendor"}, {"verified", "", "verified"}};
+  for (const results::BenchRecord& r : p.records) {
+    if (r.variant != "best") continue;
+    t.rows.push_back(
+        {Value::str(r.shape), r.config.empty() ? Value::none() : Value::str(r.config),
+         Value::num_or_none(r.ms, 4), Value::num_or_none(r.gflops, 0),
+         Value::median_or_none(r.x_vendor, r.x_vendor_spread.p10, r.x_vendor_spread.p90, 2),
+         Value::str(verified_text(r))});
+  }
+  return t;
+}
+
+// "geometric mean 0.976 x cublasGemmEx; the lowest 0.630 at 16x8192x8192", or why none.
+std::string figures_text(const claims::SweepSummary& s) {
+  const std::string against = s.vendor.empty() ? "the vendor library" : s.vendor;
+  if (s.counted == 0) return "no shape was measured against " + against;
+  return report::strf(
+      "over the %zu shapes measured here: geometric mean %.3f x %s; the lowest "
+      "%.3f at %s",
+      s.counted, s.geomean, against.c_str(), s.lowest, s.lowest_shape.c_str());
+}
+
+}  // namespace
+
+std::vector<claims::SweepSummary> sweep_summaries(const std::vector<SweepPart>& parts) {
+  std::vector<claims::SweepSummary> out;
+  for (const SweepPart& p : parts)
+    out.push_back(claims::summarize_sweep(
+        p.family, p.shapes, p.failed ? std::vector<results::BenchRecord>{} : p.records));
+  return out;
+}
+
+report::Section sweep_section(const std::vector<SweepPart>& parts) {
+  report::Section s;
+  const bool one = parts.size() == 1;
+  s.id = one ? "sweep-" + parts.front().family : "sweep";
+  s.title = one ? parts.front().title + ": best over a sweep of shapes"
+                : "Best against the vendor over a sweep of shapes";
   report::Chart c;
-  c.id = "sweep-" + family.name + "-chart";
-  c.title = family.title + ": best's time against the vendor's, by shape";
+  c.id = s.id + "-chart";
+  c.title = one ? parts.front().title + ": best's time against the vendor's, by shape"
+                : "best's time against the vendor's, by shape (above 1: best is faster)";
   c.kind = report::Chart::Kind::bar;
   c.x_label = "shape";
   c.y_label = "vendor's time / best's time";
-  report::Series ratio{"x vendor", {}, {}};
-  double log_sum = 0;
-  int measured = 0;
-  const registry::BenchRecord* lowest = nullptr;
-  for (const registry::BenchRecord& r : records) {
-    if (r.variant != "best") continue;
-    const std::string verified = !r.declined.empty()       ? "declined: " + r.declined
-                                 : !r.not_measured.empty() ? "not measured: " + r.not_measured
-                                 : r.verified              ? "yes"
-                                                           : "no";
-    t.rows.push_back({Value::str(r.shape), r.config.empty() ? Value::none() : Value::str(r.config),
-                      Value::num_or_none(r.ms, 4), Value::num_or_none(r.gflops, 0),
-                      Value::median_or_none(r.x_vendor, r.x_vendor_spread.p10,
-                                            r.x_vendor_spread.p90, 2),
-                      Value::str(verified)});
-    c.categories.push_back(report::short_shape(r.shape));
-    // A ratio counts only where best's output was verified at the shape.
-    const bool counts = r.verified && std::isfinite(r.x_vendor) && r.x_vendor > 0;
-    ratio.y.push_back(counts ? r.x_vendor : NAN);
-    if (!counts) continue;
-    log_sum += std::log(r.x_vendor);
-    ++measured;
-    if (!lowest || r.x_vendor < lowest->x_vendor) lowest = &r;
+  c.y_rule = 1.0;
+  // The shapes any family ran, in the order they first appear: one category each.
+  std::vector<std::string> shapes;
+  for (const SweepPart& p : parts)
+    for (const results::BenchRecord& r : p.records)
+      if (r.variant == "best" && std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end())
+        shapes.push_back(r.shape);
+  for (const std::string& shape : shapes) c.categories.push_back(report::short_shape(shape));
+  std::string vendors, figures;
+  const std::vector<claims::SweepSummary> summaries = sweep_summaries(parts);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const SweepPart& p = parts[i];
+    if (p.failed) {
+      figures += (figures.empty() ? "" : " ") + p.family + ": " +
+                 (p.failed->paragraphs.empty() ? std::string("not measured.")
+                                               : p.failed->paragraphs.front());
+      continue;
+    }
+    const claims::SweepSummary& sum = summaries[i];
+    const std::string vendor = sum.vendor.empty() ? "the vendor library" : sum.vendor;
+    vendors += (vendors.empty() ? "" : ", ") + (one ? vendor : p.family + ": " + vendor);
+    const std::string text = figures_text(sum);
+    if (one) {
+      figures = text;
+      figures[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(figures[0])));
+      figures += ".";
+    } else {
+      figures += (figures.empty() ? "" : " ") + p.family + ": " + text + ".";
+    }
+    report::Series ratio{one ? "x vendor" : p.family + " (x " + vendor + ")",
+                         {},
+                         std::vector<double>(shapes.size(), NAN)};
+    for (const results::BenchRecord& r : p.records) {
+      if (!claims::counts_in_sweep(r)) continue;  // no bar where the text counts no ratio
+      const auto at = std::find(shapes.begin(), shapes.end(), r.shape) - shapes.begin();
+      ratio.y[static_cast<std::size_t>(at)] = r.x_vendor;
+    }
+    c.series.push_back(std::move(ratio));
+    s.tables.push_back(family_table(p, "sweep-" + p.family));
   }
-  c.series = {ratio};
-  const std::string against = vendor.empty() ? "the vendor library" : vendor;
+  // One family names its vendor; several, each its own.
+  const std::string against = vendors.empty() ? "the vendor library"
+                              : one           ? vendors
+                                              : "its family's vendor library (" + vendors + ")";
   s.paragraphs.push_back(
       "At each shape `best` decides its configuration for this card (from the tuning cache, or "
       "by timing its candidates first) and is then verified and timed paired against " +
@@ -62,15 +122,8 @@ report::Section sweep_section(const registry::Family& family,
       ", the way the ladder times its rungs; x vendor is the median of the paired ratios (the "
       "vendor's time over best's; above 1: faster), with their 10th-90th percentiles in "
       "brackets.");
-  if (measured > 0)
-    s.paragraphs.push_back(report::strf(
-        "Over the %d shapes measured here: geometric mean %.3f x %s; the lowest %.3f at %s.",
-        measured, std::exp(log_sum / measured), against.c_str(), lowest->x_vendor,
-        lowest->shape.c_str()));
-  else
-    s.paragraphs.push_back("No shape of the sweep was measured against " + against + ".");
-  s.tables.push_back(std::move(t));
-  s.charts.push_back(std::move(c));
+  s.paragraphs.push_back(figures);
+  if (!c.series.empty()) s.charts.push_back(std::move(c));
   return s;
 }
 

@@ -307,6 +307,16 @@ std::vector<Claim> build() {
                "the goal itself, two figures: best's lowest paired median over cuDNN among the "
                "run's head_dim-128 shapes at least 0.90, among its head_dim-64 shapes at least "
                "0.85"}),
+      checked(ClaimId::gemm_best_vs_vendor_sweep,
+              "memhier goal: GEMM at the vendor's speed over the shapes users run",
+              "each GEMM ladder's best reaches at least 0.95 x cuBLAS as the geometric mean over "
+              "the report's sweep of shapes (squares, LLM projections, skinny M, primes), timed "
+              "in the same run",
+              {report("sweep")},
+              {Tolerance::per_figure(),
+               "the goal itself, one figure per GEMM ladder: the geometric mean of best's paired "
+               "medians over cuBLAS across the sweep's shapes, at least 0.95; a shape best ran "
+               "but did not verify counts against it"}),
       checked(ClaimId::cp_async_reduction_1_09x, k001async,
               "cp.async in a custom reduction: 1,600 to 1,750 GB/s, 1.09x", {bench("reduction")},
               kGain),

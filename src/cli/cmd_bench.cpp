@@ -119,7 +119,8 @@ void add_bench(CLI::App& app, int& rc) {
     if (!f.sweep_shapes.empty()) swept += (swept.empty() ? "" : ", ") + f.name;
   sub->add_flag("--sweep", o->sweep,
                 "best against the vendor at shapes users run (squares, LLM projections, skinny "
-                "M, primes): " + swept);
+                "M, primes; --quick: three of them): " +
+                    swept);
   sub->footer(variants_footer());
   sub->callback([o, m, n, k, &rc] {
     o->gemm_given = (m->count() > 0) + (n->count() > 0) + (k->count() > 0);

@@ -35,6 +35,8 @@ const char* prefix(run::Stage stage) {
       return "memhier probe";
     case run::Stage::ladders:
       return "memhier bench";
+    case run::Stage::sweep:
+      return "memhier bench --sweep";
     case run::Stage::profiles:
       break;
   }

@@ -74,6 +74,7 @@ json chart_json(const Chart& c) {
   if (!c.category_notes.empty()) out["category_notes"] = strings(c.category_notes);
   if (!c.category_sizes.empty()) out["category_sizes"] = numbers(c.category_sizes);
   if (c.stack_path != 0) out["stack_path"] = c.stack_path;
+  if (std::isfinite(c.y_rule)) out["y_rule"] = c.y_rule;
   return out;
 }
 
@@ -184,6 +185,7 @@ Chart chart_from_json(const json& j) {
   c.category_sizes = get_nums(j, "category_sizes");
   if (j.contains("stack_path") && j["stack_path"].is_number_unsigned())
     c.stack_path = j["stack_path"].get<std::size_t>();
+  if (j.contains("y_rule") && j["y_rule"].is_number()) c.y_rule = j["y_rule"].get<double>();
   const auto series = j.find("series");
   if (series != j.end() && series->is_array())
     for (const json& s : *series) c.series.push_back({get_str(s, "name"), get_nums(s, "x"), get_nums(s, "y")});

@@ -312,6 +312,19 @@ struct Point {
   double x, y;
 };
 
+// The chart's rule (Chart::y_rule), dashed across the plot above the data, with its value.
+void draw_y_rule(const Chart& c, const Scale& ys, double left, double right, std::string& out) {
+  if (!ys.usable(c.y_rule)) return;
+  const double y = ys.pos(c.y_rule);
+  fmt::format_to(
+      std::back_inserter(out),
+      "<line class=\"rule\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
+      "stroke=\"#cf222e\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"><title>{3}</title>"
+      "</line>\n",
+      detail::svg_px(left), detail::svg_px(y), detail::svg_px(right),
+      detail::xml_escape(value_text(c.y_rule, c.y_unit)));
+}
+
 void draw_line_chart(const Chart& c, double top, std::string& out) {
   const double right = kPlotRight;
   const double bottom = kHeight - 52;
@@ -336,6 +349,7 @@ void draw_line_chart(const Chart& c, double top, std::string& out) {
       }
     }
   }
+  if (!xs.empty() && probe_y.usable(c.y_rule)) ys_values.push_back(c.y_rule);  // in reach
   Scale xs_scale = make_scale(xs, c.log_x, false);
   Scale ys_scale = make_scale(ys_values, c.log_y, false);
   const double left = plot_left(ys_scale);
@@ -397,6 +411,7 @@ void draw_line_chart(const Chart& c, double top, std::string& out) {
     // White outline keeps overlapping markers of different series apart.
     out += "<g stroke=\"#ffffff\" stroke-width=\"1\">\n" + markers + "</g>\n</g>\n";
   }
+  if (!xs.empty()) draw_y_rule(c, ys_scale, left, right, out);
 }
 
 void draw_bar_chart(const Chart& c, double top, std::string& out) {
@@ -412,6 +427,11 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
   for (const Series& s : c.series) {
     for (std::size_t i = 0; i < std::min(s.y.size(), ncat); ++i) values.push_back(s.y[i]);
   }
+  Scale probe;
+  probe.log = c.log_y;
+  const bool any_value =
+      std::any_of(values.begin(), values.end(), [&probe](double v) { return probe.usable(v); });
+  if (any_value && probe.usable(c.y_rule)) values.push_back(c.y_rule);  // the rule in reach
   Scale ys = make_scale(values, c.log_y, true);  // linear value axes start at zero
   double left = plot_left(ys);
   const double right = kPlotRight;
@@ -518,6 +538,7 @@ void draw_bar_chart(const Chart& c, double top, std::string& out) {
                    "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#333\"/>\n",
                    detail::svg_px(left), detail::svg_px(base), detail::svg_px(right));
   }
+  if (any_bar) draw_y_rule(c, ys, left, right, out);
   draw_frame(left, top, right, bottom, out);
   draw_x_title(axis_title(c.x_label, c.x_unit), left, right, out);
   if (!any_bar) draw_no_data(left, top, right, bottom, out);

@@ -56,10 +56,15 @@ bool measure_in_child(const Options& o, const bench::ResumePoint& at, const Scop
     *why = "no temporary folder for its results (" + ec.message() + ")";
     return false;
   }
-  const nlohmann::json spec = {{"resume", bench::to_json(at)}, {"quick", o.quick},
-                               {"no_profile", o.no_profile},   {"profile_target", o.profile_target},
-                               {"families", scope.families},   {"variants", scope.variants},
-                               {"shapes", scope.shapes},       {"out", out.string()}};
+  const nlohmann::json spec = {{"resume", bench::to_json(at)},
+                               {"quick", o.quick},
+                               {"no_profile", o.no_profile},
+                               {"no_sweep", o.no_sweep},
+                               {"profile_target", o.profile_target},
+                               {"families", scope.families},
+                               {"variants", scope.variants},
+                               {"shapes", scope.shapes},
+                               {"out", out.string()}};
   const std::vector<std::string> argv = {o.isolate_with, "report", "--continue", spec.dump()};
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -114,6 +119,7 @@ void continue_report(const std::string& spec_text,
   Options o;
   o.quick = spec.value("quick", false);
   o.no_profile = spec.value("no_profile", false);
+  o.no_sweep = spec.value("no_sweep", false);
   o.profile_target = spec.value("profile_target", std::string());
   o.no_torch = true;  // the parent adds PyTorch's rows over every family
   if (progress) o.progress = progress;

@@ -6,6 +6,7 @@
 #include "measure_report.hpp"
 #include "memhier/bench/card_record.hpp"
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/bench/sweep_section.hpp"
 #include "memhier/bench/tune.hpp"
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/kernels/register.hpp"
@@ -98,43 +99,42 @@ report::Document run_bench(const BenchOptions& o) {
     }
   }
   const core::DeviceInfo dev = require_device();
-  // The report's ladder stage over these families, variants and shapes (its guard, and its
-  // child processes after a fault that loses the GPU). A sweep runs best alone at each
-  // family's own sweep shapes.
+  // The report's ladder stage over these families, variants and shapes, or its sweep stage
+  // over these families (its guard, and its child processes after a fault that loses the
+  // GPU).
   Options ro;
   ro.quick = o.quick;
   ro.no_profile = true;
-  ro.no_torch = !o.torch;
+  ro.no_sweep = !o.sweep;
+  ro.no_torch = !o.torch || o.sweep;  // the sweep times best against the vendor alone
   ro.torch_python = o.torch_python;
   ro.isolate_with = o.isolate_with;
   ro.progress = [&o](Stage, const std::string& s) { o.progress(s); };
   ro.say = o.say;
-  std::vector<detail::Scope> scopes;
-  if (o.sweep) {
-    for (const registry::Family* f : fams)
-      if (!f->sweep_shapes.empty()) scopes.push_back({{f->name}, {"best"}, f->sweep_shapes});
-  } else {
-    scopes.push_back({{}, o.variants, o.shapes});
-    for (const registry::Family* f : fams) scopes.back().families.push_back(f->name);
-  }
+  detail::Scope scope{{}, o.variants, o.shapes};
+  for (const registry::Family* f : fams) scope.families.push_back(f->name);
+  const bench::ResumePoint from{
+      o.sweep ? bench::ResumePoint::Stage::sweep : bench::ResumePoint::Stage::ladders, "", "", "",
+      ""};
   bench::Measured m;
-  std::string children;
-  for (const detail::Scope& scope : scopes) {
-    const std::string c =
-        detail::measure_isolated(ro, dev, {bench::ResumePoint::Stage::ladders, "", "", "", ""},
-                                 scope, m, [](const bench::Measured&) {});
-    if (!c.empty()) children += (children.empty() ? "" : " ") + c;
-  }
+  const std::string children =
+      detail::measure_isolated(ro, dev, from, scope, m, [](const bench::Measured&) {});
   const std::string torch_not_run = detail::add_torch(ro, m);
   report::Document doc;
   doc.title = "memhier bench " + o.family + (o.sweep ? " --sweep" : "");
   doc.meta = o.meta;
-  for (const bench::FamilyOutcome& f : m.families) {
-    const registry::Family& family = *registry::find_family(f.family);
-    doc.sections.push_back(f.failed  ? *f.failed
-                           : o.sweep ? bench::sweep_section(family, f.records)
-                                     : bench::family_section(family, f.records));
-  }
+  for (const bench::FamilyOutcome& f : m.families)
+    if (!f.sweep) {
+      const registry::Family& family = *registry::find_family(f.family);
+      doc.sections.push_back(f.failed ? *f.failed : bench::family_section(family, f.records));
+    }
+  // The sweep as the report shows it: one section over the families swept (one family's sweep
+  // that failed as a whole is its own section, saying why).
+  const std::vector<bench::SweepPart> parts = detail::sweep_parts(m);
+  if (parts.size() == 1 && parts.front().failed)
+    doc.sections.push_back(*parts.front().failed);
+  else if (!parts.empty())
+    doc.sections.push_back(bench::sweep_section(parts));
   // Once, ahead of the ladders.
   if (!doc.sections.empty()) {
     auto& first = doc.sections.front().paragraphs;

@@ -36,11 +36,19 @@ bool in_scope(const Scope& scope, const std::string& family) {
          std::find(scope.families.begin(), scope.families.end(), family) != scope.families.end();
 }
 
-// Where the work after family `i` begins: the next family it measures, or the profiles.
-ResumePoint after_family(std::size_t i, const Scope& scope) {
+// Whether the stage (the ladders, or the sweep) measures `family`.
+bool in_stage(const Scope& scope, bool sweep, const registry::Family& family) {
+  return in_scope(scope, family.name) && (!sweep || !family.sweep_shapes.empty());
+}
+
+// Where the work after family `i` of a stage begins: the next family the stage measures, then
+// the sweep after the ladders (unless the run has none), then the profiles.
+ResumePoint after_family(std::size_t i, const Scope& scope, bool sweep, const Options& o) {
   const auto& fams = registry::families();
+  const Resume stage = sweep ? Resume::sweep : Resume::ladders;
   for (std::size_t j = i + 1; j < fams.size(); ++j)
-    if (in_scope(scope, fams[j].name)) return {Resume::ladders, "", fams[j].name, "", ""};
+    if (in_stage(scope, sweep, fams[j])) return {stage, "", fams[j].name, "", ""};
+  if (!sweep && !o.no_sweep) return {Resume::sweep, "", "", "", ""};
   return {Resume::profiles, "", "", "", ""};
 }
 
@@ -73,43 +81,72 @@ bool measure_probes(const Options& o, const core::DeviceInfo& dev, const std::st
   return false;
 }
 
-// The ladders from `from` on, one family at a time under its own guard; false where they
-// stopped at a lost GPU.
-bool measure_ladders(const Options& o, const ResumePoint& from, const Scope& scope, bool stop,
-                     Measured& m, const std::function<void(const Measured&)>& saved) {
+}  // namespace
+
+std::vector<std::string> sweep_shapes(const registry::Family& f, bool quick) {
+  const std::vector<std::string>& all = f.sweep_shapes;
+  if (!quick || all.size() <= 3) return all;
+  return {all.front(), all[all.size() / 2], all.back()};
+}
+
+std::vector<bench::SweepPart> sweep_parts(const bench::Measured& m) {
+  std::vector<bench::SweepPart> out;
+  for (const bench::FamilyOutcome& f : m.families) {
+    if (!f.sweep) continue;
+    const registry::Family* family = registry::find_family(f.family);
+    out.push_back({f.family, family ? family->title : f.family,
+                   family ? family->sweep_shapes.size() : 0, f.records, f.failed});
+  }
+  return out;
+}
+
+namespace {
+
+// A stage of ladders from `from` on, one family at a time under its own guard: the ladders
+// (the scope's variants and shapes), or with `sweep` best alone at each family's sweep
+// shapes. False where they stopped at a lost GPU.
+bool measure_ladders(const Options& o, const ResumePoint& from, const Scope& scope, bool sweep,
+                     bool stop, Measured& m, const std::function<void(const Measured&)>& saved) {
+  const Resume stage = sweep ? Resume::sweep : Resume::ladders;
   bench::BenchOptions bopt;
   bopt.quick = o.quick;
-  bopt.variants = scope.variants;
+  bopt.variants = sweep ? std::vector<std::string>{"best"} : scope.variants;
   bopt.shapes = scope.shapes;
   bopt.torch_reference = false;  // over every family at the end, in the report's process
-  bopt.progress = [&o](const std::string& s) { o.progress(Stage::ladders, s); };
+  bopt.progress = [&o, sweep](const std::string& s) {
+    o.progress(sweep ? Stage::sweep : Stage::ladders, s);
+  };
   const auto& fams = registry::families();
   bool reached = from.family.empty();
   for (std::size_t i = 0; i < fams.size(); ++i) {
     const registry::Family& f = fams[i];
     reached = reached || f.name == from.family;
-    if (!reached || !in_scope(scope, f.name)) continue;
+    if (!reached || !in_stage(scope, sweep, f)) continue;
     const bool resumed = f.name == from.family;
     if (stop && !bench::gpu_lost().empty()) {
-      m.stopped = ResumePoint{Resume::ladders, "", f.name, resumed ? from.shape : "",
-                              resumed ? from.variant : ""};
+      m.stopped =
+          ResumePoint{stage, "", f.name, resumed ? from.shape : "", resumed ? from.variant : ""};
       return false;
     }
     bench::Stop st;
     bopt.stop = stop ? &st : nullptr;
     bopt.from_shape = resumed ? from.shape : "";
     bopt.from_variant = resumed ? from.variant : "";
+    if (sweep) bopt.shapes = sweep_shapes(f, o.quick);
     bench::FamilyOutcome out;
     out.family = f.name;
+    out.sweep = sweep;
     bench::Failure failure;
     // Even with the GPU lost, run_family runs: it gives each row its "GPU was lost".
     if (!bench::guarded([&] { out.records = bench::run_family(f, bopt); }, &failure,
                         bench::WhenLost::run))
-      out.failed = unmeasured_section("bench-" + f.name, f.title, failure);
+      out.failed = sweep ? unmeasured_section("sweep-" + f.name,
+                                              f.title + ": best over a sweep of shapes", failure)
+                         : unmeasured_section("bench-" + f.name, f.title, failure);
     // A family resumed in the process that stopped in it (no child took over) goes on in its
     // own table.
     if (resumed && !out.failed && !m.families.empty() && m.families.back().family == f.name &&
-        !m.families.back().failed)
+        m.families.back().sweep == sweep && !m.families.back().failed)
       m.families.back().records.insert(m.families.back().records.end(), out.records.begin(),
                                        out.records.end());
     else
@@ -119,13 +156,13 @@ bool measure_ladders(const Options& o, const ResumePoint& from, const Scope& sco
       m.fault = {std::nullopt, at,
                  st.faulty != static_cast<std::size_t>(-1) ? std::optional<std::size_t>(st.faulty)
                                                            : std::nullopt};
-      m.stopped = st.shape.empty() ? after_family(i, scope)
-                                   : ResumePoint{Resume::ladders, "", f.name, st.shape, st.variant};
+      m.stopped = st.shape.empty() ? after_family(i, scope, sweep, o)
+                                   : ResumePoint{stage, "", f.name, st.shape, st.variant};
       return false;
     }
     if (stop && m.families.back().failed && failure.lost) {
       m.fault = {std::nullopt, at, std::nullopt};
-      m.stopped = after_family(i, scope);
+      m.stopped = after_family(i, scope, sweep, o);
       return false;
     }
     saved(m);
@@ -142,8 +179,14 @@ void measure_from(const Options& o, const core::DeviceInfo& dev, const ResumePoi
     if (!measure_probes(o, dev, at.probe, stop, m)) return;
     saved(m);
   }
-  if (at.stage != Resume::profiles &&
-      !measure_ladders(o, at.stage == Resume::ladders ? at : ResumePoint{}, scope, stop, m, saved))
+  if ((at.stage == Resume::probes || at.stage == Resume::ladders) &&
+      !measure_ladders(o, at.stage == Resume::ladders ? at : ResumePoint{}, scope, false, stop, m,
+                       saved))
+    return;
+  // The sweep after the ladders: best against the vendor at the shapes users run.
+  if (at.stage != Resume::profiles && !o.no_sweep &&
+      !measure_ladders(o, at.stage == Resume::sweep ? at : ResumePoint{}, scope, true, stop, m,
+                       saved))
     return;
   if (o.no_profile) return;
   if (stop && !bench::gpu_lost().empty()) {
@@ -219,8 +262,9 @@ std::string add_torch(const Options& o, Measured& m) {
   bopt.torch_python = o.torch_python;
   bopt.progress = [&o](const std::string& s) { o.progress(Stage::ladders, s); };
   std::vector<std::vector<registry::BenchRecord>> records;
+  // The ladders' rows: the sweep times best against the vendor alone.
   for (const bench::FamilyOutcome& f : m.families)
-    if (!f.failed) records.push_back(f.records);
+    if (!f.failed && !f.sweep) records.push_back(f.records);
   std::string why;
   try {
     why = bench::add_torch_reference(records, bopt);
@@ -229,7 +273,7 @@ std::string add_torch(const Options& o, Measured& m) {
   }
   std::size_t i = 0;
   for (bench::FamilyOutcome& f : m.families)
-    if (!f.failed) f.records = std::move(records[i++]);
+    if (!f.failed && !f.sweep) f.records = std::move(records[i++]);
   return why;
 }
 

@@ -1,6 +1,6 @@
-// The report's measurements on the device (probes, ladders, profiles) into one value that can
-// cross to a child process, and the child that takes over when the GPU is lost to this one.
-// Internal to the run library.
+// The report's measurements on the device (probes, ladders, the sweep, profiles) into one
+// value that can cross to a child process, and the child that takes over when the GPU is lost
+// to this one. Internal to the run library.
 #pragma once
 
 #include <functional>
@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "memhier/bench/continuation.hpp"
+#include "memhier/bench/sweep_section.hpp"
 #include "memhier/core/device.hpp"
+#include "memhier/registry/family.hpp"
 #include "memhier/run/pipeline.hpp"
 
 namespace memhier::run::detail {
@@ -19,7 +21,18 @@ struct Scope {
   std::vector<std::string> families, variants, shapes;
 };
 
-/// Measures from `at` on into `m`, each item under its guard; `saved` after each section.
+/// The shapes the sweep stage times `f`'s best at: its sweep (Family::sweep_shapes), or with
+/// `quick` three of them, the first, the middle and the last (the lists run from squares to
+/// odd extents).
+std::vector<std::string> sweep_shapes(const registry::Family& f, bool quick);
+
+/// The sweep's families of `m` as the sweep section takes them, in run order: each with its
+/// title and the size of its whole sweep from the registry.
+std::vector<bench::SweepPart> sweep_parts(const bench::Measured& m);
+
+/// Measures from `at` on into `m` (the stages in order: probes, ladders, the sweep unless
+/// o.no_sweep, profiles unless o.no_profile), each item under its guard; `saved` after each
+/// section.
 /// With `stop`, ends at the item that loses the GPU to this process (m.stopped: where the
 /// rest begins, m.fault: that item); without, every item after it says the GPU was lost.
 /// PyTorch's rows are not added here (add_torch adds them over every family at the end).

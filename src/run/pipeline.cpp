@@ -16,8 +16,10 @@
 #include "memhier/bench/model_tables.hpp"
 #include "memhier/bench/probes.hpp"
 #include "memhier/bench/profile.hpp"
+#include "memhier/bench/sweep_section.hpp"
 #include "memhier/claims/catalogue.hpp"
 #include "memhier/claims/ladders.hpp"
+#include "memhier/claims/sweep_claims.hpp"
 #include "memhier/core/device.hpp"
 #include "memhier/kernels/register.hpp"
 #include "memhier/report/files.hpp"
@@ -96,7 +98,10 @@ void lay_out(const Options& o, const core::DeviceInfo& dev, const bench::Measure
   } else if (m.probes_failed) {
     doc.sections.push_back(*m.probes_failed);
   }
+  bool ladders = false;
   for (const bench::FamilyOutcome& f : m.families) {
+    if (f.sweep) continue;
+    ladders = true;
     const registry::Family* family = registry::find_family(f.family);
     if (f.failed || !family) {
       if (f.failed) doc.sections.push_back(*f.failed);
@@ -105,11 +110,18 @@ void lay_out(const Options& o, const core::DeviceInfo& dev, const bench::Measure
     doc.sections.push_back(bench::family_section(*family, f.records));
     summary.records.insert(summary.records.end(), f.records.begin(), f.records.end());
   }
-  if (!m.families.empty()) {
+  if (ladders) {
     const report::Roofline roof = report::roofline(summary);
     doc.sections.push_back(report::roofline_section(roof));
     claims::add_checks(doc.sections.back(), claims::Checker::report("roofline"),
                        claims::roofline_checks(roof));
+  }
+  // The sweep: one section over every family swept, judged against the sweep goal.
+  const std::vector<bench::SweepPart> parts = detail::sweep_parts(m);
+  if (!parts.empty()) {
+    doc.sections.push_back(bench::sweep_section(parts));
+    claims::add_checks(doc.sections.back(), claims::Checker::report("sweep"),
+                       claims::sweep_checks(bench::sweep_summaries(parts)));
   }
   for (const report::Section& s : m.profiles) doc.sections.push_back(s);
 }

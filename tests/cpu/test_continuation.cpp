@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "memhier/bench/continuation.hpp"
 #include "memhier/results/claim_id.hpp"
@@ -38,13 +40,51 @@ TEST(Continuation, ResumePointReadsBackAndRefusesOthers) {
        {ResumePoint{Stage::probes, "latency", "", "", ""},
         ResumePoint{Stage::ladders, "", "gemm", "4096x4096x4096", "reg_tile_2d"},
         ResumePoint{Stage::ladders, "", "softmax", "", ""},
-        ResumePoint{Stage::profiles, "", "", "", ""}})
+        ResumePoint{Stage::sweep, "", "gemm_bf16", "16x8192x8192", "best"},
+        ResumePoint{Stage::sweep, "", "", "", ""}, ResumePoint{Stage::profiles, "", "", "", ""}})
     EXPECT_TRUE(resume_point_from_json(to_json(at)) == at) << to_json(at).dump();
   EXPECT_THROW(resume_point_from_json(nlohmann::json::parse(R"({"stage": "elsewhere"})")),
                std::invalid_argument);
   EXPECT_THROW(resume_point_from_json(nlohmann::json::parse(R"({"family": "gemm"})")),
                std::invalid_argument);
   EXPECT_THROW(resume_point_from_json(nlohmann::json::parse("[1]")), std::invalid_argument);
+}
+
+// The report's stages in run order, by the names a child's resume point gives them: the
+// sweep of shapes comes after the ladders and before the profiles.
+TEST(Continuation, TheSweepIsAStageBetweenTheLaddersAndTheProfiles) {
+  std::vector<std::string> names;
+  for (const Stage st : {Stage::probes, Stage::ladders, Stage::sweep, Stage::profiles})
+    names.push_back(to_json(ResumePoint{st, "", "", "", ""})["stage"].get<std::string>());
+  EXPECT_EQ(names, (std::vector<std::string>{"probes", "ladders", "sweep", "profiles"}));
+  EXPECT_LT(static_cast<int>(Stage::ladders), static_cast<int>(Stage::sweep));
+  EXPECT_LT(static_cast<int>(Stage::sweep), static_cast<int>(Stage::profiles));
+  EXPECT_EQ(resume_point_from_json(nlohmann::json::parse(R"({"stage": "sweep"})")).stage,
+            Stage::sweep);
+}
+
+// A family's sweep travels as its own outcome, apart from its ladder of the same name: a
+// child resumed in the sweep joins the parent's sweep of that family, not its ladder.
+TEST(Continuation, ASweepOutcomeKeepsItsStageAcrossTheChild) {
+  Measured parent;
+  parent.families.push_back(family("gemm", {record("gemm", "naive", "64", 1.0)}));
+  FamilyOutcome swept = family("gemm", {record("gemm", "best", "1024x1024x1024", 1.0)});
+  swept.sweep = true;
+  Measured child;
+  child.families.push_back(swept);
+  const Measured back = measured_from_json(to_json(child));
+  ASSERT_EQ(back.families.size(), 1u);
+  EXPECT_TRUE(back.families[0].sweep);
+  merge(parent, back);
+  ASSERT_EQ(parent.families.size(), 2u);  // the ladder's gemm and the sweep's, apart
+  EXPECT_FALSE(parent.families[0].sweep);
+  EXPECT_TRUE(parent.families[1].sweep);
+  Measured more;
+  more.families.push_back(family("gemm", {record("gemm", "best", "16x8192x8192", 2.0)}));
+  more.families.back().sweep = true;
+  merge(parent, more);
+  ASSERT_EQ(parent.families.size(), 2u);  // the sweep's gemm goes on
+  EXPECT_EQ(parent.families[1].records.size(), 2u);
 }
 
 TEST(Continuation, MeasurementsReadBackWhole) {

@@ -111,6 +111,27 @@ void expect_oom(const nlohmann::json& j, const std::string& shape) {
   EXPECT_NE(oom.find(" MiB"), std::string::npos) << oom;
 }
 
+// The sweep after the ladders (here, after the faults, in whichever process measured the
+// rest): one section, each swept family's table with a quick report's three shapes, all
+// verified, and one chart with a series per family.
+void expect_quick_sweep(const nlohmann::json& doc) {
+  const nlohmann::json* sweep = nullptr;
+  for (const auto& s : doc["sections"])
+    if (s["id"] == "sweep") sweep = &s;
+  ASSERT_NE(sweep, nullptr) << "no sweep section in the report";
+  int tables = 0;
+  for (const auto& t : (*sweep)["tables"]) {
+    const std::string id = t["id"].get<std::string>();
+    if (id.rfind("sweep-", 0) != 0) continue;  // the claims table
+    ++tables;
+    ASSERT_EQ(t["rows"].size(), 3u) << id;
+    for (const auto& r : t["rows"]) EXPECT_EQ(text(r, "verified"), "yes") << id << " " << r.dump();
+  }
+  EXPECT_EQ(tables, 2);  // gemm and gemm_bf16
+  ASSERT_EQ((*sweep)["charts"].size(), 1u);
+  EXPECT_EQ((*sweep)["charts"][0]["series"].size(), 2u);
+}
+
 TEST(RunFaults, ReportCompletesAndEachFaultSaysWhy) {
   MEMHIER_REQUIRE_GPU(dev);
   register_faults();
@@ -134,6 +155,7 @@ TEST(RunFaults, ReportCompletesAndEachFaultSaysWhy) {
   EXPECT_EQ(text(row(j, "after_the_trap", second), "verified"), "yes");
   EXPECT_EQ(text(row(j, "traps", second), "verified").rfind("declined", 0), 0u);
   expect_oom(j, second);
+  expect_quick_sweep(j);
   if (probe_trap.find("the device was reset") != std::string::npos) {
     // A driver that gives the process a new context: the run goes on in it.
     EXPECT_NE(trap.find("the device was reset"), std::string::npos) << trap;

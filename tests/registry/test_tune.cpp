@@ -12,6 +12,7 @@
 
 #include "../../src/kernels/gemm_bf16/variants.hpp"
 #include "memhier/bench/kernel_bench.hpp"
+#include "memhier/bench/sweep_section.hpp"
 #include "memhier/bench/tune.hpp"
 #include "memhier/kernels/register.hpp"
 #include "memhier/registry/registry.hpp"
@@ -116,7 +117,8 @@ TEST(Tune, TheSweepSummarizesBestAgainstTheVendor) {
   add("best", "1024x1024x1024", 0.5, true);
   add("best", "4096x4096x4096", 2.0, true);
   add("best", "16x8192x8192", 0.1, false);  // failed verification: not counted
-  const report::Section s = bench::sweep_section(f, records);
+  const report::Section s =
+      bench::sweep_section({{f.name, f.title, f.sweep_shapes.size(), records, std::nullopt}});
   ASSERT_EQ(s.tables.size(), 1u);
   EXPECT_EQ(s.tables[0].rows.size(), 3u);
   ASSERT_EQ(s.charts.size(), 1u);

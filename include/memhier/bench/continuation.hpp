@@ -18,9 +18,11 @@
 namespace memhier::bench {
 
 /// Where a report's measurements go on: the probes from `probe`, the ladders from `family`
-/// (at its `shape`, from `variant`), or the profiles; "" names the stage's first item.
+/// (at its `shape`, from `variant`), the sweep (best at each family's sweep shapes) from
+/// `family` and `shape`, or the profiles; "" names the stage's first item. The stages in
+/// run order, as the report measures them.
 struct ResumePoint {
-  enum class Stage { probes, ladders, profiles };
+  enum class Stage { probes, ladders, sweep, profiles };
   Stage stage = Stage::probes;
   std::string probe;
   std::string family, shape, variant;
@@ -31,10 +33,11 @@ struct ResumePoint {
   }
 };
 
-/// One ladder's part of a report: its records, or the section saying why the whole family
-/// failed.
+/// One ladder's part of a report (or of its sweep): its records, or the section saying why
+/// the whole family failed.
 struct FamilyOutcome {
   std::string family;
+  bool sweep = false;  ///< best at the family's sweep shapes (the sweep stage), not its ladder
   std::vector<results::BenchRecord> records;
   std::optional<report::Section> failed;
 };
@@ -55,7 +58,7 @@ struct Measured {
   std::vector<std::string> probe_names;         ///< the probes that ran
   /// The probe stage failed as a whole (the SM clock could not be measured): why.
   std::optional<report::Section> probes_failed;
-  std::vector<FamilyOutcome> families;
+  std::vector<FamilyOutcome> families;  ///< the ladders, then the sweep's families
   bool profiles_ran = false;
   std::vector<report::Section> profiles;
   /// Where the rest begins when the GPU was lost to the process that measured this.

@@ -77,12 +77,6 @@ void verify_last_repetition(registry::Case& c, const std::function<void(cudaStre
 report::Section family_section(const registry::Family& family,
                                const std::vector<registry::BenchRecord>& records);
 
-/// `best` against the vendor over the family's sweep shapes (`memhier bench FAMILY --sweep`):
-/// one row per shape (what `best` ran, its time and throughput, x vendor paired), a chart of
-/// x vendor against shape, and the geometric mean and the lowest over the shapes.
-report::Section sweep_section(const registry::Family& family,
-                              const std::vector<registry::BenchRecord>& records);
-
 /// Verifies every variant on the family's test shapes; returns one line per failure. A
 /// variant may decline a shape (std::invalid_argument) but must run one of them, unless it
 /// declines them all for one reason (an architecture it needs).

@@ -93,6 +93,9 @@ struct Chart {
   /// stack: the first this many bands are the path data travels, drawn as the pyramid; the
   /// others are spaces beside that path, drawn apart below it. 0: every band is on the path.
   std::size_t stack_path = 0;
+  /// Line and bar charts: a rule across the plot at this value of y, the axis reaching it
+  /// (parity: a ratio of 1); NaN for none.
+  double y_rule = std::numeric_limits<double>::quiet_NaN();
   std::vector<Series> series;
 };
 

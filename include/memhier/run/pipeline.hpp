@@ -1,9 +1,9 @@
-// The run pipeline behind `memhier report`: measure (probes, ladders, profiles) -> sections
-// -> claims -> document -> writers. Every item runs under a guard (bench/guard.hpp), so a
-// failure costs its own row or section only, and every file is written whole
-// (report/files.hpp), results.json after each section. Beside it, the probe and bench runs
-// with their JSON records. The CLI and the Python bindings call these in-process, so both
-// return the same records.
+// The run pipeline behind `memhier report`: measure (probes, ladders, the sweep of shapes,
+// profiles) -> sections -> claims -> document -> writers. Every item runs under a guard
+// (bench/guard.hpp), so a failure costs its own row or section only, and every file is
+// written whole (report/files.hpp), results.json after each section. Beside it, the probe and
+// bench runs with their JSON records. The CLI and the Python bindings call these in-process, so
+// both return the same records.
 #pragma once
 
 #include <functional>
@@ -99,13 +99,16 @@ struct TuneOptions {
 report::Document run_tune(const TuneOptions& options);
 
 /// The part of the report a progress step belongs to (the CLI shows one line per stage).
-enum class Stage { probes, ladders, profiles };
+enum class Stage { probes, ladders, sweep, profiles };
 
 struct Options {
   std::string out;  ///< folder for index.html, report.md, results.json; "" writes none
   bool quick = false;
   bool no_gpu = false;       ///< the models alone, even with a GPU
   bool no_profile = false;   ///< no Nsight Compute runs
+  /// No sweep after the ladders (best against the vendor at each family's sweep shapes,
+  /// Family::sweep_shapes; with `quick`, three of them). `memhier bench` sets it.
+  bool no_sweep = false;
   bool no_torch = false;     ///< no PyTorch rows (python -m memhier.torch_reference, a child)
   std::string torch_python;  ///< its interpreter; "" for $MEMHIER_PYTHON or python3
   /// The program Nsight Compute profiles; "" for memhier-profile-target beside the running
