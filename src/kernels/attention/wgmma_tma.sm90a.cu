@@ -40,16 +40,17 @@ constexpr uint32_t kSwizzleRow = 128;  // bytes: 64 bf16 of head_dim, one 128-by
 
 /// One configuration of the kernel: head_dim D, C consumer warpgroups of 64 queries, N keys a
 /// K/V tile (128: one m64n128 for S; 192: an m64n128 and an m64n64), Stages K/V tiles in the
-/// ring. Shared memory from a 1024-byte aligned base: Q (D / 64 boxes of 64 C rows x 64
+/// ring, and FtzExp: exponentials by ex2.approx.ftz alone (exp2_ftz). Shared memory from a 1024-byte aligned base: Q (D / 64 boxes of 64 C rows x 64
 /// columns), Stages K tiles, Stages V tiles (D / 64 boxes of N keys x 64 columns each), then
 /// the barriers: Q's `full`, and per stage K's and V's `full` (the producer's expect_tx) and
 /// `empty` (one arrival per consumer warpgroup). K and V are freed apart: K once Q K^T read
 /// it, a tile before V, so that with two stages the next K is on its way while this tile's
 /// P V runs. Every box starts on a multiple of 1024 bytes, the 128-byte swizzle's period
 /// (descriptor base offset 0).
-template <int D_, int C_, int N_, int Stages_>
+template <int D_, int C_, int N_, int Stages_, bool FtzExp>
 struct Cfg {
   static constexpr int D = D_, C = C_, N = N_, kStages = Stages_;
+  static constexpr bool kFtzExp = FtzExp;
   static_assert(C >= 2 && C <= 3 && (N == 128 || N == 192) && (D == 64 || D == 128));
   static constexpr int kRows = 64 * C;            // queries a block (one TMA box of rows)
   static constexpr int kThreads = 128 * (1 + C);  // warpgroup 0 produces, 1 .. C consume
@@ -67,11 +68,12 @@ struct Cfg {
 };
 
 // Rung 5 (112 KiB at head_dim 64, 160 KiB at 128); rung 6 at 64 (160 KiB); rung 7 at 64
-// (152 KiB: the fourth stage is free, one block an SM either way).
-using Rung5Hd64 = Cfg<64, 2, 128, 3>;
-using Rung5Hd128 = Cfg<128, 2, 128, 2>;
-using WideHd64 = Cfg<64, 2, 192, 3>;
-using ThreeWgHd64 = Cfg<64, 3, 128, 4>;
+// (152 KiB: the fourth stage is free, one block an SM either way). Head_dim 128 keeps exp2f,
+// as measured; at 64, where the exponentials weigh twice as much, every rung drops its fix-up.
+using Rung5Hd64 = Cfg<64, 2, 128, 3, true>;
+using Rung5Hd128 = Cfg<128, 2, 128, 2, false>;
+using WideHd64 = Cfg<64, 2, 192, 3, true>;
+using ThreeWgHd64 = Cfg<64, 3, 128, 4, true>;
 
 template <class G>
 struct Smem {
@@ -106,6 +108,17 @@ __device__ __forceinline__ void wait_turn(int c) {
 template <int C>
 __device__ __forceinline__ void pass_turn(int c) {
   asm volatile("bar.arrive %0, 256;\n" ::"r"(1 + (c + 1) % C) : "memory");
+}
+
+/// 2^x by the MUFU alone. exp2f adds a fix-up for results below 2^-126 (three instructions an
+/// element beside the MUFU's one); flushed to 0 instead, they move no row sum, which is at
+/// least 1 (its max's own term), by more than 2^-126 a key.
+template <bool Ftz>
+__device__ __forceinline__ float exp2_of(float x) {
+  if constexpr (!Ftz) return exp2f(x);
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 }
 
 /// S (N keys) += Q K^T's k16 step: one m64n128, or an m64n128 then an m64n64 on K's rows
@@ -285,14 +298,14 @@ __global__ void __launch_bounds__(G::kThreads, 1)
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const float m_new = fmaxf(m[hh], mx * qmul);  // qmul > 0: the max commutes with it
       const float mu = usable_max(m_new);
-      alpha[hh] = exp2f(m[hh] - mu);
+      alpha[hh] = exp2_of<G::kFtzExp>(m[hh] - mu);
       float sum = 0.f;
 #pragma unroll
       for (int c = 0; c < kKeys / 8; ++c)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int v = 4 * c + 2 * hh + e;
-          sacc[v] = exp2f(fmaf(sacc[v], qmul, -mu));
+          sacc[v] = exp2_of<G::kFtzExp>(fmaf(sacc[v], qmul, -mu));
           sum += sacc[v];
         }
       l[hh] = l[hh] * alpha[hh] + sum;
