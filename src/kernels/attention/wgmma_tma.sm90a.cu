@@ -40,13 +40,13 @@ constexpr uint32_t kSwizzleRow = 128;  // bytes: 64 bf16 of head_dim, one 128-by
 
 /// One configuration of the kernel: head_dim D, C consumer warpgroups of 64 queries, N keys a
 /// K/V tile (128: one m64n128 for S; 192: an m64n128 and an m64n64), Stages K/V tiles in the
-/// ring, and FtzExp: exponentials by ex2.approx.ftz alone (exp2_ftz). Shared memory from a 1024-byte aligned base: Q (D / 64 boxes of 64 C rows x 64
-/// columns), Stages K tiles, Stages V tiles (D / 64 boxes of N keys x 64 columns each), then
-/// the barriers: Q's `full`, and per stage K's and V's `full` (the producer's expect_tx) and
-/// `empty` (one arrival per consumer warpgroup). K and V are freed apart: K once Q K^T read
-/// it, a tile before V, so that with two stages the next K is on its way while this tile's
-/// P V runs. Every box starts on a multiple of 1024 bytes, the 128-byte swizzle's period
-/// (descriptor base offset 0).
+/// ring, and FtzExp: exponentials by ex2.approx.ftz alone (exp2_of). Shared memory from a
+/// 1024-byte aligned base: Q (D / 64 boxes of 64 C rows x 64 columns), Stages K tiles,
+/// Stages V tiles (D / 64 boxes of N keys x 64 columns each), then the barriers: Q's `full`,
+/// and per stage K's and V's `full` (the producer's expect_tx) and `empty` (one arrival per
+/// consumer warpgroup). K and V are freed apart: K once Q K^T read it, a tile before V, so
+/// that with two stages the next K is on its way while this tile's P V runs. Every box starts
+/// on a multiple of 1024 bytes, the 128-byte swizzle's period (descriptor base offset 0).
 template <int D_, int C_, int N_, int Stages_, bool FtzExp>
 struct Cfg {
   static constexpr int D = D_, C = C_, N = N_, kStages = Stages_;
