@@ -107,7 +107,7 @@ __device__ __forceinline__ void wait_turn(int c) {
 }
 template <int C>
 __device__ __forceinline__ void pass_turn(int c) {
-  asm volatile("bar.arrive %0, 256;\n" ::"r"(1 + (c + 1) % C) : "memory");
+  asm volatile("bar.arrive %0, 256;\n" ::"r"(c + 1 < C ? c + 2 : 1) : "memory");
 }
 
 /// 2^x by the MUFU alone. exp2f adds a fix-up for results below 2^-126 (three instructions an
