@@ -1,13 +1,15 @@
 // The attention API: names, bad input answered with one sentence before any launch, the
 // spelled-out entry point (which allocates the unfused rung's workspace in stream order),
-// rows that see no key written as exact zeros by every rung, the wgmma rung on its own edge
+// rows that see no key written as exact zeros by every rung, the wgmma rungs on their own edge
 // shapes, and cuDNN's line running where it is built. (test_kernels.cpp verifies every
 // variant on the family's odd shapes against the float64 reference.)
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -111,10 +113,16 @@ at::Shape shape(int batch, int heads, int kv_heads, int seq_q, int seq_k, int he
   return {batch, heads, kv_heads, seq_q, seq_k, head_dim, causal, scale};
 }
 
-/// Whether `v` runs on `dev`: every rung but wgmma_tma, which needs sm_90a (compute
-/// capability 9.0 exactly) and elsewhere declines with one sentence.
+/// The wgmma rungs: sm_90a code (compute capability 9.0 exactly), one kernel in three
+/// configurations; elsewhere each declines with one sentence.
+constexpr at::Variant kWgmmaRungs[] = {at::Variant::wgmma_tma, at::Variant::wgmma_tma_wide,
+                                       at::Variant::wgmma_tma_3wg};
+
+/// Whether `v` runs on `dev`: every rung but the wgmma ones, which need sm_90a.
 bool runs_on(at::Variant v, const memhier::core::DeviceInfo& dev) {
-  return v != at::Variant::wgmma_tma || (dev.cc_major == 9 && dev.cc_minor == 0);
+  const bool wgmma =
+      std::find(std::begin(kWgmmaRungs), std::end(kWgmmaRungs), v) != std::end(kWgmmaRungs);
+  return !wgmma || (dev.cc_major == 9 && dev.cc_minor == 0);
 }
 
 TEST(AttentionApi, NamesRoundTrip) {
@@ -214,27 +222,29 @@ TEST(AttentionApi, RowsThatSeeNoKeyAreZero) {
     }
 }
 
-// The wgmma rung (sm_90a) against the float64 reference where the others' tiles differ
-// from its own: seq 1, primes, tails inside a batch of two (TMA's zero fill must not read
+// The wgmma rungs (sm_90a) against the float64 reference where the others' tiles differ
+// from their own: seq 1, primes, tails inside a batch of two (TMA's zero fill must not read
 // the next batch's rows), seq_q != seq_k both ways, causal with seq_q < seq_k and > seq_k,
-// grouped-query heads, head_dim 64 and 128, key counts that wrap the K/V ring several times,
-// and a scale of 16 whose scores overflow fp16 and fp32 without the max shift. Elsewhere it
-// declines with one sentence naming the architecture.
+// grouped-query heads, head_dim 64 and 128, key counts that wrap the K/V ring several times
+// (of 128 and of 192 keys; 131 and 1000 queries: one past a tile of 128 and of 192, and
+// several tiles of each), and a scale of 16 whose scores overflow fp16 and fp32 without the
+// max shift. Elsewhere each declines with one sentence naming the architecture.
 TEST(AttentionWgmma, MatchesFloat64WhereItRuns) {
   MEMHIER_REQUIRE_GPU(dev);
   if (!runs_on(at::Variant::wgmma_tma, *dev)) {
-    Problem p(shape(1, 1, 1, 16, 16, 64, false));
-    try {
-      at::forward(at::Variant::wgmma_tma, p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.s,
-                  nullptr, 0);
-      ADD_FAILURE() << "wgmma_tma ran on compute capability " << dev->cc_major << "."
-                    << dev->cc_minor;
-    } catch (const std::invalid_argument& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find("9.0"), std::string::npos) << what;
-      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    for (at::Variant v : kWgmmaRungs) {
+      SCOPED_TRACE(at::to_string(v));
+      Problem p(shape(1, 1, 1, 16, 16, 64, false));
+      try {
+        at::forward(v, p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.s, nullptr, 0);
+        ADD_FAILURE() << "ran on compute capability " << dev->cc_major << "." << dev->cc_minor;
+      } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("9.0"), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      }
     }
-    GTEST_SKIP() << "wgmma_tma needs compute capability 9.0; checked its decline";
+    GTEST_SKIP() << "the wgmma rungs need compute capability 9.0; checked their declines";
   }
   std::vector<at::Shape> shapes;
   for (int d : {64, 128}) {
@@ -245,6 +255,7 @@ TEST(AttentionWgmma, MatchesFloat64WhereItRuns) {
     shapes.push_back(shape(2, 4, 2, 37, 131, d, true));     // causal, seq_q < seq_k
     shapes.push_back(shape(2, 4, 2, 131, 37, d, true));     // causal, leading rows see nothing
     shapes.push_back(shape(1, 8, 2, 129, 257, d, false));   // GQA, one past a tile
+    shapes.push_back(shape(1, 4, 1, 193, 385, d, true));    // one past 192 (queries, keys)
     shapes.push_back(shape(2, 2, 2, 300, 1000, d, false));  // 8 key tiles: the ring wraps
     shapes.push_back(shape(1, 2, 1, 1000, 1000, d, true));  // causal, 8 query tiles
   }
@@ -259,10 +270,13 @@ TEST(AttentionWgmma, MatchesFloat64WhereItRuns) {
                  std::to_string(s.seq_k) + "x" + std::to_string(s.head_dim) +
                  (s.causal ? ":causal" : "") + " scale " + std::to_string(s.scale));
     Problem p(s);
-    at::forward(at::Variant::wgmma_tma, p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.s,
-                nullptr, 0);
-    MEMHIER_CUDA(cudaDeviceSynchronize());
-    EXPECT_LT(p.error(), s.scale > 1.f ? 0x1p-7 : 0x1p-8);
+    for (at::Variant v : kWgmmaRungs) {
+      SCOPED_TRACE(at::to_string(v));
+      p.o.poison();
+      at::forward(v, p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.s, nullptr, 0);
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      EXPECT_LT(p.error(), s.scale > 1.f ? 0x1p-7 : 0x1p-8);
+    }
   }
 }
 

@@ -101,11 +101,13 @@ TEST(Attention, TheRegistryFollowsTheTable) {
   EXPECT_EQ(f.bound, registry::Bound::compute);
   const registry::Variant& best = f.variants[f.variants.size() - 2];
   ASSERT_EQ(best.name, "best");
-  // best runs the wgmma rung on sm_90a cards alone (without a GPU: the rung every card runs).
+  // best runs a wgmma rung on sm_90a cards alone (without a GPU: the rung every card runs):
+  // three consumer warpgroups at head_dim 64, rung 5 at 128.
   std::string why;
   const auto dev = core::query_device(0, &why);
   const bool hopper = dev && dev->cc_major == 9 && dev->cc_minor == 0;
-  EXPECT_EQ(best.runs("1x1x1x1x1x64"), hopper ? "wgmma_tma" : "cp_async_pipeline");
+  EXPECT_EQ(best.runs("1x1x1x1x1x64"), hopper ? "wgmma_tma_3wg" : "cp_async_pipeline");
+  EXPECT_EQ(best.runs("2x16x16x4096x4096x128:causal"), hopper ? "wgmma_tma" : "cp_async_pipeline");
   for (const registry::Variant& v : f.variants)
     EXPECT_EQ(v.role, v.name == "cudnn" ? registry::Role::reference : registry::Role::api)
         << v.name;

@@ -40,7 +40,7 @@ constexpr double kCpuReferenceLimit = double(1 << 27);
 
 // Error bounds. Inputs are bf16 (exact in float64); the kernels compute the scores in fp32
 // (CUDA-core sums or tensor-core blocks of 16 truncated), exponentiate in fp32, round P to
-// bf16 for the tensor-core P V (rungs 3-5), accumulate O in fp32 and round it to bf16. Per
+// bf16 for the tensor-core P V (rungs 3-7), accumulate O in fp32 and round it to bf16. Per
 // element, with S_id = sum_j p_ij |v_jd| / l_i (>= |O_id|):
 //   - a score error e_ij scales p_ij by exp(e_ij): O moves by at most 2.1 E_i S_id, where
 //     E_i = (head_dim + 4) u scale max_j sum_d |q_id k_jd| (any order of the fp32 sum, the
@@ -422,7 +422,9 @@ registry::Family attention_family() {
       "m16n8k16 fed by ldmatrix from XOR-swizzled tiles with P kept in registers between the "
       "two matmuls, then a cp.async ring for K and V, then (sm_90a only) wgmma fed by TMA, a "
       "producer warpgroup loading K/V tiles into an mbarrier ring for two consumer warpgroups "
-      "whose softmax overlaps the tensor cores. Every rung is timed against cuDNN's fused "
+      "whose softmax overlaps the tensor cores, and at head_dim 64, where a tile's exponentials "
+      "weigh twice what they do at 128 against its matmuls, the same kernel with 192-key "
+      "tiles or with three consumer warpgroups. Every rung is timed against cuDNN's fused "
       "attention in the same process (the cudnn-frontend's SDPA graph, bf16 in and out, fp32 "
       "softmax, the same strides and bottom-right mask; built once per shape), which is also "
       "the cudnn line, verified like a rung; where cuDNN is not in the build or declines a "

@@ -30,11 +30,13 @@ struct Problem {
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/attention_rungs.inc"
 
-/// Why the wgmma_tma rung (sm_90a only) cannot run `s` on the current device, in one
-/// sentence, or "" when it can. Throws CudaError when there is no device to ask.
-std::string wgmma_tma_unsupported(const Shape& s);
+/// Why wgmma rung `v` (wgmma_tma, wgmma_tma_wide or wgmma_tma_3wg; sm_90a only) cannot run
+/// `s` on the current device, in one sentence, or "" when it can. Throws CudaError when there
+/// is no device to ask.
+std::string wgmma_tma_unsupported(Variant v, const Shape& s);
 
-/// The rung `best` runs at `s`: wgmma_tma where it runs, else cp_async_pipeline.
+/// The rung `best` runs at `s`: wgmma_tma_3wg at head_dim 64 and wgmma_tma at 128 where they
+/// run, else cp_async_pipeline.
 Variant best_variant(const Shape& s);
 
 }  // namespace memhier::attention::detail
