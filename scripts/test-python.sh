@@ -24,6 +24,12 @@ if ((${#missing[@]})); then
   echo "test-python: installing ${missing[*]} with $py"
   "$py" -m pip install -q "${missing[@]}"
 fi
+# scikit-build-core hands CMake the interpreter's own compiler name (g++) when CXX is unset,
+# and ccache keys on the name: the C++ build found c++, so every host object would miss the
+# objects that build just made. The same name here (CMake's first choice) keeps them shared.
+if [[ -z ${CXX:-} ]] && command -v c++ >/dev/null 2>&1; then
+  export CXX=c++
+fi
 # No build isolation: the tools above build it, and a machine without PyPI works the same.
 "$py" -m pip install -q --no-build-isolation --no-deps \
   -Ccmake.define.MEMHIER_WERROR="${MEMHIER_WERROR:-OFF}" .

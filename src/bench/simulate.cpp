@@ -61,6 +61,27 @@ SimulateItem simulate_one(const std::string& family, const std::string& variant,
   return it;
 }
 
+void replay_each(std::size_t n, const std::function<void(std::size_t)>& replay) {
+  kernels::register_families();  // once, before the workers look families up
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(n);
+  auto work = [&] {
+    for (std::size_t i = next++; i < n; i = next++) try {
+        replay(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+  };
+  const unsigned workers =
+      std::max(1u, std::min(std::thread::hardware_concurrency(), static_cast<unsigned>(n)));
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 std::vector<SimulateItem> simulate(const std::string& target,
                                    const std::vector<std::string>& variants,
                                    const std::string& shape, const model::Card& card) {
@@ -101,25 +122,9 @@ std::vector<SimulateItem> simulate(const std::string& target,
         items.push_back(std::move(it));
       }
   }
-  // The replays are independent: one worker per core takes the next item in turn (each
-  // item's replay, and so its figures, is the same whatever runs beside it).
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(items.size());
-  auto work = [&] {
-    for (std::size_t i = next++; i < items.size(); i = next++) try {
-        items[i] = simulate_one(items[i].family, items[i].variant, items[i].shape, card);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-  };
-  const unsigned workers = std::max(
-      1u, std::min(std::thread::hardware_concurrency(), static_cast<unsigned>(items.size())));
-  std::vector<std::thread> pool;
-  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);  // the first failure in item order
+  replay_each(items.size(), [&](std::size_t i) {
+    items[i] = simulate_one(items[i].family, items[i].variant, items[i].shape, card);
+  });
   return items;
 }
 

@@ -119,6 +119,13 @@ std::optional<std::vector<TrafficCheck>> traffic_checks(const ProfileItem& it,
   return out;
 }
 
+std::vector<std::optional<std::vector<TrafficCheck>>> traffic_checks_each(
+    const std::vector<ProfileItem>& items, const model::Card& card) {
+  std::vector<std::optional<std::vector<TrafficCheck>>> out(items.size());
+  replay_each(items.size(), [&](std::size_t i) { out[i] = traffic_checks(items[i], card); });
+  return out;
+}
+
 namespace {
 
 // The marker kernel's counters per item: the launch floor each comparison adds.
@@ -175,8 +182,10 @@ void add_traffic_comparison(report::Section& s, const std::vector<ProfileItem>& 
   int within = 0, total = 0;
   int field_within[kN] = {};
   std::string target;
-  for (const ProfileItem& it : items) {
-    const auto checks = traffic_checks(it, card);
+  const auto each = traffic_checks_each(items, card);
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const ProfileItem& it = items[k];
+    const auto& checks = each[k];
     if (!checks) continue;
     target = it.target;
     ++total;

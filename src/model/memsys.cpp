@@ -79,7 +79,11 @@ class SectorCache {
         rng_(mix(seed) | 1u) {
     if (ways < 1 || lines < ways) throw std::invalid_argument("a cache needs at least one set.");
     sets_ = static_cast<std::uint64_t>(lines / ways);
-    way_.resize(static_cast<std::size_t>(sets_ * ways_));
+    const std::size_t n = static_cast<std::size_t>(sets_ * static_cast<std::uint64_t>(ways_));
+    tag_.resize(n);
+    stamp_.resize(n);
+    state_.resize(n);
+    part_.resize(n);
   }
 
   struct Result {
@@ -93,11 +97,11 @@ class SectorCache {
   /// (LRU victim) and fill the sectors. A partly written sector is no hit for a read.
   Result read(std::uint64_t line, unsigned sectors, bool allocate) {
     Result r;
-    Way* w = find(line, allocate, r);
-    if (!w) return r;
-    r.hit = sectors & w->valid;
-    if (allocate || r.hit) w->stamp = clock_;
-    if (allocate) fill(*w, sectors);
+    const std::size_t w = find(line, allocate, r);
+    if (w == kNone) return r;
+    r.hit = sectors & state_[w].valid;
+    if (allocate || r.hit) stamp_[w] = clock_;
+    if (allocate) fill(w, sectors);
     return r;
   }
 
@@ -107,24 +111,26 @@ class SectorCache {
   /// valid or partly written.
   Result write(std::uint64_t line, unsigned sectors, const std::uint64_t* bytes, bool dirty) {
     Result r;
-    Way* w = find(line, true, r);
-    w->stamp = clock_;
+    const std::size_t w = find(line, true, r);
+    stamp_[w] = clock_;
+    State& st = state_[w];
+    std::uint32_t* part = part_[w].bytes;
     for (int s = 0; s < 4; ++s) {
       const unsigned bit = 1u << s;
       if (!(sectors & bit)) continue;
       const std::uint32_t b =
           bytes ? static_cast<std::uint32_t>(bytes[s >> 1] >> (32 * (s & 1))) : 0xffffffffu;
-      if ((w->valid & bit) || w->part[s]) r.hit |= bit;
-      if (!(w->valid & bit)) {
-        w->part[s] |= b;
-        if (w->part[s] == 0xffffffffu) {
-          w->valid |= bit;
-          w->part[s] = 0;
+      if ((st.valid & bit) || part[s]) r.hit |= bit;
+      if (!(st.valid & bit)) {
+        part[s] |= b;
+        if (part[s] == 0xffffffffu) {
+          st.valid = static_cast<std::uint8_t>(st.valid | bit);
+          part[s] = 0;
         }
       }
     }
     if (dirty) {
-      w->dirty |= sectors;
+      st.dirty = static_cast<std::uint8_t>(st.dirty | sectors);
       if (dirty_ways_ > 0) clean_over_cap(line, w, r);
     }
     return r;
@@ -133,65 +139,72 @@ class SectorCache {
   /// Dirty sectors held now.
   long long dirty_sectors() const {
     long long n = 0;
-    for (const Way& w : way_) n += popcount4(w.dirty);
+    for (const State& st : state_) n += popcount4(st.dirty);
     return n;
   }
 
  private:
-  struct Way {
-    std::uint64_t tag = 0;
-    std::uint64_t stamp = 0;  ///< 0 for an empty way: empty ways are chosen first
-    unsigned valid = 0, dirty = 0;
-    std::uint32_t part[4] = {0, 0, 0, 0};  ///< bytes written of a sector not yet valid
+  // A way's state apart from its tag and last use, in arrays of their own: a lookup scans
+  // a set's tags alone, 8 bytes a way rather than the 40 of a whole way.
+  struct State {
+    std::uint8_t valid = 0, dirty = 0;  ///< sector masks
   };
+  struct Part {
+    std::uint32_t bytes[4] = {0, 0, 0, 0};  ///< bytes written of a sector not yet valid
+  };
+  static constexpr std::size_t kNone = ~std::size_t{0};
 
   // The way holding `line`, or with allocate the LRU victim made its own (its dirty sectors
-  // reported in r), else nullptr. Advances the clock.
-  Way* find(std::uint64_t line, bool allocate, Result& r) {
-    Way* set = &way_[static_cast<std::size_t>(set_of(line) * ways_)];
-    const std::uint64_t tag = line + 1;  // 0 marks an empty way
+  // reported in r), else kNone. Advances the clock. A way's tag is 0 when empty, and its
+  // stamp too: empty ways are chosen first.
+  std::size_t find(std::uint64_t line, bool allocate, Result& r) {
+    const std::size_t set = static_cast<std::size_t>(set_of(line) * static_cast<std::uint64_t>(ways_));
+    const std::size_t ways = static_cast<std::size_t>(ways_);
+    const std::uint64_t tag = line + 1;
     ++clock_;
-    Way* victim = set;
-    for (int i = 0; i < ways_; ++i) {
-      if (set[i].tag == tag) return &set[i];
-      if (set[i].stamp < victim->stamp) victim = &set[i];
-    }
-    if (!allocate) return nullptr;
-    if (random_ && victim->stamp != 0) {  // the set is full: xorshift64 picks the way
+    for (std::size_t i = 0; i < ways; ++i)
+      if (tag_[set + i] == tag) return set + i;
+    if (!allocate) return kNone;
+    std::size_t victim = set;
+    for (std::size_t i = 1; i < ways; ++i)
+      if (stamp_[set + i] < stamp_[victim]) victim = set + i;
+    if (random_ && stamp_[victim] != 0) {  // the set is full: xorshift64 picks the way
       rng_ ^= rng_ << 13;
       rng_ ^= rng_ >> 7;
       rng_ ^= rng_ << 17;
-      victim = &set[rng_ % static_cast<std::uint64_t>(ways_)];
+      victim = set + static_cast<std::size_t>(rng_ % static_cast<std::uint64_t>(ways_));
     }
-    r.evicted_dirty = victim->tag ? victim->dirty : 0;
-    r.evicted_partial = r.evicted_dirty & ~victim->valid;
-    *victim = Way{};
-    victim->tag = tag;
-    victim->stamp = clock_;
+    r.evicted_dirty = tag_[victim] ? state_[victim].dirty : 0u;
+    r.evicted_partial = r.evicted_dirty & ~static_cast<unsigned>(state_[victim].valid);
+    state_[victim] = State{};
+    part_[victim] = Part{};
+    tag_[victim] = tag;
+    stamp_[victim] = clock_;
     return victim;
   }
 
   // With more than dirty_ways_ dirty lines in the set, the least recently used other one whose
   // dirty sectors are whole is written back (it stays, clean).
-  void clean_over_cap(std::uint64_t line, const Way* keep, Result& r) {
-    Way* set = &way_[static_cast<std::size_t>(set_of(line) * ways_)];
+  void clean_over_cap(std::uint64_t line, std::size_t keep, Result& r) {
+    const std::size_t set = static_cast<std::size_t>(set_of(line) * static_cast<std::uint64_t>(ways_));
     int n = 0;
-    Way* oldest = nullptr;
-    for (int i = 0; i < ways_; ++i) {
-      if (!set[i].dirty) continue;
+    std::size_t oldest = kNone;
+    for (std::size_t w = set; w < set + static_cast<std::size_t>(ways_); ++w) {
+      const State& st = state_[w];
+      if (!st.dirty) continue;
       ++n;
-      const bool whole = (set[i].dirty & ~set[i].valid) == 0;  // no sector still being written
-      if (&set[i] != keep && whole && (!oldest || set[i].stamp < oldest->stamp)) oldest = &set[i];
+      const bool whole = (st.dirty & ~st.valid) == 0;  // no sector still being written
+      if (w != keep && whole && (oldest == kNone || stamp_[w] < stamp_[oldest])) oldest = w;
     }
-    if (n <= dirty_ways_ || !oldest) return;
-    r.cleaned += popcount4(oldest->dirty);
-    oldest->dirty = 0;
+    if (n <= dirty_ways_ || oldest == kNone) return;
+    r.cleaned += popcount4(state_[oldest].dirty);
+    state_[oldest].dirty = 0;
   }
 
-  static void fill(Way& w, unsigned sectors) {
-    w.valid |= sectors;
+  void fill(std::size_t w, unsigned sectors) {
+    state_[w].valid = static_cast<std::uint8_t>(state_[w].valid | sectors);
     for (int s = 0; s < 4; ++s)
-      if (sectors & (1u << s)) w.part[s] = 0;
+      if (sectors & (1u << s)) part_[w].bytes[s] = 0;
   }
 
   std::uint64_t set_of(std::uint64_t line) const { return (hashed_ ? mix(line) : line) % sets_; }
@@ -203,7 +216,10 @@ class SectorCache {
   std::uint64_t rng_;
   std::uint64_t sets_ = 1;
   std::uint64_t clock_ = 0;
-  std::vector<Way> way_;
+  std::vector<std::uint64_t> tag_;    ///< line + 1, 0 for an empty way
+  std::vector<std::uint64_t> stamp_;  ///< last use, 0 for an empty way
+  std::vector<State> state_;
+  std::vector<Part> part_;
 };
 
 HierarchyConfig hierarchy_for(const Card& card, long long l1_bytes) {

@@ -3,6 +3,8 @@
 // simulated column of `memhier profile`'s "simulated against measured" table.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,11 @@ std::vector<std::string> simulate_targets();
 SimulateItem simulate_one(const std::string& family, const std::string& variant,
                           const std::string& shape, const model::Card& card,
                           bool fetch_code = true);
+
+/// Calls replay(i) for every i below n on one worker per core, each taking the next index in
+/// turn: replays are independent, each one's figures the same whatever runs beside it. Once
+/// all have ended, rethrows the first failure in index order.
+void replay_each(std::size_t n, const std::function<void(std::size_t)>& replay);
 
 /// Replays `target` (a family or "all"): the named variants (all when empty) at `shape`
 /// (the comparison shapes when empty). Throws std::invalid_argument with one sentence for

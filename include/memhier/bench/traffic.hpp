@@ -49,6 +49,10 @@ LaunchFloor launch_floor(const ProfileItem& item);
 std::optional<std::vector<TrafficCheck>> traffic_checks(const ProfileItem& item,
                                                         const model::Card& card);
 
+/// traffic_checks of each item, in order, the replays run on every core (replay_each).
+std::vector<std::optional<std::vector<TrafficCheck>>> traffic_checks_each(
+    const std::vector<ProfileItem>& items, const model::Card& card);
+
 /// The "simulated against measured" table and the chart of predicted against measured DRAM
 /// bytes for a family's profiled items; nothing for a pattern set or a family without a
 /// stream model.
