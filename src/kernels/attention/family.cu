@@ -15,6 +15,7 @@
 
 #include "cudnn_sdpa.hpp"
 #include "index.cuh"
+#include "kernels/attention/stream.hpp"
 #include "kernels/families.hpp"
 #include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
@@ -443,6 +444,14 @@ registry::Family attention_family() {
   registry::make_variant(#name, ++rung_no, technique, {source, claim}, nullptr, 0),
 #include "memhier/kernels/attention_rungs.inc"
   };
+  // The rungs' global address streams (stream.hpp); best is compared as the rung it runs.
+  for (registry::Variant& v : f.variants) {
+    const std::optional<Variant> rung = attention::variant_from_string(v.name);
+    if (!rung || !ad::has_stream(*rung)) continue;
+    v.stream = [r = *rung](const std::string& shape, model::AccessSink& sink) {
+      ad::stream(r, parse_attention_shape(shape).s, sink);
+    };
+  }
   f.variants.back().runs = [](const std::string& shape) {
     return std::string(attention::to_string(ad::best_variant(parse_attention_shape(shape).s)));
   };
