@@ -24,7 +24,8 @@
 
 namespace memhier::model {
 
-/// What a kernel's stream model calls: the launch once, then each warp's accesses.
+/// What a kernel's stream model calls: the launch once (once per kernel for several), then
+/// each warp's accesses.
 class AccessSink {
  public:
   virtual ~AccessSink() = default;

@@ -255,45 +255,68 @@ void stream_pv(const Geometry& g, const Shape& s, AccessSink& sink) {
       }
 }
 
+/// The unfused rung: its scores kernel, the softmax ladder's warp_per_row (best's choice up to
+/// its column limit: past it, a launch with no access) and P V.
+void stream_unfused(Variant, const Shape& s, AccessSink& sink) {
+  const Geometry g = unfused_geometry(s.head_dim);
+  if (s.seq_k > softmax::detail::kWarpPerRowMaxCols) {
+    sink.launch(g.threads, g.smem_bytes);
+    return;
+  }
+  stream_scores(g, s, sink);
+  softmax::detail::stream_warp_per_row(s.batch * s.heads * s.seq_q, s.seq_k, sink);
+  stream_pv(g, s, sink);
+}
+
+void stream_fused_rung(Variant v, const Shape& s, AccessSink& sink) {
+  const int d = s.head_dim;
+  stream_fused(v,
+               v == Variant::fused_plain    ? fused_plain_geometry(d)
+               : v == Variant::mma_ldmatrix ? mma_ldmatrix_geometry(d)
+                                            : cp_async_pipeline_geometry(d),
+               s, sink);
+}
+
+void stream_wgmma_rung(Variant v, const Shape& s, AccessSink& sink) {
+  const int d = s.head_dim;
+  stream_wgmma(v == Variant::wgmma_tma        ? wgmma_tma_geometry(d)
+               : v == Variant::wgmma_tma_wide ? wgmma_tma_wide_geometry(d)
+                                              : wgmma_tma_3wg_geometry(d),
+               s, sink);
+}
+
+using Replay = void (*)(Variant, const Shape&, AccessSink&);
+
+/// The replay each rung shares; nullptr for a rung without one (and best).
+Replay replay_of(Variant v) {
+  switch (v) {
+    case Variant::unfused:
+      return stream_unfused;
+    case Variant::fused_plain:
+    case Variant::mma_ldmatrix:
+    case Variant::cp_async_pipeline:
+      return stream_fused_rung;
+    case Variant::wgmma_tma:
+    case Variant::wgmma_tma_wide:
+    case Variant::wgmma_tma_3wg:
+      return stream_wgmma_rung;
+    default:
+      return nullptr;
+  }
+}
+
 }  // namespace
 
 bool has_stream(Variant v) {
-  return v != Variant::best;
+  return replay_of(v) != nullptr;
 }
 
 void stream(Variant v, const Shape& s, AccessSink& sink) {
-  if (!has_stream(v))
-    throw std::invalid_argument(std::string("attention ") + to_string(v) + " has no stream.");
+  const Replay r = replay_of(v);
+  if (!r) throw std::invalid_argument(std::string("attention ") + to_string(v) + " has no stream.");
   if (s.head_dim != 64 && s.head_dim != 128)
     throw std::invalid_argument("attention's stream takes head_dim 64 or 128.");
-  const int d = s.head_dim;
-  switch (v) {
-    case Variant::unfused: {
-      const Geometry g = unfused_geometry(d);
-      if (s.seq_k > softmax::detail::kWarpPerRowMaxCols) {
-        sink.launch(g.threads, g.smem_bytes);  // the softmax runs a rung with no stream
-        return;
-      }
-      stream_scores(g, s, sink);
-      softmax::detail::stream_warp_per_row(s.batch * s.heads * s.seq_q, s.seq_k, sink);
-      return stream_pv(g, s, sink);
-    }
-    case Variant::fused_plain:
-      return stream_fused(v, fused_plain_geometry(d), s, sink);
-    case Variant::mma_ldmatrix:
-      return stream_fused(v, mma_ldmatrix_geometry(d), s, sink);
-    case Variant::cp_async_pipeline:
-      return stream_fused(v, cp_async_pipeline_geometry(d), s, sink);
-    case Variant::wgmma_tma:
-      return stream_wgmma(wgmma_tma_geometry(d), s, sink);
-    case Variant::wgmma_tma_wide:
-      return stream_wgmma(wgmma_tma_wide_geometry(d), s, sink);
-    case Variant::wgmma_tma_3wg:
-      return stream_wgmma(wgmma_tma_3wg_geometry(d), s, sink);
-    default:
-      break;
-  }
-  throw std::invalid_argument("attention: unknown variant value.");
+  r(v, s, sink);
 }
 
 }  // namespace memhier::attention::detail

@@ -9,7 +9,7 @@
 
 namespace memhier::attention::detail {
 
-/// Whether `v` has a stream (every rung; `best` is predicted as the rung it runs).
+/// Whether `v` has a stream (every rung now; `best` is compared as the rung it runs).
 bool has_stream(Variant v);
 
 /// The global accesses `forward(v, ...)` makes at `s`, kernel by kernel, block by block in
