@@ -589,3 +589,23 @@ TEST(Stream, AttentionFusedRungsMoveQKVOOnceAndTheUnfusedRungItsScores) {
       EXPECT_EQ(streamed, 7) << shape;  // every rung but best, which runs one of them
     }
 }
+
+// Under the causal mask the fused rungs skip the key tiles past each query tile's diagonal:
+// about half the K and V loads (the L2 serves them), the same DRAM bytes (the last query tile
+// still reads every key).
+TEST(Stream, AttentionCausalRungsSkipTheMaskedKeyTiles) {
+  const Family& f = family("attention");
+  const memhier::model::Card& card = *memhier::model::find_card("h100");
+  for (const Variant& v : f.variants) {
+    if (!v.stream || v.name == "unfused") continue;
+    const auto full = accesses_only("attention", v.name, "1x8x8x1024x1024x128", card);
+    const auto causal = accesses_only("attention", v.name, "1x8x8x1024x1024x128:causal", card);
+    const auto& a = full.result.traffic;
+    const auto& c = causal.result.traffic;
+    EXPECT_LT(static_cast<double>(c.l2_sm_sectors()), 0.7 * static_cast<double>(a.l2_sm_sectors()))
+        << v.name;
+    EXPECT_GT(static_cast<double>(c.l2_sm_sectors()), 0.4 * static_cast<double>(a.l2_sm_sectors()))
+        << v.name;
+    EXPECT_NEAR(c.dram_read_bytes(), a.dram_read_bytes(), 0.02 * a.dram_read_bytes()) << v.name;
+  }
+}
