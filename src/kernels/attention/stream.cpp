@@ -29,8 +29,7 @@ int ceil_div(int a, int b) {
 }
 
 /// Byte address of element `col` of row `pos` of a bf16 [batch, seq, heads, D] tensor.
-std::uint64_t at(std::uint64_t base, int b, int pos, int head, int seq, int heads, int d,
-                 int col) {
+std::uint64_t at(std::uint64_t base, int b, int pos, int head, int seq, int heads, int d, int col) {
   return base + 2 * (row_offset(b, pos, head, seq, heads, d) + static_cast<std::size_t>(col));
 }
 
@@ -75,6 +74,31 @@ void tma_box(AccessSink& sink, std::uint64_t base, int b, int r0, int rows, int 
   }
 }
 
+/// Row `i` of O a bf16 a lane, columns lane + 32 c (rungs 1 and 2).
+void store_row(AccessSink& sink, const Shape& s, int b, int h, int i) {
+  for (int c = 0; c < s.head_dim / 32; ++c)
+    sink.global(kernels::predict::warp_access(
+        kernels::predict::kAllLanes, 2, true, [&](int lane, std::uint64_t* a) {
+          *a = at(kO, b, i, h, s.seq_q, s.heads, s.head_dim, lane + 32 * c);
+          return true;
+        }));
+}
+
+/// A warp's O from m16n8 (or wgmma) accumulators: rows row0 + lane / 4 and + 8, a bf16x2 at
+/// columns 8 j + 2 (lane % 4) per instruction; rows past seq_q not stored.
+void store_accumulators(AccessSink& sink, const Shape& s, int b, int h, int row0) {
+  const int d = s.head_dim;
+  for (int half = 0; half < 2; ++half)
+    for (int j = 0; j < d / 8; ++j)
+      sink.global(kernels::predict::warp_access(
+          kernels::predict::kAllLanes, 4, true, [&](int lane, std::uint64_t* a) {
+            const int row = row0 + lane / 4 + 8 * half;
+            if (row >= s.seq_q) return false;
+            *a = at(kO, b, row, h, s.seq_q, s.heads, d, 8 * j + 2 * (lane % 4));
+            return true;
+          }));
+}
+
 /// The fused rungs 2-4: Q staged once, then the K and V tiles the block's last query sees, O
 /// stored from the accumulators.
 void stream_fused(Variant v, const Geometry& g, const Shape& s, AccessSink& sink) {
@@ -111,26 +135,10 @@ void stream_fused(Variant v, const Geometry& g, const Shape& s, AccessSink& sink
           if (!mma) {
             for (int r = 0; r < g.rows / warps; ++r) {
               const int i = q0 + warp * (g.rows / warps) + r;
-              if (i >= s.seq_q) continue;
-              for (int c = 0; c < d / 32; ++c) {
-                WarpAccess w = kernels::predict::warp_access(
-                    kernels::predict::kAllLanes, 2, true, [&](int lane, std::uint64_t* a) {
-                      *a = at(kO, b, i, h, s.seq_q, s.heads, d, lane + 32 * c);
-                      return true;
-                    });
-                sink.global(w);
-              }
+              if (i < s.seq_q) store_row(sink, s, b, h, i);
             }
           } else {
-            for (int half = 0; half < 2; ++half)
-              for (int j = 0; j < d / 8; ++j)
-                sink.global(kernels::predict::warp_access(
-                    kernels::predict::kAllLanes, 4, true, [&](int lane, std::uint64_t* a) {
-                      const int row = q0 + 16 * warp + lane / 4 + 8 * half;
-                      if (row >= s.seq_q) return false;
-                      *a = at(kO, b, row, h, s.seq_q, s.heads, d, 8 * j + 2 * (lane % 4));
-                      return true;
-                    }));
+            store_accumulators(sink, s, b, h, q0 + 16 * warp);
           }
         }
       }
@@ -161,16 +169,7 @@ void stream_wgmma(const Geometry& g, const Shape& s, AccessSink& sink) {
         }
         for (int cw = 0; cw < consumer_warps; ++cw) {
           sink.at(id, 4 + cw);
-          const int r0 = q0 + 64 * (cw / 4), warp = cw % 4;
-          for (int hh = 0; hh < 2; ++hh)
-            for (int c = 0; c < d / 8; ++c)
-              sink.global(kernels::predict::warp_access(
-                  kernels::predict::kAllLanes, 4, true, [&](int lane, std::uint64_t* a) {
-                    const int row = r0 + 16 * warp + lane / 4 + 8 * hh;
-                    if (row >= s.seq_q) return false;
-                    *a = at(kO, b, row, h, s.seq_q, s.heads, d, 8 * c + 2 * (lane % 4));
-                    return true;
-                  }));
+          store_accumulators(sink, s, b, h, q0 + 64 * (cw / 4) + 16 * (cw % 4));
         }
       }
 }
@@ -184,7 +183,8 @@ void stream_scores(const Geometry& g, const Shape& s, AccessSink& sink) {
   for (int b = 0; b < s.batch; ++b)
     for (int y = 0; y < kt * s.heads; ++y)
       for (int x = 0; x < qt; ++x) {
-        const int h = y / kt, n0 = (y % kt) * t, q0 = x * t, kvh = kv_head_of(h, s.heads, s.kv_heads);
+        const int h = y / kt, n0 = (y % kt) * t, q0 = x * t,
+                  kvh = kv_head_of(h, s.heads, s.kv_heads);
         for (int warp = 0; warp < threads / 32; ++warp) {
           sink.at(block_id(x, y, b, qt, kt * s.heads), warp);
           // The kernel's loop loads a Q chunk and a K chunk in turn.
@@ -192,24 +192,26 @@ void stream_scores(const Geometry& g, const Shape& s, AccessSink& sink) {
           for (int c0 = 0; c0 < chunks; c0 += threads)
             for (int which = 0; which < 2; ++which) {
               const int r0 = which == 0 ? q0 : n0;
-              sink.global(block_warp_access(warp, threads, 16, false, [&](int tid, std::uint64_t* a) {
-                const int c = c0 + tid, row = c / (d / 8), col = (c % (d / 8)) * 8;
-                if (c >= chunks) return false;
-                if (which == 0 && q0 + row < s.seq_q)
-                  *a = at(kQ, b, r0 + row, h, s.seq_q, s.heads, d, col);
-                else if (which == 1 && n0 + row < s.seq_k)
-                  *a = at(kK, b, r0 + row, kvh, s.seq_k, s.kv_heads, d, col);
-                else
-                  return false;
-                return true;
-              }));
+              sink.global(
+                  block_warp_access(warp, threads, 16, false, [&](int tid, std::uint64_t* a) {
+                    const int c = c0 + tid, row = c / (d / 8), col = (c % (d / 8)) * 8;
+                    if (c >= chunks) return false;
+                    if (which == 0 && q0 + row < s.seq_q)
+                      *a = at(kQ, b, r0 + row, h, s.seq_q, s.heads, d, col);
+                    else if (which == 1 && n0 + row < s.seq_k)
+                      *a = at(kK, b, r0 + row, kvh, s.seq_k, s.kv_heads, d, col);
+                    else
+                      return false;
+                    return true;
+                  }));
             }
           for (int r = 0; r < 4; ++r)
             sink.global(kernels::predict::warp_access(
                 kernels::predict::kAllLanes, 4, true, [&](int lane, std::uint64_t* a) {
                   const int i = q0 + warp + 8 * r, j = n0 + lane;
                   if (i >= s.seq_q || j >= s.seq_k) return false;
-                  const std::uint64_t row = (static_cast<std::uint64_t>(b) * s.heads + h) * s.seq_q + i;
+                  const std::uint64_t row =
+                      (static_cast<std::uint64_t>(b) * s.heads + h) * s.seq_q + i;
                   *a = kS + 4 * (row * s.seq_k + j);
                   return true;
                 }));
@@ -233,23 +235,18 @@ void stream_pv(const Geometry& g, const Shape& s, AccessSink& sink) {
           sink.at(block_id(x, h, b, tiles, s.heads), warp);
           for (int n0 = 0; n0 < n_end; n0 += t) {
             for (int c0 = 0; c0 < rows * t; c0 += kThreads)
-              sink.global(block_warp_access(warp, kThreads, 4, false, [&](int tid, std::uint64_t* a) {
-                const int c = c0 + tid, r = c / t, j = c % t;
-                if (q0 + r >= s.seq_q || n0 + j >= n_end) return false;
-                *a = kP + 4 * ((prow0 + q0 + r) * s.seq_k + n0 + j);
-                return true;
-              }));
+              sink.global(
+                  block_warp_access(warp, kThreads, 4, false, [&](int tid, std::uint64_t* a) {
+                    const int c = c0 + tid, r = c / t, j = c % t;
+                    if (q0 + r >= s.seq_q || n0 + j >= n_end) return false;
+                    *a = kP + 4 * ((prow0 + q0 + r) * s.seq_k + n0 + j);
+                    return true;
+                  }));
             stage(sink, warp, kThreads, t, d, kV, b, n0, n_end, kvh, s.seq_k, s.kv_heads, true);
           }
           for (int r = 0; r < rows / 4; ++r) {
             const int i = q0 + warp * (rows / 4) + r;
-            if (i >= s.seq_q) continue;
-            for (int c = 0; c < d / 32; ++c)
-              sink.global(kernels::predict::warp_access(
-                  kernels::predict::kAllLanes, 2, true, [&](int lane, std::uint64_t* a) {
-                    *a = at(kO, b, i, h, s.seq_q, s.heads, d, lane + 32 * c);
-                    return true;
-                  }));
+            if (i < s.seq_q) store_row(sink, s, b, h, i);
           }
         }
       }
