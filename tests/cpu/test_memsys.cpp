@@ -416,7 +416,7 @@ TEST(LaunchSimulator, EachKernelOfAStreamStartsCold) {
   };
   const SimResult one = run(false), two = run(true);
   EXPECT_EQ(one.traffic.dram_rd_sectors, 4);
-  EXPECT_EQ(two.traffic.dram_rd_sectors, 12);  // the row twice, the stored row once
+  EXPECT_EQ(two.traffic.dram_rd_sectors, 12);      // the row twice, the stored row once
   EXPECT_EQ(two.traffic.l2_dirty_end_sectors, 4);  // the first kernel's store, still dirty
   EXPECT_EQ(two.instructions, 4);
   EXPECT_EQ(two.blocks, 2);

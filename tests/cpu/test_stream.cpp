@@ -577,14 +577,15 @@ TEST(Stream, AttentionFusedRungsMoveQKVOOnceAndTheUnfusedRungItsScores) {
         ++streamed;
         const auto it = accesses_only("attention", v.name, shape, *memhier::model::find_card(card));
         const auto& t = it.result.traffic;
-        const double written = t.dram_write_bytes() +
-                               static_cast<double>(t.l2_dirty_end_sectors) * t.sector_bytes;
+        const double written =
+            t.dram_write_bytes() + static_cast<double>(t.l2_dirty_end_sectors) * t.sector_bytes;
         const double extra = v.name == "unfused" ? scores : 0.0;
         const std::string what = std::string(card) + " " + shape + " " + v.name;
         EXPECT_NEAR(t.dram_read_bytes(), q + 2 * kv + extra, 0.10 * (q + 2 * kv + extra)) << what;
         EXPECT_NEAR(written, q + extra, 0.10 * (q + extra)) << what;
         EXPECT_NEAR(t.dram_read_bytes() + written, 2 * q + 2 * kv + 2 * extra,
-                    0.10 * (2 * q + 2 * kv + 2 * extra)) << what;
+                    0.10 * (2 * q + 2 * kv + 2 * extra))
+            << what;
       }
       EXPECT_EQ(streamed, 7) << shape;  // every rung but best, which runs one of them
     }

@@ -97,7 +97,7 @@ class LaunchSimulator : public AccessSink {
   int regs_;
   std::unique_ptr<MemorySystem> mem_;
   SimResult r_;
-  Traffic earlier_;  ///< the traffic of the stream's kernels before the current one
+  Traffic earlier_;              ///< the traffic of the stream's kernels before the current one
   std::uint64_t wave_size_ = 0;  ///< blocks per wave
   std::uint64_t wave_ = 0;       ///< the wave being collected
   int warps_per_block_ = 0;
