@@ -477,6 +477,10 @@ registry::Family attention_family() {
                    "1x2x2x509x127x128:causal", "1x8x2x65x129x64",        "1x8x2x200x300x128:causal",
                    "1x2x2x129x257x64:16",    "2x4x4x64x64x128"};
   f.profile_shape = "1x4x4x509x509x64";
+  // Simulated at the profile shape and at one whose unfused S and P are 32 MiB each while Q,
+  // K, V and O are 2 MiB each (seq_k within the softmax's warp_per_row, which the unfused
+  // stream replays).
+  f.comparison_shapes = {f.profile_shape, "1x8x8x1024x1024x128"};
   f.make_case = make_attention_case;
   f.check_shape = [](const std::string& shape) { parse_attention_shape(shape); };
   f.claims.checks = claims::attention_checks;
