@@ -45,7 +45,13 @@ LaunchSimulator::LaunchSimulator(const Card& card, PersistWindow persist, int re
     : card_(card), persist_(persist), regs_(regs_per_thread) {}
 
 void LaunchSimulator::launch(int block_threads, int smem_bytes_per_block) {
-  if (launched_) throw std::logic_error("a stream model announced its launch twice");
+  if (launched_) {  // the next kernel of the stream: this one ends, and the caches go cold
+    flush();
+    earlier_ += mem_->traffic();
+    wave_ = 0;
+    any_ = false;
+    current_ = nullptr;
+  }
   LaunchResources lr;
   lr.block_threads = block_threads;
   lr.regs_per_thread = regs_;
@@ -240,7 +246,8 @@ void LaunchSimulator::flush() {
 SimResult LaunchSimulator::finish() {
   if (!launched_) throw std::logic_error("a stream model reported no launch");
   flush();
-  r_.traffic = mem_->traffic();
+  r_.traffic = earlier_;
+  r_.traffic += mem_->traffic();
   const Traffic& t = r_.traffic;
   const double dram = t.dram_read_bytes() + t.dram_write_bytes();
   const double dram_s = dram / (card_.dram_gbps * 1e9);

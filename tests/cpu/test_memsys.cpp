@@ -391,6 +391,37 @@ TEST(LaunchSimulator, L2PrefetchFillsL2NotL1) {
   EXPECT_EQ(t.l2_ld_hits, 8);
 }
 
+// Two kernels of one stream: the second starts from cold caches, as Nsight Compute profiles
+// it, so a row both read is read from DRAM twice (once within one kernel), a row the first
+// wrote and the second reads is read from DRAM, and the counts are summed.
+TEST(LaunchSimulator, EachKernelOfAStreamStartsCold) {
+  const auto run = [](bool two_kernels) {
+    LaunchSimulator sim(*find_card("h100"));
+    WarpAccess row;
+    for (int l = 0; l < 32; ++l) row.address[l] = (1ull << 40) + 4 * l;
+    WarpAccess st = row;
+    st.is_store = true;
+    for (int l = 0; l < 32; ++l) st.address[l] = (2ull << 40) + 4 * l;
+    WarpAccess ld_st = st;
+    ld_st.is_store = false;
+    sim.launch(32, 0);
+    sim.at(0, 0);
+    sim.global(row);
+    sim.global(st);
+    if (two_kernels) sim.launch(64, 0);
+    sim.at(two_kernels ? 0 : 1, 0);
+    sim.global(row);
+    sim.global(ld_st);
+    return sim.finish();
+  };
+  const SimResult one = run(false), two = run(true);
+  EXPECT_EQ(one.traffic.dram_rd_sectors, 4);
+  EXPECT_EQ(two.traffic.dram_rd_sectors, 12);      // the row twice, the stored row once
+  EXPECT_EQ(two.traffic.l2_dirty_end_sectors, 4);  // the first kernel's store, still dirty
+  EXPECT_EQ(two.instructions, 4);
+  EXPECT_EQ(two.blocks, 2);
+}
+
 // A long streaming read through a 50 MiB L2 counts every sector once; the replay rate is
 // printed, not asserted (speed belongs in benchmarks: under AddressSanitizer on a loaded
 // 2-core machine it fell to 5.0 M sectors/s).

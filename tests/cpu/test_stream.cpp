@@ -561,3 +561,58 @@ TEST(KernelCode, TheKernelsOwnCodeIsReadFromTheProgram) {
   EXPECT_NEAR(a.result.traffic.dram_read_bytes() - b.result.traffic.dram_read_bytes(),
               static_cast<double>(code["warp_tiled"] - code["naive"]), 32 * 2);
 }
+
+// The attention ladder's streams (issue 32), from cold caches as Nsight Compute profiles each
+// kernel: every fused rung reads Q, K and V from DRAM once (K and V, read by every query tile,
+// hit in L2) and writes O once, within 10 %; the unfused rung adds its fp32 scores: S written,
+// read by the softmax, P written and read by P V, 8 bytes a score each way. Written counts the
+// dirty sectors the replay leaves in L2 too: an output that fits in L2 stays there past the
+// kernel, so Nsight Compute counts (and the traffic comparison predicts) the reads alone.
+TEST(Stream, AttentionFusedRungsMoveQKVOOnceAndTheUnfusedRungItsScores) {
+  const Family& f = family("attention");
+  for (const char* card : {"h100", "h200"})
+    for (const std::string& shape : {f.profile_shape, std::string("1x8x8x1024x1024x128")}) {
+      std::vector<double> e;
+      for (std::int64_t x : memhier::registry::parse_shape(shape, 6, "attention", INFINITY))
+        e.push_back(static_cast<double>(x));
+      const double q = 2.0 * e[5] * e[0] * e[3] * e[1], kv = 2.0 * e[5] * e[0] * e[4] * e[2];
+      const double scores = 8.0 * e[0] * e[1] * e[3] * e[4];
+      int streamed = 0;
+      for (const Variant& v : f.variants) {
+        if (!v.stream) continue;
+        ++streamed;
+        const auto it = accesses_only("attention", v.name, shape, *memhier::model::find_card(card));
+        const auto& t = it.result.traffic;
+        const double written =
+            t.dram_write_bytes() + static_cast<double>(t.l2_dirty_end_sectors) * t.sector_bytes;
+        const double extra = v.name == "unfused" ? scores : 0.0;
+        const std::string what = std::string(card) + " " + shape + " " + v.name;
+        EXPECT_NEAR(t.dram_read_bytes(), q + 2 * kv + extra, 0.10 * (q + 2 * kv + extra)) << what;
+        EXPECT_NEAR(written, q + extra, 0.10 * (q + extra)) << what;
+        EXPECT_NEAR(t.dram_read_bytes() + written, 2 * q + 2 * kv + 2 * extra,
+                    0.10 * (2 * q + 2 * kv + 2 * extra))
+            << what;
+      }
+      EXPECT_EQ(streamed, 7) << shape;  // every rung but best, which runs one of them
+    }
+}
+
+// Under the causal mask the fused rungs skip the key tiles past each query tile's diagonal:
+// about half the K and V loads (the L2 serves them), the same DRAM bytes (the last query tile
+// still reads every key).
+TEST(Stream, AttentionCausalRungsSkipTheMaskedKeyTiles) {
+  const Family& f = family("attention");
+  const memhier::model::Card& card = *memhier::model::find_card("h100");
+  for (const Variant& v : f.variants) {
+    if (!v.stream || v.name == "unfused") continue;
+    const auto full = accesses_only("attention", v.name, "1x8x8x1024x1024x128", card);
+    const auto causal = accesses_only("attention", v.name, "1x8x8x1024x1024x128:causal", card);
+    const auto& a = full.result.traffic;
+    const auto& c = causal.result.traffic;
+    EXPECT_LT(static_cast<double>(c.l2_sm_sectors()), 0.7 * static_cast<double>(a.l2_sm_sectors()))
+        << v.name;
+    EXPECT_GT(static_cast<double>(c.l2_sm_sectors()), 0.4 * static_cast<double>(a.l2_sm_sectors()))
+        << v.name;
+    EXPECT_NEAR(c.dram_read_bytes(), a.dram_read_bytes(), 0.02 * a.dram_read_bytes()) << v.name;
+  }
+}

@@ -127,6 +127,30 @@ struct Traffic {
   long long l2_sm_sectors() const { return l2_ld_sectors + l2_st_sectors + l2_atom_sectors; }
   double dram_read_bytes() const { return static_cast<double>(dram_rd_sectors) * sector_bytes; }
   double dram_write_bytes() const { return static_cast<double>(dram_wr_sectors) * sector_bytes; }
+  /// Adds `o`'s counts (kernels replayed one after another); sector_bytes stays.
+  Traffic& operator+=(const Traffic& o) {
+    l1_ld_sectors += o.l1_ld_sectors;
+    l1_ld_hits += o.l1_ld_hits;
+    l1_st_sectors += o.l1_st_sectors;
+    l1_st_hits += o.l1_st_hits;
+    l1_atom_sectors += o.l1_atom_sectors;
+    l2_ld_sectors += o.l2_ld_sectors;
+    l2_ld_hits += o.l2_ld_hits;
+    l2_st_sectors += o.l2_st_sectors;
+    l2_st_hits += o.l2_st_hits;
+    l2_atom_sectors += o.l2_atom_sectors;
+    l2_atom_hits += o.l2_atom_hits;
+    l2_fabric_sectors += o.l2_fabric_sectors;
+    l2_fabric_hits += o.l2_fabric_hits;
+    l2_membar_sectors += o.l2_membar_sectors;
+    l2_code_sectors += o.l2_code_sectors;
+    l2_code_hits += o.l2_code_hits;
+    l2_persist_hits += o.l2_persist_hits;
+    dram_rd_sectors += o.dram_rd_sectors;
+    dram_wr_sectors += o.dram_wr_sectors;
+    l2_dirty_end_sectors += o.l2_dirty_end_sectors;
+    return *this;
+  }
 };
 
 class SectorCache;

@@ -24,11 +24,14 @@
 
 namespace memhier::model {
 
-/// What a kernel's stream model calls: the launch once, then each warp's accesses.
+/// What a kernel's stream model calls: the launch once (once per kernel for several), then
+/// each warp's accesses.
 class AccessSink {
  public:
   virtual ~AccessSink() = default;
   /// The kernel's block size and shared memory per block (static + dynamic), before any access.
+  /// A variant of several kernels (one after another on a stream) calls it once per kernel,
+  /// each kernel's accesses after its own launch.
   virtual void launch(int block_threads, int smem_bytes_per_block) = 0;
   /// The accesses that follow are warp `warp` of block `block` (blocks in launch order).
   virtual void at(std::uint64_t block, int warp) = 0;
@@ -66,7 +69,9 @@ struct SimResult {
   long long code_bytes = 0;  ///< the kernel's machine code fetched (0: not known)
 };
 
-/// The sink that replays a stream through a MemorySystem of `card`, in the order above.
+/// The sink that replays a stream through a MemorySystem of `card`, in the order above. A
+/// stream of several kernels is replayed kernel by kernel, each from cold caches as Nsight
+/// Compute profiles it (it flushes them before every kernel), and the traffic is their sum.
 class LaunchSimulator : public AccessSink {
  public:
   /// `persist`: an access-policy window (inactive by default). `regs_per_thread`: the
@@ -92,6 +97,7 @@ class LaunchSimulator : public AccessSink {
   int regs_;
   std::unique_ptr<MemorySystem> mem_;
   SimResult r_;
+  Traffic earlier_;              ///< the traffic of the stream's kernels before the current one
   std::uint64_t wave_size_ = 0;  ///< blocks per wave
   std::uint64_t wave_ = 0;       ///< the wave being collected
   int warps_per_block_ = 0;

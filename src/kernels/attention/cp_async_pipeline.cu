@@ -13,6 +13,12 @@ void launch_cp_async_pipeline(const Problem& p) {
   launch_mma<128, kStages<128>>(p, "cp_async_pipeline");
 }
 
+Geometry cp_async_pipeline_geometry(int head_dim) {
+  return {MmaTile::kRows, MmaTile::kKeys, MmaTile::kThreads,
+          head_dim == 64 ? mma_smem_bytes<64, kStages<64>>() : mma_smem_bytes<128, kStages<128>>(),
+          KvLoad::cp_async};
+}
+
 const void* cp_async_pipeline_symbol() {
   return reinterpret_cast<const void*>(mma_attention_kernel<128, kStages<128>>);
 }

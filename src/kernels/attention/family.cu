@@ -15,6 +15,7 @@
 
 #include "cudnn_sdpa.hpp"
 #include "index.cuh"
+#include "kernels/attention/stream.hpp"
 #include "kernels/families.hpp"
 #include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
@@ -443,6 +444,14 @@ registry::Family attention_family() {
   registry::make_variant(#name, ++rung_no, technique, {source, claim}, nullptr, 0),
 #include "memhier/kernels/attention_rungs.inc"
   };
+  // The rungs' global address streams (stream.hpp); best is compared as the rung it runs.
+  for (registry::Variant& v : f.variants) {
+    const std::optional<Variant> rung = attention::variant_from_string(v.name);
+    if (!rung || !ad::has_stream(*rung)) continue;
+    v.stream = [r = *rung](const std::string& shape, model::AccessSink& sink) {
+      ad::stream(r, parse_attention_shape(shape).s, sink);
+    };
+  }
   f.variants.back().runs = [](const std::string& shape) {
     return std::string(attention::to_string(ad::best_variant(parse_attention_shape(shape).s)));
   };
@@ -468,6 +477,10 @@ registry::Family attention_family() {
                    "1x2x2x509x127x128:causal", "1x8x2x65x129x64",        "1x8x2x200x300x128:causal",
                    "1x2x2x129x257x64:16",    "2x4x4x64x64x128"};
   f.profile_shape = "1x4x4x509x509x64";
+  // Simulated at the profile shape and at one whose unfused S and P are 32 MiB each while Q,
+  // K, V and O are 2 MiB each (seq_k within the softmax's warp_per_row, which the unfused
+  // stream replays).
+  f.comparison_shapes = {f.profile_shape, "1x8x8x1024x1024x128"};
   f.make_case = make_attention_case;
   f.check_shape = [](const std::string& shape) { parse_attention_shape(shape); };
   f.claims.checks = claims::attention_checks;

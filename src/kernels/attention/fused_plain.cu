@@ -116,6 +116,12 @@ void launch_fused_plain(const Problem& p) {
   launch_d<128>(p);
 }
 
+Geometry fused_plain_geometry(int head_dim) {
+  // The kernel's qs, ks and vs.
+  const int smem = (kRows * head_dim + kKeys * (head_dim / 2 + 1)) * 4 + kKeys * head_dim * 2;
+  return {kRows, kKeys, kThreads, smem, KvLoad::plain};
+}
+
 const void* fused_plain_symbol() {
   return reinterpret_cast<const void*>(fused_plain_kernel<128>);
 }

@@ -9,6 +9,11 @@ void launch_mma_ldmatrix(const Problem& p) {
   launch_mma<128, 1>(p, "mma_ldmatrix");
 }
 
+Geometry mma_ldmatrix_geometry(int head_dim) {
+  return {MmaTile::kRows, MmaTile::kKeys, MmaTile::kThreads,
+          head_dim == 64 ? mma_smem_bytes<64, 1>() : mma_smem_bytes<128, 1>(), KvLoad::plain};
+}
+
 const void* mma_ldmatrix_symbol() {
   return reinterpret_cast<const void*>(mma_attention_kernel<128, 1>);
 }

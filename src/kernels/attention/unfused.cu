@@ -134,6 +134,10 @@ void launch_unfused(const Problem& p) {
   launch_d<128>(p);
 }
 
+Geometry unfused_geometry(int head_dim) {
+  return {kPvRows, kTile, 32 * 8, int(2 * sizeof(float) * kTile * (head_dim + 1)), KvLoad::plain};
+}
+
 const void* unfused_symbol() {
   return reinterpret_cast<const void*>(scores_kernel<128>);
 }

@@ -429,6 +429,22 @@ void launch_wgmma_tma_3wg(const Problem& p) {
   launch_variant(Variant::wgmma_tma_3wg, p);
 }
 
+template <class G>
+Geometry geometry_of() {
+  return {G::kRows, G::N, G::kThreads, G::kSmemBytes, KvLoad::tma};
+}
+Geometry wgmma_tma_geometry(int head_dim) {
+  return with_cfg(Variant::wgmma_tma, head_dim, [](auto g) { return geometry_of<decltype(g)>(); });
+}
+Geometry wgmma_tma_wide_geometry(int head_dim) {
+  return with_cfg(Variant::wgmma_tma_wide, head_dim,
+                  [](auto g) { return geometry_of<decltype(g)>(); });
+}
+Geometry wgmma_tma_3wg_geometry(int head_dim) {
+  return with_cfg(Variant::wgmma_tma_3wg, head_dim,
+                  [](auto g) { return geometry_of<decltype(g)>(); });
+}
+
 const void* wgmma_tma_symbol() {
   return kernel_of<Rung5Hd128>();
 }
