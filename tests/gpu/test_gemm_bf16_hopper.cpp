@@ -24,6 +24,7 @@
 #include "gpu_test_util.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/launch.hpp"
 #include "memhier/core/timing.hpp"
 #include "memhier/kernels/gemm_preselect.hpp"
 
@@ -212,15 +213,11 @@ TEST(GemmBf16Hopper, UnsupportedProblemsSayWhy) {
 bool runs_here(const Rung& r, int m, int n, int k) {
   const hk::HopperKernelInfo info = r.info();
   if (!info.split_k) return true;
-  int dev = 0, sms = 0, per_sm = 0;
-  MEMHIER_CUDA(cudaGetDevice(&dev));
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, info.symbol, info.block_threads, static_cast<std::size_t>(info.dynamic_smem)));
+  const int resident = core::resident_grid(info.symbol, info.block_threads,
+                                           static_cast<std::size_t>(info.dynamic_smem));
   const long long tiles =
       static_cast<long long>((m + r.tile_m - 1) / r.tile_m) * ((n + r.tile_n - 1) / r.tile_n);
-  return memhier::gemm::tuning::split_count(tiles, static_cast<long long>(sms) * per_sm,
-                                            (k + 63) / 64, 1) > 1;
+  return memhier::gemm::tuning::split_count(tiles, resident, (k + 63) / 64, 1) > 1;
 }
 
 /// Runs rung r; a decline is right only where runs_here says so, and then ends the case.

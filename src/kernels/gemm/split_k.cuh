@@ -13,6 +13,7 @@
 #include "double_buffered.cuh"
 #include "kernels/split_k/split_k.cuh"
 #include "kernels/split_k/workspace.hpp"
+#include "memhier/core/launch.hpp"
 #include "memhier/kernels/gemm_preselect.hpp"
 
 namespace memhier::gemm::detail {
@@ -74,10 +75,6 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
     write_split_sum<T>(p, w, m0, n0, ty, tx);
 }
 
-/// SMs x resident blocks of `kernel` with `threads` threads and no dynamic shared memory on
-/// the current device, from the occupancy API (what the tuner's model is given), cached.
-long long resident_slots(const void* kernel, int threads);
-
 /// The launcher of split_k_kernel<T, MIN_BLOCKS> through `launch`.
 template <class T, int MIN_BLOCKS>
 Launcher split_k_launcher_for(void (*launch)(const Params&, cudaStream_t)) {
@@ -93,7 +90,7 @@ template <class T, int MIN_BLOCKS>
 void launch_split_k(const Params& p, cudaStream_t s, const char* what) {
   const auto kernel = split_k_kernel<T, MIN_BLOCKS>;
   const long long tiles = ceil_div<long long>(p.m, T::BM) * ceil_div<long long>(p.n, T::BN);
-  const long long slots = resident_slots(reinterpret_cast<const void*>(kernel), T::THREADS);
+  const long long slots = core::resident_grid(reinterpret_cast<const void*>(kernel), T::THREADS);
   const int splits =
       tuning::split_count(tiles, slots, ceil_div<long long>(p.k, T::BK), kMinSplitSteps);
   if (splits < 2)

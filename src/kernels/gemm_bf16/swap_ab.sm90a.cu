@@ -10,8 +10,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +18,7 @@
 #include "kernels/split_k/split_k.cuh"
 #include "kernels/split_k/workspace.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/launch.hpp"
 #include "memhier/core/tma.cuh"
 #include "memhier/kernels/gemm_preselect.hpp"
 
@@ -165,29 +164,6 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
-/// Blocks of swap_kernel<MS, Stages> resident on the current device, its shared memory opted
-/// in first (once per device).
-template <int MS, int Stages>
-int resident_blocks() {
-  static std::mutex mu;
-  static std::map<int, int> by_device;
-  int dev = 0;
-  MEMHIER_CUDA(cudaGetDevice(&dev));
-  const std::lock_guard<std::mutex> lock(mu);
-  const auto found = by_device.find(dev);
-  if (found != by_device.end()) return found->second;
-  constexpr int smem = SwapLayout<MS, Stages>::kSmemBytes;
-  MEMHIER_CUDA(cudaFuncSetAttribute(swap_kernel<MS, Stages>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  int sms = 0, per_sm = 0;
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  MEMHIER_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, swap_kernel<MS, Stages>,
-                                                             kThreads, smem));
-  if (per_sm < 1) throw std::runtime_error("swap_ab: no block fits on this device");
-  by_device.emplace(dev, per_sm * sms);
-  return per_sm * sms;
-}
-
 template <int MS, int Stages>
 void swap_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
                const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc,
@@ -196,7 +172,9 @@ void swap_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bf
   if (!why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
   const int tiles_m = (m + MS - 1) / MS, tiles_n = (n + kTileN - 1) / kTileN;
   const int tiles = tiles_m * tiles_n, k_blocks = (k + kBlockK - 1) / kBlockK;
-  const int resident = resident_blocks<MS, Stages>();
+  const void* kernel = reinterpret_cast<const void*>(&swap_kernel<MS, Stages>);
+  core::prepare_dynamic_smem(kernel, SwapLayout<MS, Stages>::kSmemBytes, name);
+  const int resident = core::resident_grid(kernel, kThreads, SwapLayout<MS, Stages>::kSmemBytes);
   const int splits = gemm::tuning::split_count(tiles, resident, k_blocks, 1);
   if (splits < 2) throw std::invalid_argument(split_k::no_split(name, tiles, MS, kTileN, resident));
   const CUtensorMap map_a = make_tensor_map(a, m, k, lda, MS, kBlockK);
