@@ -143,13 +143,25 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
       "L2 hit, as Nsight Compute counts it; with two partitions an SM's access to the other "
       "partition's memory also keeps a copy in its own); caches start cold, as under Nsight "
       "Compute. Blocks go to SMs round-robin in waves of SMs x resident blocks, warps "
-      "interleaved one instruction at a time (a run of stores at once); no sampling. A "
-      "GPU-scope fence costs a lookup hit at each L2 slice and one at the requester (the H100's "
-      "80 slices; membar lookups in Nsight Compute). The kernel's own machine code (its sm_90 "
-      ".text, read from this program's file) is fetched once from DRAM, 7 L2 lookups a sector, "
-      "a quarter of them misses, as the H100's instruction caches fetch it after a flush.",
+      "interleaved one instruction at a time (a run of stores at once); no sampling. %s The "
+      "kernel's own machine code (its .text for this card, read from this program's file) is "
+      "fetched once from DRAM, 7 L2 lookups a sector, a quarter of them misses, as the H100's "
+      "instruction caches fetch it after a flush.%s",
       card.sms, a.l1_ways, static_cast<double>(card.l2_bytes) / (1 << 20), a.l2_partitions,
-      a.l2_ways, a.l2_dirty_ways));
+      a.l2_ways, a.l2_dirty_ways,
+      card.l2_slices > 0
+          ? report::strf("A GPU-scope fence costs a lookup hit at each of the card's %d L2 "
+                         "slices and one at the requester (membar lookups in Nsight Compute).",
+                         card.l2_slices)
+                .c_str()
+          : "Fences cost no L2 lookup: the card's slice count is not known.",
+      a.l2_end_lookups_per_dirty_sector > 0
+          ? report::strf(" Each dirty sector left in L2 at the end adds %.1f lookup hits, as "
+                         "Nsight Compute counted on cc %s (fabric operations neither read nor "
+                         "write, and lookups of no source unit).",
+                         a.l2_end_lookups_per_dirty_sector, a.cc().c_str())
+                .c_str()
+          : ""));
   s.paragraphs.push_back(report::strf(
       "Time bound: DRAM bytes at %.0f GB/s (%s)%s.", card.dram_gbps, card.dram_source.c_str(),
       card.l2_gbps > 0 ? report::strf(", or L2<->SM sectors at %.0f GB/s (%s) when larger",

@@ -59,6 +59,7 @@ ArchSpec make(const Row& row) {
   a.bf16_tensor_flops_per_clk = row.bf16_tensor_flops;
   // Two L2 partitions on the big-die datacenter parts (see ArchSpec::l2_partitions).
   a.l2_partitions = (row.major == 8 && row.minor == 0) || row.major == 9 || row.major == 10 ? 2 : 1;
+  a.l2_end_lookups_per_dirty_sector = row.major == 9 ? 0.4 : 0;  // see ArchSpec
   return a;
 }
 

@@ -259,11 +259,14 @@ TEST(TrafficComparison, AddsTheMarkersFloor) {
   const auto sim = memhier::bench::simulate_one("elementwise", "scalar", "axpy:100003", h100);
   const memhier::model::Traffic& t = sim.result.traffic;
   // axpy: every load misses, every store hits; half the sectors are far-homed and looked up
-  // again at home (reads miss there, writes hit). The kernel's code adds its own lookups.
+  // again at home (reads miss there, writes hit). The kernel's code adds its own lookups, and
+  // the stores it leaves dirty in L2 theirs (0.4 hits a sector on cc 9.0).
   EXPECT_GT(t.l2_fabric_sectors, 0);
   EXPECT_GT(t.l2_code_sectors, 0);
-  EXPECT_EQ(t.l2_lookups(),
-            t.l2_ld_sectors + t.l2_st_sectors + t.l2_fabric_sectors + t.l2_code_sectors);
+  EXPECT_EQ(t.l2_dirty_end_sectors, (100003 * 4 + 31) / 32);
+  EXPECT_EQ(t.l2_end_sectors, std::llround(0.4 * static_cast<double>(t.l2_dirty_end_sectors)));
+  EXPECT_EQ(t.l2_lookups(), t.l2_ld_sectors + t.l2_st_sectors + t.l2_fabric_sectors +
+                                t.l2_code_sectors + t.l2_end_sectors);
   EXPECT_NEAR(100.0 * static_cast<double>(t.l2_ld_hits + t.l2_st_hits + t.l2_fabric_hits) /
                   static_cast<double>(t.l2_ld_sectors + t.l2_st_sectors + t.l2_fabric_sectors),
               100.0 / 3, 0.5);
@@ -288,7 +291,7 @@ TEST(TrafficComparison, AddsTheMarkersFloor) {
   const double hits = static_cast<double>(t.l2_hits()) + 44077;
   const double lookups = static_cast<double>(t.l2_lookups()) + 44077 + 179;
   EXPECT_DOUBLE_EQ((*checks)[3].simulated, 100.0 * hits / lookups);
-  EXPECT_TRUE((*checks)[3].within()) << (*checks)[3].simulated;  // 62.7 against 63.24
+  EXPECT_TRUE((*checks)[3].within()) << (*checks)[3].simulated;  // 64.3 against 63.24
   EXPECT_DOUBLE_EQ((*checks)[0].simulated, t.dram_read_bytes() + 2048);
   memhier::report::Section s;
   memhier::bench::add_traffic_comparison(s, {it}, h100);
@@ -343,11 +346,10 @@ struct RecordedCard {
 // h100-sxm: recorded at 250a5d5 with each item's launch floor, every family at both shapes.
 // The same model met 122 of the counters recorded at 3f4b271 too (104 before the L1's random
 // replacement, the fences', the one-sector requests' second lookups and the kernels'
-// instruction fetch). h200: transpose and elementwise at both shapes, recorded at 13c2726; the
-// small shapes' L2 hit rates are 4-8 points low (lookups that are neither the SMs' loads and
-// stores nor the fabric's reads and writes, nearly all hits, which the H100's larger launch
-// floor used to cover).
-constexpr RecordedCard kRecorded[] = {{"h100-sxm", 122}, {"h200", 23}};
+// instruction fetch). h200: transpose and elementwise at both shapes, recorded at 13c2726; 23
+// before the lookups per dirty sector left at the end (ArchSpec::l2_end_lookups_per_dirty_sector:
+// the small shapes' L2 hit rates were 4-8 points low), which left the H100's count as it was.
+constexpr RecordedCard kRecorded[] = {{"h100-sxm", 122}, {"h200", 38}};
 
 std::string fixture_path(const char* card) {
   return std::string(MEMHIER_FIXTURES_DIR) + "/" + card + "-traffic.json";

@@ -53,6 +53,13 @@ struct ArchSpec {
   /// back past it): fitted to the H100, which ended GEMMs streaming 134 MB of C with about
   /// 22.6 MB dirty of its 50 MB (dram__bytes_write 111.6 MB); 7 of 16 ways. Assumed elsewhere.
   int l2_dirty_ways = 7;
+  /// L2 lookups, all hits, that Nsight Compute counts per dirty sector a kernel leaves in L2,
+  /// beyond its accesses and an empty kernel's (fabric operations neither read nor write, and
+  /// lookups of no source unit). Fitted on the H200 (cc 9.0): kernels that ended with all their
+  /// stores in L2 showed 0.22-0.49 a sector (elementwise at 100,003, transpose at 1000x772;
+  /// scripts/simulate-vs-ncu.sh's breakdown); the H100's items are met as before. 0 where
+  /// not measured.
+  double l2_end_lookups_per_dirty_sector = 0;
 
   int cuda_cores_per_sm = 0;         ///< fp32 lanes per SM (FMA per clock)
   /// Dense bf16 tensor-core FLOP per clock per SM with fp32 accumulation (2 per FMA); 0 where

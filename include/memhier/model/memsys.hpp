@@ -82,6 +82,9 @@ struct HierarchyConfig {
   int l2_dirty_ways = 0;
   /// L2 slices a GPU-scope fence reaches (0: fences cost no lookup); see MemorySystem::membar.
   int l2_slices = 0;
+  /// Lookups, all hits, per dirty sector left in L2 when the kernel ends (0: none); see
+  /// Traffic::l2_end_sectors.
+  double l2_end_lookups_per_dirty_sector = 0;
   PersistWindow persist;
 };
 
@@ -106,6 +109,9 @@ struct Traffic {
   long long dram_rd_sectors = 0;       ///< sectors read from DRAM
   long long dram_wr_sectors = 0;       ///< dirty sectors evicted to DRAM
   long long l2_dirty_end_sectors = 0;  ///< dirty sectors left in L2 at the end
+  /// Lookups (all hits) that are no access of the kernel's and scale with the dirty sectors
+  /// it leaves in L2 (HierarchyConfig::l2_end_lookups_per_dirty_sector).
+  long long l2_end_sectors = 0;
   int sector_bytes = 32;
 
   /// L1 sector hit rate over loads and stores, percent (NaN with no lookup).
@@ -114,12 +120,12 @@ struct Traffic {
   /// the SMs' (srcunit tex) and the home partitions' second lookups over the fabric.
   long long l2_lookups() const {
     return l2_ld_sectors + l2_st_sectors + l2_atom_sectors + l2_fabric_sectors +
-           l2_membar_sectors + l2_code_sectors;
+           l2_membar_sectors + l2_code_sectors + l2_end_sectors;
   }
   /// The hits among l2_lookups().
   long long l2_hits() const {
     return l2_ld_hits + l2_st_hits + l2_atom_hits + l2_fabric_hits + l2_membar_sectors +
-           l2_code_hits;
+           l2_code_hits + l2_end_sectors;
   }
   /// L2 sector hit rate over l2_lookups(), percent (NaN with no lookup).
   double l2_hit_rate() const;
@@ -149,6 +155,7 @@ struct Traffic {
     dram_rd_sectors += o.dram_rd_sectors;
     dram_wr_sectors += o.dram_wr_sectors;
     l2_dirty_end_sectors += o.l2_dirty_end_sectors;
+    l2_end_sectors += o.l2_end_sectors;
     return *this;
   }
 };

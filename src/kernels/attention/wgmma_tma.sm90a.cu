@@ -103,11 +103,11 @@ __device__ __forceinline__ void fence_fragments(uint32_t (&p)[N][4]) {
 /// named barrier 1 + c (its 128 threads and its predecessor's 128 arrivals) and, once its
 /// wgmma are issued, passes the turn by arriving on its successor's (0 is __syncthreads).
 __device__ __forceinline__ void wait_turn(int c) {
-  asm volatile("bar.sync %0, 256;\n" ::"r"(1 + c) : "memory");
+  sm90::named_barrier_sync<256>(1 + c);
 }
 template <int C>
 __device__ __forceinline__ void pass_turn(int c) {
-  asm volatile("bar.arrive %0, 256;\n" ::"r"(c + 1 < C ? c + 2 : 1) : "memory");
+  sm90::named_barrier_arrive<256>(c + 1 < C ? c + 2 : 1);
 }
 
 /// 2^x by the MUFU alone. exp2f adds a fix-up for results below 2^-126 (three instructions an

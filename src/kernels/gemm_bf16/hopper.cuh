@@ -274,6 +274,21 @@ __device__ __forceinline__ void mma_k_block_issue(float (&acc)[BN / 2], uint32_t
   wgmma_commit();
 }
 
+// ---- named barriers ------------------------------------------------------------------------
+
+/// Threads (a multiple of 32) of this block meet at named barrier `id` (0 is __syncthreads):
+/// each waits until all have arrived.
+template <int Threads>
+__device__ __forceinline__ void named_barrier_sync(int id) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
+}
+
+/// Counts this warp's arrival at named barrier `id` of `Threads` without waiting.
+template <int Threads>
+__device__ __forceinline__ void named_barrier_arrive(int id) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
+}
+
 // ---- mbarriers ----------------------------------------------------------------------------
 
 /// Arrives once on this block's barrier `bar`.

@@ -61,7 +61,7 @@ __device__ __forceinline__ void wgmma_swap(float (&d)[MS / 2], uint64_t da, uint
 
 /// The consumers' 256 threads meet here (named barrier 1; 0 is __syncthreads).
 __device__ __forceinline__ void consumers_sync() {
-  asm volatile("bar.sync 1, 256;\n" ::: "memory");
+  named_barrier_sync<256>(1);
 }
 
 /// Persistent blocks walk units (tile, split): tile t covers C rows MS tm.. and columns 128 tn..,

@@ -63,7 +63,7 @@ __device__ __forceinline__ uint32_t epi_box(const SmemLayoutT<BN, Stages>& sm, i
 
 /// The 128 threads of consumer warpgroup c meet here (named barrier 1 + c).
 __device__ __forceinline__ void warpgroup_sync(int c) {
-  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + c) : "memory");
+  named_barrier_sync<128>(1 + c);
 }
 
 /// Writes a warpgroup's 64 x BN accumulator (top-left C(row0, col0)) through its two boxes:
@@ -136,7 +136,7 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
 
 /// The 256 consumer threads meet here (named barrier 3; 0 is __syncthreads, 1-2 a warpgroup's).
 __device__ __forceinline__ void consumers_sync() {
-  asm volatile("bar.sync 3, 256;\n" ::: "memory");
+  named_barrier_sync<256>(3);
 }
 
 /// Frees stage `s` for its producers: a CTA's own barrier alone, or (clusters) thread i of
