@@ -22,8 +22,8 @@ log=$dir/$tool-$what.log
 # log short. racecheck checks shared memory only (hazards between threads of a block) and
 # synccheck barriers and warp-synchronous masks: global-memory races are nobody's report.
 start=$(date +%s)
-"$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 --log-file "$log" \
-  "$target" "$what"
+MEMHIER_SANITIZER_TOOL=$tool "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 \
+  --log-file "$log" "$target" "$what"
 rc=$?
 seconds=$(($(date +%s) - start))
 summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1 | sed 's/^=* *//')
