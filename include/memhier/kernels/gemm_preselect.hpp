@@ -36,9 +36,10 @@ struct Prediction {
   double efficiency = 1;      ///< wave_fill x edge_fill
 };
 
-/// Every candidate's prediction at m x n on `sms` SMs, best first: by efficiency in steps of
-/// 2%, then the larger tile (more reuse per byte loaded), then the later candidate (the
-/// ladder's more refined rung). Candidates that cannot run here come last.
+/// Every candidate's prediction at m x n on `sms` SMs, best first: those within 5% of the
+/// best efficiency as equals, the rest by efficiency in steps of 2%; then the larger tile
+/// (more reuse per byte loaded), then the later candidate (the ladder's more refined rung).
+/// Candidates that cannot run here come last.
 std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFacts>& candidates);
 
 /// Knobs of the pre-selection.
