@@ -180,5 +180,76 @@ TEST(GemmBf16Api, EachShapeIsTunedForItself) {
   gemm_bf16::forget_tuning();
 }
 
+// A split-K kernel captured in a CUDA graph keeps the scratch memory it was captured with:
+// a larger problem on the same stream grows the scratch afterwards, and the graph still
+// replays right (core::Scratch keeps outgrown memory). Growing during a capture is refused
+// with a sentence, before anything is enqueued.
+TEST(GemmBf16Api, SplitKernelsReplayInAGraphAfterTheirScratchGrew) {
+  MEMHIER_REQUIRE_GPU(dev);
+  Variant v = Variant::best;
+  ASSERT_TRUE(gemm_bf16::parse_variant("swapab_16x128", &v));
+  const int m = 16, n = 1024, k = 4096, big_n = 8192;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<__nv_bfloat16> a(static_cast<std::size_t>(m) * k),
+      b(static_cast<std::size_t>(k) * big_n);
+  for (auto& x : a) x = __float2bfloat16_rn(u(rng));
+  for (auto& x : b) x = __float2bfloat16_rn(u(rng));
+  core::DeviceBuffer<__nv_bfloat16> da(a.size()), db(b.size());
+  core::DeviceBuffer<float> dc(static_cast<std::size_t>(m) * n),
+      dbig(static_cast<std::size_t>(m) * big_n);
+  da.upload(a);
+  db.upload(b);
+  cudaStream_t s = nullptr;
+  MEMHIER_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  // B's first n columns, read with leading dimension big_n.
+  auto run = [&](int cols, float* c) {
+    gemm_bf16::gemm_bf16(v, m, cols, k, 1.f, da.data(), k, db.data(), big_n, 0.f, c, cols, s);
+  };
+  try {
+    run(n, dc.data());  // allocates this stream's scratch for the small problem
+  } catch (const std::invalid_argument& e) {
+    MEMHIER_CUDA(cudaStreamDestroy(s));
+    GTEST_SKIP() << "swapab_16x128 does not run here: " << e.what();
+  }
+  MEMHIER_CUDA(cudaStreamSynchronize(s));
+  cudaGraph_t graph = nullptr;
+  MEMHIER_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  run(n, dc.data());
+  MEMHIER_CUDA(cudaStreamEndCapture(s, &graph));
+  cudaGraphExec_t exec = nullptr;
+  MEMHIER_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  // A problem eight times wider cannot grow the scratch inside a capture...
+  MEMHIER_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  EXPECT_THROW(run(big_n, dbig.data()), std::invalid_argument);
+  cudaGraph_t unused = nullptr;
+  MEMHIER_CUDA(cudaStreamEndCapture(s, &unused));
+  if (unused) MEMHIER_CUDA(cudaGraphDestroy(unused));
+  // ...and grows it outside one; then the first graph replays on the old scratch.
+  run(big_n, dbig.data());
+  dc.poison(s);
+  MEMHIER_CUDA(cudaGraphLaunch(exec, s));
+  MEMHIER_CUDA(cudaStreamSynchronize(s));
+  const std::vector<float> c = dc.download();
+  const double factor = ((k + 15) / 16) * 0x1p-22 + 2 * core::kFp32Unit;
+  int bad = 0;
+  for (int i = 0; i < m && bad < 5; ++i)
+    for (int j = 0; j < n && bad < 5; ++j) {
+      double acc = 0, mag = 0;
+      for (int p = 0; p < k; ++p) {
+        const double ab = static_cast<double>(__bfloat162float(a[static_cast<std::size_t>(i) * k + p])) *
+                          __bfloat162float(b[static_cast<std::size_t>(p) * big_n + j]);
+        acc += ab;
+        mag += std::fabs(ab);
+      }
+      const float got = c[static_cast<std::size_t>(i) * n + j];
+      if (!(std::fabs(got - acc) <= factor * mag))
+        ++bad, ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got << ", want " << acc;
+    }
+  MEMHIER_CUDA(cudaGraphExecDestroy(exec));
+  MEMHIER_CUDA(cudaGraphDestroy(graph));
+  MEMHIER_CUDA(cudaStreamDestroy(s));
+}
+
 }  // namespace
 }  // namespace memhier::testing

@@ -46,15 +46,14 @@ void launch_wgmma_tma(const Params& p, cudaStream_t s) {
 // bytes): the copies are timed with the GEMM (TMA zero-fills past k and n). An operand already
 // in that form is read in place.
 struct Staging {
-  core::DeviceBuffer<__nv_bfloat16> a, b;
+  core::Scratch<__nv_bfloat16> a, b;
 };
 
 Staging& staging_for(std::size_t a_elems, std::size_t b_elems, cudaStream_t s) {
   static core::PerStream<Staging> all;
   return all.with(s, [&](Staging& st) -> Staging& {
-    if (st.a.size() < a_elems || st.b.size() < b_elems) MEMHIER_CUDA(cudaStreamSynchronize(s));
-    if (st.a.size() < a_elems) st.a = core::DeviceBuffer<__nv_bfloat16>(a_elems);
-    if (st.b.size() < b_elems) st.b = core::DeviceBuffer<__nv_bfloat16>(b_elems);
+    st.a.reserve(a_elems, s, "wgmma_staged");
+    st.b.reserve(b_elems, s, "wgmma_staged");
     return st;
   });
 }

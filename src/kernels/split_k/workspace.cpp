@@ -3,7 +3,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/per_stream.hpp"
 
@@ -11,26 +10,14 @@ namespace memhier::kernels::split_k {
 
 Workspace workspace_for(std::size_t floats, std::size_t tiles, cudaStream_t stream) {
   struct Held {
-    core::DeviceBuffer<float> partials;
-    core::DeviceBuffer<unsigned> counters;
+    core::Scratch<float> partials;
+    core::Scratch<unsigned> counters;
   };
   static core::PerStream<Held> all;
   return all.with(stream, [&](Held& h) {
-    if (h.partials.size() < floats || h.counters.size() < tiles) {
-      // Growing synchronizes and allocates, which a stream capture does not allow.
-      cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-      MEMHIER_CUDA(cudaStreamIsCapturing(stream, &capture));
-      if (capture != cudaStreamCaptureStatusNone)
-        throw std::invalid_argument(
-            "split-K needs a larger workspace on this stream, which cannot be allocated while "
-            "the stream is being captured: run the shape once on this stream before capturing");
-      MEMHIER_CUDA(cudaStreamSynchronize(stream));
-    }
-    if (h.partials.size() < floats) h.partials = core::DeviceBuffer<float>(floats);
-    if (h.counters.size() < tiles) {
-      h.counters = core::DeviceBuffer<unsigned>(tiles);
+    h.partials.reserve(floats, stream, "split-K");
+    if (h.counters.reserve(tiles, stream, "split-K"))
       MEMHIER_CUDA(cudaMemsetAsync(h.counters.data(), 0, h.counters.bytes(), stream));
-    }
     return Workspace{h.partials.data(), h.counters.data()};
   });
 }

@@ -18,9 +18,9 @@ struct Workspace {
 };
 
 /// The workspace of launches on `stream` of the current device, grown to `floats` partial sums
-/// and `tiles` counters (a larger problem waits for the stream's queued work first: it may
-/// still read the old memory). Throws CudaError when the memory cannot be had, and
-/// std::invalid_argument when it must grow while `stream` is being captured.
+/// and `tiles` counters as core::Scratch grows (outgrown memory is kept: captured graphs
+/// replay safely). Throws CudaError when the memory cannot be had, and std::invalid_argument
+/// when it must grow while `stream` is being captured.
 Workspace workspace_for(std::size_t floats, std::size_t tiles, cudaStream_t stream);
 
 /// What a split-K launch passes its kernel: `splits` slices of m x ld partial sums (ld: n
