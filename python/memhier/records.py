@@ -102,17 +102,19 @@ def tune(family: str, shapes: Sequence[str], retune: bool = False) -> List[Dict[
 
 
 def report(out: Optional[str] = None, quick: bool = False, no_gpu: bool = False,
-           no_profile: bool = False, no_torch: bool = False, full: bool = False) -> Dict[str, Any]:
+           no_profile: bool = False, no_torch: bool = False, full: bool = False,
+           no_sweep: bool = False) -> Dict[str, Any]:
     """The whole report (``memhier report --json``); with ``out`` a folder, also its
     index.html, report.md and results.json there (long tables folded, as the CLI writes them;
-    ``full=True`` opens every table, as ``--full``). ``no_gpu=True`` works on any machine:
-    the models' predictions and the claims, unmeasured. Without a GPU the report says so;
-    NoDeviceError when a GPU refuses this process a context."""
+    ``full=True`` opens every table, as ``--full``; ``no_sweep=True`` skips the sweep of
+    shapes, as ``--no-sweep``). ``no_gpu=True`` works on any machine: the models' predictions
+    and the claims, unmeasured. Without a GPU the report says so; NoDeviceError when a GPU
+    refuses this process a context."""
     command = _call("report", out=out, quick=quick, no_gpu=no_gpu, no_profile=no_profile,
-                    no_torch=no_torch, full=full)
+                    no_torch=no_torch, full=full, no_sweep=no_sweep)
     target = os.path.join(os.path.dirname(__file__), "bin", "memhier-profile-target")
     return json.loads(_ext.report(out or "", quick, no_gpu, no_profile, no_torch,
-                                  sys.executable, target, _child(), command, full))
+                                  sys.executable, target, _child(), command, full, no_sweep))
 
 
 def explain(program: Sequence[str], kernel: Optional[str] = None, launch_skip: int = 0,

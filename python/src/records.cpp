@@ -75,13 +75,15 @@ std::string bench(const std::string& family, const std::vector<std::string>& var
 
 std::string report_run(const std::string& out, bool quick, bool no_gpu, bool no_profile,
                        bool no_torch, const std::string& python, const std::string& profile_target,
-                       const std::string& isolate_with, const std::string& command, bool full) {
+                       const std::string& isolate_with, const std::string& command, bool full,
+                       bool no_sweep) {
   return released([&] {
     run::Options o;
     o.out = out;
     o.quick = quick;
     o.no_gpu = no_gpu;
     o.no_profile = no_profile;
+    o.no_sweep = no_sweep;
     o.no_torch = no_torch;
     o.torch_python = python;
     o.profile_target = profile_target;
@@ -137,7 +139,7 @@ void bind_records(nb::module_& m) {
   m.def("tune", &tune, "family"_a, "shapes"_a, "retune"_a, "command"_a,
         "memhier tune FAMILY --json's record as JSON text.");
   m.def("report", &report_run, "out"_a, "quick"_a, "no_gpu"_a, "no_profile"_a, "no_torch"_a,
-        "python"_a, "profile_target"_a, "isolate_with"_a, "command"_a, "full"_a,
+        "python"_a, "profile_target"_a, "isolate_with"_a, "command"_a, "full"_a, "no_sweep"_a,
         "memhier report --json's record as JSON text; with `out`, its files there (every table "
         "open with `full`).");
   m.def("explain", &explain, "program"_a, "kernel"_a, "launch_skip"_a, "launch_count"_a,

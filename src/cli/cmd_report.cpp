@@ -22,6 +22,7 @@ struct ReportOptions {
   bool quick = false;
   bool no_gpu = false;
   bool no_profile = false;
+  bool no_sweep = false;
   bool no_torch = false;
   bool full = false;
   std::string from;
@@ -49,6 +50,7 @@ int run_report(const ReportOptions& o) {
   ro.quick = o.quick;
   ro.no_gpu = o.no_gpu;
   ro.no_profile = o.no_profile;
+  ro.no_sweep = o.no_sweep;
   ro.no_torch = o.no_torch;
   ro.full = o.full;
   ro.from = o.from;
@@ -119,6 +121,9 @@ CLI::App* add_report(CLI::App& app, int& rc) {
   sub->add_flag("--no-gpu", o->no_gpu, "Skip the measurements even when a GPU is present");
   sub->add_flag("--no-profile", o->no_profile,
                 "Skip the model-against-counter sections (Nsight Compute runs)");
+  sub->add_flag("--no-sweep", o->no_sweep,
+                "Skip the sweep of shapes after the ladders (each GEMM family's best against "
+                "cuBLAS at the shapes users run)");
   sub->add_flag("--no-torch", o->no_torch,
                 "Skip the PyTorch rows (python3 -m memhier.torch_reference, where torch imports; "
                 "$MEMHIER_PYTHON overrides python3)");
