@@ -145,8 +145,8 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
       "Compute. Blocks go to SMs round-robin in waves of SMs x resident blocks, warps "
       "interleaved one instruction at a time (a run of stores at once); no sampling. %s The "
       "kernel's own machine code (its .text for this card, read from this program's file) is "
-      "fetched once from DRAM, 7 L2 lookups a sector, a quarter of them misses, as the H100's "
-      "instruction caches fetch it after a flush.%s",
+      "fetched once from DRAM, 7 L2 lookups a sector, a quarter of them misses (measured on the "
+      "H100 SXM after a flush; not measured on other cards).%s",
       card.sms, a.l1_ways, static_cast<double>(card.l2_bytes) / (1 << 20), a.l2_partitions,
       a.l2_ways, a.l2_dirty_ways,
       card.l2_slices > 0

@@ -147,11 +147,23 @@ report::Table marker_table(const std::string& target, const std::vector<ProfileI
     }
     m.rows.push_back(std::move(row));
   }
+  // The floor as this run measured it: the markers' mean L2 lookups and hits.
+  double hits = 0, lookups = 0;
+  int markers = 0;
+  for (const ProfileItem& it : items) {
+    const LaunchFloor f = launch_floor(it);
+    if (it.marker.name.empty() || std::isnan(f.l2_lookups)) continue;
+    hits += f.l2_hits;
+    lookups += f.l2_lookups;
+    ++markers;
+  }
   m.notes.push_back(
       "Nsight Compute counts, in every kernel it profiles, L2 lookups that are no access of the "
-      "kernel, nearly all hits (on the H100 about 44,000, half from no SM and half over the "
-      "fabric with neither read nor write; on the H200 about 3,900): the marker, an empty "
-      "kernel, measures that floor on this card in the same run.");
+      "kernel, nearly all hits: the marker, an empty kernel, measures that floor on this card "
+      "in the same run" +
+      (markers > 0 ? report::strf(" (here %.0f lookups a launch, %.0f of them hits).",
+                                  lookups / markers, hits / markers)
+                   : std::string(".")));
   return m;
 }
 

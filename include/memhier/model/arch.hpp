@@ -57,8 +57,8 @@ struct ArchSpec {
   /// beyond its accesses and an empty kernel's (fabric operations neither read nor write, and
   /// lookups of no source unit). Fitted on the H200 (cc 9.0): kernels that ended with all their
   /// stores in L2 showed 0.22-0.49 a sector (elementwise at 100,003, transpose at 1000x772;
-  /// scripts/simulate-vs-ncu.sh's breakdown); the H100's items are met as before. 0 where
-  /// not measured.
+  /// scripts/simulate-vs-ncu.sh's breakdown); the h100-sxm fixture's count is unchanged. 0
+  /// where not measured.
   double l2_end_lookups_per_dirty_sector = 0;
 
   int cuda_cores_per_sm = 0;         ///< fp32 lanes per SM (FMA per clock)
