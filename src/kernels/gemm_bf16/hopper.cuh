@@ -169,8 +169,9 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, ui
 }
 /// The m64n64k16 form (32 registers, columns 0..63): 128 x 64 tiles, twice as many again, for
 /// shapes whose 128 x 128 tiles leave SMs idle (cuBLAS's choice at 1024^3 on the H100).
-/// TransB = 0 takes B K-major, as in wgmma_m64n128k16.
-template <int TransB = 1>
+/// TransB = 0 takes B K-major, as in wgmma_m64n128k16; TransA = 1 takes A MN-major
+/// (wgmma_m64n64k16_ta).
+template <int TransB = 1, int TransA = 0>
 __device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], uint64_t da, uint64_t db,
                                                 int accumulate) {
   asm volatile(
@@ -178,9 +179,9 @@ __device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], uint64_t da, uin
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
-      "%32, %33, p, 1, 1, 0, %35;\n}\n"
+      "%32, %33, p, 1, 1, %36, %35;\n}\n"
       : MEMHIER_ACC8(0), MEMHIER_ACC8(8), MEMHIER_ACC8(16), MEMHIER_ACC8(24)
-      : "l"(da), "l"(db), "r"(accumulate), "n"(TransB));
+      : "l"(da), "l"(db), "r"(accumulate), "n"(TransB), "n"(TransA));
 }
 /// Swapped operands (swap_ab.sm90a.cu): D(64 x N) = A(64x16) * B(16xN) with A MN-major
 /// (imm-trans-a = 1: a 64-column box of the GEMM's B, desc_b's layout) and B K-major (rows of
@@ -206,14 +207,7 @@ __device__ __forceinline__ void wgmma_m64n32k16_ta(float (&d)[16], uint64_t da, 
 }
 __device__ __forceinline__ void wgmma_m64n64k16_ta(float (&d)[32], uint64_t da, uint64_t db,
                                                    int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
-      "%32, %33, p, 1, 1, 1, 0;\n}\n"
-      : MEMHIER_ACC8(0), MEMHIER_ACC8(8), MEMHIER_ACC8(16), MEMHIER_ACC8(24)
-      : "l"(da), "l"(db), "r"(accumulate));
+  wgmma_m64n64k16<0, 1>(d, da, db, accumulate);
 }
 
 // A from registers (wgmma's RS form): a thread's four .b32 registers hold eight bf16 of A in
