@@ -151,8 +151,14 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
       a.l2_ways, a.l2_dirty_ways,
       card.l2_slices > 0
           ? report::strf("A GPU-scope fence costs a lookup hit at each of the card's %d L2 "
-                         "slices and one at the requester (membar lookups in Nsight Compute).",
-                         card.l2_slices)
+                         "slices and one at the requester (membar lookups in Nsight Compute)%s.",
+                         card.l2_slices,
+                         card.fences_merge_per_sm
+                             ? report::strf("; an SM's fences within one wave of blocks count "
+                                            "once, as Nsight Compute counted on the %s",
+                                            card.name.c_str())
+                                   .c_str()
+                             : "")
                 .c_str()
           : "Fences cost no L2 lookup: the card's slice count is not known.",
       a.l2_end_lookups_per_dirty_sector > 0

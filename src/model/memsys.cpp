@@ -6,7 +6,9 @@
 //   blocks, 132; 4,096 blocks in four waves, 730-820), so how many depends on timing the
 //   replay does not have. single_pass's 1,025 MEMBAR.SC.GPU reach the slices as 608
 //   (ltcfabric op membar 69,760 = 872 x 80, of which an empty launch's 264), the
-//   acquire-release ticket's 512 as 503; here every fence counts (21.2 % against 15.6 %).
+//   acquire-release ticket's 512 as 503; here every fence counts (21.2 % against 15.6 %). The
+//   H200 merges far more (the same kernels: 124-173 broadcasts), which the replay follows by
+//   counting an SM's fences once a wave there (Card::fences_merge_per_sm).
 // - The L2::256B rung's lookups: every asked sector misses at srcunit tex and one in eight
 //   more hits (65,538 for 524,348), 2.5 fences' worth of membar lookups a block; here the
 //   promoted neighbour line hits (42.6 % against 28.8 % at 16 MiB).

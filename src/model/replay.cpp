@@ -72,6 +72,7 @@ void LaunchSimulator::launch(int block_threads, int smem_bytes_per_block) {
       static_cast<std::uint64_t>(card_.sms) * static_cast<std::uint64_t>(occ.blocks_per_sm);
   queues_.assign(static_cast<std::size_t>(wave_size_ * warps_per_block_), {});
   blocks_seen_.assign(static_cast<std::size_t>(wave_size_), ~std::uint64_t{0});
+  fenced_wave_.assign(static_cast<std::size_t>(card_.sms), ~std::uint64_t{0});
   launched_ = true;
 }
 
@@ -84,6 +85,7 @@ void LaunchSimulator::at(std::uint64_t block, int warp) {
     wave_ = block / wave_size_;
   }
   const std::size_t slot = static_cast<std::size_t>(block % wave_size_);
+  slot_ = slot;
   if (blocks_seen_[slot] != block) {
     blocks_seen_[slot] = block;
     ++r_.blocks;
@@ -167,6 +169,11 @@ void LaunchSimulator::instruction_fetch(long long code_bytes) {
 
 void LaunchSimulator::fence() {
   if (!current_) throw std::logic_error("a stream model fenced before naming its warp");
+  if (card_.fences_merge_per_sm) {  // the SM of the block's slot, as flush() places it
+    std::uint64_t& last = fenced_wave_[slot_ % static_cast<std::size_t>(card_.sms)];
+    if (last == wave_) return;
+    last = wave_;
+  }
   mem_->membar();  // hits only, no state: its place in the replay order does not matter
 }
 

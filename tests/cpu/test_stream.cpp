@@ -346,10 +346,11 @@ struct RecordedCard {
 // h100-sxm: recorded at 250a5d5 with each item's launch floor, every family at both shapes.
 // The same model met 122 of the counters recorded at 3f4b271 too (104 before the L1's random
 // replacement, the fences', the one-sector requests' second lookups and the kernels'
-// instruction fetch). h200: transpose and elementwise at both shapes, recorded at 13c2726; 23
-// before the lookups per dirty sector left at the end (ArchSpec::l2_end_lookups_per_dirty_sector:
-// the small shapes' L2 hit rates were 4-8 points low), which left the H100's count as it was.
-constexpr RecordedCard kRecorded[] = {{"h100-sxm", 122}, {"h200", 38}};
+// instruction fetch). h200: transpose and elementwise at both shapes recorded at 13c2726
+// (23 of 42 before the lookups per dirty sector left at the end,
+// ArchSpec::l2_end_lookups_per_dirty_sector, 38 after), the other families at b3edb45 (80 of
+// 98; 85 once an SM's fences within a wave count once, Card::fences_merge_per_sm).
+constexpr RecordedCard kRecorded[] = {{"h100-sxm", 122}, {"h200", 123}};
 
 std::string fixture_path(const char* card) {
   return std::string(MEMHIER_FIXTURES_DIR) + "/" + card + "-traffic.json";
@@ -452,6 +453,11 @@ TEST(Stream, ReductionCountsByHand) {
     EXPECT_EQ(it.result.traffic.l1_ld_hits, 0) << v;
     // Each fence: one hit at each of the H100's 80 slices, and again at the requester.
     EXPECT_EQ(it.result.traffic.l2_membar_sectors, 160 * sink.fences) << v;
+    // On the H200 an SM's fences of one wave count once: every block here is in the first
+    // wave (8 or 4 resident a SM), so each of the 132 SMs fences once, 2 x 96 lookups.
+    const auto h200 =
+        accesses_only("reduction", v, "4194304", *memhier::model::find_card("h200"));
+    EXPECT_EQ(h200.result.traffic.l2_membar_sectors, classic ? 0 : 132 * 192) << v;
   }
 }
 

@@ -35,6 +35,9 @@ struct Card {
   /// L2 slices (Nsight Compute's device__attribute_l2s_count), which every GPU-scope fence
   /// reaches; 0 when unknown (fences then cost no L2 lookup in the model).
   int l2_slices = 0;
+  /// Whether an SM's GPU-scope fences within one wave of blocks reach the slices as one
+  /// broadcast (measured on the H200); false: every fence is one (the H100 SXM's counts).
+  bool fences_merge_per_sm = false;
   /// Words of the device name (CUDA's, lower case, split at spaces and dashes) that all name
   /// this card: {"h100", "hbm3"} for "NVIDIA H100 80GB HBM3". Empty: found by key only.
   std::vector<std::string> name_words;

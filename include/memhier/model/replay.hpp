@@ -108,6 +108,9 @@ class LaunchSimulator : public AccessSink {
   /// accesses (see replay.cpp).
   std::vector<std::vector<std::uint64_t>> queues_;
   std::vector<std::uint64_t>* current_ = nullptr;
+  std::size_t slot_ = 0;  ///< the current warp's block slot in its wave
+  /// Per SM, the wave its last fence was counted in (Card::fences_merge_per_sm).
+  std::vector<std::uint64_t> fenced_wave_;
 };
 
 /// The L1 per SM the driver leaves beside `blocks_per_sm` blocks of `smem_per_block` bytes
