@@ -20,14 +20,25 @@ int first_look_samples(double run_ms);
 
 /// The most GPU time a first call spends timing candidates of `run_ms` each: full runs while
 /// the first look's sum is under `first_budget_ms` (at least two), then `contenders` rerun
-/// repetitions(run_ms, contenders, second_budget_ms) times. The warm-ups, on a corner of the
-/// problem, are negligible at large shapes.
+/// repetitions(run_ms, contenders, second_budget_ms) times; where the looks time a slice
+/// (look_share < 1), one whole run and then the same on runs of `run_ms` x the share. The
+/// warm-ups, on a corner of the problem, are negligible at large shapes.
 double first_call_gpu_ms(double run_ms, std::size_t candidates, std::size_t contenders,
                          double first_budget_ms, double second_budget_ms);
 
 /// How many candidates the first look times: in order, while fewer than two ran or their sum
 /// is under `first_budget_ms`, at most `candidates` (the count time_candidates stops at).
 std::size_t first_look_count(double run_ms, std::size_t candidates, double first_budget_ms);
+
+/// The share of the problem the looks time: 1, or where a whole run (`run_ms`, the first
+/// candidate's) would not let all `candidates` run once within `first_budget_ms`, the share
+/// that would (a GEMM of seconds is ranked on a slice of its K, then chosen on that slice).
+double look_share(double run_ms, std::size_t candidates, double first_budget_ms);
+
+/// A GEMM's K for a look at `share` of the work: K x share raised to the same remainder mod
+/// 64 as K (the K tail, and any alignment it breaks, stay the whole problem's), at least 512
+/// (several pipeline fills of every candidate's k-tiles) and at most K.
+int slice_k(int k, double share);
 
 /// What tuning one shape cost: how many candidates there were, how many the model kept and
 /// were timed, the launches (warm-ups included) and the wall time from the first call to the

@@ -35,19 +35,22 @@ inline constexpr int kWarmExtent = 256;
 /// time_candidates over `candidates` run on the caller's A and B (`p`: either GEMM's Params,
 /// float C) into a scratch C with alpha 1 and beta 0, each launched through
 /// `launcher_for(candidate).launch(params, stream)`; the warm-up is the top-left corner of at
-/// most kWarmExtent rows and columns (same k, leading dimensions and bases).
+/// most kWarmExtent rows and columns (same k, leading dimensions and bases). A shape too long
+/// to time every candidate whole is ranked on a slice of its K (tuning::slice_k).
 template <class Params, class Variant, class LauncherFor>
 memhier::tuning::Timed time_on_scratch(const Params& p, const std::vector<Variant>& candidates,
                                        LauncherFor launcher_for, double first_budget_ms,
                                        double second_budget_ms, cudaStream_t stream) {
   std::vector<memhier::tuning::ScratchLaunch> warm, full;
+  std::vector<memhier::tuning::SliceLaunch> slice;
   for (Variant v : candidates) {
     const auto make = [&p, l = launcher_for(v)](bool corner) {
-      return [&p, l, corner](void* scratch, cudaStream_t st) {
+      return [&p, l, corner](void* scratch, cudaStream_t st, double share) {
         Params q = p;
         q.C = static_cast<float*>(scratch);
         q.alpha = 1.f;
         q.beta = 0.f;  // the scratch is never read
+        q.k = memhier::tuning::slice_k(p.k, share);  // the first k of A's rows and B's
         if (corner) {
           q.m = std::min(q.m, kWarmExtent);
           q.n = std::min(q.n, kWarmExtent);
@@ -55,12 +58,13 @@ memhier::tuning::Timed time_on_scratch(const Params& p, const std::vector<Varian
         l.launch(q, st);
       };
     };
-    warm.push_back(make(true));
-    full.push_back(make(false));
+    warm.push_back([f = make(true)](void* c, cudaStream_t st) { f(c, st, 1.0); });
+    full.push_back([f = make(false)](void* c, cudaStream_t st) { f(c, st, 1.0); });
+    slice.push_back(make(false));
   }
   return memhier::tuning::time_candidates(
       static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.ldc) * sizeof(float), warm, full,
-      first_budget_ms, second_budget_ms, stream);
+      first_budget_ms, second_budget_ms, stream, slice);
 }
 
 /// A GEMM family's Traits as the one tuner takes them: the key from the extents, leading

@@ -28,13 +28,29 @@ std::size_t first_look_count(double run_ms, std::size_t candidates, double first
   return n;
 }
 
+double look_share(double run_ms, std::size_t candidates, double first_budget_ms) {
+  if (!(run_ms > 0) || candidates == 0) return 1;
+  return std::min(1.0, first_budget_ms / (run_ms * static_cast<double>(candidates)));
+}
+
+int slice_k(int k, double share) {
+  constexpr int kGranule = 64, kFloor = 512;
+  if (!(share < 1) || k <= kFloor) return k;
+  const int want = std::max(kFloor, static_cast<int>(std::ceil(static_cast<double>(k) * share)));
+  const int r = k % kGranule;
+  const int sliced = (want - r + kGranule - 1) / kGranule * kGranule + r;
+  return std::min(k, sliced);
+}
+
 double first_call_gpu_ms(double run_ms, std::size_t candidates, std::size_t contenders,
                          double first_budget_ms, double second_budget_ms) {
-  const std::size_t timed = first_look_count(run_ms, candidates, first_budget_ms);
+  const double share = look_share(run_ms, candidates, first_budget_ms);
+  const double whole = share < 1 ? run_ms : 0;  // the first candidate's whole run
+  const double look = run_ms * share;
+  const std::size_t timed = first_look_count(look, candidates, first_budget_ms);
   contenders = std::min(contenders, timed);
-  return run_ms * first_look_samples(run_ms) * static_cast<double>(timed) +
-         run_ms * static_cast<double>(contenders) *
-             repetitions(run_ms, contenders, second_budget_ms);
+  return whole + look * first_look_samples(look) * static_cast<double>(timed) +
+         look * static_cast<double>(contenders) * repetitions(look, contenders, second_budget_ms);
 }
 
 }  // namespace memhier::tuning

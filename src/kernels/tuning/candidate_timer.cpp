@@ -11,7 +11,8 @@ namespace memhier::tuning {
 
 Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch>& warm,
                       const std::vector<ScratchLaunch>& full, double first_budget_ms,
-                      double second_budget_ms, cudaStream_t stream) {
+                      double second_budget_ms, cudaStream_t stream,
+                      const std::vector<SliceLaunch>& slice) {
   struct Scratch {
     void* c = nullptr;
     cudaEvent_t start = nullptr, stop = nullptr;
@@ -40,16 +41,28 @@ Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch
     MEMHIER_CUDA(cudaEventElapsedTime(&ms, s.start, s.stop));
     return static_cast<double>(ms);
   };
+  const auto run = [&](std::size_t i) {
+    if (!(out.share < 1)) return timed(full[i]);
+    return timed([&](void* c, cudaStream_t st) { slice[i](c, st, out.share); });
+  };
   // Round 1: each candidate warmed up on a corner, then once at the full shape (a few times
   // where a run is short).
   double spent = 0;
   for (std::size_t i = 0; i < full.size() && (out.timed < 2 || spent < first_budget_ms); ++i) {
     try {
       timed(warm[i]);
-      out.ms[i] = timed(full[i]);
+      out.ms[i] = run(i);
+      if (out.timed == 0 && slice.size() == full.size()) {
+        const double share = look_share(out.ms[i], full.size(), first_budget_ms);
+        if (share < 1) {  // too long a run to time every candidate: slices from here on
+          spent += out.ms[i];
+          out.share = share;
+          out.ms[i] = run(i);
+        }
+      }
       // Short runs take the minimum of several samples (first_look_samples).
       const int more = first_look_samples(out.ms[i]) - 1;
-      for (int r = 0; r < more; ++r) out.ms[i] = std::min(out.ms[i], timed(full[i]));
+      for (int r = 0; r < more; ++r) out.ms[i] = std::min(out.ms[i], run(i));
       spent += out.ms[i] * more;
     } catch (const std::invalid_argument&) {
       continue;  // this candidate cannot run here (device, grid or shared-memory limits)
@@ -73,7 +86,7 @@ Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch
     if (out.ms[i] >= 0 && out.ms[i] <= 1.1 * first) contenders.push_back(i);
   const int reps = repetitions(first, contenders.size(), second_budget_ms);
   for (int r = 0; r < reps; ++r)
-    for (std::size_t i : contenders) out.ms[i] = std::min(out.ms[i], timed(full[i]));
+    for (std::size_t i : contenders) out.ms[i] = std::min(out.ms[i], run(i));
   for (std::size_t i : contenders)
     if (out.ms[i] < out.ms[static_cast<std::size_t>(out.fastest)])
       out.fastest = static_cast<int>(i);

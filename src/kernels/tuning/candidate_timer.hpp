@@ -16,6 +16,8 @@ namespace memhier::tuning {
 
 /// One candidate's launch into `scratch` on a stream.
 using ScratchLaunch = std::function<void(void* scratch, cudaStream_t)>;
+/// The same on `share` (0..1) of the problem's work (a GEMM: a slice of its K).
+using SliceLaunch = std::function<void(void* scratch, cudaStream_t, double share)>;
 
 /// What a timing round found.
 struct Timed {
@@ -23,6 +25,7 @@ struct Timed {
   std::vector<double> ms;  ///< each candidate's minimum in ms, -1 for one not timed
   int timed = 0;           ///< candidates that ran
   int launches = 0;        ///< launches, warm-ups included
+  double share = 1;        ///< the share of the problem `ms` timed (tuning::look_share)
 };
 
 /// Times the candidates in order while fewer than two ran or their full runs took less than
@@ -33,9 +36,12 @@ struct Timed {
 /// scratch is `scratch_bytes` of device memory allocated here. A candidate that throws
 /// std::invalid_argument (it cannot run this shape or device), or whose launch the device refuses
 /// without a sticky error, is skipped. Returns fastest -1 when no scratch memory could be had (not
-/// sticky: the caller falls back).
+/// sticky: the caller falls back). With `slice` (one per candidate), a first whole run too long
+/// for every candidate to run once in the first budget sets a share (tuning::look_share): both
+/// looks, the first candidate's again, then time `slice[i]` at that share instead of `full[i]`.
 Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch>& warm,
                       const std::vector<ScratchLaunch>& full, double first_budget_ms,
-                      double second_budget_ms, cudaStream_t stream);
+                      double second_budget_ms, cudaStream_t stream,
+                      const std::vector<SliceLaunch>& slice = {});
 
 }  // namespace memhier::tuning

@@ -171,6 +171,7 @@ class Tuner {
     e["timed"] = cost.timed;
     e["candidates"] = cost.candidates;
     e["launches"] = cost.launches;
+    if (t.share < 1) e["timed_share"] = t.share;  // min_ms are of that share of K
     return e;
   }
 
