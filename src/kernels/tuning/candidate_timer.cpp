@@ -55,7 +55,6 @@ Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch
       if (out.timed == 0 && slice.size() == full.size()) {
         const double share = look_share(out.ms[i], full.size(), first_budget_ms);
         if (share < 1) {  // too long a run to time every candidate: slices from here on
-          spent += out.ms[i];
           out.share = share;
           out.ms[i] = run(i);
         }
