@@ -38,6 +38,7 @@ model::CardRecord card_record(const ProbeRun& run, const std::string& when) {
   for (const probe::TierFigure& t : run.tiers) {
     if (t.tier == "HBM") {
       r.dram_gbps = finite_or_zero(t.bandwidth_gbps);
+      r.dram_copy_gbps = finite_or_zero(t.copy_gbps);
       r.dram_latency_cycles = finite_or_zero(t.latency_cycles);
     } else if (t.tier == "L2") {
       r.l2_gbps = finite_or_zero(t.bandwidth_gbps);
@@ -68,6 +69,7 @@ bool save_card_record(const model::CardRecord& r, std::string* why) {
                             {"l2_bytes", r.l2_bytes},
                             {"peak_dram_gbps", r.peak_dram_gbps},
                             {"dram_gbps", r.dram_gbps},
+                            {"dram_copy_gbps", r.dram_copy_gbps},
                             {"l2_gbps", r.l2_gbps},
                             {"shared_gbps", r.shared_gbps},
                             {"dram_latency_cycles", r.dram_latency_cycles},
@@ -118,6 +120,7 @@ std::optional<model::CardRecord> load_card_record(const std::string& slug) {
     r.l2_bytes = j.at("l2_bytes").get<long long>();
     r.peak_dram_gbps = j.at("peak_dram_gbps").get<double>();
     r.dram_gbps = j.at("dram_gbps").get<double>();
+    r.dram_copy_gbps = j.value("dram_copy_gbps", 0.0);  // records saved before it have none
     r.l2_gbps = j.at("l2_gbps").get<double>();
     r.shared_gbps = j.value("shared_gbps", 0.0);  // records saved before it have none
     r.dram_latency_cycles = j.at("dram_latency_cycles").get<double>();

@@ -168,6 +168,7 @@ std::vector<TierFigure> tier_figures(const BandwidthResult& m) {
     f.tier = summary_tier(r);
     f.bandwidth_gbps = r.gbps;
     f.bandwidth_method = "probe bandwidth: " + r.tier + " (" + r.access + ")";
+    if (r.tier == "HBM copy" || r.tier == "cudaMemcpy D2D") f.copy_gbps = r.gbps;
     const auto sized = [&f](double bytes, std::string text) {
       f.size = std::move(text);
       f.size_bytes = bytes;

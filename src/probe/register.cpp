@@ -35,6 +35,7 @@ std::vector<TierFigure> merge_tiers(const std::vector<TierFigure>& figures) {
       m.bandwidth_gbps = f.bandwidth_gbps;  // ties keep the first method named
       m.bandwidth_method = f.bandwidth_method;
     }
+    if (std::isfinite(f.copy_gbps) && !(m.copy_gbps >= f.copy_gbps)) m.copy_gbps = f.copy_gbps;
     if (m.size.empty()) {
       m.size = f.size;
       m.size_bytes = f.size_bytes;

@@ -81,6 +81,29 @@ TEST(ExplainDiagnosis, CleanCopyIsNearTheCeilingAndNothingElse) {
   EXPECT_LT(d.findings[0].gain, 1.0 / 0.85 + 1e-9);
 }
 
+// A kernel that reads and writes as much is held to the card's copy figure, where its record
+// measured one (the bus turns around): at 0.82 of the best one-way figure the clean copy is
+// at 0.93 of a copy's.
+TEST(ExplainDiagnosis, ACopyIsHeldToTheCardsCopyFigure) {
+  const profile::KernelCounters& k = row("copy_clean");
+  const double rd = k.get("dram_read_bytes"), wr = k.get("dram_write_bytes");
+  ASSERT_EQ(rd, wr);
+  DiagnosisContext c = context();
+  c.ceilings.dram.value = 3300;
+  const KernelDiagnosis one_way = diagnose(k, c);
+  EXPECT_NEAR(one_way.standings.at(0).fraction(), 2700.0 / 3300, 0.01);
+  EXPECT_EQ(kinds(one_way), std::vector<std::string>{});
+  c.ceilings.dram_copy = {2900, model::Provenance::measured, "synthetic copy"};
+  const KernelDiagnosis copy = diagnose(k, c);
+  EXPECT_EQ(copy.standings.at(0).ceiling.value, 2900);
+  EXPECT_EQ(copy.standings.at(0).ceiling.source, "synthetic copy");
+  EXPECT_EQ(kinds(copy), std::vector<std::string>{"near-ceiling"});
+  // A kernel that only reads keeps the one-way ceiling.
+  profile::KernelCounters reads = k;
+  reads.values["dram_write_bytes"] = 0;
+  EXPECT_EQ(diagnose(reads, c).standings.at(0).ceiling.value, 3300);
+}
+
 TEST(ExplainDiagnosis, StridedLoadIsUncoalescedFirstWithTheModelsIdeal) {
   const KernelDiagnosis d = diagnose(row("strided_load"), context());
   ASSERT_GE(d.findings.size(), 2u);
@@ -233,6 +256,9 @@ TEST(ExplainCeilings, MeasuredWhereTheRecordHasThemDatasheetOtherwise) {
   EXPECT_EQ(c.shared.value, 18000);
   EXPECT_EQ(c.shared.from, model::Provenance::measured);
   EXPECT_DOUBLE_EQ(c.dram_latency_ns, 600);  // 900 cycles at 1500 MHz
+  EXPECT_FALSE(c.dram_copy.value > 0);        // the record has no copy figure
+  r.dram_copy_gbps = 1600;
+  EXPECT_EQ(ceilings_of(measured, &r, 1500).dram_copy.value, 1600);
 }
 
 TEST(ExplainRungs, GainsComeFromTheRecordsBenchTables) {

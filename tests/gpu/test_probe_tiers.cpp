@@ -42,6 +42,15 @@ TEST(ProbeTiers, EachTierQuotesItsFastestMethod) {
   EXPECT_EQ(h->latency_cycles, 684);
   EXPECT_EQ(h->size, "80 GiB");
   EXPECT_EQ(tier(merged, "L2")->bandwidth_method, "bandwidth L2");
+  EXPECT_TRUE(std::isnan(h->copy_gbps));  // no figure here was a copy
+  // The fastest copy (bytes read + written) rides beside the tier's best figure.
+  probe::TierFigure copy = bw("HBM", 2809, "copy"), d2d = bw("HBM", 3010, "cudaMemcpy");
+  copy.copy_gbps = 2809;
+  d2d.copy_gbps = 3010;
+  const std::vector<probe::TierFigure> with_copy =
+      probe::merge_tiers({copy, bw("HBM", 3149, "write"), d2d});
+  EXPECT_EQ(with_copy[0].bandwidth_gbps, 3149);
+  EXPECT_EQ(with_copy[0].copy_gbps, 3010);
   // A tier no method measured keeps no figure and no method.
   const std::vector<probe::TierFigure> none = probe::merge_tiers({bw("local", NAN, "x")});
   ASSERT_EQ(none.size(), 1u);

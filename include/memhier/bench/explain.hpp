@@ -55,6 +55,9 @@ struct Ceiling {
 struct Ceilings {
   std::string card;            ///< the card's name
   Ceiling dram, l2, shared;    ///< GB/s; shared is also the L1's data path
+  /// GB/s: a copy's (bytes read + written) where the card's record measured one, NaN else; a
+  /// kernel that both reads and writes DRAM is held to a ceiling between it and `dram`.
+  Ceiling dram_copy;
   Ceiling fp32, tensor;        ///< GFLOP/s; tensor: dense bf16 with fp32 accumulation
   double dram_latency_ns = 0;  ///< a DRAM load's latency; 0 when not measured
   std::string latency_source;

@@ -83,6 +83,7 @@ struct CardRecord {
   long long l2_bytes = 0;
   double peak_dram_gbps = 0;  ///< the device's own datasheet figure: 2 x memory clock x bus
   double dram_gbps = 0;       ///< measured: the best of the probe's DRAM methods; 0: none
+  double dram_copy_gbps = 0;  ///< measured: its fastest copy (read + written); 0: none
   double l2_gbps = 0;         ///< measured: L2 re-reads; 0: none
   double shared_gbps = 0;     ///< measured: conflict-free shared-memory loads; 0: none
   double dram_latency_cycles = 0, l2_latency_cycles = 0;  ///< 0: not measured

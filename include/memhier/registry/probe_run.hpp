@@ -36,6 +36,9 @@ struct TierFigure {
   double size_bytes = NAN;  ///< the capacity `size` names, in bytes (the picture's band width)
   /// What measured bandwidth_gbps: the probe and its method ("bandwidth: HBM copy, ...").
   std::string bandwidth_method;
+  /// HBM only: the fastest copy timed (bytes read + written), NaN where none was. A stream
+  /// that reads and writes turns the bus around and stays below the one-way figures.
+  double copy_gbps = NAN;
 };
 
 struct Result {
