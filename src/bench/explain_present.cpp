@@ -82,6 +82,7 @@ report::Section explain_section(const ExplainRun& run, const Ceilings& c) {
                          Value::str(model::to_string(x.from)), Value::str(x.source)});
   };
   row("DRAM", c.dram, "GB/s");
+  if (c.dram_copy.value > 0) row("DRAM copy (read + written)", c.dram_copy, "GB/s");
   row("L2", c.l2, "GB/s");
   row("L1/shared", c.shared, "GB/s");
   row("fp32", c.fp32, "GFLOP/s");
