@@ -64,7 +64,6 @@ struct Fp32 {
   using Variant = gemm::Variant;
   static constexpr const char* kFamily = "gemm";
   static constexpr const char* kBaseline = "cublasSgemm";
-  static constexpr int kVectorElems = 4;      // 16-byte rows: ld a multiple of 4 floats
   static constexpr double kScratchBytes = 0;  // inputs drawn in place
 
   static void fill_inputs(core::DeviceBuffer<float>& A, core::DeviceBuffer<float>& B,

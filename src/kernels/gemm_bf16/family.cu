@@ -74,7 +74,6 @@ struct Bf16 {
   using Variant = gemm_bf16::Variant;
   static constexpr const char* kFamily = "gemm_bf16";
   static constexpr const char* kBaseline = "cublasGemmEx bf16";
-  static constexpr int kVectorElems = 8;      // 16-byte rows: ld a multiple of 8 bf16
   static constexpr double kScratchBytes = 4;  // the fp32 draw the inputs are rounded from
 
   static void fill_inputs(core::DeviceBuffer<Input>& A, core::DeviceBuffer<Input>& B,
