@@ -133,6 +133,23 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
   s.id = "simulate";
   s.title = "Simulated memory traffic on " + card.name + " (cc " + card.arch().cc() + ")";
   const model::ArchSpec& a = card.arch();
+  // The lookups beside the accesses, as far as this card's figures say.
+  std::string fences = "Fences cost no L2 lookup: the card's slice count is not known.";
+  if (card.l2_slices > 0)
+    fences = report::strf("A GPU-scope fence costs a lookup hit at each of the card's %d L2 "
+                          "slices and one at the requester (membar lookups in Nsight Compute)",
+                          card.l2_slices) +
+             (card.fences_merge_per_sm
+                  ? "; an SM's fences within one wave of blocks count once, as Nsight Compute "
+                    "counted on the " + card.name + "."
+                  : std::string("."));
+  std::string dirty_end;
+  if (a.l2_end_lookups_per_dirty_sector > 0)
+    dirty_end = report::strf(
+        " Each dirty sector left in L2 at the end adds %.1f lookup hits, as Nsight Compute "
+        "counted on cc %s (fabric operations neither read nor write, and lookups of no source "
+        "unit).",
+        a.l2_end_lookups_per_dirty_sector, a.cc().c_str());
   s.paragraphs.push_back(report::strf(
       "Each kernel's global accesses, from the same index math as the kernel, replayed on the "
       "CPU through %d per-SM L1s (128-byte lines, 32-byte sectors, %d-way, random replacement, "
@@ -149,25 +166,7 @@ report::Section simulate_section(const std::vector<SimulateItem>& items, const m
       "H100 SXM after a flush; not measured on other cards).%s",
       card.sms, a.l1_ways, static_cast<double>(card.l2_bytes) / (1 << 20), a.l2_partitions,
       a.l2_ways, a.l2_dirty_ways,
-      card.l2_slices > 0
-          ? report::strf("A GPU-scope fence costs a lookup hit at each of the card's %d L2 "
-                         "slices and one at the requester (membar lookups in Nsight Compute)%s.",
-                         card.l2_slices,
-                         card.fences_merge_per_sm
-                             ? report::strf("; an SM's fences within one wave of blocks count "
-                                            "once, as Nsight Compute counted on the %s",
-                                            card.name.c_str())
-                                   .c_str()
-                             : "")
-                .c_str()
-          : "Fences cost no L2 lookup: the card's slice count is not known.",
-      a.l2_end_lookups_per_dirty_sector > 0
-          ? report::strf(" Each dirty sector left in L2 at the end adds %.1f lookup hits, as "
-                         "Nsight Compute counted on cc %s (fabric operations neither read nor "
-                         "write, and lookups of no source unit).",
-                         a.l2_end_lookups_per_dirty_sector, a.cc().c_str())
-                .c_str()
-          : ""));
+      fences.c_str(), dirty_end.c_str()));
   s.paragraphs.push_back(report::strf(
       "Time bound: DRAM bytes at %.0f GB/s (%s)%s.", card.dram_gbps, card.dram_source.c_str(),
       card.l2_gbps > 0 ? report::strf(", or L2<->SM sectors at %.0f GB/s (%s) when larger",

@@ -454,10 +454,12 @@ TEST(Stream, ReductionCountsByHand) {
     // Each fence: one hit at each of the H100's 80 slices, and again at the requester.
     EXPECT_EQ(it.result.traffic.l2_membar_sectors, 160 * sink.fences) << v;
     // On the H200 an SM's fences of one wave count once: every block here is in the first
-    // wave (8 or 4 resident a SM), so each of the 132 SMs fences once, 2 x 96 lookups.
-    const auto h200 =
-        accesses_only("reduction", v, "4194304", *memhier::model::find_card("h200"));
-    EXPECT_EQ(h200.result.traffic.l2_membar_sectors, classic ? 0 : 132 * 192) << v;
+    // wave (8 or 4 resident a SM), so each SM fences once, at every slice and the requester.
+    const memhier::model::Card& h200card = *memhier::model::find_card("h200");
+    const auto h200 = accesses_only("reduction", v, "4194304", h200card);
+    EXPECT_EQ(h200.result.traffic.l2_membar_sectors,
+              classic ? 0 : h200card.sms * 2LL * h200card.l2_slices)
+        << v;
   }
 }
 

@@ -36,7 +36,8 @@ struct Card {
   /// reaches; 0 when unknown (fences then cost no L2 lookup in the model).
   int l2_slices = 0;
   /// Whether an SM's GPU-scope fences within one wave of blocks reach the slices as one
-  /// broadcast (measured on the H200); false: every fence is one (the H100 SXM's counts).
+  /// broadcast; false: every fence is one. Set per card where Nsight Compute's membar counts
+  /// were measured (card.cpp).
   bool fences_merge_per_sm = false;
   /// Words of the device name (CUDA's, lower case, split at spaces and dashes) that all name
   /// this card: {"h100", "hbm3"} for "NVIDIA H100 80GB HBM3". Empty: found by key only.
