@@ -1,6 +1,6 @@
 // The claims catalogue, the tiers beyond the card: host memory and the other GPUs. The source
 // texts name unified memory and the host without a figure to test, so these are memhier's own
-// goals, each checked by the probe that measures the tier.
+// goals, each checked by the probe that measures the tier (or runs the collective).
 #include "stated.hpp"
 
 namespace memhier::claims {
@@ -36,6 +36,20 @@ std::vector<Claim> outer_claims() {
               {probe("peer")},
               {Tolerance::at_least(0.95),
                "every ordered pair with peer access at 0.95 x its copy engine or more"}),
+      // ---- Collectives (probe allreduce).
+      checked(ClaimId::allreduce_one_shot_beats_nccl_small, "memhier goal: the all-reduce ladder",
+              "one-shot, every GPU loading every peer's vector over P2P in one step, is faster "
+              "than NCCL's all-reduce at every size up to 256 KiB, fp32 and bf16",
+              {probe("allreduce")},
+              {Tolerance::above(1.0),
+               "every size up to 256 KiB strictly faster than NCCL (median of paired rounds), "
+               "its outputs exact"}),
+      checked(ClaimId::allreduce_best_near_nccl_large, "memhier goal: the all-reduce ladder",
+              "the faster of the one-shot and two-shot kernels stays within 10 % of NCCL's "
+              "all-reduce at 64 MiB and more, fp32 and bf16",
+              {probe("allreduce")},
+              {Tolerance::at_least(0.9),
+               "every size from 64 MiB at 0.9 x NCCL's speed or more, its outputs exact"}),
   };
 }
 

@@ -59,7 +59,8 @@ void add_probe(CLI::App& app, int& rc) {
   sub->add_option("--only", o->only, "Run only these probes or families (repeatable)");
   sub->add_option("probes", o->names,
                   "Probes or families to run, as --only: 'memhier probe host', 'memhier probe "
-                  "peer' (two GPUs or more), 'memhier probe collectives' (NCCL, two GPUs or more)");
+                  "peer' (two GPUs or more), 'memhier probe collectives' and 'memhier probe allreduce' "
+                  "(NCCL, two GPUs or more)");
   sub->callback([o, &rc] { rc = run_probe_command(*o); });
 }
 

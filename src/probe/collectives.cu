@@ -12,9 +12,10 @@
 #include "families.hpp"
 #include "memhier/probe/collectives.hpp"
 #include "memhier/probe/unavailable.hpp"
+#include "outer_kernels.cuh"
 
 #ifdef MEMHIER_HAVE_NCCL
-#include <nccl.h>
+#include "nccl_call.cuh"
 #endif
 
 namespace memhier::probe {
@@ -30,13 +31,6 @@ bool nccl_built() {
 namespace {
 
 #ifdef MEMHIER_HAVE_NCCL
-
-void check_nccl(ncclResult_t r, const char* call, const char* file, int line) {
-  if (r == ncclSuccess) return;
-  throw std::runtime_error(std::string(call) + " failed: " + ncclGetErrorString(r) + " (" + file +
-                           ":" + std::to_string(line) + ")");
-}
-#define MEMHIER_NCCL(call) check_nccl((call), #call, __FILE__, __LINE__)
 
 // Inputs are small integers, so every sum is exact in float: element k of a vector that
 // starts at element `offset` of its pattern is a + b * ((offset + k) % 13).
@@ -165,26 +159,13 @@ std::uint64_t count_wrong(Collective op, std::vector<std::unique_ptr<Rank>>& ran
 }
 
 CollectivesResult run_nccl(Context& ctx, int n) {
-  int home = 0;
-  MEMHIER_CUDA(cudaGetDevice(&home));
-  struct Restore {
-    int d;
-    ~Restore() { cudaSetDevice(d); }
-  } restore{home};
+  outer::RestoreDevice restore;
 
   CollectivesResult m;
   m.ranks = n;
   MEMHIER_NCCL(ncclGetVersion(&m.nccl_version));
-  if (const char* was = std::getenv("NCCL_NVLS_ENABLE")) m.nvls_was = was;
-  // NVLink multicast stays off whatever the environment says: it can take a shared host's
-  // GPUs out of service.
-  if (setenv("NCCL_NVLS_ENABLE", "0", 1) != 0)
-    throw std::runtime_error("cannot set NCCL_NVLS_ENABLE=0 in this process's environment");
-
   std::uint64_t max_bytes = ctx.smallest ? MiB : ctx.quick ? 64 * MiB : GiB;
-  std::vector<int> devs(n);
   for (int d = 0; d < n; ++d) {
-    devs[d] = d;
     cudaDeviceProp p{};
     MEMHIER_CUDA(cudaGetDeviceProperties(&p, d));
     m.names.push_back(p.name);
@@ -194,8 +175,7 @@ CollectivesResult run_nccl(Context& ctx, int n) {
   }
   if (max_bytes < MiB) throw std::runtime_error("less than 8 MiB of memory is free on some GPU");
 
-  std::vector<ncclComm_t> comms(n, nullptr);
-  MEMHIER_NCCL(ncclCommInitAll(comms.data(), n, devs.data()));
+  const std::vector<ncclComm_t> comms = nccl_comms(n, &m.nvls_was);
   std::vector<std::unique_ptr<Rank>> ranks;
   for (int d = 0; d < n; ++d) {
     auto r = std::make_unique<Rank>();

@@ -9,9 +9,41 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
+#include "memhier/core/check.hpp"
+
 namespace memhier::probe::outer {
+
+/// Puts the caller's device back on scope exit (the other probes run on it).
+struct RestoreDevice {
+  int home = 0;
+  RestoreDevice() { MEMHIER_CUDA(cudaGetDevice(&home)); }
+  ~RestoreDevice() { cudaSetDevice(home); }
+};
+
+/// Peer access enabled for a probe and disabled again after it (what the caller had enabled
+/// stays enabled).
+struct PeerAccess {
+  std::vector<std::pair<int, int>> enabled;
+  void enable(int from, int to) {
+    MEMHIER_CUDA(cudaSetDevice(from));
+    const cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) {
+      cudaGetLastError();  // enabled by the caller before us: leave it as found
+      return;
+    }
+    MEMHIER_CUDA(e);
+    enabled.emplace_back(from, to);
+  }
+  ~PeerAccess() {
+    for (auto [from, to] : enabled) {
+      cudaSetDevice(from);
+      cudaDeviceDisablePeerAccess(to);
+    }
+  }
+};
 
 /// A CUDA event on the current device, destroyed with its owner.
 struct Event {

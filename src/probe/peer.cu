@@ -17,13 +17,6 @@
 namespace memhier::probe {
 namespace {
 
-/// Puts the caller's device back on scope exit (the other probes run on it).
-struct RestoreDevice {
-  int home = 0;
-  RestoreDevice() { MEMHIER_CUDA(cudaGetDevice(&home)); }
-  ~RestoreDevice() { cudaSetDevice(home); }
-};
-
 /// One GPU's buffers and stream, allocated on it.
 struct Gpu {
   int id = 0;
@@ -45,27 +38,6 @@ struct Gpu {
   }
   Gpu(const Gpu&) = delete;
   Gpu& operator=(const Gpu&) = delete;
-};
-
-/// Peer access enabled for the probe and disabled again after it.
-struct PeerAccess {
-  std::vector<std::pair<int, int>> enabled;
-  void enable(int from, int to) {
-    MEMHIER_CUDA(cudaSetDevice(from));
-    const cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
-    if (e == cudaErrorPeerAccessAlreadyEnabled) {
-      cudaGetLastError();  // enabled by the caller before us: leave it as found
-      return;
-    }
-    MEMHIER_CUDA(e);
-    enabled.emplace_back(from, to);
-  }
-  ~PeerAccess() {
-    for (auto [from, to] : enabled) {
-      cudaSetDevice(from);
-      cudaDeviceDisablePeerAccess(to);
-    }
-  }
 };
 
 /// Median ms of `op_a` on GPU a's stream and `op_b` on GPU b's, b starting with a (or, with
@@ -129,7 +101,7 @@ PeerResult measure_peer_impl(Context& ctx) {
   int n = 0;
   MEMHIER_CUDA(cudaGetDeviceCount(&n));
   if (const std::string why = peer_unavailable(n); !why.empty()) throw Unavailable(why);
-  RestoreDevice restore;
+  outer::RestoreDevice restore;
   PeerResult m;
   m.gpus = n;
   m.sm_clock_mhz = ctx.sm_clock_mhz;
@@ -146,7 +118,7 @@ PeerResult measure_peer_impl(Context& ctx) {
   if (bytes < 4 * MiB) throw std::runtime_error("less than 16 MiB of memory is free on some GPU");
   m.buffer_bytes = bytes;
 
-  PeerAccess access;
+  outer::PeerAccess access;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       if (i == j) continue;

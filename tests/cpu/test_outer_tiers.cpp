@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "memhier/probe/allreduce.hpp"
 #include "memhier/probe/collectives.hpp"
 #include "memhier/probe/host.hpp"
 #include "memhier/probe/peer.hpp"
 #include "memhier/report/writers.hpp"
+#include "memhier/results/claim_id.hpp"
 
 namespace memhier::probe {
 namespace {
@@ -250,6 +252,93 @@ TEST(OuterTiers, CollectivesSection) {
     says_nvls_off = says_nvls_off || p.find("NCCL_NVLS_ENABLE=0") != std::string::npos;
   EXPECT_TRUE(says_nvls_off);
   EXPECT_NE(r.section.paragraphs[0].find("NCCL 2.28.5"), std::string::npos);
+}
+
+TEST(OuterTiers, AllReduceDeclinesInOneSentence) {
+  EXPECT_EQ(allreduce_unavailable(1, true, true),
+            "the all-reduce ladder needs two GPUs; this machine has one");
+  EXPECT_EQ(allreduce_unavailable(2, true, true), "");
+  for (const std::string& why :
+       {allreduce_unavailable(4, false, true), allreduce_unavailable(4, true, false)}) {
+    EXPECT_FALSE(why.empty());
+    EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+  }
+  EXPECT_NE(allreduce_unavailable(4, true, false).find("peer access"), std::string::npos);
+}
+
+TEST(OuterTiers, AllReduceGridKeepsEveryBlockResident) {
+  EXPECT_EQ(allreduce_blocks(1, 132), 1);
+  EXPECT_EQ(allreduce_blocks(512, 132), 1);
+  EXPECT_EQ(allreduce_blocks(513, 132), 2);
+  EXPECT_EQ(allreduce_blocks(std::uint64_t{1} << 26, 132), 132);  // one block per SM at most
+  EXPECT_EQ(allreduce_blocks(std::uint64_t{1} << 26, 46), 46);
+}
+
+// A made-up ladder: one-shot wins small; from 64 MiB two-shot beats one-shot and NCCL beats
+// one-shot; from 256 MiB NCCL beats two-shot too.
+AllReduceResult made_up_allreduce() {
+  AllReduceResult m;
+  m.ranks = 2;
+  m.nccl_version = 22803;
+  m.blocks = 132;
+  m.names = {"A", "B"};
+  for (ReduceType type : kReduceTypes)
+    for (std::uint64_t bytes : {64 * KiB, 256 * KiB, MiB, 64 * MiB, 256 * MiB}) {
+      const double nccl = 20 + static_cast<double>(bytes) / 300e3;  // us
+      const double one = 8 + static_cast<double>(bytes) / 250e3;
+      const double two = 12 + static_cast<double>(bytes) / 290e3;
+      for (auto [rung, us] : {std::pair{AllReduceRung::nccl, nccl},
+                              std::pair{AllReduceRung::one_shot, one},
+                              std::pair{AllReduceRung::two_shot, two}}) {
+        AllReduceRun r;
+        r.type = type;
+        r.rung = rung;
+        r.bytes = bytes;
+        r.iterations = 1;
+        r.us = us;
+        r.busbw_gbps = static_cast<double>(bytes) / (us * 1e3);
+        r.speedup = nccl / us;
+        m.runs.push_back(r);
+      }
+    }
+  return m;
+}
+
+TEST(OuterTiers, AllReduceCrossoversAndClaims) {
+  const AllReduceResult m = made_up_allreduce();
+  EXPECT_EQ(takes_over(m, ReduceType::fp32, AllReduceRung::one_shot, AllReduceRung::two_shot),
+            64 * MiB);
+  EXPECT_EQ(takes_over(m, ReduceType::bf16, AllReduceRung::two_shot, AllReduceRung::nccl),
+            256 * MiB);
+  EXPECT_EQ(takes_over(m, ReduceType::fp32, AllReduceRung::one_shot, AllReduceRung::nccl),
+            64 * MiB);
+  EXPECT_EQ(takes_over(m, ReduceType::fp32, AllReduceRung::nccl, AllReduceRung::one_shot), 0u);
+
+  const Result r = present_allreduce(m);
+  const nlohmann::json t = table_json(r.section, "allreduce");
+  ASSERT_TRUE(t.is_object());
+  EXPECT_EQ(t["rows"].size(), m.runs.size());
+  for (const char* key : {"type", "rung", "bytes", "us", "busbw_gbps", "speedup", "wrong"})
+    EXPECT_TRUE(t["rows"][0].contains(key)) << key;
+  const nlohmann::json x = table_json(r.section, "allreduce-crossovers");
+  ASSERT_TRUE(x.is_object());
+  EXPECT_EQ(x["rows"][0]["two_over_one"], 64 * MiB);
+  ASSERT_EQ(r.section.checks.size(), 2u);
+  EXPECT_EQ(r.section.checks[0].id, results::ClaimId::allreduce_one_shot_beats_nccl_small);
+  EXPECT_EQ(r.section.checks[0].verdict, results::Verdict::reproduced);
+  EXPECT_EQ(r.section.checks[1].id, results::ClaimId::allreduce_best_near_nccl_large);
+  // two-shot at 64 MiB: 243.7 / 243.4 us = 1.00x NCCL; at 256 MiB 914.8 / 937.6 = 0.98x
+  EXPECT_EQ(r.section.checks[1].verdict, results::Verdict::reproduced);
+
+  AllReduceResult wrong = m;
+  for (AllReduceRun& run : wrong.runs)
+    if (run.rung == AllReduceRung::one_shot && run.bytes == 64 * KiB) run.wrong = 3;
+  EXPECT_NE(present_allreduce(wrong).section.checks[0].verdict, results::Verdict::reproduced);
+
+  AllReduceResult one = m;
+  one.ranks = 1;
+  for (const auto& c : present_allreduce(one).section.checks)
+    EXPECT_EQ(c.verdict, results::Verdict::not_measurable);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gpu_test_util.hpp"
+#include "memhier/probe/allreduce.hpp"
 #include "memhier/probe/collectives.hpp"
 #include "memhier/probe/host.hpp"
 #include "memhier/probe/peer.hpp"
@@ -161,6 +162,46 @@ TEST(ProbeCollectives, ExactOnEveryGpu) {
   const char* nvls = std::getenv("NCCL_NVLS_ENABLE");
   ASSERT_NE(nvls, nullptr);
   EXPECT_EQ(std::string(nvls), "0");
+}
+
+void expect_exact(const probe::AllReduceResult& m) {
+  ASSERT_FALSE(m.runs.empty());
+  for (const probe::AllReduceRun& r : m.runs) {
+    EXPECT_EQ(r.wrong, 0u) << to_string(r.type) << " " << to_string(r.rung) << " " << r.bytes;
+    EXPECT_TRUE(std::isfinite(r.us) && r.us > 0) << to_string(r.rung) << " " << r.bytes;
+    EXPECT_TRUE(std::isfinite(r.speedup) && r.speedup > 0) << to_string(r.rung) << " " << r.bytes;
+  }
+  for (probe::ReduceType t : probe::kReduceTypes)
+    for (probe::AllReduceRung rung : probe::kAllReduceRungs) {
+      bool seen = false;
+      for (const probe::AllReduceRun& r : m.runs) seen = seen || (r.type == t && r.rung == rung);
+      EXPECT_TRUE(seen) << to_string(t) << " " << to_string(rung);
+    }
+}
+
+// One rank still runs the P2P kernels' barriers (each block meets itself) and every check.
+TEST(ProbeAllReduce, ExactOnOneRank) {
+  MEMHIER_REQUIRE_GPU(dev);
+  if (!probe::nccl_built()) GTEST_SKIP() << probe::allreduce_unavailable(1, false, true);
+  probe::Context ctx = quick_context(*dev);
+  const probe::AllReduceResult m = probe::measure_allreduce_on(ctx, 1);
+  EXPECT_EQ(m.ranks, 1);
+  expect_exact(m);
+}
+
+TEST(ProbeAllReduce, ExactOnEveryGpu) {
+  MEMHIER_REQUIRE_GPU(dev);
+  const int n = visible_gpus();
+  if (!probe::nccl_built() || n < 2) GTEST_SKIP() << probe::allreduce_unavailable(n, probe::nccl_built(), true);
+  probe::Context ctx = quick_context(*dev);
+  probe::AllReduceResult m;
+  try {
+    m = probe::measure_allreduce(ctx);
+  } catch (const probe::Unavailable& u) {
+    GTEST_SKIP() << u.what();  // a pair without peer access
+  }
+  EXPECT_EQ(m.ranks, n);
+  expect_exact(m);
 }
 
 }  // namespace

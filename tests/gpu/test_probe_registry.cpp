@@ -22,7 +22,7 @@ TEST(ProbeRegistry, EveryProbeRegisteredWithARunFunction) {
       "l2-working-set", "l2-random",           "l2-persisting", "layout",        "constant",
       "registers",      "smem-dynamic",        "smem-carveout", "caching",       "tma",
       "gather",         "local-memory",        "dsmem",         "l2-partitions", "host",
-      "peer",           "collectives"};
+      "peer",           "collectives",         "allreduce"};
   EXPECT_EQ(names, expected);
 }
 

@@ -144,8 +144,9 @@ int run_ladders(bool baselines, const std::string& only) {
   return failures == 0 ? 0 : 1;
 }
 
-// Every registered probe once, in registry order, at its smallest.
-int run_probes(const memhier::core::DeviceInfo& dev) {
+// Every registered probe (or only `only`, when not empty) once, in registry order, at its
+// smallest.
+int run_probes(const memhier::core::DeviceInfo& dev, const std::string& only) {
   memhier::probe::register_probes();
   memhier::probe::Context ctx;
   ctx.device = dev;
@@ -154,7 +155,7 @@ int run_probes(const memhier::core::DeviceInfo& dev) {
   ctx.sm_clock_mhz = memhier::core::measure_sm_clock_mhz();
   int n = 0;
   for (const memhier::registry::Entry& e : memhier::registry::entries()) {
-    if (e.kind != "probe" || !e.run_probe) continue;
+    if (e.kind != "probe" || !e.run_probe || (!only.empty() && e.name != only)) continue;
     std::printf("probe %s\n", e.name.c_str());
     std::fflush(stdout);
     try {
@@ -164,6 +165,10 @@ int run_probes(const memhier::core::DeviceInfo& dev) {
       continue;
     }
     ++n;
+  }
+  if (n == 0 && !only.empty()) {
+    std::fprintf(stderr, "no probe named %s ran (see memhier list)\n", only.c_str());
+    return 2;
   }
   std::printf("%d probes ran\n", n);
   return 0;
@@ -176,7 +181,7 @@ int main(int argc, char** argv) {
   const std::string only = argc == 3 ? argv[2] : "";
   if (what != "kernels" && what != "baselines" && what != "probes" && what != "gpu-check") {
     std::fprintf(stderr,
-                 "usage: memhier_sanitize_target kernels|baselines|probes|gpu-check [FAMILY]\n");
+                 "usage: memhier_sanitize_target kernels|baselines|probes|gpu-check [FAMILY|PROBE]\n");
     return 2;
   }
   std::string why;
@@ -187,7 +192,7 @@ int main(int argc, char** argv) {
   }
   if (what == "gpu-check") return 0;
   try {
-    return what == "probes" ? run_probes(*dev) : run_ladders(what == "baselines", only);
+    return what == "probes" ? run_probes(*dev, only) : run_ladders(what == "baselines", only);
   } catch (const std::exception& e) {
     std::printf("FAIL: %s\n", e.what());
     return 1;
