@@ -539,6 +539,7 @@ std::vector<registry::Entry> allreduce_probes() {
       "exactly";
   e.claim = {"memhier goal: the all-reduce ladder",
              "one-shot beats NCCL on small messages; the best rung stays near NCCL on large ones"};
+  e.min_gpus = 2;
   e.run_probe = run_allreduce;
   return {std::move(e)};
 }

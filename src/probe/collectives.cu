@@ -275,6 +275,7 @@ std::vector<registry::Entry> collectives_probes() {
       "algorithm and bus bandwidth (nccl-tests' definitions), outputs checked exactly";
   e.claim = {"memhier goal: collectives",
              "bus bandwidth rises from latency-bound small messages to the links' bandwidth"};
+  e.min_gpus = 2;
   e.run_probe = run_collectives;
   return {std::move(e)};
 }

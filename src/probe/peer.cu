@@ -270,6 +270,7 @@ std::vector<registry::Entry> peer_probes() {
   e.claim = {"memhier goal: the peer tier",
              "SM loads over P2P reach the copy engine's bandwidth; both ways at once doubles it; "
              "staging through the host costs most of it"};
+  e.min_gpus = 2;
   e.run_probe = run_peer;
   return {std::move(e)};
 }

@@ -1,8 +1,10 @@
 // The process compute-sanitizer watches (tests/sanitizer/run.sh): every registered variant
 // of every ladder on its family's small test shapes, the vendor baselines apart, or every
-// probe at --quick sizes with one repetition per timing. Usage:
-//   memhier_sanitize_target kernels|baselines|probes|gpu-check [FAMILY]
-// FAMILY narrows kernels or baselines to one ladder (a new rung checked without the rest).
+// probe at --quick sizes with one repetition per timing (those of two GPUs or more apart, as
+// "outer"). Usage:
+//   memhier_sanitize_target kernels|baselines|probes|outer|gpu-check [FAMILY|PROBE]
+// FAMILY narrows kernels or baselines to one ladder (a new rung checked without the rest),
+// PROBE the probes to one.
 // Exit 0: all ran and verified; 1: a variant or baseline gave a wrong answer, or a CUDA
 // error; 77: no GPU (the test is skipped, the reason on stdout); 2: bad usage.
 #include <algorithm>
@@ -144,9 +146,10 @@ int run_ladders(bool baselines, const std::string& only) {
   return failures == 0 ? 0 : 1;
 }
 
-// Every registered probe (or only `only`, when not empty) once, in registry order, at its
-// smallest.
-int run_probes(const memhier::core::DeviceInfo& dev, const std::string& only) {
+// Every registered probe of one GPU (`outer`: of two GPUs or more; only `only`, when not
+// empty) once, in registry order, at its smallest. The outer probes run apart: NCCL's set-up
+// under the sanitizer takes most of a test's time limit.
+int run_probes(const memhier::core::DeviceInfo& dev, bool outer, const std::string& only) {
   memhier::probe::register_probes();
   memhier::probe::Context ctx;
   ctx.device = dev;
@@ -155,7 +158,8 @@ int run_probes(const memhier::core::DeviceInfo& dev, const std::string& only) {
   ctx.sm_clock_mhz = memhier::core::measure_sm_clock_mhz();
   int n = 0;
   for (const memhier::registry::Entry& e : memhier::registry::entries()) {
-    if (e.kind != "probe" || !e.run_probe || (!only.empty() && e.name != only)) continue;
+    if (e.kind != "probe" || !e.run_probe || (e.min_gpus > 1) != outer) continue;
+    if (!only.empty() && e.name != only) continue;
     std::printf("probe %s\n", e.name.c_str());
     std::fflush(stdout);
     try {
@@ -179,9 +183,11 @@ int run_probes(const memhier::core::DeviceInfo& dev, const std::string& only) {
 int main(int argc, char** argv) {
   const std::string what = argc >= 2 && argc <= 3 ? argv[1] : "";
   const std::string only = argc == 3 ? argv[2] : "";
-  if (what != "kernels" && what != "baselines" && what != "probes" && what != "gpu-check") {
+  if (what != "kernels" && what != "baselines" && what != "probes" && what != "outer" &&
+      what != "gpu-check") {
     std::fprintf(stderr,
-                 "usage: memhier_sanitize_target kernels|baselines|probes|gpu-check [FAMILY|PROBE]\n");
+                 "usage: memhier_sanitize_target kernels|baselines|probes|outer|gpu-check "
+                 "[FAMILY|PROBE]\n");
     return 2;
   }
   std::string why;
@@ -192,7 +198,8 @@ int main(int argc, char** argv) {
   }
   if (what == "gpu-check") return 0;
   try {
-    return what == "probes" ? run_probes(*dev, only) : run_ladders(what == "baselines", only);
+    if (what == "probes" || what == "outer") return run_probes(*dev, what == "outer", only);
+    return run_ladders(what == "baselines", only);
   } catch (const std::exception& e) {
     std::printf("FAIL: %s\n", e.what());
     return 1;

@@ -23,6 +23,9 @@ struct Entry {
   Claim claim;
   /// Probes: runs the measurement and returns its tables and charts.
   std::function<probe::Result(probe::Context&)> run_probe;
+  /// Probes: the fewest GPUs it measures (2: the peer tier and the collectives, which
+  /// decline on one GPU).
+  int min_gpus = 1;
 };
 
 /// All entries, in registration order.
