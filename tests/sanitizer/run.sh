@@ -28,8 +28,9 @@ log=$dir/$tool-$what.log
 # peer has not written yet. Those kernels are NCCL's; memhier's kernels there stay checked.
 vendor=()
 [ "$tool" = memcheck ] && [ "$what" = outer ] && vendor=(--report-api-errors no)
-if [ "$tool" = initcheck ] && [ "$what" = outer ] &&
-  "$sanitizer" --help 2>&1 | grep -q -- --kernel-name-exclude; then
+# (The help is read whole first: under pipefail, grep -q closing the pipe early fails it.)
+help=$("$sanitizer" --help 2>&1 || true)
+if [ "$tool" = initcheck ] && [ "$what" = outer ] && [[ $help == *--kernel-name-exclude* ]]; then
   vendor=(--kernel-name-exclude kns=ncclDevKernel)
 fi
 start=$(date +%s)
