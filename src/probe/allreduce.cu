@@ -13,6 +13,7 @@
 
 #include "common.cuh"
 #include "families.hpp"
+#include "memhier/core/hash.cuh"
 #include "memhier/probe/allreduce.hpp"
 #include "memhier/probe/collectives.hpp"
 #include "memhier/probe/host.hpp"  // geometric_sizes
@@ -190,19 +191,11 @@ __global__ void __launch_bounds__(kThreads) two_shot_kernel(PeerTable p, std::ui
 // Inputs whose every partial sum is exact in bf16 and fp32, in any order: element k of rank q
 // is +-m * 2^e, e in [-4, 4] shared by the ranks at k, m in [1, m_max] with
 // m_max * ranks <= 255, so any sum is an integer below 256 times 2^e.
-__host__ __device__ inline std::uint32_t mix(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
 __device__ inline float input_value(std::uint32_t seed, std::uint64_t k, int rank, int ranks) {
   const std::uint32_t lo = static_cast<std::uint32_t>(k), hi = static_cast<std::uint32_t>(k >> 32);
-  const std::uint32_t shared = mix(seed ^ mix(lo ^ mix(hi)));
-  const std::uint32_t own = mix(shared + 0x9e3779b9U * static_cast<std::uint32_t>(rank + 1));
+  const std::uint32_t shared = core::hash32(seed ^ core::hash32(lo ^ core::hash32(hi)));
+  const std::uint32_t own =
+      core::hash32(shared + 0x9e3779b9U * static_cast<std::uint32_t>(rank + 1));
   const int e = static_cast<int>(shared % 9) - 4;
   const int most = 255 / ranks;
   const std::uint32_t m_max = most < 1 ? 1 : most > 15 ? 15 : most;
