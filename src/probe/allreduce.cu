@@ -145,8 +145,8 @@ __device__ __forceinline__ T sum_scalar(const PeerTable& p, std::uint64_t k) {
 
 // One-shot: every rank sums every element from every rank's input into its own output.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) one_shot_kernel(PeerTable p, std::uint64_t count,
-                                                            unsigned epoch) {
+__global__ void __launch_bounds__(kThreads)
+    one_shot_kernel(PeerTable p, std::uint64_t count, unsigned epoch) {
   barrier(p, 2 * epoch - 1);
   constexpr int kV = Elem<T>::kPerVector;
   const std::uint64_t vectors = count / kV;
@@ -164,8 +164,8 @@ __global__ void __launch_bounds__(kThreads) one_shot_kernel(PeerTable p, std::ui
 // Two-shot: each rank sums its slice from every rank's input and writes the sum into every
 // rank's output (reduce-scatter, then all-gather by stores over P2P).
 template <typename T>
-__global__ void __launch_bounds__(kThreads) two_shot_kernel(PeerTable p, std::uint64_t count,
-                                                            unsigned epoch) {
+__global__ void __launch_bounds__(kThreads)
+    two_shot_kernel(PeerTable p, std::uint64_t count, unsigned epoch) {
   barrier(p, 2 * epoch - 1);
   constexpr int kV = Elem<T>::kPerVector;
   const std::uint64_t vectors = count / kV;
@@ -316,7 +316,7 @@ class Ladder {
       MEMHIER_CUDA(cudaSetDevice(r.device));
       if (type == ReduceType::fp32)
         fill_kernel<<<grid_for(count), 256, 0, r.stream>>>(reinterpret_cast<float*>(r.in.data()),
-                                                          count, seed, q, n);
+                                                           count, seed, q, n);
       else
         fill_kernel<<<grid_for(count), 256, 0, r.stream>>>(
             reinterpret_cast<__nv_bfloat16*>(r.in.data()), count, seed, q, n);
@@ -335,8 +335,7 @@ class Ladder {
             reinterpret_cast<const float*>(r->out.data()), count, seed, n, r->wrong.data());
       else
         wrong_kernel<<<grid_for(count), 256, 0, r->stream>>>(
-            reinterpret_cast<const __nv_bfloat16*>(r->out.data()), count, seed, n,
-            r->wrong.data());
+            reinterpret_cast<const __nv_bfloat16*>(r->out.data()), count, seed, n, r->wrong.data());
       MEMHIER_CHECK_LAUNCH();
     }
   }
@@ -372,9 +371,8 @@ class Ladder {
 
 AllReduceResult run_ladder(Context& ctx, int n) {
   if (n > kMaxRanks)
-    throw Unavailable("the all-reduce kernels are built for at most " +
-                      std::to_string(kMaxRanks) + " GPUs; this machine has " +
-                      std::to_string(n));
+    throw Unavailable("the all-reduce kernels are built for at most " + std::to_string(kMaxRanks) +
+                      " GPUs; this machine has " + std::to_string(n));
   outer::RestoreDevice restore;
   AllReduceResult m;
   m.ranks = n;
@@ -421,7 +419,8 @@ AllReduceResult run_ladder(Context& ctx, int n) {
   const int rounds = ctx.smallest ? 1 : ctx.quick ? 3 : 7;
   std::uint32_t seed = 20261129u;
   for (ReduceType type : kReduceTypes)
-    for (std::uint64_t bytes : geometric_sizes(256, max_bytes, ctx.quick || ctx.smallest ? 16 : 4)) {
+    for (std::uint64_t bytes :
+         geometric_sizes(256, max_bytes, ctx.quick || ctx.smallest ? 16 : 4)) {
       const std::uint64_t count = bytes / elem_bytes(type);
       ctx.progress(std::string("allreduce: ") + to_string(type) + " " +
                    fmt_bytes(static_cast<double>(bytes)));
@@ -465,8 +464,8 @@ AllReduceResult run_ladder(Context& ctx, int n) {
         ladder.check(type, count, seed);
         run.wrong += ladder.take_wrong();
         run.us = median(seconds[i]) * 1e6;
-        run.busbw_gbps = static_cast<double>(bytes) / (run.us * 1e3) *
-                         bus_factor(Collective::all_reduce, n);
+        run.busbw_gbps =
+            static_cast<double>(bytes) / (run.us * 1e3) * bus_factor(Collective::all_reduce, n);
         run.speedup = median(speedups[i]);
         m.runs.push_back(run);
       }

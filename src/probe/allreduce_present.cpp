@@ -57,8 +57,8 @@ std::string allreduce_unavailable(int visible_gpus, bool nccl_built, bool every_
 
 int allreduce_blocks(std::uint64_t vectors, int sms) {
   const std::uint64_t need = (vectors + 511) / 512;
-  return static_cast<int>(std::clamp<std::uint64_t>(need, 1, static_cast<std::uint64_t>(
-                                                                 std::max(sms, 1))));
+  return static_cast<int>(
+      std::clamp<std::uint64_t>(need, 1, static_cast<std::uint64_t>(std::max(sms, 1))));
 }
 
 namespace {
@@ -93,14 +93,10 @@ report::Table runs_table(const AllReduceResult& m) {
   report::Table t;
   t.id = "allreduce";
   t.title = "All-reduce over " + std::to_string(m.ranks) + " GPUs, by rung and size";
-  t.columns = {{"type", "", "type"},
-               {"rung", "", "rung"},
-               {"size", "B", "bytes"},
-               {"per sample", "", "iterations"},
-               {"time", "us", "us"},
-               {"bus bandwidth", "GB/s", "busbw_gbps"},
-               {"x NCCL", "", "speedup"},
-               {"wrong elements", "", "wrong"}};
+  t.columns = {{"type", "", "type"},      {"rung", "", "rung"},
+               {"size", "B", "bytes"},    {"per sample", "", "iterations"},
+               {"time", "us", "us"},      {"bus bandwidth", "GB/s", "busbw_gbps"},
+               {"x NCCL", "", "speedup"}, {"wrong elements", "", "wrong"}};
   for (const AllReduceRun& r : m.runs)
     t.rows.push_back({Value::str(to_string(r.type)), Value::str(to_string(r.rung)),
                       Value::integer(static_cast<std::int64_t>(r.bytes)),
@@ -132,11 +128,10 @@ report::Table crossover_table(const AllReduceResult& m) {
   };
   for (ReduceType type : kReduceTypes) {
     if (sizes_of(m, type).empty()) continue;
-    t.rows.push_back(
-        {Value::str(to_string(type)),
-         size(takes_over(m, type, AllReduceRung::one_shot, AllReduceRung::two_shot)),
-         size(takes_over(m, type, AllReduceRung::one_shot, AllReduceRung::nccl)),
-         size(takes_over(m, type, AllReduceRung::two_shot, AllReduceRung::nccl))});
+    t.rows.push_back({Value::str(to_string(type)),
+                      size(takes_over(m, type, AllReduceRung::one_shot, AllReduceRung::two_shot)),
+                      size(takes_over(m, type, AllReduceRung::one_shot, AllReduceRung::nccl)),
+                      size(takes_over(m, type, AllReduceRung::two_shot, AllReduceRung::nccl))});
   }
   t.notes.push_back(
       "The smallest size from which the second rung is faster at that size and every larger "
@@ -173,8 +168,8 @@ std::vector<ClaimRow> allreduce_claims(const AllReduceResult& m) {
   std::string small_text, large_text;
   for (ReduceType type : kReduceTypes)
     for (std::uint64_t bytes : sizes_of(m, type)) {
-      const std::string label = std::string(to_string(type)) + " " +
-                                fmt_bytes(static_cast<double>(bytes));
+      const std::string label =
+          std::string(to_string(type)) + " " + fmt_bytes(static_cast<double>(bytes));
       if (bytes <= 256 * KiB) {
         const AllReduceRun* r = find_run(m, type, AllReduceRung::one_shot, bytes);
         const double x = r && r->wrong == 0 ? r->speedup : NAN;
@@ -188,8 +183,8 @@ std::vector<ClaimRow> allreduce_claims(const AllReduceResult& m) {
         large.push_back({label + (r ? std::string(" (") + to_string(r->rung) + ")" : ""), x,
                          Claimed::value(1, "x NCCL"),
                          claims::band(ClaimId::allreduce_best_near_nccl_large)});
-        large_text += strf("%s%s %.2fx", large_text.empty() ? "" : ", ",
-                           large.back().label.c_str(), x);
+        large_text +=
+            strf("%s%s %.2fx", large_text.empty() ? "" : ", ", large.back().label.c_str(), x);
       }
     }
   if (m.ranks < 2) small.clear(), large.clear();
@@ -197,8 +192,7 @@ std::vector<ClaimRow> allreduce_claims(const AllReduceResult& m) {
            small_text.empty() ? std::string("no size up to 256 KiB was measured") : small_text,
            judged_all(small, m.ranks < 2 ? one_gpu : "no size up to 256 KiB was measured")},
           {ClaimId::allreduce_best_near_nccl_large,
-           large_text.empty() ? std::string("no size of 64 MiB or more was measured")
-                              : large_text,
+           large_text.empty() ? std::string("no size of 64 MiB or more was measured") : large_text,
            judged_all(large, m.ranks < 2 ? one_gpu : "no size of 64 MiB or more was measured")}};
 }
 

@@ -192,7 +192,8 @@ TEST(ProbeAllReduce, ExactOnOneRank) {
 TEST(ProbeAllReduce, ExactOnEveryGpu) {
   MEMHIER_REQUIRE_GPU(dev);
   const int n = visible_gpus();
-  if (!probe::nccl_built() || n < 2) GTEST_SKIP() << probe::allreduce_unavailable(n, probe::nccl_built(), true);
+  if (!probe::nccl_built() || n < 2)
+    GTEST_SKIP() << probe::allreduce_unavailable(n, probe::nccl_built(), true);
   probe::Context ctx = quick_context(*dev);
   probe::AllReduceResult m;
   try {

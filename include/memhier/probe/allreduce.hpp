@@ -28,7 +28,9 @@ const char* technique(AllReduceRung r);
 enum class ReduceType { fp32, bf16 };
 inline constexpr ReduceType kReduceTypes[] = {ReduceType::fp32, ReduceType::bf16};
 const char* to_string(ReduceType t);
-inline std::uint64_t elem_bytes(ReduceType t) { return t == ReduceType::fp32 ? 4 : 2; }
+inline std::uint64_t elem_bytes(ReduceType t) {
+  return t == ReduceType::fp32 ? 4 : 2;
+}
 
 /// One rung at one size and type.
 struct AllReduceRun {
