@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Records a real run on this GPU host as the card's current record, docs/results/<card>/
-# (card: h100-sxm, h200, h100-pcie, ... as `memhier info --json` names it), replacing the
-# previous one (git keeps it): the report (Markdown and JSON; not the HTML page, the same
-# records a third time) as memhier wrote it, the Markdown headed by the card's state (name,
-# driver, clocks) read from nvidia-smi just before the run, the JSON compact and gzip'd
+# (card: h100-sxm, h200, h100-pcie, ... as `memhier info --json` names it; h200-x2 for a
+# machine with two of them visible), replacing the previous one (git keeps it): the report
+# (Markdown and JSON; not the HTML page, the same records a third time) as memhier wrote it,
+# the Markdown headed by the card's state (name, driver, clocks) read from nvidia-smi just
+# before the run, the JSON compact and gzip'd
 # (results.json.gz: zcat reads it; the scripts read it or a plain results.json), and
 # NOTES.md (scripts/record-notes.py: command, commit, card, driver, clocks, what differs
 # from the previous record). Where tests/fixtures/<card>-profile-counters.json exists, it
@@ -35,6 +36,14 @@ if [ -z "$card" ]; then
   # The card as memhier's table names it: "NVIDIA H100 80GB HBM3" -> h100-sxm, "NVIDIA H200"
   # -> h200, "NVIDIA H100 PCIe" -> h100-pcie; a card the table lacks by its own name.
   card=$("$bin" info --json | python3 -c 'import json, sys; print(json.load(sys.stdin).get("card") or "")')
+  # A machine of several GPUs records its outer tiers (peer, collectives, all-reduce) too: it
+  # is named by its count, h200-x2, so the one-GPU record of the card keeps its place.
+  if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+    gpus=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+  else
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+  fi
+  if [ -n "$card" ] && [ "${gpus:-1}" -gt 1 ]; then card="$card-x$gpus"; fi
 fi
 case "$card" in
   *[!a-z0-9-]*) echo "record-results.sh: '$card' is not a folder name: pass --card SLUG" >&2; exit 2 ;;
