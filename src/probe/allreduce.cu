@@ -247,7 +247,12 @@ struct Rank {
 
 class Ladder {
  public:
-  explicit Ladder(std::vector<std::unique_ptr<Rank>>& ranks) : ranks_(ranks) {}
+  explicit Ladder(std::vector<std::unique_ptr<Rank>>& ranks) : ranks_(ranks) {
+    // The fewest SMs of any GPU, so that every block of every rank is resident on a machine
+    // of mixed cards too.
+    sms_ = kMaxBlocks;
+    for (const auto& r : ranks_) sms_ = std::min(sms_, r->sms);
+  }
 
   /// Enqueues one all-reduce of `count` elements of `type` by `rung` on every rank.
   void launch(AllReduceRung rung, ReduceType type, std::uint64_t count) {
@@ -278,7 +283,7 @@ class Ladder {
       MEMHIER_CUDA(cudaSetDevice(r.device));
       // every rank runs the same grid: block b of each meets block b of the others
       const int blocks = allreduce_blocks(
-          rung == AllReduceRung::one_shot ? vectors : vectors / n + vectors % n, ranks_[0]->sms);
+          rung == AllReduceRung::one_shot ? vectors : vectors / n + vectors % n, sms_);
       if (rung == AllReduceRung::one_shot) {
         if (type == ReduceType::fp32)
           one_shot_kernel<float><<<blocks, kThreads, 0, r.stream>>>(t, count, epoch_);
@@ -293,6 +298,9 @@ class Ladder {
       MEMHIER_CHECK_LAUNCH();
     }
   }
+
+  /// The P2P kernels' grid for `vectors` 16-byte vectors a rank.
+  int max_blocks(std::uint64_t vectors) const { return allreduce_blocks(vectors, sms_); }
 
   void sync_all() {
     for (auto& r : ranks_) {
@@ -366,6 +374,7 @@ class Ladder {
 
  private:
   std::vector<std::unique_ptr<Rank>>& ranks_;
+  int sms_ = 0;
   unsigned epoch_ = 0;
 };
 
@@ -413,8 +422,8 @@ AllReduceResult run_ladder(Context& ctx, int n) {
     MEMHIER_CUDA(cudaMemset(r->timed_out.data(), 0, sizeof(unsigned)));
     MEMHIER_CUDA(cudaMemset(r->wrong.data(), 0, sizeof(unsigned long long)));
   }
-  m.blocks = allreduce_blocks(max_bytes / 16, ranks[0]->sms);
   Ladder ladder(ranks);
+  m.blocks = ladder.max_blocks(max_bytes / 16);
 
   const int rounds = ctx.smallest ? 1 : ctx.quick ? 3 : 7;
   std::uint32_t seed = 20261129u;
