@@ -81,9 +81,10 @@ std::vector<Card> build() {
   h200.l2_from = Provenance::measured;
   h200.l2_source = "measured: memhier probe bandwidth, L2 ld.cg chunked reads (docs/results/h200)";
   h200.l2_slices = 96;  // ncu's device__attribute_l2s_count on the lent H200 (the H100: 80)
-  // Its membar lookups at one fence a block, one wave: 124-173 broadcasts of 192 for 512 to
-  // 1,056 fences on 132 SMs (reduction's single passes at 2^22 and 2^26 floats, b3edb45); the
-  // H100 SXM counted 503 of 512 and 608 of 1,025 for the same kernels.
+  // This card's membar lookups at one fence a block, one wave: 124-173 broadcasts of 192 for
+  // 512 to 1,056 fences over its SMs (reduction's single passes at 2^22 and 2^26 floats,
+  // b3edb45); the H100 SXM entry's card counted 503 of 512 and 608 of 1,025 for the same
+  // kernels.
   h200.fences_merge_per_sm = true;
   t.push_back(h200);
   // B200: 148 SMs, 126 MB L2 over two dies, 8 TB/s HBM3e (Blackwell datasheet).

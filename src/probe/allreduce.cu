@@ -6,7 +6,6 @@
 #include <cuda_bf16.h>
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -224,10 +223,6 @@ __global__ void wrong_kernel(const T* out, std::uint64_t count, std::uint32_t se
   if (mine) atomicAdd(wrong, mine);
 }
 
-int grid_for(std::uint64_t n) {
-  return static_cast<int>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 4096));
-}
-
 /// One rank: its GPU, stream, communicator, buffers (bytes, any type) and flags.
 struct Rank {
   int device = 0;
@@ -323,10 +318,10 @@ class Ladder {
       Rank& r = *ranks_[q];
       MEMHIER_CUDA(cudaSetDevice(r.device));
       if (type == ReduceType::fp32)
-        fill_kernel<<<grid_for(count), 256, 0, r.stream>>>(reinterpret_cast<float*>(r.in.data()),
-                                                           count, seed, q, n);
+        fill_kernel<<<outer::stride_blocks(count), outer::kStrideThreads, 0, r.stream>>>(
+            reinterpret_cast<float*>(r.in.data()), count, seed, q, n);
       else
-        fill_kernel<<<grid_for(count), 256, 0, r.stream>>>(
+        fill_kernel<<<outer::stride_blocks(count), outer::kStrideThreads, 0, r.stream>>>(
             reinterpret_cast<__nv_bfloat16*>(r.in.data()), count, seed, q, n);
       MEMHIER_CHECK_LAUNCH();
       MEMHIER_CUDA(cudaMemsetAsync(r.out.data(), 0xFF, count * elem_bytes(type), r.stream));
@@ -339,10 +334,10 @@ class Ladder {
     for (auto& r : ranks_) {
       MEMHIER_CUDA(cudaSetDevice(r->device));
       if (type == ReduceType::fp32)
-        wrong_kernel<<<grid_for(count), 256, 0, r->stream>>>(
+        wrong_kernel<<<outer::stride_blocks(count), outer::kStrideThreads, 0, r->stream>>>(
             reinterpret_cast<const float*>(r->out.data()), count, seed, n, r->wrong.data());
       else
-        wrong_kernel<<<grid_for(count), 256, 0, r->stream>>>(
+        wrong_kernel<<<outer::stride_blocks(count), outer::kStrideThreads, 0, r->stream>>>(
             reinterpret_cast<const __nv_bfloat16*>(r->out.data()), count, seed, n, r->wrong.data());
       MEMHIER_CHECK_LAUNCH();
     }
@@ -365,11 +360,8 @@ class Ladder {
   /// Seconds per all-reduce over a batch of `iterations` back to back, host clock, ended
   /// when every stream is done (nccl-tests' way; NCCL's and ours timed alike).
   double time_batch(AllReduceRung rung, ReduceType type, std::uint64_t count, int iterations) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < iterations; ++i) launch(rung, type, count);
-    sync_all();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-           iterations;
+    return outer::host_seconds_per_call(
+        iterations, [&] { launch(rung, type, count); }, [&] { sync_all(); });
   }
 
  private:
@@ -520,11 +512,7 @@ AllReduceResult measure_allreduce(Context& ctx) {
 
 AllReduceResult measure_allreduce_on(Context& ctx, int ranks) {
   if (!nccl_built()) throw Unavailable(allreduce_unavailable(ranks, false, true));
-  int n = 0;
-  MEMHIER_CUDA(cudaGetDeviceCount(&n));
-  if (ranks < 1 || ranks > n)
-    throw std::invalid_argument("allreduce: " + std::to_string(ranks) + " ranks asked, " +
-                                std::to_string(n) + " GPUs visible");
+  outer::require_ranks("allreduce", ranks);
   if (!every_pair_p2p(ranks)) throw Unavailable(allreduce_unavailable(ranks, true, false));
   return measure_on(ctx, ranks);
 }

@@ -2,7 +2,6 @@
 // toolkit's library, no transport of our own), one communicator per visible GPU in one
 // process, by size, with nccl-tests' bus bandwidth, every output checked exactly.
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -49,12 +48,6 @@ __global__ void mismatch_kernel(const float* p, std::uint64_t n, float a, float 
        k += std::uint64_t{gridDim.x} * blockDim.x)
     mine += p[k] != a + b * static_cast<float>((offset + k) % kPeriod);  // NaN poison differs
   if (mine) atomicAdd(wrong, mine);
-}
-
-constexpr int kBlock = 256;
-
-int grid_for(std::uint64_t n) {
-  return static_cast<int>(std::clamp<std::uint64_t>((n + kBlock - 1) / kBlock, 1, 4096));
 }
 
 /// One rank: its GPU, stream, communicator and buffers.
@@ -110,8 +103,8 @@ void prepare(Collective op, std::vector<std::unique_ptr<Rank>>& ranks, std::uint
   for (std::uint64_t q = 0; q < n; ++q) {
     Rank& r = *ranks[q];
     MEMHIER_CUDA(cudaSetDevice(r.device));
-    fill_kernel<<<grid_for(count), kBlock, 0, r.stream>>>(r.send.data(), count,
-                                                          static_cast<float>(q + 1), 0);
+    fill_kernel<<<outer::stride_blocks(count), outer::kStrideThreads, 0, r.stream>>>(
+        r.send.data(), count, static_cast<float>(q + 1), 0);
     MEMHIER_CHECK_LAUNCH();
     const std::uint64_t out = op == Collective::all_gather       ? count * n
                               : op == Collective::reduce_scatter ? count / n
@@ -132,7 +125,8 @@ std::uint64_t count_wrong(Collective op, std::vector<std::unique_ptr<Rank>>& ran
     MEMHIER_CUDA(cudaSetDevice(r.device));
     MEMHIER_CUDA(cudaMemsetAsync(r.wrong.data(), 0, sizeof(unsigned long long), r.stream));
     auto check = [&](const float* p, std::uint64_t len, float a, float b, std::uint64_t off) {
-      mismatch_kernel<<<grid_for(len), kBlock, 0, r.stream>>>(p, len, a, b, off, r.wrong.data());
+      mismatch_kernel<<<outer::stride_blocks(len), outer::kStrideThreads, 0, r.stream>>>(
+          p, len, a, b, off, r.wrong.data());
       MEMHIER_CHECK_LAUNCH();
     };
     switch (op) {
@@ -212,12 +206,9 @@ CollectivesResult run_nccl(Context& ctx, int n) {
       run.wrong = count_wrong(op, ranks, count);
       std::vector<double> us;
       for (int rep = 0; rep < reps; ++rep) {
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < run.iterations; ++i) launch(op, ranks, count);
-        sync_all(ranks);
-        const double s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        us.push_back(s * 1e6 / run.iterations);
+        us.push_back(
+            1e6 * outer::host_seconds_per_call(
+                      run.iterations, [&] { launch(op, ranks, count); }, [&] { sync_all(ranks); }));
       }
       // The timed runs rewrote the same outputs from the same inputs: check them again.
       run.wrong += count_wrong(op, ranks, count);
@@ -257,11 +248,7 @@ CollectivesResult measure_collectives(Context& ctx) {
 
 CollectivesResult measure_collectives_on(Context& ctx, int ranks) {
   if (!nccl_built()) throw Unavailable(collectives_unavailable(ranks, false));
-  int n = 0;
-  MEMHIER_CUDA(cudaGetDeviceCount(&n));
-  if (ranks < 1 || ranks > n)
-    throw std::invalid_argument("collectives: " + std::to_string(ranks) + " ranks asked, " +
-                                std::to_string(n) + " GPUs visible");
+  outer::require_ranks("collectives", ranks);
   return measure_on(ctx, ranks);
 }
 

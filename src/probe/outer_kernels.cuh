@@ -6,9 +6,13 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -44,6 +48,35 @@ struct PeerAccess {
     }
   }
 };
+
+/// Blocks of kStrideThreads threads for a grid-stride loop over `n` items (1 to 4096): the
+/// fill and check kernels around the collectives.
+inline constexpr int kStrideThreads = 256;
+inline int stride_blocks(std::uint64_t n) {
+  return static_cast<int>(
+      std::clamp<std::uint64_t>((n + kStrideThreads - 1) / kStrideThreads, 1, 4096));
+}
+
+/// Seconds per call over `iterations` calls enqueued back to back, by the host's clock until
+/// `finish` (every stream done) returns: nccl-tests' timing, used alike for NCCL and our own
+/// collective kernels.
+inline double host_seconds_per_call(int iterations, const std::function<void()>& call,
+                                    const std::function<void()>& finish) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) call();
+  finish();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+         iterations;
+}
+
+/// Throws std::invalid_argument unless 1 <= `ranks` <= the visible GPUs (`what`: the probe).
+inline void require_ranks(const char* what, int ranks) {
+  int n = 0;
+  MEMHIER_CUDA(cudaGetDeviceCount(&n));
+  if (ranks < 1 || ranks > n)
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(ranks) +
+                                " ranks asked, " + std::to_string(n) + " GPUs visible");
+}
 
 /// A CUDA event on the current device, destroyed with its owner.
 struct Event {
