@@ -184,22 +184,28 @@ TEST(GemmPreselect, AFirstLargeCallFitsFiftyMilliseconds) {
     EXPECT_LE(budget::first_call_gpu_ms(1.5, 10, contenders, 15.0, 12.0), 30.0) << contenders;
   // A slower run (4 ms: a slower card, or a kernel half as fast) stays under 50 too.
   EXPECT_LE(budget::first_call_gpu_ms(4.0, 10, 4, 15.0, 12.0), 50.0);
-  // SGEMM at 8192^3 on an H200 (23 ms a run, 20 candidates): one whole run, then every
-  // candidate on a slice of K within the budgets.
-  EXPECT_LE(budget::first_call_gpu_ms(23.0, 20, 3, 15.0, 12.0), 23.0 + 15.0 + 12.0);
+  // SGEMM at 8192^3 on an H200 (23 ms a run, 20 candidates): a run on the smallest slice
+  // (K = 1024, an eighth), then candidates on slices of K within the budgets, no whole run.
+  const double sgemm = budget::first_call_gpu_ms(23.0, 20, 3, 15.0, 12.0, 1024.0 / 8192);
+  EXPECT_LE(sgemm, 23.0 / 8 + 15.0 + 12.0 + 23.0 / 8);  // a look's last run may pass the budget
+  EXPECT_LE(sgemm, 50.0);
+  // A shape whose runs all fit the first look takes the smallest slice's run on top.
+  EXPECT_DOUBLE_EQ(budget::first_call_gpu_ms(1.5, 10, 2, 15.0, 12.0, 0.125),
+                   budget::first_call_gpu_ms(1.5, 10, 2, 15.0, 12.0) + 1.5 * 0.125);
 }
 
 // Where a whole run would not let every candidate run once in the first look, the looks time
-// a slice of K: the share that fits, K x share raised to K's remainder mod 64, at least 512.
+// a slice of K: the share that fits, K x share raised to K's remainder mod 64, at least 1024.
 TEST(GemmPreselect, LongShapesAreRankedOnASliceOfK) {
   EXPECT_DOUBLE_EQ(budget::look_share(1.5, 10, 15.0), 1.0);
   EXPECT_DOUBLE_EQ(budget::look_share(3.0, 10, 15.0), 0.5);
   EXPECT_DOUBLE_EQ(budget::look_share(0.0, 10, 15.0), 1.0);
   EXPECT_EQ(budget::slice_k(8192, 1.0), 8192);
   EXPECT_EQ(budget::slice_k(8192, 0.25), 2048);
-  EXPECT_EQ(budget::slice_k(8192, 0.01), 512);  // the floor
+  EXPECT_EQ(budget::slice_k(8192, 0.01), 1024);  // the floor
+  EXPECT_EQ(budget::slice_k(8192, 0.0), 1024);   // the smallest slice, the tuner's first run
   EXPECT_EQ(budget::slice_k(4093, 0.25), 1085);  // 4093 = 63 x 64 + 61: 1024 + 61
   EXPECT_EQ(budget::slice_k(4093, 0.25) % 64, 4093 % 64);
-  EXPECT_EQ(budget::slice_k(600, 0.1), 536);  // 512 + 24
-  EXPECT_EQ(budget::slice_k(300, 0.1), 300);
+  EXPECT_EQ(budget::slice_k(1500, 0.1), 1052);  // 1024 + 28
+  EXPECT_EQ(budget::slice_k(1000, 0.0), 1000);  // the floor is past K: the whole of it
 }

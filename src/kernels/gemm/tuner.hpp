@@ -35,8 +35,9 @@ inline constexpr int kWarmExtent = 256;
 /// time_candidates over `candidates` run on the caller's A and B (`p`: either GEMM's Params,
 /// float C) into a scratch C with alpha 1 and beta 0, each launched through
 /// `launcher_for(candidate).launch(params, stream)`; the warm-up is the top-left corner of at
-/// most kWarmExtent rows and columns (same k, leading dimensions and bases). A shape too long
-/// to time every candidate whole is ranked on a slice of its K (tuning::slice_k).
+/// most kWarmExtent rows and columns on the smallest slice of K (same leading dimensions and
+/// bases). A shape too long to time every candidate whole is ranked on a slice of its K
+/// (tuning::slice_k).
 template <class Params, class Variant, class LauncherFor>
 memhier::tuning::Timed time_on_scratch(const Params& p, const std::vector<Variant>& candidates,
                                        LauncherFor launcher_for, double first_budget_ms,
@@ -56,9 +57,10 @@ memhier::tuning::Timed time_on_scratch(const Params& p, const std::vector<Varian
           q.n = std::min(q.n, kWarmExtent);
         }
         l.launch(q, st);
+        return static_cast<double>(q.k) / static_cast<double>(p.k);
       };
     };
-    warm.push_back([f = make(true)](void* c, cudaStream_t st) { f(c, st, 1.0); });
+    warm.push_back([f = make(true)](void* c, cudaStream_t st) { f(c, st, 0.0); });
     full.push_back([f = make(false)](void* c, cudaStream_t st) { f(c, st, 1.0); });
     slice.push_back(make(false));
   }

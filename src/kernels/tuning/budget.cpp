@@ -34,7 +34,7 @@ double look_share(double run_ms, std::size_t candidates, double first_budget_ms)
 }
 
 int slice_k(int k, double share) {
-  constexpr int kGranule = 64, kFloor = 512;
+  constexpr int kGranule = 64, kFloor = 1024;
   if (!(share < 1) || k <= kFloor) return k;
   const int want = std::max(kFloor, static_cast<int>(std::ceil(static_cast<double>(k) * share)));
   const int r = k % kGranule;
@@ -43,13 +43,14 @@ int slice_k(int k, double share) {
 }
 
 double first_call_gpu_ms(double run_ms, std::size_t candidates, std::size_t contenders,
-                         double first_budget_ms, double second_budget_ms) {
+                         double first_budget_ms, double second_budget_ms, double floor_share) {
   const double share = look_share(run_ms, candidates, first_budget_ms);
-  const double whole = share < 1 ? run_ms : 0;  // the first candidate's whole run
+  // The first candidate's run on the smallest slice, where that is not the whole problem.
+  const double probe = floor_share < 1 ? run_ms * floor_share : 0;
   const double look = run_ms * share;
   const std::size_t timed = first_look_count(look, candidates, first_budget_ms);
   contenders = std::min(contenders, timed);
-  return whole + look * first_look_samples(look) * static_cast<double>(timed) +
+  return probe + look * first_look_samples(look) * static_cast<double>(timed) +
          look * static_cast<double>(contenders) * repetitions(look, contenders, second_budget_ms);
 }
 

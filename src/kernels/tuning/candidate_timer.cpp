@@ -41,9 +41,26 @@ Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch
     MEMHIER_CUDA(cudaEventElapsedTime(&ms, s.start, s.stop));
     return static_cast<double>(ms);
   };
+  const auto at_share = [&](std::size_t i, double share, double* ran) {
+    return timed([&](void* c, cudaStream_t st) { *ran = slice[i](c, st, share); });
+  };
   const auto run = [&](std::size_t i) {
     if (!(out.share < 1)) return timed(full[i]);
-    return timed([&](void* c, cudaStream_t st) { slice[i](c, st, out.share); });
+    double ran = 1;
+    return at_share(i, out.share, &ran);
+  };
+  // The first candidate's run on the smallest slice: how long a whole run would take (a slice
+  // runs in about its share of the time), so a long shape's first call never runs one whole.
+  const auto first_run = [&](std::size_t i) {
+    double ran = 1;
+    const double probe = at_share(i, 0.0, &ran);
+    if (!(ran < 1)) return probe;  // the smallest slice is the whole problem
+    const double share = look_share(probe / ran, full.size(), first_budget_ms);
+    if (!(share < 1)) return timed(full[i]);
+    out.share = share;
+    double again = 1;
+    const double ms = at_share(i, share, &again);
+    return again == ran ? std::min(ms, probe) : ms;
   };
   // Round 1: each candidate warmed up on a corner, then once at the full shape (a few times
   // where a run is short).
@@ -51,14 +68,7 @@ Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch
   for (std::size_t i = 0; i < full.size() && (out.timed < 2 || spent < first_budget_ms); ++i) {
     try {
       timed(warm[i]);
-      out.ms[i] = run(i);
-      if (out.timed == 0 && slice.size() == full.size()) {
-        const double share = look_share(out.ms[i], full.size(), first_budget_ms);
-        if (share < 1) {  // too long a run to time every candidate: slices from here on
-          out.share = share;
-          out.ms[i] = run(i);
-        }
-      }
+      out.ms[i] = out.timed == 0 && slice.size() == full.size() ? first_run(i) : run(i);
       // Short runs take the minimum of several samples (first_look_samples).
       const int more = first_look_samples(out.ms[i]) - 1;
       for (int r = 0; r < more; ++r) out.ms[i] = std::min(out.ms[i], run(i));

@@ -16,8 +16,9 @@ namespace memhier::tuning {
 
 /// One candidate's launch into `scratch` on a stream.
 using ScratchLaunch = std::function<void(void* scratch, cudaStream_t)>;
-/// The same on `share` (0..1) of the problem's work (a GEMM: a slice of its K).
-using SliceLaunch = std::function<void(void* scratch, cudaStream_t, double share)>;
+/// The same on `share` (0..1) of the problem's work (a GEMM: a slice of its K); returns the
+/// share it ran (a slice is rounded and has a floor: share 0 runs the smallest, 1 the whole).
+using SliceLaunch = std::function<double(void* scratch, cudaStream_t, double share)>;
 
 /// What a timing round found.
 struct Timed {
@@ -36,9 +37,10 @@ struct Timed {
 /// scratch is `scratch_bytes` of device memory allocated here. A candidate that throws
 /// std::invalid_argument (it cannot run this shape or device), or whose launch the device refuses
 /// without a sticky error, is skipped. Returns fastest -1 when no scratch memory could be had (not
-/// sticky: the caller falls back). With `slice` (one per candidate), a first whole run too long
-/// for every candidate to run once in the first budget sets a share (tuning::look_share): both
-/// looks, the first candidate's again, then time `slice[i]` at that share instead of `full[i]`.
+/// sticky: the caller falls back). With `slice` (one per candidate), the first candidate runs
+/// first on the smallest slice, which tells how long a whole run takes without running one;
+/// where whole runs would not let every candidate run once in the first budget, that sets a
+/// share (tuning::look_share) and both looks time `slice[i]` at it instead of `full[i]`.
 Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch>& warm,
                       const std::vector<ScratchLaunch>& full, double first_budget_ms,
                       double second_budget_ms, cudaStream_t stream,
