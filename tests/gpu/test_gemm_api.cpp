@@ -229,6 +229,43 @@ TEST(GemmApi, SplitKDeclinesAShapeThatFillsTheCard) {
   for (Variant v : kSplitK) EXPECT_THROW(p.run(v), std::invalid_argument) << gemm::to_string(v);
 }
 
+// staged copies the operands double_buffered cannot read with 16-byte loads into padded rows
+// and runs double_buffered on them: right where A alone, B alone or both need the copy (odd
+// leading dimensions, a misaligned base), with C read (beta != 0) and not (beta == 0); it
+// declines in one sentence where neither does.
+TEST(GemmApi, StagedCopiesWhatNeedsItAndDeclinesOtherwise) {
+  MEMHIER_REQUIRE_GPU(dev);
+  struct Case {
+    int m, n, k, pad, offset;
+    float beta;
+  };
+  const std::vector<Case> cases{
+      {300, 260, 133, 0, 0, 0.f},     // A's rows of 133 floats: A copied, B read in place
+      {300, 261, 136, 0, 0, 0.5f},    // B's rows of 261 floats: B copied
+      {301, 257, 131, 0, 0, -1.f},    // both
+      {300, 260, 136, 3, 0, 0.f},     // padded to odd leading dimensions: both
+      {300, 260, 136, 0, 1, 2.f},     // bases off 16 bytes: both
+      {129, 1031, 1031, 4, 1, 0.f}};  // several k-tiles, a partial last one
+  std::uint32_t seed = 404;
+  for (const Case& c : cases) {
+    Problem p(c.m, c.n, c.k, c.pad, c.offset, 1.5f, c.beta, seed++);
+    p.run(Variant::staged);
+    const double e = p.error();
+    EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
+        << c.m << "x" << c.n << "x" << c.k << " pad " << c.pad << " offset " << c.offset << ": "
+        << e;
+  }
+  Problem aligned(300, 260, 136, 4, 0, 1.f, 0.f, seed++);
+  try {
+    aligned.run(Variant::staged);
+    ADD_FAILURE() << "staged ran operands that need no copy";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("double_buffered reads them in place"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(GemmApi, AlphaZeroAndBetaZeroFollowBlas) {
   MEMHIER_REQUIRE_GPU(dev);
   for (Variant v : {Variant::naive, Variant::double_buffered, Variant::best}) {

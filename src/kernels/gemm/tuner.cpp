@@ -37,6 +37,9 @@ struct SgemmTraits {
     return t;
   }
   /// Before (or without) tuning: 128 x 128 tiles fill the SMs only from 2^34 flops (2048^3).
+  /// A pick for speed, timed first: at 8192^3 on the H200 the first look times five of the
+  /// candidates on a slice of K, and double_buffered (0.94 x cuBLAS there) was not among them.
+  static constexpr bool kUntunedIsAPick = true;
   static Variant untuned(const Params& p) {
     return 2.0 * p.m * static_cast<double>(p.n) * p.k >= 17179869184.0 ? Variant::double_buffered
                                                                        : Variant::cfg_64x64x16_4x4;

@@ -4,7 +4,8 @@
 // and those are timed on the caller's A and B into a scratch C. A family supplies a Traits
 // type (gemm/tuner.cpp and gemm_bf16/tuner.cpp):
 //   kFamily, Params, Variant, candidates(), launcher_for(v), name(v), parse(name, &v),
-//   tile(launcher) (TileFacts without blocks_per_sm), untuned(p) (what runs without tuning).
+//   tile(launcher) (TileFacts without blocks_per_sm), untuned(p) (what runs without tuning),
+//   kUntunedIsAPick (untuned(p) is the ladder's pick for speed, timed first; else a fallback).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -101,6 +102,15 @@ struct GemmTuning {
     for (std::size_t i = 0; i < f.tiles.size(); ++i)
       if (f.tiles[i].blocks_per_sm > 0 && std::find(out.begin(), out.end(), i) == out.end())
         out.push_back(i);
+    // Where what runs untuned is the ladder's own pick for the shape, it is timed first: a
+    // first look that times few candidates (a long shape) still weighs it against the rest.
+    if (Traits::kUntunedIsAPick) {
+      const std::vector<Choice>& all = candidates();
+      const auto pick = std::find(all.begin(), all.end(), untuned(p));
+      const auto at = std::find(out.begin(), out.end(),
+                                static_cast<std::size_t>(pick - all.begin()));
+      if (pick != all.end() && at != out.end()) std::rotate(out.begin(), at, at + 1);
+    }
     return out;
   }
   static memhier::tuning::Timed time(const Problem& p, const std::vector<Choice>& order,

@@ -7,7 +7,7 @@
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/per_stream.hpp"
-#include "repitch.hpp"
+#include "kernels/gemm/repitch.hpp"
 #include "variants.hpp"
 
 namespace memhier::gemm_bf16::detail {
@@ -82,10 +82,10 @@ void launch_wgmma_staged(const Params& p, cudaStream_t s) {
         "ws_c1_s4_128x256 runs them in place");
   Staging& st = staging_for(copy_a ? static_cast<std::size_t>(p.m) * lda_st : 0,
                             copy_b ? static_cast<std::size_t>(p.k) * ldb_st : 0, s);
-  Repitch ra, rb;
+  gemm::detail::Repitch ra, rb;  // a bf16 is one unit of the copy
   if (copy_a) ra = {p.A, st.a.data(), p.m, p.k, p.lda, lda_st};
   if (copy_b) rb = {p.B, st.b.data(), p.k, p.n, p.ldb, ldb_st};
-  launch_repitch(ra, rb, s);
+  gemm::detail::launch_repitch(ra, rb, s);
   hopper::ws_c1_s4_128x256(p.m, p.n, p.k, p.alpha, copy_a ? st.a.data() : p.A,
                            copy_a ? lda_st : p.lda, copy_b ? st.b.data() : p.B,
                            copy_b ? ldb_st : p.ldb, p.beta, p.C, p.ldc, s);

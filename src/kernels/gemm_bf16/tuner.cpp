@@ -33,6 +33,8 @@ struct Bf16Traits {
     t.split_k = l.split_k;
     return t;
   }
+  /// untuned() is the fallback that runs on every device, not a pick for speed.
+  static constexpr bool kUntunedIsAPick = false;
   /// What runs untuned (tiny shapes, stream capture, no scratch memory): the first
   /// candidate, which runs on every device the ladder supports.
   static Variant untuned(const Params&) { return best_candidates().front(); }

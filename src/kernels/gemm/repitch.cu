@@ -1,20 +1,18 @@
-// The staging copy of wgmma_staged: operands whose rows TMA cannot describe or reads slowly
-// copied into padded rows. One launch
-// for both operands; a warp copies 256 consecutive elements of a row: its lanes read them as
-// 2-byte loads 64 bytes apart (one wavefront each, any alignment), exchange them through
-// shared memory and write 16-byte chunks. cudaMemcpy2DAsync did the same at about half the
-// copy ceiling on the H100.
+// The staging copy (repitch.hpp). One launch for both operands; a warp copies 256 consecutive
+// 2-byte units of a row: its lanes read them as 2-byte loads 64 bytes apart (one wavefront
+// each, any alignment), exchange them through shared memory and write 16-byte chunks.
+// cudaMemcpy2DAsync did the same at about half the copy ceiling on the H100.
 #include <algorithm>
 
 #include "common.cuh"
 #include "repitch.hpp"
 
-namespace memhier::gemm_bf16::detail {
+namespace memhier::gemm::detail {
 namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kSpan = 256;  // elements a warp copies at a time: 8 per lane
+constexpr int kSpan = 256;  // units a warp copies at a time: 8 per lane
 
 /// Copies of `n` segments of `r` (rows x ceil(cols / kSpan) of them), warp-strided from
 /// segment `first` with `step`.
@@ -35,9 +33,10 @@ __device__ void copy_segments(const Repitch& r, long long first, long long step,
       sh[c] = c < avail ? __ldg(in + c) : static_cast<unsigned short>(0);
     }
     __syncwarp();
-    // Chunks past the row's last element are not written: TMA zero-fills past the width.
+    // Chunks past the row's last unit are not written: the kernels read no further.
     if (8 * lane < avail)
-      *reinterpret_cast<uint4*>(r.dst + rm_offset(row, c0 + 8 * lane, r.ld8)) =
+      *reinterpret_cast<uint4*>(static_cast<unsigned short*>(r.dst) +
+                              rm_offset(row, c0 + 8 * lane, r.ld8)) =
           reinterpret_cast<const uint4*>(sh)[lane];
     __syncwarp();
   }
@@ -70,4 +69,4 @@ void launch_repitch(const Repitch& a, const Repitch& b, cudaStream_t stream) {
                 b);
 }
 
-}  // namespace memhier::gemm_bf16::detail
+}  // namespace memhier::gemm::detail
