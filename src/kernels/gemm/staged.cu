@@ -32,15 +32,23 @@ Staging& staging_for(std::size_t a_floats, std::size_t b_floats, cudaStream_t s)
   });
 }
 
-void launch(const Params& p, cudaStream_t s) {
-  const bool copy_a = !p.vec_a, copy_b = !p.vec_b;
-  if (!copy_a && !copy_b)
+Staging& staging(const Params& p, cudaStream_t s) {
+  if (p.vec_a && p.vec_b)
     throw std::invalid_argument(
         "A and B already have 16-byte rows and bases (leading dimensions multiples of 4 "
         "floats): double_buffered reads them in place");
+  return staging_for(p.vec_a ? 0 : static_cast<std::size_t>(p.m) * padded(p.k),
+                     p.vec_b ? 0 : static_cast<std::size_t>(p.k) * padded(p.n), s);
+}
+
+void prepare(const Params& p, cudaStream_t s) {
+  staging(p, s);
+}
+
+void launch(const Params& p, cudaStream_t s) {
+  Staging& st = staging(p, s);
+  const bool copy_a = !p.vec_a, copy_b = !p.vec_b;
   const int lda = padded(p.k), ldb = padded(p.n);
-  Staging& st = staging_for(copy_a ? static_cast<std::size_t>(p.m) * lda : 0,
-                            copy_b ? static_cast<std::size_t>(p.k) * ldb : 0, s);
   Repitch ra, rb;  // a float is two units of the copy
   if (copy_a) ra = {p.A, st.a.data(), p.m, 2 * p.k, 2 * p.lda, 2 * lda};
   if (copy_b) rb = {p.B, st.b.data(), p.k, 2 * p.n, 2 * p.ldb, 2 * ldb};
@@ -64,6 +72,7 @@ void launch(const Params& p, cudaStream_t s) {
 Launcher staged_launcher() {
   Launcher l = double_buffered_launcher();
   l.launch = launch;
+  l.prepare = prepare;
   return l;
 }
 

@@ -37,7 +37,7 @@ inline constexpr int kWarmExtent = 256;
 /// float C) into a scratch C with alpha 1 and beta 0, each launched through
 /// `launcher_for(candidate).launch(params, stream)`; the warm-up is the top-left corner of at
 /// most kWarmExtent rows and columns on the smallest slice of K (same leading dimensions and
-/// bases). A shape too long to time every candidate whole is ranked on a slice of its K
+/// bases), after the launcher's prepare() for the whole problem. A shape too long to time every candidate whole is ranked on a slice of its K
 /// (tuning::slice_k).
 template <class Params, class Variant, class LauncherFor>
 memhier::tuning::Timed time_on_scratch(const Params& p, const std::vector<Variant>& candidates,
@@ -61,7 +61,14 @@ memhier::tuning::Timed time_on_scratch(const Params& p, const std::vector<Varian
         return static_cast<double>(q.k) / static_cast<double>(p.k);
       };
     };
-    warm.push_back([f = make(true)](void* c, cudaStream_t st) { f(c, st, 0.0); });
+    // The warm-up also makes what the whole problem's launches need (staging memory), so that
+    // no timed run allocates: at 4099x4097x4093 the staged candidate's first timed run took
+    // three times its kernels' time.
+    warm.push_back([&p, prepare = launcher_for(v).prepare, f = make(true)](void* c,
+                                                                           cudaStream_t st) {
+      if (prepare) prepare(p, st);
+      f(c, st, 0.0);
+    });
     full.push_back([f = make(false)](void* c, cudaStream_t st) { f(c, st, 1.0); });
     slice.push_back(make(false));
   }

@@ -47,6 +47,9 @@ struct Launcher {
   int dynamic_smem = 0;
   TileShape block_tile = {};
   bool split_k = false;  ///< splits K where its tiles leave the card half idle, else declines
+  /// What a launch at these extents needs made first (staging memory), or null: the tuner
+  /// calls it before timing so that no timed run includes an allocation.
+  void (*prepare)(const Params&, cudaStream_t) = nullptr;
 };
 
 // The rungs (gemm_rungs.inc): one launcher per rung, in the rung's .cu.

@@ -69,6 +69,14 @@ bool tma_fast(const __nv_bfloat16* base, int ld) {
   return ld % kStagedRow == 0 && reinterpret_cast<std::uintptr_t>(base) % 128 == 0;
 }
 
+/// The staging memory launch_wgmma_staged needs for `p`, made ahead (Launcher::prepare).
+void prepare_wgmma_staged(const Params& p, cudaStream_t s) {
+  const bool copy_a = !tma_fast(p.A, p.lda), copy_b = !tma_fast(p.B, p.ldb);
+  if (copy_a || copy_b)  // else the launch declines
+    staging_for(copy_a ? static_cast<std::size_t>(p.m) * round_row(p.k) : 0,
+                copy_b ? static_cast<std::size_t>(p.k) * round_row(p.n) : 0, s);
+}
+
 void launch_wgmma_staged(const Params& p, cudaStream_t s) {
   // Everything but the operands' layout must already suit the kernel (shape, card, C).
   const int lda_st = round_row(p.k), ldb_st = round_row(p.n);
@@ -131,9 +139,11 @@ Launcher wgmma_tma_launcher() {
 #undef MEMHIER_HOPPER_LAUNCHER
 
 Launcher wgmma_staged_launcher() {
-  return from(
+  Launcher l = from(
       launch_wgmma_staged, [] { return hopper::ws_c1_s4_128x256_info().symbol; },
       hopper::ws_c1_s4_128x256_info(), kWideTile);
+  l.prepare = prepare_wgmma_staged;
+  return l;
 }
 
 }  // namespace memhier::gemm_bf16::detail
