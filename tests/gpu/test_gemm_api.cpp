@@ -260,8 +260,7 @@ TEST(GemmApi, StagedCopiesWhatNeedsItAndDeclinesOtherwise) {
     aligned.run(Variant::staged);
     ADD_FAILURE() << "staged ran operands that need no copy";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("double_buffered reads them in place"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("double_buffered reads them in place"), std::string::npos)
         << e.what();
   }
 }

@@ -25,8 +25,7 @@ int first_look_samples(double run_ms);
 /// `floor_share` < 1 of the problem (a GEMM: slice_k's floor over K), the first candidate's run
 /// on it comes first. The warm-ups, on a corner of that slice, are negligible.
 double first_call_gpu_ms(double run_ms, std::size_t candidates, std::size_t contenders,
-                         double first_budget_ms, double second_budget_ms,
-                         double floor_share = 1);
+                         double first_budget_ms, double second_budget_ms, double floor_share = 1);
 
 /// How many candidates the first look times: in order, while fewer than two ran or their sum
 /// is under `first_budget_ms`, at most `candidates` (the count time_candidates stops at).

@@ -36,7 +36,7 @@ __device__ void copy_segments(const Repitch& r, long long first, long long step,
     // Chunks past the row's last unit are not written: the kernels read no further.
     if (8 * lane < avail)
       *reinterpret_cast<uint4*>(static_cast<unsigned short*>(r.dst) +
-                              rm_offset(row, c0 + 8 * lane, r.ld8)) =
+                                rm_offset(row, c0 + 8 * lane, r.ld8)) =
           reinterpret_cast<const uint4*>(sh)[lane];
     __syncwarp();
   }

@@ -37,8 +37,8 @@ inline constexpr int kWarmExtent = 256;
 /// float C) into a scratch C with alpha 1 and beta 0, each launched through
 /// `launcher_for(candidate).launch(params, stream)`; the warm-up is the top-left corner of at
 /// most kWarmExtent rows and columns on the smallest slice of K (same leading dimensions and
-/// bases), after the launcher's prepare() for the whole problem. A shape too long to time every candidate whole is ranked on a slice of its K
-/// (tuning::slice_k).
+/// bases), after the launcher's prepare() for the whole problem. A shape too long to time every
+/// candidate whole is ranked on a slice of its K (tuning::slice_k).
 template <class Params, class Variant, class LauncherFor>
 memhier::tuning::Timed time_on_scratch(const Params& p, const std::vector<Variant>& candidates,
                                        LauncherFor launcher_for, double first_budget_ms,
@@ -51,7 +51,7 @@ memhier::tuning::Timed time_on_scratch(const Params& p, const std::vector<Varian
         Params q = p;
         q.C = static_cast<float*>(scratch);
         q.alpha = 1.f;
-        q.beta = 0.f;  // the scratch is never read
+        q.beta = 0.f;                                // the scratch is never read
         q.k = memhier::tuning::slice_k(p.k, share);  // the first k of A's rows and B's
         if (corner) {
           q.m = std::min(q.m, kWarmExtent);
@@ -64,11 +64,11 @@ memhier::tuning::Timed time_on_scratch(const Params& p, const std::vector<Varian
     // The warm-up also makes what the whole problem's launches need (staging memory), so that
     // no timed run allocates: at 4099x4097x4093 the staged candidate's first timed run took
     // three times its kernels' time.
-    warm.push_back([&p, prepare = launcher_for(v).prepare, f = make(true)](void* c,
-                                                                           cudaStream_t st) {
-      if (prepare) prepare(p, st);
-      f(c, st, 0.0);
-    });
+    warm.push_back(
+        [&p, prepare = launcher_for(v).prepare, f = make(true)](void* c, cudaStream_t st) {
+          if (prepare) prepare(p, st);
+          f(c, st, 0.0);
+        });
     full.push_back([f = make(false)](void* c, cudaStream_t st) { f(c, st, 1.0); });
     slice.push_back(make(false));
   }
@@ -114,8 +114,8 @@ struct GemmTuning {
     if (Traits::kUntunedIsAPick) {
       const std::vector<Choice>& all = candidates();
       const auto pick = std::find(all.begin(), all.end(), untuned(p));
-      const auto at = std::find(out.begin(), out.end(),
-                                static_cast<std::size_t>(pick - all.begin()));
+      const auto at =
+          std::find(out.begin(), out.end(), static_cast<std::size_t>(pick - all.begin()));
       if (pick != all.end() && at != out.end()) std::rotate(out.begin(), at, at + 1);
     }
     return out;

@@ -4,10 +4,10 @@
 #include <stdexcept>
 
 #include "hopper_launch.hpp"
+#include "kernels/gemm/repitch.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/per_stream.hpp"
-#include "kernels/gemm/repitch.hpp"
 #include "variants.hpp"
 
 namespace memhier::gemm_bf16::detail {

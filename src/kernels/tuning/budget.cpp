@@ -1,8 +1,8 @@
 // The tuner's GPU-time budget (see memhier/kernels/tuning_budget.hpp).
-#include "memhier/kernels/tuning_budget.hpp"
-
 #include <algorithm>
 #include <cmath>
+
+#include "memhier/kernels/tuning_budget.hpp"
 
 namespace memhier::tuning {
 
