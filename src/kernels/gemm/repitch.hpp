@@ -5,6 +5,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
+#include "memhier/core/per_stream.hpp"
+
 namespace memhier::gemm::detail {
 
 /// One operand to re-pitch: rows x cols units of `src` (leading dimension ld units, any
@@ -19,5 +23,25 @@ struct Repitch {
 /// Both copies in one launch on `stream`; units of a staging row past `cols` are left
 /// unwritten except inside the last 16-byte chunk (zeros there).
 void launch_repitch(const Repitch& a, const Repitch& b, cudaStream_t stream);
+
+/// A staged candidate's copies of A and B, kept per (device, stream) so that a tuned launch
+/// allocates nothing.
+template <typename T>
+struct Staging {
+  core::Scratch<T> a, b;
+};
+
+/// The current device's staging on `stream`, grown to at least `a_elems` and `b_elems`
+/// elements; `what` names the candidate in the sentence a capture that would grow it gets.
+template <typename T>
+Staging<T>& staging_for(std::size_t a_elems, std::size_t b_elems, cudaStream_t stream,
+                        const char* what) {
+  static core::PerStream<Staging<T>> all;
+  return all.with(stream, [&](Staging<T>& st) -> Staging<T>& {
+    st.a.reserve(a_elems, stream, what);
+    st.b.reserve(b_elems, stream, what);
+    return st;
+  });
+}
 
 }  // namespace memhier::gemm::detail

@@ -6,7 +6,6 @@
 // readable is read in place, and the candidate declines when neither needs the copy.
 #include <stdexcept>
 
-#include "memhier/core/per_stream.hpp"
 #include "repitch.hpp"
 #include "variants.hpp"
 
@@ -19,26 +18,13 @@ int padded(int x) {
   return (x + kRow - 1) / kRow * kRow;
 }
 
-struct Staging {
-  core::Scratch<float> a, b;
-};
-
-Staging& staging_for(std::size_t a_floats, std::size_t b_floats, cudaStream_t s) {
-  static core::PerStream<Staging> all;
-  return all.with(s, [&](Staging& st) -> Staging& {
-    st.a.reserve(a_floats, s, "staged");
-    st.b.reserve(b_floats, s, "staged");
-    return st;
-  });
-}
-
-Staging& staging(const Params& p, cudaStream_t s) {
+Staging<float>& staging(const Params& p, cudaStream_t s) {
   if (p.vec_a && p.vec_b)
     throw std::invalid_argument(
         "A and B already have 16-byte rows and bases (leading dimensions multiples of 4 "
         "floats): double_buffered reads them in place");
-  return staging_for(p.vec_a ? 0 : static_cast<std::size_t>(p.m) * padded(p.k),
-                     p.vec_b ? 0 : static_cast<std::size_t>(p.k) * padded(p.n), s);
+  return staging_for<float>(p.vec_a ? 0 : static_cast<std::size_t>(p.m) * padded(p.k),
+                            p.vec_b ? 0 : static_cast<std::size_t>(p.k) * padded(p.n), s, "staged");
 }
 
 void prepare(const Params& p, cudaStream_t s) {
@@ -46,7 +32,7 @@ void prepare(const Params& p, cudaStream_t s) {
 }
 
 void launch(const Params& p, cudaStream_t s) {
-  Staging& st = staging(p, s);
+  Staging<float>& st = staging(p, s);
   const bool copy_a = !p.vec_a, copy_b = !p.vec_b;
   const int lda = padded(p.k), ldb = padded(p.n);
   Repitch ra, rb;  // a float is two units of the copy

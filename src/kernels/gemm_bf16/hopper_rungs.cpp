@@ -45,17 +45,10 @@ void launch_wgmma_tma(const Params& p, cudaStream_t s) {
 // re-pitched into staging copies per (device, stream) with rows padded to 64 elements (128
 // bytes): the copies are timed with the GEMM (TMA zero-fills past k and n). An operand already
 // in that form is read in place.
-struct Staging {
-  core::Scratch<__nv_bfloat16> a, b;
-};
+using Staging = gemm::detail::Staging<__nv_bfloat16>;
 
 Staging& staging_for(std::size_t a_elems, std::size_t b_elems, cudaStream_t s) {
-  static core::PerStream<Staging> all;
-  return all.with(s, [&](Staging& st) -> Staging& {
-    st.a.reserve(a_elems, s, "wgmma_staged");
-    st.b.reserve(b_elems, s, "wgmma_staged");
-    return st;
-  });
+  return gemm::detail::staging_for<__nv_bfloat16>(a_elems, b_elems, s, "wgmma_staged");
 }
 
 constexpr int kStagedRow = 64;  // elements: 128 bytes, one 128-byte swizzle row
