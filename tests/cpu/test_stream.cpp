@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -144,7 +145,7 @@ TEST(Stream, ColdReplayReadsAndWritesEachByteOnce) {
 // share sectors, so L1 serves five of every six sector lookups after the first.
 TEST(Stream, ParticlesAosHitsInL1) {
   const auto it = accesses_only("elementwise", "particles_aos", "particles:65537",
-                                               *memhier::model::find_card("h100"));
+                                *memhier::model::find_card("h100"));
   ASSERT_TRUE(it.runs);
   EXPECT_GT(it.result.traffic.l1_hit_rate(), 60.0);
   EXPECT_EQ(it.result.traffic.dram_read_bytes(), std::ceil(65537.0 * 24 / 32) * 32);
@@ -363,6 +364,9 @@ std::string fixture_path(const char* card) {
 // (`memhier_predict_tests --gtest_filter=TrafficComparison.*`), must not fall below the
 // card's floor.
 TEST(TrafficComparison, RecordedCountersPerCard) {
+  // MEMHIER_TRAFFIC_ALL=1 prints every item's simulated and measured figures, not only misses.
+  const char* all_env = std::getenv("MEMHIER_TRAFFIC_ALL");
+  const bool print_all = all_env && *all_env && std::string(all_env) != "0";
   for (const RecordedCard& rc : kRecorded) {
     std::ifstream in(fixture_path(rc.card));
     ASSERT_TRUE(in) << "no recorded traffic counters at " << fixture_path(rc.card);
@@ -402,6 +406,14 @@ TEST(TrafficComparison, RecordedCountersPerCard) {
       auto& f = per_family[p.target];
       ++f.second;
       ++total;
+      if (print_all) {
+        std::string all;
+        for (const auto& c : *checks)
+          all += " " + c.field + " " + std::to_string(c.simulated) + " vs " +
+                 std::to_string(c.measured);
+        std::printf("  item %s %s %s:%s\n", p.target.c_str(), p.name.c_str(), p.shape.c_str(),
+                    all.c_str());
+      }
       if (missed.empty()) {
         ++f.first;
         ++within;
@@ -444,8 +456,7 @@ TEST(Stream, ReductionCountsByHand) {
     EXPECT_EQ(sink.st_instr, classic ? n / per_block : grid + 2) << v;
     EXPECT_EQ(sink.atomics, classic ? 0 : grid) << v;
     EXPECT_EQ(sink.fences, classic ? 0 : name == "single_pass" ? grid + 1 : grid) << v;
-    const auto it =
-        accesses_only("reduction", v, "4194304", *memhier::model::find_card("h100"));
+    const auto it = accesses_only("reduction", v, "4194304", *memhier::model::find_card("h100"));
     // The single passes also read the counter's sector, and a partials sector the replay's
     // order reads before all its blocks wrote it (4 bytes a block at most).
     EXPECT_GE(it.result.traffic.dram_read_bytes(), classic ? 4 * n : 4 * n + 32) << v;
@@ -469,7 +480,7 @@ TEST(Stream, ReductionCountsByHand) {
 TEST(Stream, L2PromotionHitsTheNeighbourLine) {
   const double n = 4194304;
   const auto it = accesses_only("reduction", "best_b256_v4x8_l2pf", "4194304",
-                                               *memhier::model::find_card("h100"));
+                                *memhier::model::find_card("h100"));
   const auto& t = it.result.traffic;
   EXPECT_GE(t.dram_read_bytes(), 4 * n + 32);  // and the ticket counter's sector (above)
   EXPECT_LE(t.dram_read_bytes(), 4 * n + 32 + 4 * 512);
@@ -477,8 +488,8 @@ TEST(Stream, L2PromotionHitsTheNeighbourLine) {
   EXPECT_NEAR(100.0 * static_cast<double>(t.l2_ld_hits + t.l2_fabric_hits) /
                   static_cast<double>(t.l2_ld_sectors + t.l2_fabric_sectors),
               100.0 / 3, 0.5);
-  const auto plain = accesses_only("reduction", "best_b512_v4x4", "4194304",
-                                                  *memhier::model::find_card("h100"));
+  const auto plain =
+      accesses_only("reduction", "best_b512_v4x4", "4194304", *memhier::model::find_card("h100"));
   // Without the hint no input load hits at the SMs' partition: only the last block's reads
   // of the 512 partials (64 sectors) may.
   EXPECT_LE(plain.result.traffic.l2_ld_hits, 64);
@@ -490,8 +501,7 @@ TEST(Stream, L2PromotionHitsTheNeighbourLine) {
 TEST(Stream, TransposePrefetchLooksUpTheTileAhead) {
   const auto& h100 = *memhier::model::find_card("h100");
   const auto plain = accesses_only("transpose", "best_64x64", "1024x1024", h100);
-  const auto pf =
-      accesses_only("transpose", "best_64x64_prefetch", "1024x1024", h100);
+  const auto pf = accesses_only("transpose", "best_64x64_prefetch", "1024x1024", h100);
   EXPECT_EQ(pf.result.traffic.l2_ld_sectors - plain.result.traffic.l2_ld_sectors, 190 * 64 * 8);
   EXPECT_EQ(pf.result.traffic.dram_read_bytes(), 4.0 * 1024 * 1024);
   EXPECT_EQ(pf.result.instructions, plain.result.instructions);
@@ -512,8 +522,7 @@ TEST(Stream, StencilCountsByHand) {
     EXPECT_EQ(sink.ld_instr, filter ? 2 * 1152 : 1152) << v;
     EXPECT_EQ(sink.st_instr, 128) << v;
     EXPECT_EQ(sink.st_sectors, 128 * 4) << v;
-    const auto it =
-        accesses_only("stencil", v, "64x64:3", *memhier::model::find_card("h100"));
+    const auto it = accesses_only("stencil", v, "64x64:3", *memhier::model::find_card("h100"));
     const auto& t = it.result.traffic;
     EXPECT_EQ(t.dram_read_bytes(), 64.0 * 64 * 4 + (filter ? 64 : 0)) << v;
     EXPECT_EQ(t.dram_write_bytes() + static_cast<double>(t.l2_dirty_end_sectors) * 32,
@@ -537,8 +546,7 @@ TEST(Stream, SoftmaxCountsByHand) {
     EXPECT_EQ(sink.ld_sectors, (online ? 2 : 1) * 1024 * 128) << v;
     EXPECT_EQ(sink.st_instr, 1024 * 8) << v;
     EXPECT_EQ(sink.st_sectors, 1024 * 128) << v;
-    const auto it =
-        accesses_only("softmax", v, "1024x1024", *memhier::model::find_card("h100"));
+    const auto it = accesses_only("softmax", v, "1024x1024", *memhier::model::find_card("h100"));
     const auto& t = it.result.traffic;
     EXPECT_EQ(t.dram_read_bytes(), 4.0 * 1024 * 1024) << v;
     EXPECT_EQ(t.l1_ld_hits, online ? 1024 * 128 : 0) << v;

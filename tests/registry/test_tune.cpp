@@ -4,12 +4,14 @@
 // the kernel library; needs no GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../../src/kernels/gemm/tuner.hpp"
 #include "../../src/kernels/gemm_bf16/variants.hpp"
 #include "memhier/bench/kernel_bench.hpp"
 #include "memhier/bench/sweep_section.hpp"
@@ -153,6 +155,52 @@ TEST(Tune, EveryBf16CandidateNamesItsTile) {
   }
   EXPECT_EQ(gemm_bf16::detail::launcher_for(gemm_bf16::Variant::ws_c4_s4_128x256).cluster_m, 4);
   EXPECT_EQ(gemm_bf16::detail::launcher_for(gemm_bf16::Variant::ws_c1_s8_128x64).tile_n, 64);
+}
+
+// A GEMM family of four candidates for the tuner's order: what runs untuned (`pick`, listed
+// first) and two more of its 128x128 tile, and a 64x64 one.
+enum class Fake { pick, tile_a, tile_b, small };
+struct FakeParams {
+  int m = 0, n = 0, k = 0;
+};
+
+template <bool UntunedIsAPick>
+struct FakeGemm {
+  static constexpr const char* kFamily = "fake";
+  static constexpr bool kUntunedIsAPick = UntunedIsAPick;
+  using Params = FakeParams;
+  using Variant = Fake;
+  static const std::vector<Fake>& candidates() {
+    static const std::vector<Fake> all{Fake::pick, Fake::tile_a, Fake::tile_b, Fake::small};
+    return all;
+  }
+  static Fake untuned(const FakeParams&) { return Fake::pick; }
+};
+
+template <bool Pick>
+std::vector<std::size_t> fake_order(int m, int n) {
+  typename gemm::detail::GemmTuning<FakeGemm<Pick>>::Facts f;
+  f.sms = 132;
+  for (int i = 0; i < 3; ++i) f.tiles.push_back({128, 128, 1, 1, false});
+  f.tiles.push_back({64, 64, 4, 1, false});
+  return gemm::detail::GemmTuning<FakeGemm<Pick>>::order(FakeParams{m, n, 8192}, f);
+}
+
+// Where what runs untuned is the family's pick for speed (SGEMM's double_buffered at large
+// shapes), it is timed first, the others keeping the model's order: a first look that times a
+// few candidates of a long shape still weighs it. A fallback (bf16's) keeps its place.
+TEST(Tune, AnUntunedPickIsTimedFirstAndAFallbackKeepsItsPlace) {
+  for (const auto& [m, n] : std::vector<std::pair<int, int>>{{8192, 8192}, {4099, 4097}}) {
+    const std::vector<std::size_t> model = fake_order<false>(m, n);
+    const std::vector<std::size_t> picked = fake_order<true>(m, n);
+    ASSERT_EQ(model.size(), 4u);
+    EXPECT_NE(model.front(), 0u) << "the model alone puts the later 128x128 candidates first";
+    std::vector<std::size_t> expected = model;
+    const auto at = std::find(expected.begin(), expected.end(), 0u);
+    ASSERT_NE(at, expected.end());
+    std::rotate(expected.begin(), at, at + 1);
+    EXPECT_EQ(picked, expected);
+  }
 }
 
 }  // namespace
