@@ -83,8 +83,7 @@ std::vector<Card> build() {
   h200.l2_slices = 96;  // ncu's device__attribute_l2s_count on the lent H200 (the H100: 80)
   // This card's membar lookups at one fence a block, one wave: 124-173 broadcasts of 192 for
   // 512 to 1,056 fences over its SMs (reduction's single passes at 2^22 and 2^26 floats,
-  // b3edb45); the H100 SXM entry's card counted 503 of 512 and 608 of 1,025 for the same
-  // kernels.
+  // b3edb45), far fewer than the fences (what the H100 SXM counted is in memsys.cpp's head).
   h200.fences_merge_per_sm = true;
   t.push_back(h200);
   // B200: 148 SMs, 126 MB L2 over two dies, 8 TB/s HBM3e (Blackwell datasheet).
