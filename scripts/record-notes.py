@@ -16,6 +16,9 @@ import sys
 
 # Families a copy is no ceiling for (compute-bound): their x memcpy is not shown.
 NO_COPY_CEILING = {"gemm"}
+# The report's summary (memhier/report/summary.hpp, kLaunchBoundBytes): at most this many
+# bytes moved, a shape is launch-bound.
+LAUNCH_BOUND_BYTES = 8 * 2**20
 STATE_FIELDS = ["name", "driver", "sm", "sm_max", "mem", "mem_max", "temp", "power", "ecc"]
 
 
@@ -239,6 +242,9 @@ def ladders_diff(now, before):
         copy = paired_now_before(r, b, "x_memcpy")
         if family in NO_COPY_CEILING:
             copy = "–"
+        elif r.get("gbps") and r.get("ms") and r["gbps"] * r["ms"] * 1e6 <= LAUNCH_BOUND_BYTES:
+            # As the report's summary says: fixed costs, not bytes, set this shape's times.
+            copy += f" launch-bound ({r['gbps'] * r['ms'] * 1e6 / 2**20:.0f} MiB)"
         lines.append(f"| {family} | {shape} | {copy} | {paired_now_before(r, b, 'x_read_only')} | "
                      f"{paired_now_before(r, b, 'x_vendor')} |")
     return lines

@@ -94,6 +94,20 @@ std::string short_shape(const std::string& shape) {
 
 namespace {
 
+// "8x65536: 0.82 (6.1 us, 18 %)" per launch-bound shape, "; " between; none without one.
+Value launch_bound_text(const std::vector<LaunchBoundShape>& shapes) {
+  std::string text;
+  for (const LaunchBoundShape& l : shapes) {
+    if (!text.empty()) text += "; ";
+    text += short_shape(l.shape) + ": " + detail::format_fixed(l.x_memcpy, 2) + " (" +
+            detail::format_fixed(l.copy_ms * 1e3, 1) + " us";
+    if (std::isfinite(l.copy_share))
+      text += ", " + detail::format_fixed(100.0 * l.copy_share, 0) + " %";
+    text += ")";
+  }
+  return text.empty() ? Value::none() : Value::str(text);
+}
+
 Table ladder_table(const std::vector<LadderBest>& bests) {
   Table t;
   t.id = "summary-ladders";
@@ -103,7 +117,11 @@ Table ladder_table(const std::vector<LadderBest>& bests) {
       "ceiling timed alternately with the rung, with their 10th-90th percentiles in brackets; "
       "at the largest shape each ladder measured, and the lowest over its shapes with the shape "
       "where it was measured. x memcpy is left out where the family is bound by arithmetic "
-      "(GEMM); x read-only is given where the problem only reads its bytes.";
+      "(GEMM); x read-only is given where the problem only reads its bytes. Shapes that move "
+      "at most 8 MiB are launch-bound: the fixed costs of a launch, not the bytes, set their "
+      "times, so the lowest x memcpy leaves them out and the last column gives each with the "
+      "time of the copy of its bytes and that copy's rate as a share of the copy's rate at "
+      "the largest shape.";
   t.columns = {{"ladder", "", "family"},
                {"rung", "", "variant"},
                {"largest shape", "", "headline_shape"},
@@ -114,7 +132,9 @@ Table ladder_table(const std::vector<LadderBest>& bests) {
                {"lowest x memcpy", "", "x_memcpy"},
                {"at", "", "memcpy_shape"},
                {"lowest x read-only", "", "x_read_only"},
-               {"shapes", "", "shapes"}};
+               {"shapes", "", "shapes"},
+               {"launch-bound shapes: x memcpy (the copy's time, its share of its rate)", "",
+                "launch_bound"}};
   const auto ratio = [](double median, const results::Spread& s) {
     return Value::median_or_none(median, s.p10, s.p90, 2);
   };
@@ -127,8 +147,8 @@ Table ladder_table(const std::vector<LadderBest>& bests) {
                       ratio(b.headline_x_vendor, b.headline_x_vendor_spread),
                       ratio(b.x_vendor, b.x_vendor_spread), shape(b.x_vendor, b.vendor_shape),
                       Value::str(b.vendor), ratio(b.x_memcpy, b.x_memcpy_spread),
-                      shape(b.x_memcpy, b.memcpy_shape),
-                      ratio(b.x_read_only, b.x_read_only_spread), Value::integer(b.shapes)});
+                      shape(b.x_memcpy, b.memcpy_shape), ratio(b.x_read_only, b.x_read_only_spread),
+                      Value::integer(b.shapes), launch_bound_text(b.launch_bound)});
   return t;
 }
 
@@ -206,12 +226,14 @@ std::vector<LadderBest> ladder_bests(const std::vector<results::BenchRecord>& re
     }
     if (b.variant.empty()) continue;  // nothing verified: no best to show
     double most = -1;  // the work of the largest shape so far: its bytes, or its flops
+    double headline_copy_gbps = NAN;
     for (const results::BenchRecord& r : own) {
       if (r.variant != b.variant || !timed(r)) continue;
       ++b.shapes;
       const double work = std::isfinite(r.gbps)     ? r.gbps * r.ms
                           : std::isfinite(r.gflops) ? r.gflops * r.ms
                                                     : 0.0;
+      const double bytes = r.gbps * r.ms * 1e6;  // GB/s x ms; NaN where no bytes are counted
       if (work > most) {
         most = work;
         b.headline_shape = r.shape;
@@ -219,15 +241,22 @@ std::vector<LadderBest> ladder_bests(const std::vector<results::BenchRecord>& re
         b.headline_x_vendor_spread = r.x_vendor_spread;
         b.headline_x_memcpy = copy ? r.frac_memcpy : NAN;
         b.headline_x_memcpy_spread = r.frac_memcpy_spread;
+        headline_copy_gbps = bytes / (r.ms * r.frac_memcpy) / 1e6;
       }
       lowest(r.x_vendor, r.x_vendor_spread, r.shape, &b.x_vendor, &b.x_vendor_spread,
              &b.vendor_shape);
-      if (copy)
+      if (copy && bytes <= kLaunchBoundBytes) {
+        b.launch_bound.push_back(
+            {r.shape, bytes, r.frac_memcpy, r.frac_memcpy_spread, r.ms * r.frac_memcpy, NAN});
+      } else if (copy) {
         lowest(r.frac_memcpy, r.frac_memcpy_spread, r.shape, &b.x_memcpy, &b.x_memcpy_spread,
                &b.memcpy_shape);
+      }
       lowest(r.x_read_only, r.x_read_only_spread, r.shape, &b.x_read_only, &b.x_read_only_spread,
              &b.read_only_shape);
     }
+    for (LaunchBoundShape& l : b.launch_bound)
+      l.copy_share = l.bytes / l.copy_ms / 1e6 / headline_copy_gbps;
     out.push_back(std::move(b));
   }
   return out;

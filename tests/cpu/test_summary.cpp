@@ -162,6 +162,39 @@ TEST(ReportSummary, ADeclinedRungIsNeverTheBest) {
   EXPECT_DOUBLE_EQ(b[0].x_memcpy, 0.24);
 }
 
+TEST(ReportSummary, LaunchBoundShapesAreListedApartWithTheCopysOwnTime) {
+  // softmax at 8x65536 moves 4 MiB (in and out): the copy of those bytes takes 6 us, where at
+  // 4096x32768 (1 GiB) it runs at 4 TB/s. Its 0.82 is no memory-bound figure; 0.97 is.
+  BenchRecord small = record("softmax", "best", 9, "8x65536", 0.0073, 0.82, NAN);
+  small.gbps = 4.0 * (1 << 20) / 0.0073 / 1e6;
+  small.frac_memcpy_spread = {0.77, 0.86};
+  BenchRecord large = record("softmax", "best", 9, "4096x32768", 0.2768, 0.97, NAN);
+  large.gbps = 1024.0 * (1 << 20) / 0.2768 / 1e6;
+  BenchRecord gemm = record("gemm", "best", 9, "64x64x64", 0.004, 0.5, 0.9, 130, 0.2);
+  gemm.gbps = 1.0;  // a compute-bound ladder is never launch-bound here: no copy ceiling
+  const std::vector<LadderBest> b = ladder_bests({small, large, gemm});
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_DOUBLE_EQ(b[0].x_memcpy, 0.97);
+  EXPECT_EQ(b[0].memcpy_shape, "4096x32768");
+  ASSERT_EQ(b[0].launch_bound.size(), 1u);
+  const LaunchBoundShape& l = b[0].launch_bound[0];
+  EXPECT_EQ(l.shape, "8x65536");
+  EXPECT_NEAR(l.bytes, 4.0 * (1 << 20), 1e-3);
+  EXPECT_DOUBLE_EQ(l.x_memcpy, 0.82);
+  EXPECT_DOUBLE_EQ(l.x_memcpy_spread.p90, 0.86);
+  EXPECT_NEAR(l.copy_ms, 0.0073 * 0.82, 1e-12);
+  // The copy's rate at 4 MiB over its rate at 1 GiB: (4 MiB / 5.99 us) / (1 GiB / 268.5 us).
+  EXPECT_NEAR(l.copy_share, (4.0 / (0.0073 * 0.82)) / (1024.0 / (0.2768 * 0.97)), 1e-12);
+  EXPECT_TRUE(b[1].launch_bound.empty());
+  const Table t = [&] {
+    SummaryInput in;
+    in.records = {small, large};
+    return table(summary_section(in), "summary-ladders");
+  }();
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].back().text, "8x65536: 0.82 (6.0 us, 18 %)");
+}
+
 TEST(ReportSummary, TheCopyCeilingAppliesToFamiliesBoundByMemory) {
   const std::vector<BenchRecord> all = sample_records();
   const auto of = [&all](const std::string& family) {
@@ -233,7 +266,7 @@ TEST(ReportSummary, TablesCarryTheFiguresAndTheTally) {
             "262 cycles (149.7 ns)  \xC2\xB7  10.8 TB/s  \xC2\xB7  50 MiB");
   EXPECT_EQ(s.charts[1].categories,
             (std::vector<std::string>{"transpose", "gemm", "stencil", "reduction"}));
-  ASSERT_EQ(s.charts[1].series.size(), 4u);  // a read-only series: the reduction has one
+  ASSERT_EQ(s.charts[1].series.size(), 4u);             // a read-only series: the reduction has one
   EXPECT_TRUE(std::isnan(s.charts[1].series[2].y[1]));  // no GEMM bar against memcpy
   EXPECT_DOUBLE_EQ(s.charts[1].series[3].y[3], 0.96);
 }
@@ -331,7 +364,7 @@ TEST(ReportSummary, HierarchyPictureIsOneBandPerTier) {
   EXPECT_EQ(bands, 6u);
   EXPECT_NE(svg.find("10.8 TB/s"), std::string::npos);
   EXPECT_LT(svg.find(">shared<"), svg.find(">local<"));  // nearest the SM on top
-  EXPECT_LT(svg.find(">HBM<"), svg.find(">constant<"));   // the path first, then beside it
+  EXPECT_LT(svg.find(">HBM<"), svg.find(">constant<"));  // the path first, then beside it
   EXPECT_EQ(svg.find("nan"), std::string::npos);
   // Sized by capacity: constant (64 KiB) draws narrower than L1 (256 KiB), HBM widest.
   const std::vector<double>& size = s.charts[0].category_sizes;

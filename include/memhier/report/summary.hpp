@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "memhier/results/bench_record.hpp"
 #include "memhier/report/document.hpp"
+#include "memhier/results/bench_record.hpp"
 
 namespace memhier::report {
 
@@ -18,7 +18,7 @@ struct SummaryTier {
   double latency_cycles = NAN;
   double latency_ns = NAN;
   double bandwidth_gbps = NAN;
-  std::string size;  ///< "228 KiB/SM", "50 MiB", ...
+  std::string size;         ///< "228 KiB/SM", "50 MiB", ...
   double size_bytes = NAN;  ///< the capacity `size` names, in bytes; NaN where none
 };
 
@@ -36,9 +36,26 @@ struct ClaimsTally {
   int of_other_card = 0;
 };
 
+/// Shapes of a memory-bound ladder that move at most this many bytes are launch-bound: the
+/// fixed costs of a launch, not the bytes, set their times (the copy of the same bytes runs
+/// far below its rate at a large shape), so the lowest x memcpy is taken over the others.
+inline constexpr double kLaunchBoundBytes = 8.0 * (1 << 20);
+
+/// A launch-bound shape of a ladder's best, with the measurement that says so.
+struct LaunchBoundShape {
+  std::string shape;
+  double bytes = NAN;     ///< the problem's compulsory traffic
+  double x_memcpy = NAN;  ///< paired: cudaMemcpy time / best's time
+  results::Spread x_memcpy_spread;
+  double copy_ms = NAN;  ///< the copy of the same bytes (best's time x the paired ratio)
+  /// The copy's rate here over its rate at the ladder's largest shape (its headline).
+  double copy_share = NAN;
+};
+
 /// One ladder's best rung against its ceilings: the lowest paired ratio over the shapes
 /// measured (with its spread there), NaN where the ceiling was not measured or means
-/// nothing for the problem.
+/// nothing for the problem. x memcpy's lowest leaves out the launch-bound shapes, listed
+/// apart.
 struct LadderBest {
   std::string family;
   std::string variant;    ///< "best", or the highest verified rung when there is no "best"
@@ -60,6 +77,8 @@ struct LadderBest {
   double headline_x_memcpy = NAN;  ///< NaN where the copy is no ceiling
   results::Spread headline_x_memcpy_spread;
   int shapes = 0;  ///< shapes where the best rung verified and was timed
+  /// Shapes of at most kLaunchBoundBytes, in record order (memory-bound ladders only).
+  std::vector<LaunchBoundShape> launch_bound;
 };
 
 /// What the summary is made from. Empty tiers or records: not measured in this run.
