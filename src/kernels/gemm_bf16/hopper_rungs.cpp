@@ -47,10 +47,6 @@ void launch_wgmma_tma(const Params& p, cudaStream_t s) {
 // in that form is read in place.
 using Staging = gemm::detail::Staging<__nv_bfloat16>;
 
-Staging& staging_for(std::size_t a_elems, std::size_t b_elems, cudaStream_t s) {
-  return gemm::detail::staging_for<__nv_bfloat16>(a_elems, b_elems, s, "wgmma_staged");
-}
-
 constexpr int kStagedRow = 64;  // elements: 128 bytes, one 128-byte swizzle row
 
 int round_row(int x) {
@@ -62,12 +58,19 @@ bool tma_fast(const __nv_bfloat16* base, int ld) {
   return ld % kStagedRow == 0 && reinterpret_cast<std::uintptr_t>(base) % 128 == 0;
 }
 
-/// The staging memory launch_wgmma_staged needs for `p`, made ahead (Launcher::prepare).
-void prepare_wgmma_staged(const Params& p, cudaStream_t s) {
+/// The staging copies of `p`'s operands that TMA cannot read as they are, grown to fit; null
+/// when both are read in place. What the launch copies into and prepare() makes ahead.
+Staging* staging_of(const Params& p, cudaStream_t s) {
   const bool copy_a = !tma_fast(p.A, p.lda), copy_b = !tma_fast(p.B, p.ldb);
-  if (copy_a || copy_b)  // else the launch declines
-    staging_for(copy_a ? static_cast<std::size_t>(p.m) * round_row(p.k) : 0,
-                copy_b ? static_cast<std::size_t>(p.k) * round_row(p.n) : 0, s);
+  if (!copy_a && !copy_b) return nullptr;
+  return &gemm::detail::staging_for<__nv_bfloat16>(
+      copy_a ? static_cast<std::size_t>(p.m) * round_row(p.k) : 0,
+      copy_b ? static_cast<std::size_t>(p.k) * round_row(p.n) : 0, s, "wgmma_staged");
+}
+
+/// Launcher::prepare: the staging made ahead (where none is needed the launch declines).
+void prepare_wgmma_staged(const Params& p, cudaStream_t s) {
+  staging_of(p, s);
 }
 
 void launch_wgmma_staged(const Params& p, cudaStream_t s) {
@@ -75,14 +78,14 @@ void launch_wgmma_staged(const Params& p, cudaStream_t s) {
   const int lda_st = round_row(p.k), ldb_st = round_row(p.n);
   const std::string why = hopper::hopper_gemm_unsupported(p.m, p.n, p.k, lda_st, ldb_st, p.ldc);
   if (!why.empty()) throw std::invalid_argument(why);
-  const bool copy_a = !tma_fast(p.A, p.lda), copy_b = !tma_fast(p.B, p.ldb);
+  Staging* const staged = staging_of(p, s);
   // Nothing to stage: the rung would be ws_c1_s4_128x256 again (and best would time it twice).
-  if (!copy_a && !copy_b)
+  if (!staged)
     throw std::invalid_argument(
         "A and B already have 128-byte rows and bases (leading dimensions multiples of 64): "
         "ws_c1_s4_128x256 runs them in place");
-  Staging& st = staging_for(copy_a ? static_cast<std::size_t>(p.m) * lda_st : 0,
-                            copy_b ? static_cast<std::size_t>(p.k) * ldb_st : 0, s);
+  Staging& st = *staged;
+  const bool copy_a = !tma_fast(p.A, p.lda), copy_b = !tma_fast(p.B, p.ldb);
   gemm::detail::Repitch ra, rb;  // a bf16 is one unit of the copy
   if (copy_a) ra = {p.A, st.a.data(), p.m, p.k, p.lda, lda_st};
   if (copy_b) rb = {p.B, st.b.data(), p.k, p.n, p.ldb, ldb_st};

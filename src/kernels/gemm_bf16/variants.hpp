@@ -40,8 +40,8 @@ struct Launcher {
   int dynamic_smem = 0;
   int tile_m = 0, tile_n = 0;
   int cluster_m = 1;
-  bool split_k =
-      false;  ///< splits K where its tiles leave half the card or more idle, else declines
+  /// Splits K where its tiles leave half the card or more idle, else declines.
+  bool split_k = false;
   /// What a launch at these extents needs made first (staging memory), or null: the tuner
   /// calls it before timing so that no timed run includes an allocation.
   void (*prepare)(const Params&, cudaStream_t) = nullptr;
