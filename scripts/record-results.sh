@@ -30,12 +30,25 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$bin" ] || { echo "record-results.sh: no memhier binary at $bin (build it first)" >&2; exit 2; }
 
-state=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,temperature.gpu,power.draw,ecc.mode.current \
-  --format=csv,noheader 2>/dev/null | head -n 1) && [ -n "$state" ] || state="nvidia-smi unavailable"
+info=$("$bin" info --json)
+# The state of the card memhier measures (its device 0), found by its PCI address among the
+# GPUs nvidia-smi lists, else the first of them. nvidia-smi's output is read whole: cut by
+# `head` on a machine of two GPUs, its second line met a closed pipe and pipefail took that
+# for a failure.
+state=""
+if all=$(nvidia-smi --query-gpu=pci.bus_id,name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,temperature.gpu,power.draw,ecc.mode.current \
+  --format=csv,noheader 2>/dev/null); then
+  state=$(printf '%s\n' "$all" | python3 -c 'import json, sys
+bus = ((json.loads(sys.argv[1]).get("device") or {}).get("pci_bus_id") or "").upper()
+rows = [r.split(", ", 1) for r in sys.stdin.read().splitlines() if ", " in r]
+pick = next((r for r in rows if bus and r[0].strip().upper() == bus), rows[0] if rows else None)
+print(pick[1] if pick else "")' "$info")
+fi
+[ -n "$state" ] || state="nvidia-smi unavailable"
 if [ -z "$card" ]; then
   # The card as memhier's table names it: "NVIDIA H100 80GB HBM3" -> h100-sxm, "NVIDIA H200"
   # -> h200, "NVIDIA H100 PCIe" -> h100-pcie; a card the table lacks by its own name.
-  card=$("$bin" info --json | python3 -c 'import json, sys; print(json.load(sys.stdin).get("card") or "")')
+  card=$(printf '%s' "$info" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("card") or "")')
   # A machine of several GPUs records its outer tiers (peer, collectives, all-reduce) too: it
   # is named by its count, h200-x2, so the one-GPU record of the card keeps its place.
   if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then

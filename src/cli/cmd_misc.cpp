@@ -45,7 +45,8 @@ void add_info(CLI::App& app, int& rc) {
                        {"regs_per_sm", dev->regs_per_sm},
                        {"max_threads_per_sm", dev->max_threads_per_sm},
                        {"max_blocks_per_sm", dev->max_blocks_per_sm},
-                       {"ecc", dev->ecc}};
+                       {"ecc", dev->ecc},
+                       {"pci_bus_id", dev->pci_bus_id}};
         // The card's record folder (docs/results/<card>/) and its table entry, if any.
         const model::Card* card = model::card_for_device(dev->name, dev->cc_major, dev->cc_minor);
         j["card"] = model::card_slug(dev->name, dev->cc_major, dev->cc_minor);

@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "memhier/core/device.hpp"
@@ -94,6 +95,10 @@ std::optional<DeviceInfo> query_device(int ordinal, std::string* why) {
   d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
   d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
   d.ecc = p.ECCEnabled != 0;
+  char bus[32];
+  std::snprintf(bus, sizeof bus, "%08X:%02X:%02X.0", static_cast<unsigned>(p.pciDomainID),
+                static_cast<unsigned>(p.pciBusID), static_cast<unsigned>(p.pciDeviceID));
+  d.pci_bus_id = bus;
   return d;
 }
 

@@ -25,6 +25,9 @@ struct DeviceInfo {
   int max_threads_per_sm = 0;
   int max_blocks_per_sm = 0;
   bool ecc = false;
+  /// The PCI address as nvidia-smi's pci.bus_id writes it ("00000000:1B:00.0"), so that a
+  /// script can ask nvidia-smi about the card memhier measured among several.
+  std::string pci_bus_id;
 
   /// 2 × memory clock × bus width: the datasheet DRAM bandwidth, GB/s.
   double peak_dram_gbps() const;
