@@ -163,7 +163,8 @@ def header(report, record_dir):
         "| --- | --- |",
         f"| card | {meta.get('device')}"
         + (f", ECC {state['ecc']}, {state['temp']} °C, {state['power']}" if state else "") + " |",
-        f"| driver | {state.get('driver', 'not recorded')} (CUDA {meta.get('driver')}), "
+        f"| driver | {state.get('driver', meta.get('driver_release') or 'not recorded')} "
+        f"(CUDA {meta.get('driver')}), "
         f"toolkit {meta.get('toolkit')} |",
         f"| clocks | {sm}{mem} |",
         f"| command | `scripts/record-results.sh` → `{meta.get('command')}`"

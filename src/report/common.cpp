@@ -294,7 +294,8 @@ std::vector<std::pair<std::string, std::string>> meta_fields(const Meta& m) {
   add("Date (UTC)", m.date_utc);
   add("Host", m.host);
   add("Toolkit", m.toolkit);
-  add("Driver", m.driver);
+  add("Driver",
+      m.driver_release.empty() ? m.driver : m.driver_release + " (CUDA " + m.driver + ")");
   add("Device", m.device);
   add("Commit", m.git_commit);
   std::string tool = m.tool;

@@ -188,7 +188,8 @@ Chart chart_from_json(const json& j) {
   if (j.contains("y_rule") && j["y_rule"].is_number()) c.y_rule = j["y_rule"].get<double>();
   const auto series = j.find("series");
   if (series != j.end() && series->is_array())
-    for (const json& s : *series) c.series.push_back({get_str(s, "name"), get_nums(s, "x"), get_nums(s, "y")});
+    for (const json& s : *series)
+      c.series.push_back({get_str(s, "name"), get_nums(s, "x"), get_nums(s, "y")});
   return c;
 }
 
@@ -217,15 +218,17 @@ json to_json(const Table& table) {
 }
 
 json to_json(const Meta& m) {
-  return {{"tool", str(m.tool)},
-          {"version", str(m.version)},
-          {"command", str(m.command)},
-          {"date_utc", str(m.date_utc)},
-          {"host", str(m.host)},
-          {"toolkit", str(m.toolkit)},
-          {"driver", str(m.driver)},
-          {"device", str(m.device)},
-          {"git_commit", str(m.git_commit)}};
+  json j = {{"tool", str(m.tool)},
+            {"version", str(m.version)},
+            {"command", str(m.command)},
+            {"date_utc", str(m.date_utc)},
+            {"host", str(m.host)},
+            {"toolkit", str(m.toolkit)},
+            {"driver", str(m.driver)},
+            {"device", str(m.device)},
+            {"git_commit", str(m.git_commit)}};
+  if (!m.driver_release.empty()) j["driver_release"] = m.driver_release;
+  return j;
 }
 
 json to_json(const Document& d) {
@@ -258,9 +261,10 @@ Document document_from_json(const json& j) {
   d.title = get_str(j, "title");
   if (j.contains("meta") && j["meta"].is_object()) {
     const json& m = j["meta"];
-    d.meta = {get_str(m, "tool"),   get_str(m, "version"), get_str(m, "command"),
-              get_str(m, "date_utc"), get_str(m, "host"), get_str(m, "toolkit"),
-              get_str(m, "driver"), get_str(m, "device"), get_str(m, "git_commit")};
+    d.meta = {get_str(m, "tool"),          get_str(m, "version"), get_str(m, "command"),
+              get_str(m, "date_utc"),      get_str(m, "host"),    get_str(m, "toolkit"),
+              get_str(m, "driver"),        get_str(m, "device"),  get_str(m, "git_commit"),
+              get_str(m, "driver_release")};
   }
   for (const json& s : j["sections"]) {
     Section sec;

@@ -34,7 +34,9 @@ report::Meta make_meta(const std::string& command, bool with_device) {
   m.toolkit = std::string("CUDA ") + MEMHIER_CUDA_TOOLKIT;
   m.git_commit = MEMHIER_GIT_COMMIT;
   if (with_device) {
-    m.driver = core::cuda_versions().driver;
+    const core::Versions v = core::cuda_versions();
+    m.driver = v.driver;
+    if (v.driver_release != "?") m.driver_release = v.driver_release;
     std::string why;
     if (auto d = core::query_device(0, &why))
       m.device =

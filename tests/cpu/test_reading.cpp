@@ -78,7 +78,7 @@ TEST(ReportReading, TheDefaultFoldsLongTablesAndFullOpensEveryOne) {
   const Document d = ladders();
   const std::string def = to_html(d);
   const std::string full = to_html(d, Edition{true});
-  EXPECT_EQ(count(def, "<table>"), 3u);  // the default still holds every table
+  EXPECT_EQ(count(def, "<table>"), 3u);                    // the default still holds every table
   EXPECT_EQ(count(def, "<details class=\"table\">"), 2u);  // beside a chart, or long
   EXPECT_EQ(count(full, "<table>"), 3u);
   EXPECT_EQ(count(full, "<details class=\"table\">"), 0u);
@@ -114,16 +114,32 @@ TEST(ReportReading, ADocumentReadsBackFromItsJson) {
   EXPECT_TRUE(back.sections[0].charts_first);
   const Value& ratio = back.sections[0].tables[0].rows[1][1];
   EXPECT_TRUE(ratio.has_spread());
-  EXPECT_EQ(ratio.display(), "0.901 (0.850\xE2\x80\x93" "0.950)");  // three digits for reading
-  EXPECT_EQ(back.sections[0].tables[0].columns.size(), 3u);        // p10, p90: the cell's again
+  EXPECT_EQ(ratio.display(),
+            "0.901 (0.850\xE2\x80\x93"
+            "0.950)");                                       // three digits for reading
+  EXPECT_EQ(back.sections[0].tables[0].columns.size(), 3u);  // p10, p90: the cell's again
   EXPECT_THROW(document_from_json(nlohmann::json::parse(R"({"sections": []})")),
                std::invalid_argument);
   EXPECT_THROW(document_from_json(nlohmann::json::array()), std::invalid_argument);
 }
 
+// The driver's release rides beside the CUDA version it supports where the machine states it
+// (a record then names its driver without nvidia-smi), and is left out where it does not.
+TEST(ReportReading, TheDriversReleaseIsKeptWhereKnown) {
+  Document d = ladders();
+  d.meta.driver = "13.0";
+  EXPECT_FALSE(to_json(d)["meta"].contains("driver_release"));
+  d.meta.driver_release = "580.159.04";
+  const nlohmann::json j = to_json(d);
+  EXPECT_EQ(j["meta"]["driver_release"], "580.159.04");
+  EXPECT_EQ(document_from_json(j).meta.driver_release, "580.159.04");
+  EXPECT_NE(to_markdown(d).find("580.159.04 (CUDA 13.0)"), std::string::npos);
+}
+
 // The SVG's own title text: its font size and, when squeezed, its text length.
 double title_px(const std::string& svg, double* text_length) {
-  const std::regex title(R"re(<text x="360" y="26"[^>]*font-size="([0-9.]+)"(?:[^>]*?textLength="([0-9.]+)")?[^>]*>)re");
+  const std::regex title(
+      R"re(<text x="360" y="26"[^>]*font-size="([0-9.]+)"(?:[^>]*?textLength="([0-9.]+)")?[^>]*>)re");
   std::smatch m;
   if (!std::regex_search(svg, m, title)) throw std::runtime_error("no title in the SVG");
   *text_length = m[2].matched ? std::stod(m[2].str()) : NAN;

@@ -85,7 +85,7 @@ struct Chart {
   std::string y_label, y_unit;
   bool log_x = false;
   bool log_y = false;
-  std::vector<std::string> categories;      ///< bar charts: one per y value; stack: one per band
+  std::vector<std::string> categories;  ///< bar charts: one per y value; stack: one per band
   /// stack: the text beside each band (its figures); bar: lines ('\n') under each label.
   std::vector<std::string> category_notes;
   /// stack: each band's capacity in bytes (NaN where unknown); a band's width grows with it.
@@ -121,6 +121,9 @@ struct Meta {
   std::string driver;   ///< empty without a GPU
   std::string device;   ///< "NVIDIA H100 80GB HBM3 (cc 9.0)" or "none"
   std::string git_commit;
+  /// The kernel module's release ("580.159.04") where Linux states it, else empty: `driver`
+  /// is the CUDA version the driver supports, the same across most driver updates.
+  std::string driver_release;
 };
 
 struct Document {
