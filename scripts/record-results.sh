@@ -33,8 +33,8 @@ done
 info=$("$bin" info --json)
 # The state of the card memhier measures (its device 0), found by its PCI address among the
 # GPUs nvidia-smi lists, else the first of them. nvidia-smi's output is read whole: cut by
-# `head` on a machine of two GPUs, its second line met a closed pipe and pipefail took that
-# for a failure.
+# `head`, a later line can meet a closed pipe, which pipefail takes for a failure (likely why
+# a record on two GPUs had no state).
 state=""
 if all=$(nvidia-smi --query-gpu=pci.bus_id,name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,temperature.gpu,power.draw,ecc.mode.current \
   --format=csv,noheader 2>/dev/null); then

@@ -1,6 +1,8 @@
 // JSON of a document: the machine-readable record the results scripts read back.
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "common.hpp"
 #include "memhier/report/writers.hpp"
@@ -217,17 +219,24 @@ json to_json(const Table& table) {
           {"rows", std::move(rows)},   {"notes", strings(t.notes)}};
 }
 
+// Meta's fields by their JSON keys: what to_json writes and document_from_json reads back.
+constexpr std::pair<const char*, std::string Meta::*> kMetaFields[] = {
+    {"tool", &Meta::tool},
+    {"version", &Meta::version},
+    {"command", &Meta::command},
+    {"date_utc", &Meta::date_utc},
+    {"host", &Meta::host},
+    {"toolkit", &Meta::toolkit},
+    {"driver", &Meta::driver},
+    {"device", &Meta::device},
+    {"git_commit", &Meta::git_commit},
+    {"driver_release", &Meta::driver_release}};
+
 json to_json(const Meta& m) {
-  json j = {{"tool", str(m.tool)},
-            {"version", str(m.version)},
-            {"command", str(m.command)},
-            {"date_utc", str(m.date_utc)},
-            {"host", str(m.host)},
-            {"toolkit", str(m.toolkit)},
-            {"driver", str(m.driver)},
-            {"device", str(m.device)},
-            {"git_commit", str(m.git_commit)}};
-  if (!m.driver_release.empty()) j["driver_release"] = m.driver_release;
+  json j = json::object();
+  for (const auto& [key, field] : kMetaFields)
+    // The driver's release is left out where the machine does not state it.
+    if (field != &Meta::driver_release || !(m.*field).empty()) j[key] = str(m.*field);
   return j;
 }
 
@@ -261,10 +270,7 @@ Document document_from_json(const json& j) {
   d.title = get_str(j, "title");
   if (j.contains("meta") && j["meta"].is_object()) {
     const json& m = j["meta"];
-    d.meta = {get_str(m, "tool"),          get_str(m, "version"), get_str(m, "command"),
-              get_str(m, "date_utc"),      get_str(m, "host"),    get_str(m, "toolkit"),
-              get_str(m, "driver"),        get_str(m, "device"),  get_str(m, "git_commit"),
-              get_str(m, "driver_release")};
+    for (const auto& [key, field] : kMetaFields) d.meta.*field = get_str(m, key);
   }
   for (const json& s : j["sections"]) {
     Section sec;
