@@ -113,8 +113,11 @@ sanitizer_dir=$(cd "$(dirname "$bin")/.." && pwd)/sanitizer
 if ls "$sanitizer_dir"/*.summary >/dev/null 2>&1; then
   {
     echo "# compute-sanitizer over every registered variant and probe (ctest -L sanitizer)"
-    # MEMHIER_SANITIZER_COMMIT: the commit the summaries were made at, when an earlier run made them.
-    echo "# commit ${MEMHIER_SANITIZER_COMMIT:-${MEMHIER_GIT_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}}, card: $state"
+    # MEMHIER_SANITIZER_COMMIT: the commit the summaries were made at, when an earlier run made
+    # them; else the commit the binary was built from, as the report names it (the checkout's
+    # HEAD need not be: a copied tree can carry an older .git).
+    built=$(printf '%s' "$info" | python3 -c 'import json, sys; print(((json.load(sys.stdin).get("meta") or {}).get("git_commit") or "unknown")[:7])')
+    echo "# commit ${MEMHIER_SANITIZER_COMMIT:-$built}, card: $state"
     echo "# tool     target     result   time   summary"
     for tool in memcheck racecheck synccheck initcheck; do
       cat "$sanitizer_dir/$tool"-*.summary 2>/dev/null || true
