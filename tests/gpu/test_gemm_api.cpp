@@ -167,7 +167,7 @@ TEST(GemmApi, PaddedAndMisalignedOperands) {
 /// The split-K candidates (gemm_rungs.inc's cfg_sk_* lines).
 const std::vector<Variant> kSplitK{Variant::cfg_sk_16x128x32_4x4, Variant::cfg_sk_32x128x16_8x4,
                                    Variant::cfg_sk_64x128x16_8x8, Variant::cfg_sk_128x128x16_8x8,
-                                   Variant::cfg_sk_64x256x8_8x16, Variant::cfg_sk_128x256x8_8x16};
+                                   Variant::cfg_sk_128x256x8_8x16};
 
 // Shapes whose few tiles split on any card of a handful of SMs or more (a decline throws and
 // fails the test): one row, 17 rows, primes; K not a multiple of any split count; beta

@@ -26,7 +26,6 @@ using T64x64x16w = BlockTile<64, 64, 16, 2, 1, true>;     // 8 x 4 per thread, 1
 using T16x128x32 = BlockTile<16, 128, 32, 1, 1, false>;   // 4 x 4 per thread, 128 threads
 using T32x128x16 = BlockTile<32, 128, 16, 2, 1, true>;    // 8 x 4 per thread, 128 threads
 using T64x128x16 = BlockTile<64, 128, 16, 2, 2, true>;    // 8 x 8 per thread, 128 threads
-using T64x256x8 = BlockTile<64, 256, 8, 2, 4, true>;      // 8 x 16 per thread, 128 threads
 
 template <class T, int MIN_BLOCKS>
 void launch_db(const Params& p, cudaStream_t s) {
@@ -92,9 +91,6 @@ Launcher cfg_sk_64x128x16_8x8_launcher() {
 }
 Launcher cfg_sk_128x128x16_8x8_launcher() {
   return make_sk<T128x128x16, 1>();
-}
-Launcher cfg_sk_64x256x8_8x16_launcher() {
-  return make_sk<T64x256x8, 2>();
 }
 Launcher cfg_sk_128x256x8_8x16_launcher() {
   return make_sk<T128x256x8, 1>();
