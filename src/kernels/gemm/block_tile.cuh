@@ -108,6 +108,42 @@ __device__ __forceinline__ void load_tile_regs(const Params& p, int m0, int n0, 
   }
 }
 
+/// Where an interior block's thread reads its first float4 of A and of B in a k-tile, and the
+/// floats between its slots. A block whose tile lies inside M and N, with 16-byte loads legal,
+/// steps these by a k-tile instead of recomputing and bounds-checking every address.
+struct TileSources {
+  const float* a;
+  const float* b;
+  std::size_t a_step, b_step;
+};
+
+/// The TileSources of the k-tile starting at k0.
+template <class T>
+__device__ __forceinline__ TileSources tile_sources(const Params& p, int m0, int n0, int k0,
+                                                    int tid) {
+  static_assert(T::THREADS % (T::BN / 4) == 0, "a thread's B slots share one column");
+  int ra, ca, rb, cb;
+  a_slot<T>(tid, 0, &ra, &ca);
+  b_slot<T>(tid, 0, &rb, &cb);
+  return {p.A + static_cast<std::size_t>(m0 + ra) * p.lda + k0 + ca,
+          p.B + static_cast<std::size_t>(k0 + rb) * p.ldb + n0 + cb,
+          static_cast<std::size_t>(T::THREADS / (T::BK / 4)) * p.lda,
+          static_cast<std::size_t>(T::THREADS / (T::BN / 4)) * p.ldb};
+}
+
+/// load_tile_regs for a k-tile wholly inside an interior block: no edge to check.
+template <class T>
+__device__ __forceinline__ void load_tile_regs_interior(const TileSources& s,
+                                                        float4 (&ra)[T::A_VEC],
+                                                        float4 (&rb)[T::B_VEC]) {
+#pragma unroll
+  for (int i = 0; i < T::A_VEC; ++i)
+    ra[i] = __ldg(reinterpret_cast<const float4*>(s.a + i * s.a_step));
+#pragma unroll
+  for (int i = 0; i < T::B_VEC; ++i)
+    rb[i] = __ldg(reinterpret_cast<const float4*>(s.b + i * s.b_step));
+}
+
 /// Registers -> shared: A transposed (4 scalar stores), B as one 16-byte store.
 template <class T>
 __device__ __forceinline__ void store_tile_smem(float* As, float* Bs, int tid,

@@ -22,11 +22,23 @@ __device__ __forceinline__ void accumulate_double_buffered(const Params& p,
   __syncthreads();
   float4 fa[2][T::RM], fb[2][T::RN];
   load_fragments<T>(As[0], Bs[0], 0, ty, tx, fa[0], fb[0]);
+  // k-tiles wholly inside K of a block inside M and N load through running pointers.
+  const bool interior = p.vec_a && p.vec_b && m0 + T::BM <= p.m && n0 + T::BN <= p.n;
+  const int kt_whole = interior ? p.k / T::BK : 0;  // uniform over the block
+  TileSources src = tile_sources<T>(p, m0, n0, (kt0 + 1) * T::BK, tid);
+  const std::size_t b_tile = static_cast<std::size_t>(T::BK) * p.ldb;
 
   for (int kt = kt0; kt < kt1; ++kt) {
     const int cur = (kt - kt0) & 1;
     const bool has_next = kt + 1 < kt1;  // uniform over the block
-    if (has_next) load_tile_regs<T>(p, m0, n0, (kt + 1) * T::BK, tid, ra, rb);
+    if (has_next) {
+      if (kt + 1 < kt_whole)
+        load_tile_regs_interior<T>(src, ra, rb);
+      else
+        load_tile_regs<T>(p, m0, n0, (kt + 1) * T::BK, tid, ra, rb);
+      src.a += T::BK;
+      src.b += b_tile;
+    }
 #pragma unroll
     for (int kk = 0; kk < T::BK; ++kk) {
       if (kk < T::BK - 1) {
