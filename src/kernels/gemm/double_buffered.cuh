@@ -10,7 +10,8 @@ namespace memhier::gemm::detail {
 
 /// The k-tiles [kt0, kt1) of the block's tile (kt1 > kt0) into `acc`, double-buffered
 /// through As and Bs (two stages each); the split-K kernel runs it over its split's range.
-template <class T>
+/// STEP: k-tiles wholly inside K of a block inside M and N load through running pointers.
+template <class T, bool STEP = true>
 __device__ __forceinline__ void accumulate_double_buffered(const Params& p,
                                                            float (*As)[T::A_FLOATS],
                                                            float (*Bs)[T::B_FLOATS], int m0, int n0,
@@ -22,8 +23,7 @@ __device__ __forceinline__ void accumulate_double_buffered(const Params& p,
   __syncthreads();
   float4 fa[2][T::RM], fb[2][T::RN];
   load_fragments<T>(As[0], Bs[0], 0, ty, tx, fa[0], fb[0]);
-  // k-tiles wholly inside K of a block inside M and N load through running pointers.
-  const bool interior = p.vec_a && p.vec_b && m0 + T::BM <= p.m && n0 + T::BN <= p.n;
+  const bool interior = STEP && p.vec_a && p.vec_b && m0 + T::BM <= p.m && n0 + T::BN <= p.n;
   const int kt_whole = interior ? p.k / T::BK : 0;  // uniform over the block
   TileSources src = tile_sources<T>(p, m0, n0, (kt0 + 1) * T::BK, tid);
   const std::size_t b_tile = static_cast<std::size_t>(T::BK) * p.ldb;
@@ -54,29 +54,29 @@ __device__ __forceinline__ void accumulate_double_buffered(const Params& p,
   }
 }
 
-template <class T, int MIN_BLOCKS>
+template <class T, int MIN_BLOCKS, bool STEP>
 __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS) double_buffered_kernel(const Params p) {
   __shared__ __align__(16) float As[2][T::A_FLOATS];
   __shared__ __align__(16) float Bs[2][T::B_FLOATS];
   const auto [tid, m0, n0, ty, tx, nk] = tile_start<T>(p);
   float acc[T::TM][T::TN];
   zero<T>(acc);
-  accumulate_double_buffered<T>(p, As, Bs, m0, n0, tid, ty, tx, 0, nk, acc);
+  accumulate_double_buffered<T, STEP>(p, As, Bs, m0, n0, tid, ty, tx, 0, nk, acc);
   write_tile<T>(p, m0, n0, ty, tx, acc);
 }
 
-/// The launcher of double_buffered_kernel<T, MIN_BLOCKS> through `launch`.
-template <class T, int MIN_BLOCKS>
+/// The launcher of double_buffered_kernel<T, MIN_BLOCKS, STEP> through `launch`.
+template <class T, int MIN_BLOCKS, bool STEP = true>
 Launcher double_buffered_launcher_for(void (*launch)(const Params&, cudaStream_t)) {
   const void* (*symbol)() = [] {
-    return reinterpret_cast<const void*>(double_buffered_kernel<T, MIN_BLOCKS>);
+    return reinterpret_cast<const void*>(double_buffered_kernel<T, MIN_BLOCKS, STEP>);
   };
   return {launch, symbol, T::THREADS, 0, {T::BM, T::BN, T::BK, T::RM, T::RN, T::SWZ, false}};
 }
 
-template <class T, int MIN_BLOCKS>
+template <class T, int MIN_BLOCKS, bool STEP = true>
 void launch_double_buffered(const Params& p, cudaStream_t s, const char* what) {
-  launch_kernel(double_buffered_kernel<T, MIN_BLOCKS>, block_tile_grid<T>(p, what),
+  launch_kernel(double_buffered_kernel<T, MIN_BLOCKS, STEP>, block_tile_grid<T>(p, what),
                 dim3(T::THREADS), 0, s, p);
 }
 
