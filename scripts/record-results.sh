@@ -30,7 +30,12 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$bin" ] || { echo "record-results.sh: no memhier binary at $bin (build it first)" >&2; exit 2; }
 
-info=$("$bin" info --json)
+# What memhier says of itself, read once: its device 0's card name in the table and PCI
+# address (nvidia-smi's form), and the commit it was built from ("-" where it has none).
+read -r info_card info_bus info_commit < <("$bin" info --json | python3 -c 'import json, sys
+j = json.load(sys.stdin)
+print(j.get("card") or "-", (j.get("device") or {}).get("pci_bus_id") or "-",
+      ((j.get("meta") or {}).get("git_commit") or "unknown")[:7])')
 # The state of the card memhier measures (its device 0), found by its PCI address among the
 # GPUs nvidia-smi lists, else the first of them. nvidia-smi's output is read whole: cut by
 # `head`, a later line can meet a closed pipe, which pipefail takes for a failure (likely why
@@ -38,17 +43,17 @@ info=$("$bin" info --json)
 state=""
 if all=$(nvidia-smi --query-gpu=pci.bus_id,name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,temperature.gpu,power.draw,ecc.mode.current \
   --format=csv,noheader 2>/dev/null); then
-  state=$(printf '%s\n' "$all" | python3 -c 'import json, sys
-bus = ((json.loads(sys.argv[1]).get("device") or {}).get("pci_bus_id") or "").upper()
+  state=$(printf '%s\n' "$all" | python3 -c 'import sys
+bus = sys.argv[1].upper()
 rows = [r.split(", ", 1) for r in sys.stdin.read().splitlines() if ", " in r]
 pick = next((r for r in rows if bus and r[0].strip().upper() == bus), rows[0] if rows else None)
-print(pick[1] if pick else "")' "$info")
+print(pick[1] if pick else "")' "${info_bus#-}")
 fi
 [ -n "$state" ] || state="nvidia-smi unavailable"
 if [ -z "$card" ]; then
   # The card as memhier's table names it: "NVIDIA H100 80GB HBM3" -> h100-sxm, "NVIDIA H200"
   # -> h200, "NVIDIA H100 PCIe" -> h100-pcie; a card the table lacks by its own name.
-  card=$(printf '%s' "$info" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("card") or "")')
+  card=${info_card#-}
   # A machine of several GPUs records its outer tiers (peer, collectives, all-reduce) too: it
   # is named by its count, h200-x2, so the one-GPU record of the card keeps its place.
   if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
@@ -116,8 +121,7 @@ if ls "$sanitizer_dir"/*.summary >/dev/null 2>&1; then
     # MEMHIER_SANITIZER_COMMIT: the commit the summaries were made at, when an earlier run made
     # them; else the commit the binary was built from, as the report names it (the checkout's
     # HEAD need not be: a copied tree can carry an older .git).
-    built=$(printf '%s' "$info" | python3 -c 'import json, sys; print(((json.load(sys.stdin).get("meta") or {}).get("git_commit") or "unknown")[:7])')
-    echo "# commit ${MEMHIER_SANITIZER_COMMIT:-$built}, card: $state"
+    echo "# commit ${MEMHIER_SANITIZER_COMMIT:-$info_commit}, card: $state"
     echo "# tool     target     result   time   summary"
     for tool in memcheck racecheck synccheck initcheck; do
       cat "$sanitizer_dir/$tool"-*.summary 2>/dev/null || true
