@@ -111,46 +111,73 @@ def _leading_dim(a: Array, name: str) -> int:
 
 
 def gemm(a: Any, b: Any, c: Any = None, alpha: float = 1.0, beta: float = 0.0, *,
-         variant: str = "best", stream: Any = None) -> Any:
-    """C = alpha * A @ B + beta * C; C is float32.
+         bias: Any = None, dtype: Optional[str] = None, variant: str = "best",
+         stream: Any = None) -> Any:
+    """C = alpha * A @ B + beta * C (+ bias); C is float32, or bfloat16 for bfloat16 inputs.
 
     float32 ``a`` and ``b`` run on CUDA cores (no tensor cores, no TF32); bfloat16 ``a`` and
-    ``b`` run the tensor-core ladder (bf16 products, float32 accumulation and C; variants:
+    ``b`` run the tensor-core ladder (bf16 products, float32 accumulation; variants:
     ``memhier.variants("gemm_bf16")``). ``a`` is m x k, ``b`` k x n, ``c`` m x n; each may be
-    a row-strided view (unit stride along rows). With ``c=None`` a new float32 m x n array is
-    returned and ``beta`` must be 0. The first call at a shape (extents, strides, alignment)
-    on this card tunes ``best`` (it synchronizes the stream once; ``memhier.tune`` does it
-    ahead of time), and the choice is kept in the tuning cache on disk.
+    a row-strided view (unit stride along rows). With ``c=None`` a new m x n array is
+    returned (float32, or ``dtype="bfloat16"``) and ``beta`` must be 0. For bfloat16 inputs
+    the epilogue is fused into the store of C: ``bias`` (n float32 values) is added to every
+    row, and a bfloat16 ``c`` receives the float32 result rounded to nearest even. The first
+    call at a shape (extents, strides, alignment, epilogue) on this card tunes ``best`` (it
+    synchronizes the stream once; ``memhier.tune`` does it ahead of time), and the choice is
+    kept in the tuning cache on disk.
     """
     s = _stream(stream, a)
     A = _input(a, "a", s, _GEMM_INPUTS, ndim=2, contiguous=False)
     B = _input(b, "b", s, _GEMM_INPUTS, ndim=2, contiguous=False)
     if A.dtype != B.dtype:
         raise TypeError(f"a is {A.dtype} but b is {B.dtype}; both float32 or both bfloat16.")
-    _ext.check_variant("gemm_bf16" if A.dtype == "bfloat16" else "gemm", variant)
+    bf16 = A.dtype == "bfloat16"
+    _ext.check_variant("gemm_bf16" if bf16 else "gemm", variant)
     m, k = A.shape
     if B.shape[0] != k:
         raise ValueError(f"a is {m}x{k} but b has {B.shape[0]} rows; they must agree.")
     n = B.shape[1]
+    c_types = _GEMM_INPUTS if bf16 else _F32
+    if dtype is not None and dtype not in c_types:
+        raise ValueError(f"dtype must be one of {', '.join(c_types)} for {A.dtype} inputs, "
+                         f"not {dtype!r}.")
+    bias_ptr = 0
+    if bias is not None:
+        if not bf16:
+            raise TypeError("bias is an epilogue of the bfloat16 GEMM; float32 inputs take none.")
+        Bias = _input(bias, "bias", s, _F32, ndim=1)
+        if Bias.shape[0] != n:
+            raise ValueError(f"bias must hold n = {n} values, not {Bias.shape[0]}.")
+        bias_ptr = Bias.ptr
     if c is None and beta != 0.0:
         raise ValueError("beta must be 0 when c is not given (there is no C to scale).")
     if c is None:
-        C = _output(A, c, "c", (m, n), _F32, s)
+        C = _output(A, c, "c", (m, n), (dtype or "float32",), s)
     else:
-        C = _input(c, "c", s, ndim=2, contiguous=False)
+        C = _input(c, "c", s, c_types, ndim=2, contiguous=False)
         _writable(C, "c")
+        if dtype is not None and C.dtype != dtype:
+            raise ValueError(f"c is {C.dtype} but dtype is {dtype!r}; give one or make them agree.")
     if tuple(C.shape) != (m, n):
         raise ValueError(f"c must have shape {(m, n)}, not {tuple(C.shape)}.")
     lda, ldb, ldc = _leading_dim(A, "a"), _leading_dim(B, "b"), _leading_dim(C, "c")
-    device = _arrays.device_of((A, "a"), (B, "b"), (C, "c"))
-    call = _ext.gemm_bf16 if A.dtype == "bfloat16" else _ext.gemm
+    arrays = [(A, "a"), (B, "b"), (C, "c")] + ([(Bias, "bias")] if bias_ptr else [])
+    device = _arrays.device_of(*arrays)
     if m and n:
-        if k == 0:  # an empty sum: C = beta * C, which the rungs take with alpha = 0
-            _ext.gemm(variant if call is _ext.gemm else "best", m, n, 1, 0.0, C.ptr, 1, C.ptr, n,
-                      float(beta), C.ptr, ldc, device, s)
+        c_bf16 = C.dtype == "bfloat16"
+        if k == 0:  # an empty sum: C = beta * C (+ bias), which the rungs take with alpha = 0
+            if bf16:
+                _ext.gemm_bf16("best", m, n, 1, 0.0, C.ptr, 1, C.ptr, n, float(beta), C.ptr, ldc,
+                               c_bf16, bias_ptr, device, s)
+            else:
+                _ext.gemm(variant, m, n, 1, 0.0, C.ptr, 1, C.ptr, n, float(beta), C.ptr, ldc,
+                          device, s)
+        elif bf16:
+            _ext.gemm_bf16(variant, m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb, float(beta),
+                           C.ptr, ldc, c_bf16, bias_ptr, device, s)
         else:
-            call(variant, m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb, float(beta), C.ptr, ldc,
-                 device, s)
+            _ext.gemm(variant, m, n, k, float(alpha), A.ptr, lda, B.ptr, ldb, float(beta), C.ptr,
+                      ldc, device, s)
     return C.obj
 
 

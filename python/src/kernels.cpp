@@ -295,14 +295,21 @@ void gemm_call(const std::string& variant, int m, int n, int k, float alpha, Ptr
               out_ptr<float>(c), ldc, as_stream(stream));
 }
 
+// C fp32 or bf16 (c_bf16), with the epilogue's bias (0: none).
 void gemm_bf16_call(const std::string& variant, int m, int n, int k, float alpha, Ptr a, int lda,
-                    Ptr b, int ldb, float beta, Ptr c, int ldc, int device, Ptr stream) {
+                    Ptr b, int ldb, float beta, Ptr c, int ldc, bool c_bf16, Ptr bias, int device,
+                    Ptr stream) {
   const auto v =
       variant_named(gemm_bf16::all_variants(), gemm_bf16::to_string, "gemm_bf16", variant);
   nb::gil_scoped_release unlocked;
   DeviceScope scope(device);
-  gemm_bf16::gemm_bf16(v, m, n, k, alpha, in_ptr<__nv_bfloat16>(a), lda, in_ptr<__nv_bfloat16>(b),
-                       ldb, beta, out_ptr<float>(c), ldc, as_stream(stream));
+  const gemm_bf16::Epilogue epilogue{in_ptr<float>(bias)};
+  if (c_bf16)
+    gemm_bf16::gemm_bf16(v, m, n, k, alpha, in_ptr<__nv_bfloat16>(a), lda, in_ptr<__nv_bfloat16>(b),
+                         ldb, beta, out_ptr<__nv_bfloat16>(c), ldc, epilogue, as_stream(stream));
+  else
+    gemm_bf16::gemm_bf16(v, m, n, k, alpha, in_ptr<__nv_bfloat16>(a), lda, in_ptr<__nv_bfloat16>(b),
+                         ldb, beta, out_ptr<float>(c), ldc, epilogue, as_stream(stream));
 }
 
 void attention_call(const std::string& variant, Ptr q, Ptr k, Ptr v, Ptr o, int batch, int heads,
@@ -383,8 +390,9 @@ void bind_kernels(nb::module_& m) {
         "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "device"_a, "stream"_a,
         "C = alpha A B + beta C, float32 row-major with leading dimensions in elements.");
   m.def("gemm_bf16", &gemm_bf16_call, "variant"_a, "m"_a, "n"_a, "k"_a, "alpha"_a, "a"_a, "lda"_a,
-        "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "device"_a, "stream"_a,
-        "C = alpha A B + beta C on tensor cores: bf16 A and B, float32 C, row-major.");
+        "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "c_bf16"_a, "bias"_a, "device"_a, "stream"_a,
+        "C = alpha A B + beta C + bias on tensor cores: bf16 A and B, float32 or bf16 C, "
+        "row-major; bias (n float32, or 0) added to each column.");
   m.def("softmax_host_seconds", &softmax_host_seconds, "variant"_a, "x"_a, "out"_a, "rows"_a,
         "cols"_a, "device"_a, "stream"_a, "calls"_a,
         "Host seconds of `calls` C++ softmax calls in a row (benchmark baseline).");
@@ -392,9 +400,9 @@ void bind_kernels(nb::module_& m) {
         "Sum or max of n float32 at x into the float32 at out.");
   m.def("histogram256", &histogram_call, "variant"_a, "x"_a, "n"_a, "bits"_a, "bins"_a, "device"_a,
         "stream"_a, "256 uint32 bins of n uint8 (bits 8) or int32 (bits 32) values.");
-  m.def("attention", &attention_call, "variant"_a, "q"_a, "k"_a, "v"_a, "o"_a, "batch"_a,
-        "heads"_a, "kv_heads"_a, "seq_q"_a, "seq_k"_a, "head_dim"_a, "causal"_a, "scale"_a,
-        "device"_a, "stream"_a,
+  m.def("attention", &attention_call, "variant"_a, "q"_a, "k"_a, "v"_a, "o"_a, "batch"_a, "heads"_a,
+        "kv_heads"_a, "seq_q"_a, "seq_k"_a, "head_dim"_a, "causal"_a, "scale"_a, "device"_a,
+        "stream"_a,
         "Attention forward of bf16 q, k, v into o, [batch, seq, heads, head_dim] contiguous.");
   m.def("stencil2d", &stencil_call, "variant"_a, "x"_a, "out"_a, "rows"_a, "cols"_a, "filter"_a,
         "k"_a, "device"_a, "stream"_a, "k x k clamped stencil of a rows x cols float32 image.");

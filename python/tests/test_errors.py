@@ -50,6 +50,14 @@ def test_gemm_shape_and_beta_checks():
         memhier.gemm(FakeCAI((3, 4), strides=(4, 12)), FakeCAI((4, 2)), c=FakeCAI((3, 2)))
 
 
+def test_gemm_epilogue_is_the_bf16_ladders():
+    # float32 inputs: no bias, no bfloat16 C.
+    with pytest.raises(TypeError, match="bias is an epilogue of the bfloat16 GEMM"):
+        memhier.gemm(FakeCAI((3, 4)), FakeCAI((4, 2)), bias=FakeCAI((2,)))
+    with pytest.raises(ValueError, match="dtype must be one of float32"):
+        memhier.gemm(FakeCAI((3, 4)), FakeCAI((4, 2)), dtype="bfloat16")
+
+
 def test_filter_and_op_checks():
     with pytest.raises(ValueError, match="3x3, 5x5 or 7x7"):
         memhier.stencil2d(FakeCAI((8, 8)), [[1, 2], [3, 4]])

@@ -142,6 +142,43 @@ def test_gemm_bf16_every_variant(variant, misaligned):
         assert bool(((c.double() - a.double() @ b.double()).abs() <= bf16_bound(a, b)).all())
 
 
+@pytest.mark.parametrize("variant", memhier.variants("gemm_bf16"))
+def test_gemm_bf16_epilogue(variant):
+    # A bias added to every row and a bf16 C (NaN-poisoned: beta is 0), in one call: the fp32
+    # bound plus the rounding of the stored value; then beta reading the bf16 C back.
+    a = rand(200, 136, dtype=torch.bfloat16)
+    b = rand(136, 72, dtype=torch.bfloat16)
+    bias = rand(72)
+    c = torch.full((200, 72), float("nan"), device=DEV, dtype=torch.bfloat16)
+    memhier.gemm(a, b, c, bias=bias, variant=variant)
+    want = a.double() @ b.double() + bias.double()
+    bound = bf16_bound(a, b) + 2.0 ** -23 * bias.double().abs()
+    assert bool(((c.double() - want).abs() <= bound + 2.0 ** -8 * (want.abs() + bound)).all())
+    old = c.clone()
+    memhier.gemm(a, b, c, alpha=0.5, beta=-1.0, bias=bias, variant=variant)
+    want2 = 0.5 * (a.double() @ b.double()) - old.double() + bias.double()
+    bound2 = 0.5 * bf16_bound(a, b) + 2.0 ** -22 * (old.double().abs() + bias.double().abs())
+    assert bool(((c.double() - want2).abs() <= bound2 + 2.0 ** -8 * (want2.abs() + bound2)).all())
+
+
+def test_gemm_bf16_epilogue_new_output_and_checks():
+    a = rand(65, 33, dtype=torch.bfloat16)
+    b = rand(33, 129, dtype=torch.bfloat16)
+    got = memhier.gemm(a, b, dtype="bfloat16")
+    assert got.dtype == torch.bfloat16 and got.shape == (65, 129)
+    want = a.double() @ b.double()
+    assert bool(((got.double() - want).abs() <= bf16_bound(a, b) + 2.0 ** -8 * want.abs()).all())
+    with pytest.raises(ValueError, match="bias must hold n = 129 values"):
+        memhier.gemm(a, b, bias=rand(128))
+    with pytest.raises(ValueError, match="c is float32 but dtype is 'bfloat16'"):
+        memhier.gemm(a, b, rand(65, 129), dtype="bfloat16")
+    # k == 0: an empty sum, so C = bias.
+    bias = rand(129)
+    empty = memhier.gemm(rand(65, 0, dtype=torch.bfloat16), rand(0, 129, dtype=torch.bfloat16),
+                         bias=bias)
+    assert torch.equal(empty, bias.expand(65, 129))
+
+
 def test_gemm_mixed_dtypes_are_refused():
     with pytest.raises(TypeError):
         memhier.gemm(rand(4, 4, dtype=torch.bfloat16), rand(4, 4))

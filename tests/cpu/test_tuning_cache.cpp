@@ -257,6 +257,12 @@ TEST(TuningCacheKey, EveryShapeAndLayoutIsItsOwnEntry) {
   }
   EXPECT_EQ(tuning::shape_text(tuning::dense_shape(5000, 3000, 4000)),
             "5000x3000x4000 ld 4000,3000,3000 a256,256,256");
+  // An epilogue (bf16 C, bias) is its own entry; the plain fp32 store keeps the old text.
+  tuning::ShapeKey with_epilogue = cube;
+  with_epilogue.epilogue = "bf16+bias";
+  EXPECT_NE(base, tuning::entry_key(prefix, "gemm", with_epilogue));
+  EXPECT_EQ(tuning::shape_text(with_epilogue),
+            "4096x4096x4096 ld 4096,4096,4096 a256,256,256 epi bf16+bias");
 }
 
 TEST(TuningCacheKey, AlignmentClassIsTheLargestPowerOfTwoUpTo256) {

@@ -33,8 +33,8 @@ namespace {
 
 namespace hk = memhier::kernels::gemm_bf16;
 using bf16 = __nv_bfloat16;
-using GemmFn = void (*)(int, int, int, float, const bf16*, int, const bf16*, int, float, float*,
-                        int, cudaStream_t);
+using GemmFn = void (*)(int, int, int, float, const bf16*, int, const bf16*, int, float,
+                        const hk::COut&, int, cudaStream_t);
 
 struct Rung {
   const char* name;
@@ -188,9 +188,20 @@ TEST(GemmBf16Hopper, UnsupportedProblemsSayWhy) {
   EXPECT_NE(hk::hopper_gemm_unsupported(8, 8, 8, 8, 8, 7), "");     // ldc < n
   const void* aligned = reinterpret_cast<const void*>(std::uintptr_t{4096});
   const void* off8 = reinterpret_cast<const void*>(std::uintptr_t{4104});
-  EXPECT_NE(hk::hopper_gemm_unsupported(8, 8, 8, 8, 8, 8, off8, aligned, aligned), "");
-  EXPECT_NE(hk::hopper_gemm_unsupported(8, 8, 8, 8, 8, 8, aligned, off8, aligned), "");
-  EXPECT_NE(hk::hopper_gemm_unsupported(8, 8, 8, 8, 8, 8, aligned, nullptr, aligned), "");
+  float* c = reinterpret_cast<float*>(std::uintptr_t{4096});
+  EXPECT_NE(hk::hopper_gemm_unsupported(8, 8, 8, 8, 8, 8, off8, aligned, c), "");
+  EXPECT_NE(hk::hopper_gemm_unsupported(8, 8, 8, 8, 8, 8, aligned, off8, c), "");
+  EXPECT_NE(hk::hopper_gemm_unsupported(8, 8, 8, 8, 8, 8, aligned, nullptr, c), "");
+  // An fp32 C needs 4-byte alignment (a bf16 C 2), the bias 4.
+  const float* bias_off2 = reinterpret_cast<const float*>(std::uintptr_t{4098});
+  EXPECT_NE(hk::hopper_gemm_unsupported(8, 8, 8, 8, 8, 8, aligned, aligned,
+                                        hk::COut(reinterpret_cast<float*>(std::uintptr_t{4098}))),
+            "");
+  EXPECT_NE(hk::hopper_gemm_unsupported(8, 8, 8, 8, 8, 8, aligned, aligned,
+                                        hk::COut(reinterpret_cast<bf16*>(std::uintptr_t{4097}))),
+            "");
+  EXPECT_NE(hk::hopper_gemm_unsupported(8, 8, 8, 8, 8, 8, aligned, aligned, hk::COut(c, bias_off2)),
+            "");
   const bf16* fa = reinterpret_cast<const bf16*>(off8);
   const bf16* fb = reinterpret_cast<const bf16*>(aligned);
   float* fc = reinterpret_cast<float*>(std::uintptr_t{8192});

@@ -1,6 +1,7 @@
 // The tensor-core GEMM ladder: C = alpha * A * B + beta * C with A and B in bf16, fp32
 // accumulation and C in fp32, row-major, any M, N, K, from WMMA fragments read straight
-// from global memory to a cp.async pipeline of mma.sync tiles.
+// from global memory to a cp.async pipeline of mma.sync tiles; and the epilogue a layer
+// needs fused into C's store (a bias per column, a bf16 C).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -50,23 +51,46 @@ void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16*
                const __nv_bfloat16* B, int ldb, float beta, float* C, int ldc,
                cudaStream_t stream = nullptr);
 
+/// What the epilogue adds to alpha * A * B + beta * C as C is stored, in every variant.
+struct Epilogue {
+  /// n fp32 values (4-byte aligned), bias[j] added to every element of column j: a linear
+  /// layer's bias (y = x W + b). Null: none.
+  const float* bias = nullptr;
+};
+
+/// gemm_bf16() with an epilogue: C = alpha * A * B + beta * C + bias, fp32 C.
+void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16* A, int lda,
+               const __nv_bfloat16* B, int ldb, float beta, float* C, int ldc,
+               const Epilogue& epilogue, cudaStream_t stream = nullptr);
+
+/// The same into a bf16 C (2-byte aligned): the fp32 result (accumulated, scaled, beta * C and
+/// the bias added in fp32) rounded to nearest even as it is stored; C is read as bf16 when
+/// beta != 0. `best` tunes these calls apart from the fp32 ones (the key names the epilogue).
+void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16* A, int lda,
+               const __nv_bfloat16* B, int ldb, float beta, __nv_bfloat16* C, int ldc,
+               const Epilogue& epilogue = {}, cudaStream_t stream = nullptr);
+
 /// Decides `best`'s configuration for this problem now, computing nothing into C: the
 /// choice known for this card and shape, else the candidates timed (into a scratch C; it
 /// synchronizes `stream`); with `retune`, timed even when known. What `memhier tune` calls to
 /// fill the cache ahead of time. Throws what gemm_bf16() throws for bad input.
 memhier::tuning::Outcome tune(int m, int n, int k, const __nv_bfloat16* A, int lda,
-                           const __nv_bfloat16* B, int ldb, float* C, int ldc, bool retune = false,
-                           cudaStream_t stream = nullptr);
+                              const __nv_bfloat16* B, int ldb, float* C, int ldc,
+                              bool retune = false, cudaStream_t stream = nullptr);
 
 /// The candidate (a Variant's name) that `best` runs on the current device for a dense
 /// problem (lda = k, ldb = ldc = n, bases from cudaMalloc), or "" when it has not been chosen
 /// yet (in this process or in the cache on disk).
 std::string best_config(int m, int n, int k);
 
-/// The same for exactly the pointers and leading dimensions a call passes: `best` decides
-/// per card, extents, leading dimensions and each base's alignment.
+/// The same for exactly the pointers, leading dimensions and epilogue a call passes: `best`
+/// decides per card, extents, leading dimensions, each base's alignment and the epilogue.
 std::string best_config(int m, int n, int k, const __nv_bfloat16* A, int lda,
-                        const __nv_bfloat16* B, int ldb, const float* C, int ldc);
+                        const __nv_bfloat16* B, int ldb, const float* C, int ldc,
+                        const Epilogue& epilogue = {});
+std::string best_config(int m, int n, int k, const __nv_bfloat16* A, int lda,
+                        const __nv_bfloat16* B, int ldb, const __nv_bfloat16* C, int ldc,
+                        const Epilogue& epilogue = {});
 
 /// Forgets the choices held in memory (the disk cache, gemm::tuning_cache_path(), is read
 /// again at the next `best` call).

@@ -18,6 +18,8 @@ struct ShapeKey {
   int m = 0, n = 0, k = 0;
   int lda = 0, ldb = 0, ldc = 0;
   int align_a = 256, align_b = 256, align_c = 256;
+  /// What the epilogue does beyond an fp32 store ("bf16", "bias", "bf16+bias"; "" for none).
+  std::string epilogue;
 };
 
 /// A dense row-major problem from cudaMalloc'd bases: lda = k, ldb = ldc = n, 256-byte bases.
@@ -27,7 +29,8 @@ ShapeKey dense_shape(int m, int n, int k);
 ShapeKey call_shape(int m, int n, int k, const void* a, int lda, const void* b, int ldb,
                     const void* c, int ldc);
 
-/// "MxNxK lda,ldb,ldc aA,B,C": the key's shape part, readable in the cache file.
+/// "MxNxK lda,ldb,ldc aA,B,C" (then " epi E" with an epilogue): the key's shape part, readable
+/// in the cache file.
 std::string shape_text(const ShapeKey& s);
 
 /// The key of `family`'s choice for `shape` under `prefix` (key_prefix's).

@@ -33,7 +33,7 @@ std::string shape_text(const ShapeKey& s) {
   char text[160];
   std::snprintf(text, sizeof text, "%dx%dx%d ld %d,%d,%d a%d,%d,%d", s.m, s.n, s.k, s.lda, s.ldb,
                 s.ldc, s.align_a, s.align_b, s.align_c);
-  return text;
+  return s.epilogue.empty() ? std::string(text) : std::string(text) + " epi " + s.epilogue;
 }
 
 std::string entry_key(const std::string& prefix, const std::string& family, const ShapeKey& shape) {

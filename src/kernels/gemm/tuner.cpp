@@ -29,6 +29,9 @@ struct SgemmTraits {
   static Launcher launcher_for(Variant v) { return detail::launcher_for(v); }
   static const char* name(Variant v) { return to_string(v); }
   static bool parse(const std::string& s, Variant* v) { return parse_variant(s, v); }
+  static tuning::ShapeKey key(const Params& p) {
+    return tuning::call_shape(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.C, p.ldc);
+  }
   static tuning::TileFacts tile(const Launcher& l) {
     tuning::TileFacts t;
     t.tile_m = l.block_tile.bm;

@@ -4,8 +4,9 @@
 // and those are timed on the caller's A and B into a scratch C. A family supplies a Traits
 // type (gemm/tuner.cpp and gemm_bf16/tuner.cpp):
 //   kFamily, Params, Variant, candidates(), launcher_for(v), name(v), parse(name, &v),
-//   tile(launcher) (TileFacts without blocks_per_sm), untuned(p) (what runs without tuning),
-//   kUntunedIsAPick (untuned(p) is the ladder's pick for speed, timed first; else a fallback).
+//   key(p) (the tuning key's ShapeKey), tile(launcher) (TileFacts without blocks_per_sm),
+//   untuned(p) (what runs without tuning), kUntunedIsAPick (untuned(p) is the ladder's pick for
+//   speed, timed first; else a fallback).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -33,6 +34,11 @@ inline bool not_worth_tuning(int m, int n, int k) {
 /// Rows and columns of the corner a candidate warms up on.
 inline constexpr int kWarmExtent = 256;
 
+/// Points an fp32 C at the scratch; a family whose C is another type overloads this beside it.
+inline void point_c_at(float*& c, void* scratch) {
+  c = static_cast<float*>(scratch);
+}
+
 /// time_candidates over `candidates` run on the caller's A and B (`p`: either GEMM's Params,
 /// float C) into a scratch C with alpha 1 and beta 0, each launched through
 /// `launcher_for(candidate).launch(params, stream)`; the warm-up is the top-left corner of at
@@ -49,7 +55,7 @@ memhier::tuning::Timed time_on_scratch(const Params& p, const std::vector<Varian
     const auto make = [&p, l = launcher_for(v)](bool corner) {
       return [&p, l, corner](void* scratch, cudaStream_t st, double share) {
         Params q = p;
-        q.C = static_cast<float*>(scratch);
+        point_c_at(q.C, scratch);
         q.alpha = 1.f;
         q.beta = 0.f;                                // the scratch is never read
         q.k = memhier::tuning::slice_k(p.k, share);  // the first k of A's rows and B's
@@ -94,10 +100,7 @@ struct GemmTuning {
   static bool parse(const std::string& s, Choice* v) { return Traits::parse(s, v); }
   static Choice untuned(const Problem& p) { return Traits::untuned(p); }
   static bool worth_tuning(const Problem& p) { return !not_worth_tuning(p.m, p.n, p.k); }
-  static std::string shape_text(const Problem& p) {
-    return tuning::shape_text(
-        tuning::call_shape(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.C, p.ldc));
-  }
+  static std::string shape_text(const Problem& p) { return tuning::shape_text(Traits::key(p)); }
   static std::string tuned_on(const Problem& p) {
     return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
   }

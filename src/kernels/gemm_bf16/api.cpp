@@ -31,18 +31,19 @@ constexpr registry::Named<Variant> kNames[] = {
 
 using gemm::detail::aligned;
 
-void validate(int m, int n, int k, const void* A, int lda, const void* B, int ldb, const float* C,
-              int ldc) {
-  gemm::detail::check_layout("gemm_bf16: ", m, n, k, lda, ldb, ldc, A, B, C);
-  if (!aligned(A, 2) || !aligned(B, 2) || !aligned(C, 4))
-    throw std::invalid_argument(
-        "gemm_bf16: A and B must be 2-byte aligned bf16 pointers and C a 4-byte aligned float "
-        "pointer.");
-}
-
-/// The validated problem as the kernels take it, with the 16-byte paths' flags.
+/// The validated problem as the kernels take it, with the 16-byte paths' flags; throws
+/// std::invalid_argument with one sentence for bad input.
 detail::Params make_params(int m, int n, int k, float alpha, const __nv_bfloat16* A, int lda,
-                           const __nv_bfloat16* B, int ldb, float beta, float* C, int ldc) {
+                           const __nv_bfloat16* B, int ldb, float beta, const detail::COut& C,
+                           int ldc) {
+  gemm::detail::check_layout("gemm_bf16: ", m, n, k, lda, ldb, ldc, A, B, C.data());
+  if (!aligned(A, 2) || !aligned(B, 2))
+    throw std::invalid_argument("gemm_bf16: A and B must be 2-byte aligned bf16 pointers.");
+  if (!aligned(C.data(), static_cast<std::uintptr_t>(C.elem_bytes())))
+    throw std::invalid_argument(C.bf16 ? "gemm_bf16: a bf16 C must be 2-byte aligned."
+                                       : "gemm_bf16: an fp32 C must be 4-byte aligned.");
+  if (!aligned(C.bias, 4))
+    throw std::invalid_argument("gemm_bf16: the bias must be a 4-byte aligned float pointer.");
   detail::Params p;
   p.m = m;
   p.n = n;
@@ -58,6 +59,16 @@ detail::Params make_params(int m, int n, int k, float alpha, const __nv_bfloat16
   p.vec_a = aligned(A, 16) && lda % 8 == 0;
   p.vec_b = aligned(B, 16) && ldb % 8 == 0;
   return p;
+}
+
+/// Every entry point's run: the alpha == 0 path, else the variant (best's choice for `p`).
+void run(Variant v, const detail::Params& p, cudaStream_t stream) {
+  if (p.alpha == 0.f) {  // BLAS: A and B are not read; C = beta * C (+ bias)
+    detail::launch_scale_c(p, stream);
+    return;
+  }
+  const Variant chosen = v == Variant::best ? detail::choose_best(p, stream) : v;
+  detail::launcher_for(chosen).launch(p, stream);
 }
 
 }  // namespace
@@ -110,21 +121,28 @@ const std::vector<Variant>& best_candidates() {
 void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16* A, int lda,
                const __nv_bfloat16* B, int ldb, float beta, float* C, int ldc,
                cudaStream_t stream) {
-  validate(m, n, k, A, lda, B, ldb, C, ldc);
-  const detail::Params p = make_params(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  if (alpha == 0.f) {  // BLAS: A and B are not read; C = beta * C
-    detail::launch_scale_c(p, stream);
-    return;
-  }
-  const Variant run = v == Variant::best ? detail::choose_best(p, stream) : v;
-  detail::launcher_for(run).launch(p, stream);
+  run(v, make_params(m, n, k, alpha, A, lda, B, ldb, beta, detail::COut(C), ldc), stream);
+}
+
+void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16* A, int lda,
+               const __nv_bfloat16* B, int ldb, float beta, float* C, int ldc,
+               const Epilogue& epilogue, cudaStream_t stream) {
+  run(v, make_params(m, n, k, alpha, A, lda, B, ldb, beta, detail::COut(C, epilogue.bias), ldc),
+      stream);
+}
+
+void gemm_bf16(Variant v, int m, int n, int k, float alpha, const __nv_bfloat16* A, int lda,
+               const __nv_bfloat16* B, int ldb, float beta, __nv_bfloat16* C, int ldc,
+               const Epilogue& epilogue, cudaStream_t stream) {
+  run(v, make_params(m, n, k, alpha, A, lda, B, ldb, beta, detail::COut(C, epilogue.bias), ldc),
+      stream);
 }
 
 memhier::tuning::Outcome tune(int m, int n, int k, const __nv_bfloat16* A, int lda,
-                           const __nv_bfloat16* B, int ldb, float* C, int ldc, bool retune,
-                           cudaStream_t stream) {
-  validate(m, n, k, A, lda, B, ldb, C, ldc);
-  return detail::tune_best(make_params(m, n, k, 1.f, A, lda, B, ldb, 0.f, C, ldc), stream, retune);
+                              const __nv_bfloat16* B, int ldb, float* C, int ldc, bool retune,
+                              cudaStream_t stream) {
+  return detail::tune_best(make_params(m, n, k, 1.f, A, lda, B, ldb, 0.f, detail::COut(C), ldc),
+                           stream, retune);
 }
 
 std::string best_config(int m, int n, int k) {
@@ -133,9 +151,19 @@ std::string best_config(int m, int n, int k) {
 }
 
 std::string best_config(int m, int n, int k, const __nv_bfloat16* A, int lda,
-                        const __nv_bfloat16* B, int ldb, const float* C, int ldc) {
+                        const __nv_bfloat16* B, int ldb, const float* C, int ldc,
+                        const Epilogue& epilogue) {
   if (m <= 0 || n <= 0 || k <= 0) return {};
-  return detail::cached_best(gemm::tuning::call_shape(m, n, k, A, lda, B, ldb, C, ldc));
+  return detail::cached_best(detail::shape_key(
+      m, n, k, A, lda, B, ldb, detail::COut(const_cast<float*>(C), epilogue.bias), ldc));
+}
+
+std::string best_config(int m, int n, int k, const __nv_bfloat16* A, int lda,
+                        const __nv_bfloat16* B, int ldb, const __nv_bfloat16* C, int ldc,
+                        const Epilogue& epilogue) {
+  if (m <= 0 || n <= 0 || k <= 0) return {};
+  return detail::cached_best(detail::shape_key(
+      m, n, k, A, lda, B, ldb, detail::COut(const_cast<__nv_bfloat16*>(C), epilogue.bias), ldc));
 }
 
 }  // namespace memhier::gemm_bf16

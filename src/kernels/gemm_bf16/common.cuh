@@ -1,6 +1,6 @@
 // Device helpers shared by the bf16 rungs: 8-element staging loads (16-byte where legal,
-// zero past the edges), the fp32 epilogue (C unread when beta == 0), the mma.sync and
-// ldmatrix wrappers, and the one launch path.
+// zero past the edges), the epilogue's store of one element (output.cuh: C unread when
+// beta == 0), the mma.sync and ldmatrix wrappers, and the one launch path.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -12,6 +12,7 @@
 
 #include "memhier/core/check.hpp"
 #include "memhier/core/ptx.cuh"
+#include "output.cuh"
 #include "variants.hpp"
 
 namespace memhier::gemm_bf16::detail {
@@ -34,19 +35,42 @@ __device__ __forceinline__ uint4 load8(const __nv_bfloat16* p, int avail, bool v
                     e[4] | (unsigned{e[5]} << 16), e[6] | (unsigned{e[7]} << 16));
 }
 
-/// One output: C = alpha * acc (+ beta * C when beta != 0; C is not read otherwise).
-__device__ __forceinline__ void store1(float* c, float acc, float alpha, float beta) {
-  float o = alpha * acc;
-  if (beta != 0.f) o = fmaf(beta, *c, o);
+/// The epilogue beyond the plain fp32 store (a bias, a bf16 C: output.cuh) for C(row, col) and,
+/// when col + 1 < n, C(row, col + 1), row inside C; C read only when beta != 0. Out of line:
+/// inlined at every fragment store of the unrolled tiles it made mma_swizzled's code 1.7x as
+/// large for every call, the plain ones included.
+static __device__ __noinline__ void store2_epilogue(COut c, int ldc, int n, float alpha, float beta,
+                                                    int row, int col, float v0, float v1) {
+  const float v[2] = {v0, v1};
+  for (int j = 0; j < 2 && col + j < n; ++j) {
+    const std::size_t i = rm_offset(row, col + j, ldc);
+    const float old = beta != 0.f ? c_load(c, i) : 0.f;
+    c_store(c, i, c_finish(v[j], alpha, beta, old, c_bias(c, col + j)));
+  }
+}
+
+/// One output C(row, col), inside C: C = alpha * acc (+ beta * C when beta != 0; C is not read
+/// otherwise), or the epilogue's.
+__device__ __forceinline__ void store1(const Params& p, int row, int col, float acc) {
+  if (!p.C.plain()) {
+    store2_epilogue(p.C, p.ldc, col + 1, p.alpha, p.beta, row, col, acc, 0.f);
+    return;
+  }
+  float* c = p.C.f32 + rm_offset(row, col, p.ldc);
+  float o = p.alpha * acc;
+  if (p.beta != 0.f) o = fmaf(p.beta, *c, o);
   *c = o;
 }
 
 /// Two outputs C(row, col), C(row, col + 1), each guarded against the edges of C.
 __device__ __forceinline__ void store2(const Params& p, int row, int col, float v0, float v1) {
   if (row >= p.m) return;
-  float* c = p.C + rm_offset(row, col, p.ldc);
-  if (col < p.n) store1(c, v0, p.alpha, p.beta);
-  if (col + 1 < p.n) store1(c + 1, v1, p.alpha, p.beta);
+  if (!p.C.plain()) {
+    if (col < p.n) store2_epilogue(p.C, p.ldc, p.n, p.alpha, p.beta, row, col, v0, v1);
+    return;
+  }
+  if (col < p.n) store1(p, row, col, v0);
+  if (col + 1 < p.n) store1(p, row, col + 1, v1);
 }
 
 /// ldmatrix.x4: four 8x8 b16 matrices, lanes 8j..8j+7 giving matrix j's row addresses.

@@ -18,6 +18,7 @@
 #include "memhier/core/check.hpp"
 #include "memhier/core/tma.cuh"
 #include "memhier/core/tma.hpp"
+#include "output.cuh"
 
 namespace memhier::kernels::gemm_bf16::sm90 {
 
@@ -388,10 +389,20 @@ __host__ __device__ inline void tile_coords(int t, int tiles_m, int tiles_n, int
   *tn = r / rows;
 }
 
-/// Where and how the accumulators land: C = alpha * acc + beta * C, rows below m and columns
-/// below n only. `pairs`: ldc even and C 8-byte aligned, so column pairs go as float2.
+using memhier::gemm_bf16::detail::c_bias;
+using memhier::gemm_bf16::detail::c_finish;
+using memhier::gemm_bf16::detail::c_load;
+using memhier::gemm_bf16::detail::c_load2_cs;
+using memhier::gemm_bf16::detail::c_store;
+using memhier::gemm_bf16::detail::c_store2_cs;
+using memhier::gemm_bf16::detail::COut;
+using memhier::gemm_bf16::detail::pairs_fit;
+
+/// Where and how the accumulators land: C = alpha * acc + beta * C + bias (output.cuh), rows
+/// below m and columns below n only. `pairs`: ldc even and C aligned to two elements, so
+/// column pairs go in one access.
 struct Epilogue {
-  float* c;
+  COut out;
   long long ldc;
   int m, n;
   float alpha, beta;
@@ -415,7 +426,7 @@ __device__ __forceinline__ void store_tile(const Epilogue& ep, const float (&d)[
   for (int h = 0; h < 2; ++h) {
     const int row = row_base + 8 * h;
     if (row >= ep.m) continue;
-    float* crow = ep.c + static_cast<long long>(row) * ep.ldc;
+    const std::size_t row_at = static_cast<std::size_t>(row) * ep.ldc;
 #pragma unroll
     for (int j0 = 0; j0 < BN / 8; j0 += kChunk) {
       float2 old[kChunk];
@@ -425,10 +436,10 @@ __device__ __forceinline__ void store_tile(const Epilogue& ep, const float (&d)[
         old[j] = make_float2(0.f, 0.f);
         if (!read_c || col >= ep.n) continue;
         if (ep.pairs && col + 1 < ep.n) {
-          old[j] = __ldcs(reinterpret_cast<const float2*>(crow + col));
+          old[j] = c_load2_cs(ep.out, row_at + col);
         } else {
-          old[j].x = __ldcs(crow + col);
-          if (col + 1 < ep.n) old[j].y = __ldcs(crow + col + 1);
+          old[j].x = c_load<true>(ep.out, row_at + col);
+          if (col + 1 < ep.n) old[j].y = c_load<true>(ep.out, row_at + col + 1);
         }
       }
 #pragma unroll
@@ -436,17 +447,15 @@ __device__ __forceinline__ void store_tile(const Epilogue& ep, const float (&d)[
         const int col = col_base + 8 * (j0 + j);
         if (col >= ep.n) continue;
         const int v = 4 * (j0 + j) + 2 * h;  // d[v], d[v + 1]: columns col, col + 1 of row
-        float v0 = ep.alpha == 0.f ? 0.f : ep.alpha * d[v];
-        float v1 = ep.alpha == 0.f ? 0.f : ep.alpha * d[v + 1];
-        if (read_c) {
-          v0 += ep.beta * old[j].x;
-          v1 += ep.beta * old[j].y;
-        }
-        if (ep.pairs && col + 1 < ep.n) {
-          __stcs(reinterpret_cast<float2*>(crow + col), make_float2(v0, v1));
+        const bool second = col + 1 < ep.n;
+        const float v0 = c_finish(d[v], ep.alpha, ep.beta, old[j].x, c_bias(ep.out, col));
+        const float v1 =
+            c_finish(d[v + 1], ep.alpha, ep.beta, old[j].y, second ? c_bias(ep.out, col + 1) : 0.f);
+        if (ep.pairs && second) {
+          c_store2_cs(ep.out, row_at + col, v0, v1);
         } else {
-          __stcs(crow + col, v0);
-          if (col + 1 < ep.n) __stcs(crow + col + 1, v1);
+          c_store<true>(ep.out, row_at + col, v0);
+          if (second) c_store<true>(ep.out, row_at + col + 1, v1);
         }
       }
     }

@@ -2,8 +2,9 @@
 // an mbarrier pipeline; 7: warp-specialized, persistent, cluster multicast; best's ws_*
 // candidates: rung 7's kernel at other tile widths, stage counts and cluster sizes, listed
 // in ws_configs.inc). Both compute
-// C = alpha * A * B + beta * C with A (m x k) and B (k x n) row-major bf16, fp32 accumulation
-// and C (m x n) row-major fp32, on sm_90a devices (compute capability 9.0) only.
+// C = alpha * A * B + beta * C (+ bias) with A (m x k) and B (k x n) row-major bf16, fp32
+// accumulation and C (m x n) row-major fp32 or bf16 (COut), on sm_90a devices (compute
+// capability 9.0) only.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -11,7 +12,11 @@
 
 #include <string>
 
+#include "output.hpp"
+
 namespace memhier::kernels::gemm_bf16 {
+
+using memhier::gemm_bf16::detail::COut;
 
 /// Why the Hopper rungs cannot run this problem on the current device (one sentence), or ""
 /// when they can: sizes positive, lda >= k, ldb >= n, ldc >= n, lda and ldb multiples of 8
@@ -19,9 +24,9 @@ namespace memhier::kernels::gemm_bf16 {
 std::string hopper_gemm_unsupported(int m, int n, int k, int lda, int ldb, int ldc);
 
 /// hopper_gemm_unsupported plus the pointers: A and B non-null and 16-byte aligned (TMA), C
-/// non-null and 4-byte aligned.
+/// non-null and aligned to its element, the bias (if any) 4-byte aligned.
 std::string hopper_gemm_unsupported(int m, int n, int k, int lda, int ldb, int ldc, const void* a,
-                                    const void* b, const void* c);
+                                    const void* b, const COut& c);
 
 /// Rung 6: one 128 x 256 tile of C a block, two warpgroups each on 64 rows with wgmma
 /// m64n256k16; one thread issues TMA loads of 64-deep k-blocks into 128-byte-swizzled shared
@@ -29,7 +34,8 @@ std::string hopper_gemm_unsupported(int m, int n, int k, int lda, int ldb, int l
 /// hopper_gemm_unsupported's sentence, CudaError on a CUDA failure. C is read only when
 /// beta != 0; A and B are read even when alpha == 0 (the result is then beta * C exactly).
 void wgmma_tma(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
-               const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t stream);
+               const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc,
+               cudaStream_t stream);
 
 /// What the family table records of a Hopper rung.
 struct HopperKernelInfo {
@@ -49,18 +55,20 @@ HopperKernelInfo wgmma_tma_info();
 /// tiles share each B k-block, each loading its share and multicasting it. Same contract as
 /// wgmma_tma. name_info() gives the kernel and launch shape (its grid: as many clusters as
 /// fit, at most the tiles).
-#define MEMHIER_WS(name, ...)                                                                     \
-  void name(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                    \
-            const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t stream); \
+#define MEMHIER_WS(name, ...)                                                    \
+  void name(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,   \
+            const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc, \
+            cudaStream_t stream);                                                \
   HopperKernelInfo name##_info();
 #include "ws_configs.inc"
 
 /// best's skinny candidates (swap_ab.sm90a.cu): C^T = B^T A^T on wgmma m64n16/32/64, a
 /// block taking 16, 32 or 64 rows of C (swap_configs.inc) by 128 columns, K split over the blocks
 /// the tiles leave idle (they decline shapes they would not split). Same contract as wgmma_tma.
-#define MEMHIER_SWAP_AB(name, ...)                                                                \
-  void name(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                    \
-            const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t stream); \
+#define MEMHIER_SWAP_AB(name, ...)                                               \
+  void name(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,   \
+            const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc, \
+            cudaStream_t stream);                                                \
   HopperKernelInfo name##_info();
 #include "swap_configs.inc"
 

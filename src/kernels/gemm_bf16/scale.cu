@@ -1,5 +1,5 @@
-// The alpha == 0 path of every rung (BLAS): A and B are not read; C = beta * C, and zeros
-// when beta == 0 (C is not read then, so NaN there is overwritten).
+// The alpha == 0 path of every rung (BLAS): A and B are not read; C = beta * C + bias, and
+// the bias alone when beta == 0 (C is not read then, so NaN there is overwritten).
 #include "common.cuh"
 
 namespace memhier::gemm_bf16::detail {
@@ -12,8 +12,7 @@ __global__ void __launch_bounds__(kThreads) scale_c_kernel(const Params p) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += stride) {
-    float* c = p.C + rm_offset(static_cast<int>(i / p.n), static_cast<int>(i % p.n), p.ldc);
-    *c = p.beta != 0.f ? p.beta * *c : 0.f;
+    store1(p, static_cast<int>(i / p.n), static_cast<int>(i % p.n), 0.f);
   }
 }
 

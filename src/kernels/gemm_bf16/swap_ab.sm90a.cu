@@ -159,14 +159,14 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
     if (split_k::arrive_last(sk.counters + tile, sk.splits, tid == 0, flag, consumers_sync))
       split_k::finish_tile(sk.partials, static_cast<std::size_t>(sk.slice), sk.ld, sk.splits,
-                           {ep.c, ep.ldc, ep.m, ep.n, ep.beta}, tm * MS, MS, tn * kTileN, kTileN,
+                           {ep.out, ep.ldc, ep.m, ep.n, ep.beta}, tm * MS, MS, tn * kTileN, kTileN,
                            tid, kConsumers);
   }
 }
 
 template <int MS, int Stages>
 void swap_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
-               const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc,
+               const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc,
                cudaStream_t stream) {
   const std::string why = hopper_gemm_unsupported(m, n, k, lda, ldb, ldc, a, b, c);
   if (!why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
@@ -200,13 +200,13 @@ HopperKernelInfo swap_info() {
 }  // namespace
 
 // One entry point per configuration of swap_configs.inc.
-#define MEMHIER_SWAP_AB(fn, MS, Stages)                                                     \
-  void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                \
-          const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) { \
-    swap_gemm<MS, Stages>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);            \
-  }                                                                                         \
-  HopperKernelInfo fn##_info() {                                                            \
-    return swap_info<MS, Stages>();                                                         \
+#define MEMHIER_SWAP_AB(fn, MS, Stages)                                                          \
+  void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                     \
+          const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc, cudaStream_t s) { \
+    swap_gemm<MS, Stages>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);                 \
+  }                                                                                              \
+  HopperKernelInfo fn##_info() {                                                                 \
+    return swap_info<MS, Stages>();                                                              \
   }
 #include "swap_configs.inc"
 

@@ -25,6 +25,9 @@ struct Bf16Traits {
   static Launcher launcher_for(Variant v) { return detail::launcher_for(v); }
   static const char* name(Variant v) { return to_string(v); }
   static bool parse(const std::string& s, Variant* v) { return parse_variant(s, v); }
+  static tuning::ShapeKey key(const Params& p) {
+    return shape_key(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.C, p.ldc);
+  }
   static tuning::TileFacts tile(const Launcher& l) {
     tuning::TileFacts t;
     t.tile_m = l.tile_m;
@@ -46,6 +49,13 @@ gemm::detail::Tuner<Bf16Traits>& tuner() {
 }
 
 }  // namespace
+
+gemm::tuning::ShapeKey shape_key(int m, int n, int k, const __nv_bfloat16* A, int lda,
+                                 const __nv_bfloat16* B, int ldb, const COut& C, int ldc) {
+  gemm::tuning::ShapeKey s = gemm::tuning::call_shape(m, n, k, A, lda, B, ldb, C.data(), ldc);
+  s.epilogue = epilogue_text(C);  // "" for the plain fp32 store: the keys before epilogues
+  return s;
+}
 
 Variant choose_best(const Params& p, cudaStream_t stream) {
   return tuner().choose(p, stream).choice;

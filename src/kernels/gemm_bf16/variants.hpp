@@ -10,6 +10,7 @@
 
 #include "memhier/core/launch.hpp"
 #include "memhier/kernels/gemm_bf16.hpp"
+#include "output.hpp"
 
 namespace memhier::gemm::tuning {
 struct ShapeKey;
@@ -18,14 +19,15 @@ struct Outcome;
 
 namespace memhier::gemm_bf16::detail {
 
-/// One validated problem (row-major, device pointers). vec_a / vec_b say where 16-byte
-/// (8-element) accesses are legal: base 16-byte aligned and leading dimension a multiple of 8.
+/// One validated problem (row-major, device pointers; C and the epilogue's bias in COut).
+/// vec_a / vec_b say where 16-byte (8-element) accesses are legal: base 16-byte aligned and
+/// leading dimension a multiple of 8.
 struct Params {
   int m = 0, n = 0, k = 0;
   float alpha = 1.f, beta = 0.f;
   const __nv_bfloat16* A = nullptr;
   const __nv_bfloat16* B = nullptr;
-  float* C = nullptr;
+  COut C;
   int lda = 0, ldb = 0, ldc = 0;
   bool vec_a = false, vec_b = false;
 };
@@ -65,10 +67,14 @@ Variant choose_best(const Params& p, cudaStream_t stream);
 /// choose_best with what it cost; `retune` times the candidates even when a choice is known.
 memhier::tuning::Outcome tune_best(const Params& p, cudaStream_t stream, bool retune);
 
+/// The tuning key of a call: its extents, leading dimensions, bases' alignment and epilogue.
+gemm::tuning::ShapeKey shape_key(int m, int n, int k, const __nv_bfloat16* A, int lda,
+                                 const __nv_bfloat16* B, int ldb, const COut& C, int ldc);
+
 /// The choice known for this card and shape (memory or disk), "" if none yet.
 std::string cached_best(const gemm::tuning::ShapeKey& s);
 
-/// C = beta * C (zeros when beta == 0, C unread): the alpha == 0 path of every variant.
+/// C = beta * C + bias (C unread when beta == 0): the alpha == 0 path of every variant.
 void launch_scale_c(const Params& p, cudaStream_t stream);
 
 using core::grid_2d;

@@ -37,9 +37,10 @@ constexpr int kConsumerRegs = 232;  // 128 * 40 + 256 * 232 = 64512 <= 65536 = 3
 
 // The epilogue through shared memory: each consumer warpgroup writes its 64 rows 32 columns
 // at a time into one of two 8 KiB boxes (128-byte swizzled rows of 32 fp32). Where C suits
-// TMA and beta == 0, one thread stores the box with TMA, so the next tile's wgmma starts while
-// the copy engine drains C; otherwise each warp writes 16 of the box's rows as 128-byte row
-// segments (reading C there when beta != 0). Register stores straight from the accumulators
+// TMA, beta == 0 and C is fp32 without a bias, one thread stores the box with TMA, so the next
+// tile's wgmma starts while the copy engine drains C; otherwise each warp writes 16 of the
+// box's rows as row segments (reading C there when beta != 0, adding the bias, rounding to a
+// bf16 C). Register stores straight from the accumulators
 // cost a request per 32-byte sector (4x cuBLAS's L2 write requests on the H100 at 4096^3),
 // and with an odd ldc 3.4x the sectors of C in partial writes. The boxes sit after the stages
 // and barriers, 1024-byte aligned.
@@ -117,6 +118,7 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
       warpgroup_sync(c);
       const int col = col0 + kEpiCols * q + lane;
       if (col >= ep.n) continue;
+      const float bias = c_bias(ep.out, col);
 #pragma unroll 4
       for (int r = 16 * warp; r < 16 * warp + 16; ++r) {
         if (row0 + r >= ep.m) break;
@@ -126,9 +128,9 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
                      : "r"(box + uint32_t(r) * kEpiCols * 4 +
                            ((uint32_t(lane) * 4) ^ (uint32_t(r & 7) << 4)))
                      : "memory");
-        float* p = ep.c + static_cast<long long>(row0 + r) * ep.ldc + col;
-        if (ep.beta != 0.f) v = fmaf(ep.beta, __ldcs(p), v);
-        __stcs(p, v);
+        const std::size_t at = static_cast<std::size_t>(row0 + r) * ep.ldc + col;
+        if (ep.beta != 0.f) v = fmaf(ep.beta, c_load<true>(ep.out, at), v);
+        c_store<true>(ep.out, at, v + bias);
       }
     }
   }
@@ -257,7 +259,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       release_stage<Cluster>(sm.empty((it - 1) % Stages), t);
       if constexpr (SplitK) {
         const int sp = u - ct * splits;
-        const Epilogue part{sk.partials + sp * sk.slice, sk.ld, ep.m, ep.n, ep.alpha, 0.f, true};
+        const Epilogue part{
+            COut(sk.partials + sp * sk.slice), sk.ld, ep.m, ep.n, ep.alpha, 0.f, true};
         store_tile_smem<false>(sm, &map_c, part, acc, c, m0 + 64 * c, n0);
         // The flag lives in the barriers' kilobyte, past the last barrier.
         int* flag = reinterpret_cast<int*>(
@@ -265,8 +268,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             (sm.full(0) + 512u - static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw))));
         if (split_k::arrive_last(sk.counters + ct, splits, tid == 128, flag, consumers_sync))
           split_k::finish_tile(sk.partials, static_cast<std::size_t>(sk.slice), sk.ld, splits,
-                               {ep.c, ep.ldc, ep.m, ep.n, ep.beta}, m0, kBlockM, n0, BN, tid - 128,
-                               256);
+                               {ep.out, ep.ldc, ep.m, ep.n, ep.beta}, m0, kBlockM, n0, BN,
+                               tid - 128, 256);
       } else {
         store_tile_smem<TmaEpi>(sm, &map_c, ep, acc, c, m0 + 64 * c, n0);
       }
@@ -338,21 +341,22 @@ constexpr int kMinSplitKBlocks = 1;
 /// prefixes errors. SplitK declines (invalid_argument) shapes it would not split.
 template <int BN, int Stages, int Cluster, bool SplitK>
 void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
-             const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t stream) {
+             const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc,
+             cudaStream_t stream) {
   const std::string why = hopper_gemm_unsupported(m, n, k, lda, ldb, ldc, a, b, c);
   if (!why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
   const CUtensorMap map_a = make_tensor_map(a, m, k, lda, kBlockM, kBlockK);
   const CUtensorMap map_b = make_tensor_map(b, k, n, ldb, kBlockK, kBoxN);
-  const bool pairs = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % 8 == 0;
-  const Epilogue ep{c, ldc, m, n, alpha, beta, pairs};
-  // The TMA epilogue writes C without reading it (beta == 0) and only where a store's last
-  // 16-byte chunk ends at n: the H100 writes a partial chunk's rest past the tensor's width.
-  const bool tma_epilogue = !SplitK && beta == 0.f && n % 4 == 0 && ldc % 4 == 0 &&
-                            reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
+  const Epilogue ep{c, ldc, m, n, alpha, beta, pairs_fit(c, ldc)};
+  // The TMA epilogue writes an fp32 C without reading it (beta == 0) or adding to it, and
+  // only where a store's last 16-byte chunk ends at n: the H100 writes a partial chunk's rest
+  // past the tensor's width.
+  const bool tma_epilogue = !SplitK && c.plain() && beta == 0.f && n % 4 == 0 && ldc % 4 == 0 &&
+                            reinterpret_cast<std::uintptr_t>(c.f32) % 16 == 0;
   CUtensorMap map_c = {};
   if (tma_epilogue) {
     core::Tensor2d tc;
-    tc.base = c;
+    tc.base = c.f32;
     tc.cols = static_cast<std::uint64_t>(n);
     tc.rows = static_cast<std::uint64_t>(m);
     tc.pitch_bytes = static_cast<std::uint64_t>(ldc) * sizeof(float);
@@ -405,13 +409,13 @@ HopperKernelInfo ws_info() {
 
 // One entry point per configuration of ws_configs.inc: BN x Stages x Cluster (x split-K) as
 // its name says.
-#define MEMHIER_WS(fn, BN, Stages, Cluster, SplitK)                                             \
-  void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                    \
-          const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc, cudaStream_t s) {     \
-    ws_gemm<BN, Stages, Cluster, SplitK>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s); \
-  }                                                                                             \
-  HopperKernelInfo fn##_info() {                                                                \
-    return ws_info<BN, Stages, Cluster, SplitK>();                                              \
+#define MEMHIER_WS(fn, BN, Stages, Cluster, SplitK)                                              \
+  void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                     \
+          const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc, cudaStream_t s) { \
+    ws_gemm<BN, Stages, Cluster, SplitK>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);  \
+  }                                                                                              \
+  HopperKernelInfo fn##_info() {                                                                 \
+    return ws_info<BN, Stages, Cluster, SplitK>();                                               \
   }
 #include "ws_configs.inc"
 

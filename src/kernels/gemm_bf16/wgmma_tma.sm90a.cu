@@ -119,24 +119,25 @@ std::string hopper_gemm_unsupported(int m, int n, int k, int lda, int ldb, int l
 }
 
 std::string hopper_gemm_unsupported(int m, int n, int k, int lda, int ldb, int ldc, const void* a,
-                                    const void* b, const void* c) {
-  if (a == nullptr || b == nullptr || c == nullptr) return "A, B and C must not be null.";
+                                    const void* b, const COut& c) {
+  if (a == nullptr || b == nullptr || c.data() == nullptr) return "A, B and C must not be null.";
   if (reinterpret_cast<std::uintptr_t>(a) % 16 != 0 ||
       reinterpret_cast<std::uintptr_t>(b) % 16 != 0)
     return "A and B must be 16-byte aligned: TMA reads from 16-byte aligned bases.";
-  if (reinterpret_cast<std::uintptr_t>(c) % 4 != 0) return "C must be 4-byte aligned.";
+  if (reinterpret_cast<std::uintptr_t>(c.data()) % c.elem_bytes() != 0)
+    return c.bf16 ? "a bf16 C must be 2-byte aligned." : "an fp32 C must be 4-byte aligned.";
+  if (reinterpret_cast<std::uintptr_t>(c.bias) % 4 != 0) return "the bias must be 4-byte aligned.";
   return hopper_gemm_unsupported(m, n, k, lda, ldb, ldc);
 }
 
 void wgmma_tma(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
-               const __nv_bfloat16* b, int ldb, float beta, float* c, int ldc,
+               const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc,
                cudaStream_t stream) {
   const std::string why = hopper_gemm_unsupported(m, n, k, lda, ldb, ldc, a, b, c);
   if (!why.empty()) throw std::invalid_argument("wgmma_tma: " + why);
   const CUtensorMap map_a = make_tensor_map(a, m, k, lda, kBlockM, kBlockK);
   const CUtensorMap map_b = make_tensor_map(b, k, n, ldb, kBlockK, kBoxN);
-  const bool pairs = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % 8 == 0;
-  const Epilogue ep{c, ldc, m, n, alpha, beta, pairs};
+  const Epilogue ep{c, ldc, m, n, alpha, beta, pairs_fit(c, ldc)};
   const int tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + kBlockN - 1) / kBlockN;
   int dev = 0;
   MEMHIER_CUDA(cudaGetDevice(&dev));

@@ -69,8 +69,7 @@ __global__ void __launch_bounds__(kThreads)
   half_row_lane(lane, &r, &c);
   if (row0 + r >= p.m) return;
   for (int i = 0; i < 8 && col0 + c + i < p.n; ++i)
-    store1(p.C + rm_offset(row0 + r, col0 + c + i, p.ldc), sc[warp][r * 16 + c + i], p.alpha,
-           p.beta);
+    store1(p, row0 + r, col0 + c + i, sc[warp][r * 16 + c + i]);
 }
 
 /// WMMA reads a fragment from memory at a 32-byte aligned address with ld % 8 == 0; every

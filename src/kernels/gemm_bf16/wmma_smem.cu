@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(kThreads) wmma_smem_kernel(const Params p) {
       const int row = m0 + wm + 16 * i + r, col = n0 + wn + 16 * j + c;
       if (row < p.m)
         for (int e = 0; e < 8 && col + e < p.n; ++e)
-          store1(p.C + rm_offset(row, col + e, p.ldc), Cs[warp][r * 16 + c + e], p.alpha, p.beta);
+          store1(p, row, col + e, Cs[warp][r * 16 + c + e]);
       __syncwarp();
     }
 }

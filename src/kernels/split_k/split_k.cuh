@@ -7,6 +7,7 @@
 
 #include <cstddef>
 
+#include "kernels/gemm_bf16/output.cuh"
 #include "kernels/split_k/workspace.hpp"
 
 namespace memhier::kernels::split_k {
@@ -47,9 +48,10 @@ __device__ __forceinline__ float4 sum4(const float* partials, std::size_t slice,
   return v;
 }
 
-/// Where C lands: C = the splits' sum + beta * C (alpha is in the partials), inside m x n.
+/// Where C lands: C = the splits' sum + beta * C + bias (alpha is in the partials), inside
+/// m x n, fp32 or bf16 (gemm_bf16/output.hpp).
 struct Target {
-  float* c;
+  ::memhier::gemm_bf16::detail::COut out;
   long long ldc;
   int m, n;
   float beta;
@@ -61,6 +63,7 @@ struct Target {
 __device__ __forceinline__ void finish_tile(const float* partials, std::size_t slice, int ld,
                                             int splits, const Target& t, int r0, int rows, int c0,
                                             int cols, int i, int threads) {
+  namespace out = ::memhier::gemm_bf16::detail;
   const int groups = cols / 4;
 #pragma unroll 4
   for (int g = i; g < rows * groups; g += threads) {
@@ -70,10 +73,14 @@ __device__ __forceinline__ void finish_tile(const float* partials, std::size_t s
     const float4 v = sum4(partials, slice, splits,
                           static_cast<std::size_t>(row) * ld + static_cast<std::size_t>(col));
     const float vs[4] = {v.x, v.y, v.z, v.w};
-    float* p = t.c + static_cast<long long>(row) * t.ldc + col;
+    const std::size_t at = static_cast<std::size_t>(row) * t.ldc + col;
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-      if (col + j < t.n) p[j] = t.beta != 0.f ? fmaf(t.beta, p[j], vs[j]) : vs[j];
+      if (col + j < t.n) {
+        const float old = t.beta != 0.f ? out::c_load(t.out, at + j) : 0.f;
+        out::c_store(t.out, at + j,
+                     out::c_finish(vs[j], 1.f, t.beta, old, out::c_bias(t.out, col + j)));
+      }
   }
 }
 
