@@ -87,6 +87,8 @@ std::string tma_unsupported(const Tensor2d& t) {
     return "a TMA box row must be a multiple of 16 bytes, not " + n(box_bytes) + ".";
   if (t.swizzle == TmaSwizzle::b128 && box_bytes > 128)
     return "a 128-byte-swizzled TMA box row holds at most 128 bytes, not " + n(box_bytes) + ".";
+  if (t.swizzle == TmaSwizzle::b64 && box_bytes > 64)
+    return "a 64-byte-swizzled TMA box row holds at most 64 bytes, not " + n(box_bytes) + ".";
   return "";
 }
 
@@ -103,11 +105,13 @@ CUtensorMap encode_tiled(const Tensor2d& t, int rank, std::uint64_t layers,
   const cuuint64_t strides[2] = {t.pitch_bytes, layer_pitch};
   const cuuint32_t box[3] = {t.box_cols, t.box_rows, 1};
   const cuuint32_t elem_strides[3] = {1, 1, 1};
-  const CUresult r = encode(
-      &map, data_type(t.elem_bytes), static_cast<cuuint32_t>(rank), const_cast<void*>(t.base), dims,
-      strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      t.swizzle == TmaSwizzle::b128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r = encode(&map, data_type(t.elem_bytes), static_cast<cuuint32_t>(rank),
+                            const_cast<void*>(t.base), dims, strides, box, elem_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            t.swizzle == TmaSwizzle::b128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                            : t.swizzle == TmaSwizzle::b64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                           : CU_TENSOR_MAP_SWIZZLE_NONE,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw std::runtime_error("cuTensorMapEncodeTiled refused a " +
                              (rank == 3 ? n(layers) + " x " : std::string()) + n(t.rows) + " x " +

@@ -53,6 +53,11 @@ TEST(TmaTensorMap, DescribesAlignedRowsAndNamesTheRuleOtherwise) {
   EXPECT_EQ(tma_unsupported(t), "");
   t.swizzle = TmaSwizzle::b128;
   EXPECT_NE(tma_unsupported(t).find("at most 128 bytes"), std::string::npos);
+  t.box_cols = 16;  // 64 bytes across: the 64-byte swizzle's widest row
+  t.swizzle = TmaSwizzle::b64;
+  EXPECT_EQ(tma_unsupported(t), "");
+  t.box_cols = 32;
+  EXPECT_NE(tma_unsupported(t).find("at most 64 bytes"), std::string::npos);
   t = floats(64, 64);
   t.elem_bytes = 3;
   EXPECT_NE(tma_unsupported(t).find("1, 2, 4 or 8 bytes"), std::string::npos);

@@ -14,7 +14,7 @@ namespace memhier::core {
 
 /// How TMA lays a box out in shared memory: as in global memory, or with 16-byte chunks of
 /// each 128-byte row XORed with the row's index mod 8 (the bank-conflict-free layout).
-enum class TmaSwizzle { none, b128 };
+enum class TmaSwizzle { none, b64, b128 };
 
 /// A row-major 2-D tensor in global memory and the box (tile) one TMA operation moves.
 struct Tensor2d {

@@ -71,7 +71,10 @@ __device__ __forceinline__ void warpgroup_sync(int c) {
 /// each 32-column slice of alpha * acc goes to shared memory (the 128-byte swizzle keeps the
 /// eight rows of a warp's float2 stores on distinct banks), then leaves by TMA (Tma: thread 0
 /// stores it, rows past m and columns past n dropped, and keeps one store reading while the
-/// next slice is written) or by row segments (any ldc and alignment, beta applied).
+/// next slice is written) or by row segments (any ldc and alignment, beta and the bias
+/// applied there). By TMA the bias is added here, and a bf16 C is written as 64-byte rows
+/// under the 64-byte swizzle (row r's 16-byte chunks XOR (r / 2) % 4: a warp's eight rows of
+/// 16 bytes again fill the 32 banks once).
 template <bool Tma, int BN, int Stages>
 __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& sm,
                                                 const CUtensorMap* map_c, const Epilogue& ep,
@@ -88,6 +91,7 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
     addr[g] = row_addr + ((32u * g + 8u * (lane % 4)) ^ (uint32_t(lane / 4) << 4));
   const float alpha = ep.alpha;
   const bool zero = alpha == 0.f;
+  const bool bf16_box = Tma && ep.out.bf16 != nullptr;
 #pragma unroll
   for (int q = 0; q < BN / kEpiCols; ++q) {
     // The box was last read two slices ago: by the copy engine (waited for here) or by this
@@ -97,8 +101,28 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
 #pragma unroll
     for (int g = 0; g < 4; ++g) {
       const int v = 4 * (4 * q + g);  // d[v..v+1]: row h = 0, d[v+2..v+3]: row h = 1
-      const float a0 = zero ? 0.f : alpha * d[v], a1 = zero ? 0.f : alpha * d[v + 1];
-      const float b0 = zero ? 0.f : alpha * d[v + 2], b1 = zero ? 0.f : alpha * d[v + 3];
+      float a0 = zero ? 0.f : alpha * d[v], a1 = zero ? 0.f : alpha * d[v + 1];
+      float b0 = zero ? 0.f : alpha * d[v + 2], b1 = zero ? 0.f : alpha * d[v + 3];
+      if (Tma && ep.out.bias) {
+        const int col = col0 + kEpiCols * q + 8 * g + 2 * (lane % 4);
+        const float bias0 = col < ep.n ? c_bias(ep.out, col) : 0.f;
+        const float bias1 = col + 1 < ep.n ? c_bias(ep.out, col + 1) : 0.f;
+        a0 += bias0, b0 += bias0, a1 += bias1, b1 += bias1;
+      }
+      if (bf16_box) {
+        const uint32_t at =
+            epi_box(sm, c, q & 1) + uint32_t(16 * warp + lane / 4) * 64u +
+            ((16u * g + 4u * (lane % 4)) ^ ((uint32_t(lane / 8) & 3u) << 4));  // h = 1: +512
+        const __nv_bfloat162 top = __floats2bfloat162_rn(a0, a1);
+        const __nv_bfloat162 bottom = __floats2bfloat162_rn(b0, b1);
+        asm volatile(
+            "st.shared.b32 [%0], %1;\n"
+            "st.shared.b32 [%0+512], %2;\n" ::"r"(at),
+            "r"(*reinterpret_cast<const uint32_t*>(&top)),
+            "r"(*reinterpret_cast<const uint32_t*>(&bottom))
+            : "memory");
+        continue;
+      }
       const uint32_t at = addr[g] + uint32_t(q & 1) * kEpiBoxBytes;  // h = 1: 8 rows on
       asm volatile(
           "st.shared.v2.f32 [%0], {%1, %2};\n"
@@ -348,22 +372,22 @@ void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bflo
   const CUtensorMap map_a = make_tensor_map(a, m, k, lda, kBlockM, kBlockK);
   const CUtensorMap map_b = make_tensor_map(b, k, n, ldb, kBlockK, kBoxN);
   const Epilogue ep{c, ldc, m, n, alpha, beta, pairs_fit(c, ldc)};
-  // The TMA epilogue writes an fp32 C without reading it (beta == 0) or adding to it, and
-  // only where a store's last 16-byte chunk ends at n: the H100 writes a partial chunk's rest
-  // past the tensor's width.
-  const bool tma_epilogue = !SplitK && c.plain() && beta == 0.f && n % 4 == 0 && ldc % 4 == 0 &&
-                            reinterpret_cast<std::uintptr_t>(c.f32) % 16 == 0;
+  // The TMA epilogue writes C without reading it (beta == 0), and only where a store's last
+  // 16-byte chunk ends at n: the H100 writes a partial chunk's rest past the tensor's width.
+  const int per_chunk = 16 / c.elem_bytes();
+  const bool tma_epilogue = !SplitK && beta == 0.f && n % per_chunk == 0 && ldc % per_chunk == 0 &&
+                            reinterpret_cast<std::uintptr_t>(c.data()) % 16 == 0;
   CUtensorMap map_c = {};
   if (tma_epilogue) {
     core::Tensor2d tc;
-    tc.base = c.f32;
+    tc.base = c.data();
     tc.cols = static_cast<std::uint64_t>(n);
     tc.rows = static_cast<std::uint64_t>(m);
-    tc.pitch_bytes = static_cast<std::uint64_t>(ldc) * sizeof(float);
-    tc.elem_bytes = 4;
+    tc.pitch_bytes = static_cast<std::uint64_t>(ldc) * static_cast<std::uint64_t>(c.elem_bytes());
+    tc.elem_bytes = c.elem_bytes();
     tc.box_cols = kEpiCols;
     tc.box_rows = 64;
-    tc.swizzle = core::TmaSwizzle::b128;
+    tc.swizzle = c.bf16 ? core::TmaSwizzle::b64 : core::TmaSwizzle::b128;
     map_c = core::encode_tensor_map_2d(tc);
   }
   const int tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + BN - 1) / BN;
