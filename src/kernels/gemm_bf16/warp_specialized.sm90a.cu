@@ -94,6 +94,15 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
   const bool bf16_box = Tma && ep.out.bf16 != nullptr;
 #pragma unroll
   for (int q = 0; q < BN / kEpiCols; ++q) {
+    // The slice's bias, loaded before the barrier below so that its latency passes there
+    // (loaded beside each store, every load waited behind the store before it: the asm's
+    // memory clobber orders them).
+    float bias[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      const int col = col0 + kEpiCols * q + 8 * (e / 2) + 2 * (lane % 4) + e % 2;
+      bias[e] = Tma && ep.out.bias && col < ep.n ? __ldg(ep.out.bias + col) : 0.f;
+    }
     // The box was last read two slices ago: by the copy engine (waited for here) or by this
     // warpgroup's threads (all past the barrier below since).
     if (Tma && t == 0) tma::bulk_wait_read<1>();
@@ -104,10 +113,8 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
       float a0 = zero ? 0.f : alpha * d[v], a1 = zero ? 0.f : alpha * d[v + 1];
       float b0 = zero ? 0.f : alpha * d[v + 2], b1 = zero ? 0.f : alpha * d[v + 3];
       if (Tma && ep.out.bias) {
-        const int col = col0 + kEpiCols * q + 8 * g + 2 * (lane % 4);
-        const float bias0 = col < ep.n ? c_bias(ep.out, col) : 0.f;
-        const float bias1 = col + 1 < ep.n ? c_bias(ep.out, col + 1) : 0.f;
-        a0 += bias0, b0 += bias0, a1 += bias1, b1 += bias1;
+        a0 += bias[2 * g], b0 += bias[2 * g];
+        a1 += bias[2 * g + 1], b1 += bias[2 * g + 1];
       }
       if (bf16_box) {
         const uint32_t at =
