@@ -207,26 +207,22 @@ bool check_epilogue(Variant v, const Problem& q, const Operands& ops, Epi e) {
   const gemm_bf16::Epilogue epilogue{e.bias ? dbias.data() : nullptr};
   const __nv_bfloat16* a = ops.da.data() + q.offset;
   const __nv_bfloat16* b = ops.db.data() + q.offset;
-  std::vector<float> c(c_n);
+  // C in its type T (float or bf16), holding c0 before the call; returned as float.
+  const auto run = [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<T> h(c_n);
+    for (std::size_t i = 0; i < c_n; ++i) h[i] = static_cast<T>(c0[i]);
+    core::DeviceBuffer<T> dc(c_n);
+    dc.upload(h);
+    gemm_bf16::gemm_bf16(v, q.m, q.n, q.k, q.alpha, a, q.lda, b, q.ldb, q.beta,
+                         dc.data() + q.offset, q.ldc, epilogue);
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+    h = dc.download();
+    return std::vector<float>(h.begin(), h.end());
+  };
+  std::vector<float> c;
   try {
-    if (e.bf16) {
-      std::vector<__nv_bfloat16> h(c_n);
-      for (std::size_t i = 0; i < c_n; ++i) h[i] = __float2bfloat16_rn(c0[i]);
-      core::DeviceBuffer<__nv_bfloat16> dc(c_n);
-      dc.upload(h);
-      gemm_bf16::gemm_bf16(v, q.m, q.n, q.k, q.alpha, a, q.lda, b, q.ldb, q.beta,
-                           dc.data() + q.offset, q.ldc, epilogue);
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-      h = dc.download();
-      for (std::size_t i = 0; i < c_n; ++i) c[i] = __bfloat162float(h[i]);
-    } else {
-      core::DeviceBuffer<float> dc(c_n);
-      dc.upload(c0);
-      gemm_bf16::gemm_bf16(v, q.m, q.n, q.k, q.alpha, a, q.lda, b, q.ldb, q.beta,
-                           dc.data() + q.offset, q.ldc, epilogue);
-      MEMHIER_CUDA(cudaDeviceSynchronize());
-      c = dc.download();
-    }
+    c = e.bf16 ? run(__nv_bfloat16{}) : run(0.f);
   } catch (const std::invalid_argument& x) {
     EXPECT_TRUE(may_decline(v, q)) << x.what();
     return false;
