@@ -1,6 +1,7 @@
 // Helpers for GPU tests: skip cleanly without a device, find figures in probe tables.
 #pragma once
 
+#include <cuda_bf16.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,9 +9,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "memhier/core/device.hpp"
 #include "memhier/core/timing.hpp"
@@ -18,6 +21,15 @@
 #include "memhier/registry/registry.hpp"
 
 namespace memhier::testing {
+
+/// Random bf16 in [-1, 1) on the host.
+inline std::vector<__nv_bfloat16> random_bf16(std::size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<__nv_bfloat16> v(n);
+  for (auto& x : v) x = __float2bfloat16_rn(u(gen));
+  return v;
+}
 
 /// The device, or nullopt with the reason (the caller GTEST_SKIPs with it).
 inline std::optional<core::DeviceInfo> gpu_or_reason(std::string* why) {

@@ -27,15 +27,7 @@ namespace {
 
 namespace at = memhier::attention;
 using memhier::core::DeviceBuffer;
-
-/// Random bf16 in [-1, 1) on the host.
-std::vector<__nv_bfloat16> random_bf16(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<__nv_bfloat16> v(n);
-  for (auto& x : v) x = __float2bfloat16_rn(u(gen));
-  return v;
-}
+using memhier::testing::random_bf16;
 
 double to_double(__nv_bfloat16 x) {
   return static_cast<double>(__bfloat162float(x));

@@ -365,17 +365,6 @@ class LtBiasGemm {
   cublasLtMatmulHeuristicResult_t heuristic_{};
 };
 
-/// Random bf16 in [-1, 1) from a cheap generator (sizes of 10^8 elements).
-std::vector<__nv_bfloat16> random_bf16(std::size_t n, std::uint32_t seed) {
-  std::vector<__nv_bfloat16> v(n);
-  std::uint32_t x = seed * 2654435761u + 1u;
-  for (auto& e : v) {
-    x = x * 1664525u + 1013904223u;
-    e = __float2bfloat16_rn(static_cast<float>(x >> 8) * 0x1p-23f - 1.f);
-  }
-  return v;
-}
-
 // What the fused epilogue costs, printed (never asserted): best into a bf16 C with a bias
 // against best's plain fp32 C and cuBLASLt's bias epilogue into a bf16 C, paired, at a square,
 // an LLM projection and a decode shape. Each is tuned (or its choice read) before timing.

@@ -71,6 +71,13 @@ void run(Variant v, const detail::Params& p, cudaStream_t stream) {
   detail::launcher_for(chosen).launch(p, stream);
 }
 
+/// best_config() of a call (C's pointer only names the key: the const_cast writes nothing).
+std::string config_of(int m, int n, int k, const __nv_bfloat16* A, int lda, const __nv_bfloat16* B,
+                      int ldb, const detail::COut& C, int ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) return {};
+  return detail::cached_best(detail::shape_key(m, n, k, A, lda, B, ldb, C, ldc));
+}
+
 }  // namespace
 
 const char* to_string(Variant v) {
@@ -153,17 +160,15 @@ std::string best_config(int m, int n, int k) {
 std::string best_config(int m, int n, int k, const __nv_bfloat16* A, int lda,
                         const __nv_bfloat16* B, int ldb, const float* C, int ldc,
                         const Epilogue& epilogue) {
-  if (m <= 0 || n <= 0 || k <= 0) return {};
-  return detail::cached_best(detail::shape_key(
-      m, n, k, A, lda, B, ldb, detail::COut(const_cast<float*>(C), epilogue.bias), ldc));
+  return config_of(m, n, k, A, lda, B, ldb, detail::COut(const_cast<float*>(C), epilogue.bias),
+                   ldc);
 }
 
 std::string best_config(int m, int n, int k, const __nv_bfloat16* A, int lda,
                         const __nv_bfloat16* B, int ldb, const __nv_bfloat16* C, int ldc,
                         const Epilogue& epilogue) {
-  if (m <= 0 || n <= 0 || k <= 0) return {};
-  return detail::cached_best(detail::shape_key(
-      m, n, k, A, lda, B, ldb, detail::COut(const_cast<__nv_bfloat16*>(C), epilogue.bias), ldc));
+  return config_of(m, n, k, A, lda, B, ldb,
+                   detail::COut(const_cast<__nv_bfloat16*>(C), epilogue.bias), ldc);
 }
 
 }  // namespace memhier::gemm_bf16

@@ -50,7 +50,8 @@ static __device__ __noinline__ void store2_epilogue(COut c, int ldc, int n, floa
 }
 
 /// One output C(row, col), inside C: C = alpha * acc (+ beta * C when beta != 0; C is not read
-/// otherwise), or the epilogue's.
+/// otherwise), or the epilogue's. The plain store is c_finish without its alpha == 0 and bias
+/// terms (alpha == 0 comes only from scale.cu, with acc = 0): the instructions replay.cpp models.
 __device__ __forceinline__ void store1(const Params& p, int row, int col, float acc) {
   if (!p.C.plain()) {
     store2_epilogue(p.C, p.ldc, col + 1, p.alpha, p.beta, row, col, acc, 0.f);

@@ -25,7 +25,7 @@ struct COut {
     return bf16 ? static_cast<const void*>(bf16) : static_cast<const void*>(f32);
   }
   __host__ __device__ int elem_bytes() const { return bf16 ? 2 : 4; }
-  /// Whether the epilogue is the plain fp32 store (the one the TMA store path takes).
+  /// Whether the epilogue is the plain fp32 store (no bias, no rounding).
   __host__ __device__ bool plain() const { return !bf16 && !bias; }
 };
 

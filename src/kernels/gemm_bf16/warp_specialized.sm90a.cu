@@ -36,14 +36,14 @@ constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegs = 232;  // 128 * 40 + 256 * 232 = 64512 <= 65536 = 384 * 168
 
 // The epilogue through shared memory: each consumer warpgroup writes its 64 rows 32 columns
-// at a time into one of two 8 KiB boxes (128-byte swizzled rows of 32 fp32). Where C suits
-// TMA, beta == 0 and C is fp32 without a bias, one thread stores the box with TMA, so the next
-// tile's wgmma starts while the copy engine drains C; otherwise each warp writes 16 of the
-// box's rows as row segments (reading C there when beta != 0, adding the bias, rounding to a
-// bf16 C). Register stores straight from the accumulators
-// cost a request per 32-byte sector (4x cuBLAS's L2 write requests on the H100 at 4096^3),
-// and with an odd ldc 3.4x the sectors of C in partial writes. The boxes sit after the stages
-// and barriers, 1024-byte aligned.
+// at a time into one of two 8 KiB boxes (128-byte swizzled rows of 32 fp32, or of a bf16 C
+// 64-byte rows of 32 bf16). Where C suits TMA and beta == 0, one thread stores the box with
+// TMA, so the next tile's wgmma starts while the copy engine drains C; otherwise each warp
+// writes 16 of the box's rows as row segments (reading C there when beta != 0). Either way
+// the bias is added and a bf16 C rounded on the way. Register stores straight from the
+// accumulators cost a request per 32-byte sector (4x cuBLAS's L2 write requests on the H100 at
+// 4096^3), and with an odd ldc 3.4x the sectors of C in partial writes. The boxes sit after the
+// stages and barriers, 1024-byte aligned.
 constexpr int kEpiCols = 32;
 constexpr uint32_t kEpiBoxBytes = 64 * kEpiCols * 4;  // 8 KiB
 constexpr uint32_t kEpiBytes = 2 * 2 * kEpiBoxBytes;  // two boxes per consumer warpgroup
@@ -101,7 +101,7 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
       const int col = col0 + kEpiCols * q + 8 * (e / 2) + 2 * (lane % 4) + e % 2;
-      bias[e] = Tma && ep.out.bias && col < ep.n ? __ldg(ep.out.bias + col) : 0.f;
+      bias[e] = Tma && col < ep.n ? c_bias(ep.out, col) : 0.f;
     }
     // The box was last read two slices ago: by the copy engine (waited for here) or by this
     // warpgroup's threads (all past the barrier below since).
