@@ -214,6 +214,7 @@ void LaunchSimulator::flush() {
       std::size_t keep = 0;
       for (Cursor c : cs) {
         const std::vector<std::uint64_t>& q = *c.q;
+        mem_->begin_warp_round();
         for (;;) {  // one instruction: its lines up to the one marked last
           const std::uint64_t e = q[c.pos++];
           const std::uint64_t* bytes = nullptr;

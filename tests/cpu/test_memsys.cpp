@@ -145,6 +145,30 @@ TEST(MemorySystem, PartlyWrittenSectorsServeNoLoad) {
   EXPECT_EQ(t.dram_rd_sectors, 1);
 }
 
+// Store combining: a warp's round of three stores into a line it loaded reaches L2 once a
+// sector, and Nsight Compute counts the later two neither in L1 nor in L2; into sectors L1
+// does not hold whole (four bytes at a time, never loaded), and across rounds, every store
+// goes on.
+TEST(MemorySystem, ARoundOfStoresMergesIntoLoadedSectors) {
+  MemorySystem m(tiny(1024));
+  m.access(0, 60, 0xf, false);  // the loaded line
+  m.begin_warp_round();
+  for (int k = 0; k < 3; ++k) m.access(0, 60, 0x3, true);
+  Traffic t = m.traffic();
+  EXPECT_EQ(t.l1_st_sectors, 2);
+  EXPECT_EQ(t.l1_st_hits, 2);
+  EXPECT_EQ(t.l2_st_sectors, 2);
+  m.begin_warp_round();
+  m.access(0, 60, 0x3, true);  // a new round sends again
+  for (int k = 0; k < 3; ++k) {
+    const std::uint64_t word[2] = {0xfull << (4 * k), 0};
+    m.access(0, 61, 0x1, true, true, word);
+  }
+  t = m.traffic();
+  EXPECT_EQ(t.l1_st_sectors, 7);
+  EXPECT_EQ(t.l2_st_sectors, 7);
+}
+
 // A working set of 32 lines in a 32-line L2 hits on the second pass; one line more and LRU
 // evicts each line just before it is needed again: no hit at all. (No L1: every load
 // reaches L2.)

@@ -9,7 +9,9 @@
 // (Accel-Sim's model of Volta and later: "L1 cache is write_allocate write_through", after
 // NVIDIA GTC 2018 S81006): a store hits a sector an earlier load or store put there and
 // allocates it otherwise, and a load hits a store-allocated sector only once it is written
-// whole; non-caching loads (ld.global.cg) look up and never allocate.
+// whole; a warp's run of stores sends a sector L1 held whole (loaded, say) to L2 once, its later
+// stores into it merging (store combining, counted neither in L1 nor in L2); non-caching
+// loads (ld.global.cg) look up and never allocate.
 // L2: ArchSpec::l2_partitions partitions of equal size, a line's home partition chosen by a
 // hash of its address (every SM reaches it; no far-side copies), each set-associative with
 // true LRU over hashed sets; write-back with write-allocate at sector granularity and a byte
@@ -183,6 +185,11 @@ class MemorySystem {
               const std::uint64_t* bytes = nullptr, int l2_promote_bytes = 0,
               bool async_copy = false);
 
+  /// A warp's next instruction, or its next run of stores issued in one round, begins: a
+  /// store of the run into a sector L1 held whole before it, which an earlier store of the
+  /// run already sent to L2, merges into that write (no second L2 lookup).
+  void begin_warp_round() { run_stores_.clear(); }
+
   /// A global atomic or reduction on `sectors` of `line` from SM `sm`: an L1 lookup that never
   /// hits nor allocates, then a read-modify-write at L2 taking the store's path (the SM's own
   /// partition, then the home over the fabric): at home a hit when the sector is there, else
@@ -234,6 +241,8 @@ class MemorySystem {
   std::vector<std::unique_ptr<SectorCache>> persist_;  ///< set-aside per partition
   /// Per SM, the line and sectors of its last L2 load request (see access: pair replays).
   std::vector<std::pair<std::uint64_t, unsigned>> last_l2_load_;
+  /// The held sectors the current warp round's stores sent to L2, per line (begin_warp_round).
+  std::vector<std::pair<std::uint64_t, unsigned>> run_stores_;
 };
 
 }  // namespace memhier::model
