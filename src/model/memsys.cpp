@@ -312,10 +312,10 @@ void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool sto
     if (l1) {
       const SectorCache::Result r = l1->write(line, sectors, bytes, false);
       // Store combining: a warp's store into sectors L1 held whole (loaded, or written whole),
-      // which an earlier store of the same round sent already, joins that write: Nsight Compute counts it
-      // neither in L1 nor in L2 (particles_aos at 65,537 on the H100: 55,189 L2 store sectors
-      // for 147,459 stored, and L1's 85.6 % hits are the loads' and the first stores'). Into
-      // sectors it did not hold, L1 hardly merges (a probe: 6.5 %).
+      // which an earlier store of the same round sent already, joins that write: Nsight
+      // Compute counts it neither in L1 nor in L2 (particles_aos at 65,537 on the H100: 55,189
+      // L2 store sectors for 147,459 stored, and L1's 85.6 % hits are the loads' and the first
+      // stores'). Into sectors it did not hold, L1 hardly merges (a probe: 6.5 %).
       if (r.valid_before) {
         auto it = run_stores_.begin();
         while (it != run_stores_.end() && it->first != line) ++it;
