@@ -85,6 +85,10 @@ std::vector<Card> build() {
   // 512 to 1,056 fences over its SMs (reduction's single passes at 2^22 and 2^26 floats,
   // b3edb45), far fewer than the fences (what the H100 SXM counted is in memsys.cpp's head).
   h200.fences_merge_per_sm = true;
+  // One-byte-a-lane reads of a line's four sectors one after another (histogram
+  // warp_privatized at 2^24 u8, ee4d482): 76,394 srcunit tex read hits for the 262,144
+  // requests after their 64-byte partner's, where the H100 SXM counted 69,876.
+  h200.l2_pair_replay_share = 0.291;
   t.push_back(h200);
   // B200: 148 SMs, 126 MB L2 over two dies, 8 TB/s HBM3e (Blackwell datasheet).
   t.push_back(datasheet("B200", "b200", 10, 0, 148, 126 * kMB, 8000, "8 TB/s HBM3e", {"b200"}));

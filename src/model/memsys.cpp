@@ -57,8 +57,6 @@ inline std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// The share of one-sector requests looked up twice (see MemorySystem::access).
-constexpr double kPairReplayShare = 0.267;
 // Instruction fetch (MemorySystem::instruction_fetch): L2 lookups per code sector, a quarter
 // of them misses.
 constexpr long long kCodeLookupsPerSector = 7;
@@ -247,6 +245,7 @@ HierarchyConfig hierarchy_for(const Card& card, long long l1_bytes) {
   h.l2_dirty_ways = a.l2_dirty_ways;
   h.l2_slices = card.l2_slices;
   h.l2_end_lookups_per_dirty_sector = a.l2_end_lookups_per_dirty_sector;
+  h.l2_pair_replay_share = card.l2_pair_replay_share;
   return h;
 }
 
@@ -344,16 +343,17 @@ void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool sto
   const long long near = t_.l2_ld_sectors, far = t_.l2_fabric_sectors, near_hits = t_.l2_ld_hits;
   l2_access(sm, line, miss, Op::load, nullptr, l2_promote_bytes);
   // A one-sector request that misses while the SM's previous request asked the other sector
-  // of its 64-byte pair is looked up again, a hit, in 26.7 % of cases: measured on the H100
-  // with warps reading a line's four sectors one after another (one byte a lane: 69,876
-  // extra hits at srcunit tex for 262,144 such requests; two bytes a lane, or more: none).
-  // Which of them is chosen by a hash of the sector.
+  // of its 64-byte pair is looked up again, a hit, in a share of cases the card sets: 26.7 %
+  // on the H100 with warps reading a line's four sectors one after another (one byte a lane:
+  // 69,876 extra hits at srcunit tex for 262,144 such requests; two bytes a lane, or more:
+  // none), 29.1 % on the H200 (Card::l2_pair_replay_share). Which of them is chosen by a hash
+  // of the sector.
   auto& last = last_l2_load_[static_cast<std::size_t>(sm % config_.sms)];
   const unsigned partner = ((miss & 0x5u) << 1) | ((miss & 0xau) >> 1);
   if (popcount4(miss) == 1 && t_.l2_ld_hits == near_hits && last.first == line &&
       (last.second & partner)) {
     if (in_share(mix(line * 4 + static_cast<std::uint64_t>(miss) + 0x51ed27u),
-                 kPairReplayShare)) {
+                 config_.l2_pair_replay_share)) {
       ++t_.l2_ld_sectors;
       ++t_.l2_ld_hits;
     }
