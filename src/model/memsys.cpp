@@ -22,6 +22,14 @@
 //   stores, two per line), and stores to sectors written before often miss (the naive rung:
 //   18.6 % where per-sector write-allocate finds 87.5 %; a probe's eight field stores into
 //   one 32-byte struct: 56 %); the card's store path keeps lines for a time, not a capacity.
+//   The H200's store hits (l1tex global op st lookups, ncu at f9a44a4): naive GEMM 26.1 %,
+//   transpose naive 75.4 % at 8192^2 and 84.8 % at 1000x772, warp_tiled 48.9 % at
+//   8192x4096x8 and 88.1 % at 257x255x129, mma_padded 50.7 %, wmma_smem 64.7 %, reg_tile_2d
+//   87.2 %. Counting a store a hit on the lines of the same warp's previous store instruction,
+//   and otherwise only on sectors held whole, meets the naive GEMM, warp_tiled, mma at
+//   8192x4096x8 and the 8192^2 transpose, but not wmma_smem nor the 1000x772 transpose (L1
+//   48.9 % against 74.7), and loses the mma rungs' L1 at 257x255x129 (5.2 points under): H100
+//   124 items, H200 125, with items lost against their records, so not taken.
 // - Store combining beyond one warp's round: the replay merges a warp's run of stores into
 //   sectors it loaded whole (particles_aos at 65,537: 49,153 L2 store sectors against the
 //   H100's 55,189), but at 2^24 particles, many blocks a wave, the card merges less: its L2
@@ -34,7 +42,13 @@
 // - What the lookups beside the accesses are (on the H200: fabric operations neither read nor
 //   write, and lookups of no source unit, 0.22-0.49 per sector left dirty over 18 kernels that
 //   fit in L2): a constant per dirty sector at the end stands in for them
-//   (ArchSpec::l2_end_lookups_per_dirty_sector).
+//   (ArchSpec::l2_end_lookups_per_dirty_sector). Beside them the H200 counts op membar
+//   lookups in kernels without a fence (ncu at ee4d482): 22-24k beyond an empty launch's
+//   2,954 in every kernel that runs some microseconds over all SMs (about 230 broadcasts of
+//   97 lookups, 1.7-1.8 per SM: reduction, histogram, axpy from 2^22), fewer in short ones
+//   (axpy at 100,003: 2,704), about two broadcasts a block in the small GEMMs (1.1-7.4k); no
+//   law for them is modeled: they leave the streaming reads' L2 rates 2.5-3 points low at
+//   2^22 floats and 2^24 bytes.
 #include "memhier/model/memsys.hpp"
 
 #include <cmath>
