@@ -8,6 +8,8 @@
 #   tests/fixtures/<card>-traffic.json's items (an item profiled again replaces its old record).
 #   MEMHIER_NO_CLAIMS=1 skips the GEMM claims run; MEMHIER_NO_BREAKDOWN=1 the L2 breakdown;
 #   MEMHIER_BREAKDOWN_ITEMS="family variant shape;..." breaks down those items instead.
+#   MEMHIER_PROFILE_RUNS=N profiles each shape N times: the fixture keeps each ncu figure's
+#   median (a small kernel's L2 hit rate moves by up to 15 points between runs on the H200).
 set -euo pipefail
 out=${1:?usage: scripts/simulate-vs-ncu.sh OUTDIR [memhier binary] [FAMILY...]}
 bin=${2:-build/release/src/memhier}
@@ -36,13 +38,16 @@ for t in json.load(open(sys.argv[1]))["sections"][0]["tables"]:
 for (f, s), vs in seen.items():
     print(f, s, " ".join("--variant " + v for v in vs))' "$out/simulate.json" |
   while read -r family shape variants; do
-    name="profile-$family-${shape//:/-}.json"
-    echo "== memhier profile $family --size $shape $variants"
-    t0=$SECONDS
-    # shellcheck disable=SC2086  # the variants are one word each
-    "$bin" profile "$family" --size "$shape" $variants --json >"$out/$name" ||
-      echo "   failed: $name"
-    echo "   $((SECONDS - t0)) s"
+    for run in $(seq 1 "${MEMHIER_PROFILE_RUNS:-1}"); do
+      name="profile-$family-${shape//:/-}.json"
+      [ "${MEMHIER_PROFILE_RUNS:-1}" -gt 1 ] && name="profile-$family-${shape//:/-}-run$run.json"
+      echo "== memhier profile $family --size $shape $variants (run $run)"
+      t0=$SECONDS
+      # shellcheck disable=SC2086  # the variants are one word each
+      "$bin" profile "$family" --size "$shape" $variants --json >"$out/$name" ||
+        echo "   failed: $name"
+      echo "   $((SECONDS - t0)) s"
+    done
   done
 # The claims the counters decide at a GEMM beyond L2: the naive rung's DRAM throughput, the
 # tiles' L1->L2 traffic and the padding's memory stalls. 2048^3 (A, B and C 16 MiB each):

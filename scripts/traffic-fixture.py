@@ -14,11 +14,16 @@ same profile run (every launch carries it). Each item records that floor ("floor
 hits, L2 lookups, DRAM read, DRAM written bytes of the marker) and its count of kernels, so
 the CPU tests recompute the comparison.
 
+An item profiled in several inputs (repeated runs: ncu's L2 hit rate of one small kernel can
+move by 15 points between runs of one binary on the H200) records the median of each ncu
+figure and floor figure, and was within when most of its runs were.
+
 Usage: scripts/traffic-fixture.py [--merge OLD_FIXTURE] PROFILE_JSON... > tests/fixtures/h100-sxm-traffic.json
   --merge: keep OLD_FIXTURE's items that the inputs do not profile again (the summary counts
   the inputs' items only).
 """
 import json
+import statistics
 import sys
 
 FIELDS = ["dram_read_bytes", "dram_write_bytes", "l1_hit_rate", "l2_hit_rate"]
@@ -42,6 +47,20 @@ def rows(paths):
                         yield doc["meta"], row
 
 
+def median(values):
+    """The median of the figures that are numbers; None when none is."""
+    numbers = [v for v in values if isinstance(v, (int, float))]
+    return statistics.median(numbers) if numbers else None
+
+
+def runs_of(rows_in):
+    """Groups the rows by item, in the order each item first appears."""
+    groups = {}
+    for meta, row in rows_in:
+        groups.setdefault((row["target"], row["item"], row["shape"]), []).append((meta, row))
+    return groups.values()
+
+
 def main():
     """Prints the fixture and the summary of the documents named on the command line."""
     args = sys.argv[1:]
@@ -54,19 +73,23 @@ def main():
         sys.exit("usage: scripts/traffic-fixture.py [--merge OLD_FIXTURE] PROFILE_JSON...")
     items, meta = [], None
     per_field = {f: 0 for f in JUDGED}
-    for meta, row in rows(args):
-        within = row["verdict"] == "within"
+    for runs in runs_of(rows(args)):
+        meta, row = runs[-1]
+        verdicts = [r["verdict"] for _, r in runs]
+        within = 2 * sum(v == "within" for v in verdicts) > len(verdicts)
         item = {"target": row["target"], "item": row["item"], "shape": row["shape"],
                 "within": within,
-                "ncu": [row.get(f + "_ncu") for f in FIELDS],
+                "ncu": [median(r.get(f + "_ncu") for _, r in runs) for f in FIELDS],
                 "simulated": [row.get(f + "_sim") for f in FIELDS]}
         if any(row.get(f) is not None for f in FLOOR):
-            item["floor"] = [row.get(f) for f in FLOOR]
+            item["floor"] = [median(r.get(f) for _, r in runs) for f in FLOOR]
+        if len(runs) > 1:
+            item["repeats"] = len(runs)
         if row.get("kernels", 1) != 1:
             item["kernels"] = row["kernels"]
         items.append(item)
         for f in JUDGED:
-            if f not in row["verdict"]:
+            if 2 * sum(f not in v for v in verdicts) > len(verdicts):
                 per_field[f] += 1
     if not items:
         sys.exit("traffic-fixture: no simulated-against-measured table in the inputs")

@@ -353,7 +353,9 @@ struct RecordedCard {
 // 98; 85 once an SM's fences within a wave count once, Card::fences_merge_per_sm). Store
 // combining into loaded sectors took each card one item further (particles_aos at 65,537),
 // the H200's own pair-replay share one more there (the warp-privatized histogram at 2^24).
-constexpr RecordedCard kRecorded[] = {{"h100-sxm", 123}, {"h200", 125}};
+// The H200's GEMM at 257x255x129 is the median of three runs at 493cc92 (its L2 hit rates
+// moved by up to 15 points between runs): 126.
+constexpr RecordedCard kRecorded[] = {{"h100-sxm", 123}, {"h200", 126}};
 
 std::string fixture_path(const char* card) {
   return std::string(MEMHIER_FIXTURES_DIR) + "/" + card + "-traffic.json";
