@@ -62,6 +62,9 @@ std::vector<Card> build() {
   h100.l2_from = Provenance::measured;
   h100.l2_source = "measured: memhier probe bandwidth, L2 ld.cg re-reads (docs/results/h100-sxm)";
   h100.l2_slices = 80;  // ncu's device__attribute_l2s_count on the H100 80GB HBM3
+  // One-byte-a-lane reads of a line's four sectors one after another: 69,876 srcunit tex read
+  // hits for the 262,144 requests after their 64-byte partner's (MemorySystem::access).
+  h100.l2_pair_replay_share = 0.267;
   t.push_back(h100);
   // H100 PCIe: 114 SMs, 50 MB L2, 2.0 TB/s HBM2e (H100 datasheet).
   t.push_back(datasheet("H100 PCIe", "h100-pcie", 9, 0, 114, 50 * kMiB, 2000, "2.0 TB/s HBM2e",

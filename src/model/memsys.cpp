@@ -360,8 +360,8 @@ void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool sto
   // of its 64-byte pair is looked up again, a hit, in a share of cases the card sets: 26.7 %
   // on the H100 with warps reading a line's four sectors one after another (one byte a lane:
   // 69,876 extra hits at srcunit tex for 262,144 such requests; two bytes a lane, or more:
-  // none), 29.1 % on the H200 (Card::l2_pair_replay_share). Which of them is chosen by a hash
-  // of the sector.
+  // none), 29.1 % on the H200 (Card::l2_pair_replay_share; none on a card not measured).
+  // Which of them is chosen by a hash of the sector.
   auto& last = last_l2_load_[static_cast<std::size_t>(sm % config_.sms)];
   const unsigned partner = ((miss & 0x5u) << 1) | ((miss & 0xau) >> 1);
   if (popcount4(miss) == 1 && t_.l2_ld_hits == near_hits && last.first == line &&

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "memhier/model/arch.hpp"
-#include "memhier/model/memsys.hpp"
 
 namespace memhier::model {
 
@@ -42,9 +41,9 @@ struct Card {
   bool fences_merge_per_sm = false;
   /// The share of one-sector loads looked up a second time, a hit, when the SM's previous
   /// request asked the other sector of their 64-byte pair (MemorySystem::access): measured
-  /// per card where Nsight Compute's srcunit tex read hits were counted (card.cpp); a card not
-  /// measured takes the H100 SXM's.
-  double l2_pair_replay_share = kH100PairReplayShare;
+  /// per card where Nsight Compute's srcunit tex read hits were counted (card.cpp); 0 on a card
+  /// not measured, whose replay counts no such second lookup.
+  double l2_pair_replay_share = 0;
   /// Words of the device name (CUDA's, lower case, split at spaces and dashes) that all name
   /// this card: {"h100", "hbm3"} for "NVIDIA H100 80GB HBM3". Empty: found by key only.
   std::vector<std::string> name_words;

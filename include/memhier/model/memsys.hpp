@@ -37,10 +37,6 @@ namespace memhier::model {
 
 struct Card;
 
-/// The share of one-sector loads after their 64-byte partner's looked up again, measured on
-/// the H100 SXM (MemorySystem::access); Card::l2_pair_replay_share holds each card's.
-inline constexpr double kH100PairReplayShare = 0.267;
-
 /// cudaAccessPolicyWindow with hitProp persisting, missProp streaming, and the set-aside
 /// (cudaLimitPersistingL2CacheSize); inactive while bytes or carve_bytes is 0.
 struct PersistWindow {
@@ -91,8 +87,8 @@ struct HierarchyConfig {
   /// Lookups, all hits, per dirty sector left in L2 when the kernel ends (0: none); see
   /// Traffic::l2_end_sectors.
   double l2_end_lookups_per_dirty_sector = 0;
-  /// The share of one-sector loads looked up again after their partner's (access).
-  double l2_pair_replay_share = kH100PairReplayShare;
+  /// The share of one-sector loads looked up again after their partner's (access; 0: none).
+  double l2_pair_replay_share = 0;
   PersistWindow persist;
 };
 
