@@ -11,7 +11,8 @@ process for its PyTorch rows; the CLI itself never needs Python.
 
 The method is the report's: fresh random inputs (never zeros), the result checked against
 a float64 computation before timing, 2 warm-up runs, then repetitions each after an L2
-flush (writing a buffer twice the L2's size), timed with CUDA events, until 25 ms of GPU
+flush (reading a buffer twice the L2's size that nothing writes, so that no repetition
+pays to write back lines an earlier one left dirty), timed with CUDA events, until 25 ms of GPU
 time and at least 7 (at most 200) repetitions; the median and the 10th/90th percentiles.
 fp32 matmul and conv2d run with TF32 off (torch.backends.*.allow_tf32 = False), so they
 compute what the fp32 rungs compute.
@@ -112,8 +113,14 @@ class Timer:
         self.torch = torch
         props = torch.cuda.get_device_properties(0)
         l2 = getattr(props, "L2_cache_size", 0) or 64 << 20
-        self.flush = torch.empty(2 * l2 // 4, dtype=torch.float32, device="cuda")
+        self.flush = torch.zeros(2 * l2 // 4, dtype=torch.float32, device="cuda")
+        self._flush()  # the zeros' stores leave L2 now, before any repetition
+        self._flush()
         self.budget_ms, self.min_reps, self.max_reps = budget_ms, min_reps, max_reps
+
+    def _flush(self):
+        """Read the flush buffer: every line of L2 is evicted, dirty ones written back now."""
+        self.flush.sum()
 
     def time(self, fn):
         """Median, p10 and p90 of fn's time, ms, and the repetitions timed."""
@@ -122,7 +129,7 @@ class Timer:
             fn()
         times, total = [], 0.0
         while len(times) < self.max_reps and (len(times) < self.min_reps or total < self.budget_ms):
-            self.flush.fill_(1.0)
+            self._flush()
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
             start.record()
@@ -144,7 +151,7 @@ class Timer:
         times = [[] for _ in fns]
         for _ in range(reps):
             for side, f in enumerate(fns):
-                self.flush.fill_(1.0)
+                self._flush()
                 start = torch.cuda.Event(enable_timing=True)
                 end = torch.cuda.Event(enable_timing=True)
                 start.record()

@@ -119,8 +119,8 @@ class _FakeClockTorch:
                 return end.t - self.t
 
         class Flush:
-            def fill_(self, value):
-                pass
+            def sum(self):
+                return 0.0
 
         class Props:
             L2_cache_size = 1 << 20
@@ -128,7 +128,7 @@ class _FakeClockTorch:
         self.cuda = type("cuda", (), {"Event": Event,
                                       "get_device_properties": staticmethod(lambda i: Props())})
         self.float32 = "float32"
-        self.empty = lambda *a, **k: Flush()
+        self.zeros = lambda *a, **k: Flush()
 
 
 def test_paired_timer_reports_medians_and_per_pair_ratios():

@@ -21,7 +21,10 @@ struct TimingOptions {
   int min_reps = 10;
   int max_reps = 1000;
   double min_total_ms = 30.0;  ///< repeat until both min_reps and this much GPU time
-  bool flush_l2 = false;       ///< overwrite a buffer larger than L2 before each repetition
+  /// Before each repetition, read a buffer twice the L2's size that nothing writes: L2 then
+  /// holds no line of the problem and none dirty, so no repetition pays to write back what
+  /// an earlier one (or a flush by stores) left there.
+  bool flush_l2 = false;
   cudaStream_t stream = nullptr;
 };
 
