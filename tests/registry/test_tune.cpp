@@ -150,7 +150,10 @@ TEST(Tune, EveryBf16CandidateNamesItsTile) {
       EXPECT_EQ(l.tile_m, 128);
       EXPECT_TRUE(l.tile_n == 64 || l.tile_n == 128 || l.tile_n == 256) << l.tile_n;
     }
-    EXPECT_EQ(l.split_k, name.rfind("ws_sk_", 0) == 0 || name.rfind("swapab_", 0) == 0);
+    // The 64-column swapab_* split only where their tiles leave most of the card idle: the
+    // wave model counts them unsplit.
+    const bool swap128 = name.rfind("swapab_", 0) == 0 && l.tile_n == 128;
+    EXPECT_EQ(l.split_k, name.rfind("ws_sk_", 0) == 0 || swap128);
     EXPECT_GE(l.cluster_m, 1);
   }
   EXPECT_EQ(gemm_bf16::detail::launcher_for(gemm_bf16::Variant::ws_c4_s4_128x256).cluster_m, 4);

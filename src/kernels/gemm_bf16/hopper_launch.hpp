@@ -63,8 +63,9 @@ HopperKernelInfo wgmma_tma_info();
 #include "ws_configs.inc"
 
 /// best's skinny candidates (swap_ab.sm90a.cu): C^T = B^T A^T on wgmma m64n16/32/64, a
-/// block taking 16, 32 or 64 rows of C (swap_configs.inc) by 128 columns, K split over the blocks
-/// the tiles leave idle (they decline shapes they would not split). Same contract as wgmma_tma.
+/// block taking 16, 32 or 64 rows of C (swap_configs.inc) by 128 or 64 columns, K split over
+/// the blocks the tiles leave idle (the 128-column ones decline shapes they would not split;
+/// the 64-column ones run them unsplit). Same contract as wgmma_tma.
 #define MEMHIER_SWAP_AB(name, ...)                                               \
   void name(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,   \
             const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc, \

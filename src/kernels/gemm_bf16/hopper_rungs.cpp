@@ -130,7 +130,7 @@ Launcher wgmma_tma_launcher() {
   }
 #define MEMHIER_WS(fn, BN, ...) MEMHIER_HOPPER_LAUNCHER(fn, 128, BN)
 #include "ws_configs.inc"
-#define MEMHIER_SWAP_AB(fn, MS, ...) MEMHIER_HOPPER_LAUNCHER(fn, MS, 128)
+#define MEMHIER_SWAP_AB(fn, MS, Cols, ...) MEMHIER_HOPPER_LAUNCHER(fn, MS, Cols)
 #include "swap_configs.inc"
 #undef MEMHIER_HOPPER_LAUNCHER
 

@@ -5,7 +5,12 @@
 // (m64n16 or m64n64): B's 64-column boxes are the MN-major A operand (imm-trans-a), A's rows
 // the K-major B operand. A block takes MS rows of C by 128 columns (two consumer warpgroups
 // of 64 columns) and K is split over the blocks the tiles leave idle, summed in one launch
-// (split_k.cuh); with few registers and small stages two blocks share an SM.
+// (split_k.cuh); with few registers and small stages two blocks share an SM. The 64-column
+// configurations (one consumer warpgroup, one block an SM with a deep ring) are for a C whose
+// 64-column tiles fill the card: they run unsplit there, each block streaming its band of B
+// with no partials to add (cuBLAS's kernel at 64x8192x8192 on the H200 has the same shape:
+// 64x64 tiles, 128 blocks, no split), and split K only where the tiles leave over half of it
+// idle.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,15 +32,22 @@ namespace {
 
 using namespace sm90;
 
-constexpr int kConsumers = 256;                 // two warpgroups, 64 columns of C each
-constexpr int kThreads = kConsumers + 32;       // and one producer warp after them
-constexpr int kTileN = 128;                     // columns of C a block: B's boxes 0 and 1
-constexpr uint32_t kBytesBmat = 2 * kBytesBox;  // 16 KiB: 64 k-rows x 128 columns of B
+/// A block of Cols columns of C (64 or 128): a consumer warpgroup of 64 columns each (B's box
+/// each), then one producer warp.
+template <int Cols>
+struct SwapBlock {
+  static_assert(Cols == 64 || Cols == 128, "one or two consumer warpgroups");
+  static constexpr int kGroups = Cols / 64;
+  static constexpr int kConsumers = 128 * kGroups;
+  static constexpr int kThreads = kConsumers + 32;
+  static constexpr uint32_t kBytesBmat = kGroups * kBytesBox;  // 64 k-rows x Cols of B
+};
 
 /// Stages of MS rows: the B boxes (the wgmma A operand) then A's MS x 64 box (B operand),
 /// each 1024-byte aligned; full/empty barriers after the stages.
-template <int MS, int Stages>
+template <int MS, int Cols, int Stages>
 struct SwapLayout {
+  static constexpr uint32_t kBytesBmat = SwapBlock<Cols>::kBytesBmat;
   static constexpr uint32_t kBytesAmat = uint32_t(MS) * 128u;
   static constexpr uint32_t kStageBytes = kBytesBmat + kBytesAmat;
   static_assert(kStageBytes % 1024 == 0, "stages keep the swizzle period");
@@ -59,21 +71,24 @@ __device__ __forceinline__ void wgmma_swap(float (&d)[MS / 2], uint64_t da, uint
     wgmma_m64n64k16_ta(d, da, db, accumulate);
 }
 
-/// The consumers' 256 threads meet here (named barrier 1; 0 is __syncthreads).
+/// The consumers' threads meet here (named barrier 1; 0 is __syncthreads).
+template <int Cols>
 __device__ __forceinline__ void consumers_sync() {
-  named_barrier_sync<256>(1);
+  named_barrier_sync<SwapBlock<Cols>::kConsumers>(1);
 }
 
-/// Persistent blocks walk units (tile, split): tile t covers C rows MS tm.. and columns 128 tn..,
-/// split sp its share of the 64-deep k-blocks. Each split stores alpha * acc to its slice of
-/// the partials; the tile's last split writes C. Barriers as in ws_kernel: `full` (the
-/// producer's expect_tx and the stage's bytes), `empty` (one arrival a consumer warpgroup).
-template <int MS, int Stages>
-__global__ void __launch_bounds__(kThreads, 2)
+/// Persistent blocks walk units (tile, split): tile t covers C rows MS tm.. and columns
+/// Cols tn.., split sp its share of the 64-deep k-blocks. Each split stores alpha * acc to its
+/// slice of the partials; the tile's last split writes C. Unsplit (sk.splits == 1) a block
+/// writes its tile of C itself. Barriers as in ws_kernel: `full` (the producer's expect_tx and
+/// the stage's bytes), `empty` (one arrival a consumer warpgroup).
+template <int MS, int Cols, int Stages>
+__global__ void __launch_bounds__(SwapBlock<Cols>::kThreads, Cols == 128 ? 2 : 1)
     swap_kernel(const __grid_constant__ CUtensorMap map_a,
                 const __grid_constant__ CUtensorMap map_b, Epilogue ep, int tiles_m, int tiles_n,
                 int k_blocks, split_k::Args sk) {
-  using L = SwapLayout<MS, Stages>;
+  using L = SwapLayout<MS, Cols, Stages>;
+  constexpr int kConsumers = SwapBlock<Cols>::kConsumers, kGroups = SwapBlock<Cols>::kGroups;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   const L sm{(raw + 1023u) & ~1023u};
@@ -89,7 +104,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   if (tid == 0) {
     for (int s = 0; s < Stages; ++s) {
       tma::mbarrier_init(sm.full(s), 1);
-      tma::mbarrier_init(sm.empty(s), 2);
+      tma::mbarrier_init(sm.empty(s), kGroups);
     }
     tma::fence_mbarrier_init();
     tma::fence_proxy_async_shared();
@@ -111,9 +126,9 @@ __global__ void __launch_bounds__(kThreads, 2)
           mbar_wait(sm.empty(s), ((it / Stages) & 1) ^ 1);
           tma::mbarrier_arrive_expect_tx(sm.full(s), L::kStageBytes);
 #pragma unroll
-          for (int j = 0; j < 2; ++j)
+          for (int j = 0; j < kGroups; ++j)
             tma::tensor_load_2d(sm.bmat(s) + uint32_t(j) * kBytesBox, &map_b,
-                                tn * kTileN + j * kBoxN, kb * kBlockK, sm.full(s));
+                                tn * Cols + j * kBoxN, kb * kBlockK, sm.full(s));
           tma::tensor_load_2d(sm.amat(s), &map_a, kb * kBlockK, tm * MS, sm.full(s));
         }
       }
@@ -148,8 +163,21 @@ __global__ void __launch_bounds__(kThreads, 2)
     if (t == 0) mbar_arrive(sm.empty((it - 1) % Stages));
     // d[v] is C^T's row 16 warp + lane / 4 + 8 ((v >> 1) & 1) (a column of C) and column
     // 8 (v >> 2) + 2 (lane % 4) + (v & 1) (a row of C): eight threads write 32 contiguous bytes.
+    const int col = tn * Cols + 64 * c + 16 * warp + lane / 4;
+    if (sk.splits == 1) {
+#pragma unroll
+      for (int v = 0; v < MS / 2; ++v) {
+        const int row = tm * MS + 8 * (v >> 2) + 2 * (lane % 4) + (v & 1);
+        const int cv = col + 8 * ((v >> 1) & 1);
+        if (row < ep.m && cv < ep.n) {
+          const long long at = static_cast<long long>(row) * ep.ldc + cv;
+          const float old = ep.beta != 0.f ? c_load(ep.out, at) : 0.f;
+          c_store(ep.out, at, c_finish(acc[v], ep.alpha, ep.beta, old, c_bias(ep.out, cv)));
+        }
+      }
+      continue;
+    }
     float* part = sk.partials + sp * sk.slice;
-    const int col = tn * kTileN + 64 * c + 16 * warp + lane / 4;
 #pragma unroll
     for (int v = 0; v < MS / 2; ++v) {
       const int row = tm * MS + 8 * (v >> 2) + 2 * (lane % 4) + (v & 1);
@@ -157,56 +185,63 @@ __global__ void __launch_bounds__(kThreads, 2)
       if (row < ep.m && cv < ep.n)
         part[static_cast<long long>(row) * sk.ld + cv] = ep.alpha == 0.f ? 0.f : ep.alpha * acc[v];
     }
-    if (split_k::arrive_last(sk.counters + tile, sk.splits, tid == 0, flag, consumers_sync))
+    if (split_k::arrive_last(sk.counters + tile, sk.splits, tid == 0, flag, consumers_sync<Cols>))
       split_k::finish_tile(sk.partials, static_cast<std::size_t>(sk.slice), sk.ld, sk.splits,
-                           {ep.out, ep.ldc, ep.m, ep.n, ep.beta}, tm * MS, MS, tn * kTileN, kTileN,
-                           tid, kConsumers);
+                           {ep.out, ep.ldc, ep.m, ep.n, ep.beta}, tm * MS, MS, tn * Cols, Cols, tid,
+                           kConsumers);
   }
 }
 
-template <int MS, int Stages>
+template <int MS, int Cols, int Stages>
 void swap_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
                const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc,
                cudaStream_t stream) {
   const std::string why = hopper_gemm_unsupported(m, n, k, lda, ldb, ldc, a, b, c);
   if (!why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
-  const int tiles_m = (m + MS - 1) / MS, tiles_n = (n + kTileN - 1) / kTileN;
+  using L = SwapLayout<MS, Cols, Stages>;
+  constexpr int kThreads = SwapBlock<Cols>::kThreads;
+  const int tiles_m = (m + MS - 1) / MS, tiles_n = (n + Cols - 1) / Cols;
   const int tiles = tiles_m * tiles_n, k_blocks = (k + kBlockK - 1) / kBlockK;
-  const void* kernel = reinterpret_cast<const void*>(&swap_kernel<MS, Stages>);
-  core::prepare_dynamic_smem(kernel, SwapLayout<MS, Stages>::kSmemBytes, name);
-  const int resident = core::resident_grid(kernel, kThreads, SwapLayout<MS, Stages>::kSmemBytes);
+  const void* kernel = reinterpret_cast<const void*>(&swap_kernel<MS, Cols, Stages>);
+  core::prepare_dynamic_smem(kernel, L::kSmemBytes, name);
+  const int resident = core::resident_grid(kernel, kThreads, L::kSmemBytes);
   const int splits = gemm::tuning::split_count(tiles, resident, k_blocks, 1);
-  if (splits < 2) throw std::invalid_argument(split_k::no_split(name, tiles, MS, kTileN, resident));
+  // Unsplit, a 128-column block is what the ws_* kernels already run; a 64-column one is the
+  // skinny shape's own tile.
+  if (splits < 2 && Cols == 128)
+    throw std::invalid_argument(split_k::no_split(name, tiles, MS, Cols, resident));
   const CUtensorMap map_a = make_tensor_map(a, m, k, lda, MS, kBlockK);
   const CUtensorMap map_b = make_tensor_map(b, k, n, ldb, kBlockK, kBoxN);
   const Epilogue ep{c, ldc, m, n, alpha, beta, false};
-  const split_k::Args sk = split_k::args_for(m, n, splits, static_cast<std::size_t>(tiles), stream);
+  split_k::Args sk;  // one split: no partials, no counters
+  if (splits > 1) sk = split_k::args_for(m, n, splits, static_cast<std::size_t>(tiles), stream);
   const int grid = std::min(tiles * splits, resident);
-  swap_kernel<MS, Stages><<<grid, kThreads, SwapLayout<MS, Stages>::kSmemBytes, stream>>>(
-      map_a, map_b, ep, tiles_m, tiles_n, k_blocks, sk);
+  swap_kernel<MS, Cols, Stages>
+      <<<grid, kThreads, L::kSmemBytes, stream>>>(map_a, map_b, ep, tiles_m, tiles_n, k_blocks, sk);
   MEMHIER_CHECK_LAUNCH();
 }
 
-template <int MS, int Stages>
+template <int MS, int Cols, int Stages>
 HopperKernelInfo swap_info() {
   HopperKernelInfo info;
-  info.symbol = reinterpret_cast<const void*>(&swap_kernel<MS, Stages>);
-  info.block_threads = kThreads;
-  info.dynamic_smem = SwapLayout<MS, Stages>::kSmemBytes;
-  info.split_k = true;
+  info.symbol = reinterpret_cast<const void*>(&swap_kernel<MS, Cols, Stages>);
+  info.block_threads = SwapBlock<Cols>::kThreads;
+  info.dynamic_smem = SwapLayout<MS, Cols, Stages>::kSmemBytes;
+  // What the wave model should count: the 64-column tiles run unsplit where they fill the card.
+  info.split_k = Cols == 128;
   return info;
 }
 
 }  // namespace
 
 // One entry point per configuration of swap_configs.inc.
-#define MEMHIER_SWAP_AB(fn, MS, Stages)                                                          \
+#define MEMHIER_SWAP_AB(fn, MS, Cols, Stages)                                                    \
   void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                     \
           const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc, cudaStream_t s) { \
-    swap_gemm<MS, Stages>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);                 \
+    swap_gemm<MS, Cols, Stages>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);           \
   }                                                                                              \
   HopperKernelInfo fn##_info() {                                                                 \
-    return swap_info<MS, Stages>();                                                              \
+    return swap_info<MS, Cols, Stages>();                                                        \
   }
 #include "swap_configs.inc"
 
