@@ -8,9 +8,9 @@
 // (split_k.cuh); with few registers and small stages two blocks share an SM. The 64-column
 // configurations (one consumer warpgroup, one block an SM with a deep ring) are for a C whose
 // 64-column tiles fill the card: they run unsplit there, each block streaming its band of B
-// with no partials to add (cuBLAS's kernel at 64x8192x8192 on the H200 has the same shape:
-// 64x64 tiles, 128 blocks, no split), and split K only where the tiles leave over half of it
-// idle.
+// with no partials to add (cuBLAS's one kernel at 64x8192x8192 on the H200 is named
+// nvjet_sm90_tss_64x64_64x13_2x1..., which reads as 64x64 tiles), and split K only where the
+// tiles leave over half of it idle.
 #include <cuda_runtime.h>
 
 #include <algorithm>
