@@ -14,6 +14,10 @@ namespace budget = memhier::tuning;
 namespace {
 
 // Tiles shaped like gemm_bf16's Hopper candidates: 128x256, 128x128, 128x64, one block an SM.
+constexpr tuning::SplitK kNever = tuning::SplitK::never;
+constexpr tuning::SplitK kAlways = tuning::SplitK::always;
+constexpr tuning::SplitK kWhereIdle = tuning::SplitK::where_idle;
+
 const std::vector<tuning::TileFacts> kTiles = {{128, 256, 1, 1}, {128, 128, 1, 1}, {128, 64, 1, 1}};
 
 std::size_t first(const std::vector<std::size_t>& v) {
@@ -115,7 +119,7 @@ TEST(GemmPreselect, SplitCountFillsOneWave) {
 
 TEST(GemmPreselect, ASplitCandidateCountsItsSplitsAndDeclinesAFullCard) {
   // The shape: 32 tiles x 4 splits, one wave 128/132 full, 16 of 128 rows used.
-  const tuning::TileFacts split = {128, 256, 1, 1, true};
+  const tuning::TileFacts split = {128, 256, 1, 1, kAlways};
   const tuning::Prediction p = tuning::predict(16, 8192, 132, {split}).front();
   EXPECT_TRUE(p.runs);
   EXPECT_EQ(p.tiles, 128);
@@ -124,7 +128,7 @@ TEST(GemmPreselect, ASplitCandidateCountsItsSplitsAndDeclinesAFullCard) {
   EXPECT_DOUBLE_EQ(p.edge_fill, 16.0 / 128.0);
   // 8192^2 fills the card (2048 tiles): it would not split, so it is neither ranked to run
   // nor timed, and the non-split candidate of the same tile is.
-  const tuning::TileFacts plain = {128, 256, 1, 1, false};
+  const tuning::TileFacts plain = {128, 256, 1, 1, kNever};
   const std::vector<tuning::Prediction> full = tuning::predict(8192, 8192, 132, {split, plain});
   EXPECT_EQ(full.front().candidate, 1u);
   EXPECT_FALSE(full.back().runs);
@@ -135,20 +139,43 @@ TEST(GemmPreselect, ASplitCandidateCountsItsSplitsAndDeclinesAFullCard) {
 TEST(GemmPreselect, SkinnyShapesTimeTheSplitCandidatesFirst) {
   // SGEMM-like tiles at 16 x 8192 on 132 SMs: no unsplit tile fills a quarter of the card,
   // and their 64- and 128-row tiles use 16 rows; 16 x 128 split 8 ways fills 512 of 528 slots.
-  const std::vector<tuning::TileFacts> c = {{128, 128, 1, 1, false},
-                                            {128, 64, 2, 1, false},
-                                            {64, 64, 3, 1, false},
-                                            {16, 128, 4, 1, true},
-                                            {64, 128, 3, 1, true}};
+  const std::vector<tuning::TileFacts> c = {{128, 128, 1, 1, kNever},
+                                            {128, 64, 2, 1, kNever},
+                                            {64, 64, 3, 1, kNever},
+                                            {16, 128, 4, 1, kAlways},
+                                            {64, 128, 3, 1, kAlways}};
   const tuning::Prediction top = tuning::predict(16, 8192, 132, c).front();
   EXPECT_EQ(top.candidate, 3u);
   EXPECT_EQ(top.tiles, 64 * 8);
   EXPECT_EQ(tuning::preselect(16, 8192, 132, c), (std::vector<std::size_t>{3, 4}));
   // A split tile that fills the card (66 tiles of 64 x 128 two ways on 132 slots) fills it
   // only by splitting: the larger unsplit tile under one wave is not dropped for it.
-  const std::vector<tuning::TileFacts> exact = {{128, 128, 1, 1, false}, {64, 128, 1, 1, true}};
+  const std::vector<tuning::TileFacts> exact = {{128, 128, 1, 1, kNever}, {64, 128, 1, 1, kAlways}};
   EXPECT_EQ(tuning::predict(64, 8448, 132, exact).front().tiles, 132);
   EXPECT_EQ(tuning::preselect(64, 8448, 132, exact, {4, 0.0}), (std::vector<std::size_t>{1, 0}));
+}
+
+TEST(GemmPreselect, ACandidateThatSplitsWhereIdleRunsUnsplitOnAFullCard) {
+  // A 64 x 64 tile that splits only where its tiles leave the card idle (the 64-column
+  // swapab_*): 64 rows against 8192 columns is 128 tiles, over half of 132 slots, so it runs
+  // unsplit; against 4096 columns, 64 tiles split two ways.
+  const tuning::TileFacts idle = {64, 64, 1, 1, kWhereIdle};
+  const tuning::Prediction wide = tuning::predict(64, 8192, 132, {idle}).front();
+  EXPECT_TRUE(wide.runs);
+  EXPECT_EQ(wide.splits, 1);
+  EXPECT_EQ(wide.tiles, 128);
+  const tuning::Prediction narrow = tuning::predict(64, 4096, 132, {idle}).front();
+  EXPECT_TRUE(narrow.runs);
+  EXPECT_EQ(narrow.splits, 2);
+  EXPECT_EQ(narrow.tiles, 128);
+  EXPECT_DOUBLE_EQ(narrow.wave_fill, 128.0 / 132.0);
+  // At 8192^2 it runs (4096 tiles unsplit) where an always-splitting tile declines.
+  const tuning::TileFacts always = {64, 64, 1, 1, kAlways};
+  EXPECT_EQ(tuning::preselect(8192, 8192, 132, {always, idle}), (std::vector<std::size_t>{1}));
+  // Split, it fills the card only by splitting: as the always-splitting tile, it does not
+  // cut a larger unsplit tile under one wave.
+  const std::vector<tuning::TileFacts> c = {{128, 128, 1, 1, kNever}, idle};
+  EXPECT_EQ(tuning::preselect(64, 4096, 132, c, {4, 0.0}), (std::vector<std::size_t>{1, 0}));
 }
 
 TEST(GemmPreselect, RoundRobinKeepsASplitCandidateInItsOwnGroup) {
@@ -156,7 +183,7 @@ TEST(GemmPreselect, RoundRobinKeepsASplitCandidateInItsOwnGroup) {
   // first, the unsplit 128 x 128 (0.48) second, 64 x 64 at eight blocks an SM (0.24) third.
   // Were the split grouped with the unsplit tile of its shape, 64 x 64 would come second.
   const std::vector<tuning::TileFacts> c = {
-      {128, 128, 1, 1, false}, {128, 128, 1, 1, true}, {64, 64, 8, 1, false}};
+      {128, 128, 1, 1, kNever}, {128, 128, 1, 1, kAlways}, {64, 64, 8, 1, kNever}};
   EXPECT_EQ(tuning::preselect(128, 8192, 132, c, {4, 0.0}), (std::vector<std::size_t>{1, 0, 2}));
 }
 

@@ -223,7 +223,7 @@ TEST(GemmBf16Hopper, UnsupportedProblemsSayWhy) {
 /// kernel's shared memory in (the occupancy is 0 before).
 bool runs_here(const Rung& r, int m, int n, int k) {
   const hk::HopperKernelInfo info = r.info();
-  if (!info.split_k) return true;
+  if (info.split_k != memhier::gemm::tuning::SplitK::always) return true;
   const int resident = core::resident_grid(info.symbol, info.block_threads,
                                            static_cast<std::size_t>(info.dynamic_smem));
   const long long tiles =
@@ -286,9 +286,8 @@ TEST_P(GemmBf16HopperRung, MatchesFloat64OnSmallAndOddShapes) {
                       << " beta " << beta << " lda " << p.lda << " ldb " << p.ldb << " ldc "
                       << p.ldc << ": " << f;
       // The splits' partials are added in split order, whichever finished last: a second run
-      // gives the same bits (asked of every rung: the 64-column swapab_* split where their
-      // tiles leave the card idle, which their info's split_k does not say).
-      {
+      // gives the same bits.
+      if (r.info().split_k != memhier::gemm::tuning::SplitK::never) {
         p.dc.upload(p.c0);
         r.run(p.m, p.n, p.k, alpha, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, beta, p.dc.data(),
               p.ldc, nullptr);
@@ -388,7 +387,7 @@ void print_speed_beside_cublas(int size, const std::string& device) {
   std::vector<std::function<void(cudaStream_t)>> launches;
   std::vector<const char*> names;
   for (const Rung& r : kRungs) {
-    if (r.info().split_k || r.tile_m < 128) continue;  // skinny kernels, not square ones
+    if (r.info().split_k != memhier::gemm::tuning::SplitK::never) continue;
     names.push_back(r.name);
     launches.push_back([&p, a, b, r](cudaStream_t s) {
       r.run(p.m, p.n, p.k, 1.f, a, p.lda, b, p.ldb, 0.f, p.dc.data(), p.ldc, s);

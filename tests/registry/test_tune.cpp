@@ -150,10 +150,14 @@ TEST(Tune, EveryBf16CandidateNamesItsTile) {
       EXPECT_EQ(l.tile_m, 128);
       EXPECT_TRUE(l.tile_n == 64 || l.tile_n == 128 || l.tile_n == 256) << l.tile_n;
     }
-    // The 64-column swapab_* split only where their tiles leave most of the card idle: the
-    // wave model counts them unsplit.
-    const bool swap128 = name.rfind("swapab_", 0) == 0 && l.tile_n == 128;
-    EXPECT_EQ(l.split_k, name.rfind("ws_sk_", 0) == 0 || swap128);
+    // The 128-column swapab_* and ws_sk_* split or decline; the 64-column swapab_* split where
+    // their tiles leave the card idle and run unsplit elsewhere.
+    const bool swap = name.rfind("swapab_", 0) == 0;
+    using gemm::tuning::SplitK;
+    const SplitK want = name.rfind("ws_sk_", 0) == 0 || (swap && l.tile_n == 128) ? SplitK::always
+                        : swap ? SplitK::where_idle
+                               : SplitK::never;
+    EXPECT_EQ(l.split_k, want);
     EXPECT_GE(l.cluster_m, 1);
   }
   EXPECT_EQ(gemm_bf16::detail::launcher_for(gemm_bf16::Variant::ws_c4_s4_128x256).cluster_m, 4);
@@ -184,8 +188,8 @@ template <bool Pick>
 std::vector<std::size_t> fake_order(int m, int n) {
   typename gemm::detail::GemmTuning<FakeGemm<Pick>>::Facts f;
   f.sms = 132;
-  for (int i = 0; i < 3; ++i) f.tiles.push_back({128, 128, 1, 1, false});
-  f.tiles.push_back({64, 64, 4, 1, false});
+  for (int i = 0; i < 3; ++i) f.tiles.push_back({128, 128, 1, 1, gemm::tuning::SplitK::never});
+  f.tiles.push_back({64, 64, 4, 1, gemm::tuning::SplitK::never});
   return gemm::detail::GemmTuning<FakeGemm<Pick>>::order(FakeParams{m, n, 8192}, f);
 }
 

@@ -10,24 +10,33 @@
 
 namespace memhier::gemm::tuning {
 
+/// Whether a candidate splits K over the slots its tiles leave idle (split_count).
+enum class SplitK {
+  never,       ///< one block a tile
+  always,      ///< only where split_count splits; it declines every other shape
+  where_idle,  ///< where split_count splits; elsewhere it runs its tiles unsplit
+};
+
 /// What the model knows of one candidate on this card.
 struct TileFacts {
   int tile_m = 0, tile_n = 0;  ///< its block tile of C; 0: unknown (ranked after the known)
   int blocks_per_sm = 1;       ///< its blocks resident on one SM; 0: it cannot run here
   int cluster_m = 1;           ///< tile rows one cluster spans (tiles come in whole clusters)
-  bool split_k = false;        ///< splits K over the slots its tiles leave idle (split_count)
+  SplitK split_k = SplitK::never;
 };
 
 /// How many ways a split-K kernel splits K at a shape with `tiles` tiles on a card holding
 /// `slots` of its blocks at once: as many as keep one wave (slots / tiles), with at least
 /// `min_steps` of its `k_steps` k-blocks a split, at most 16; 1 means it would not split (the
-/// tiles fill more than half the card, or K is too short), and the kernel declines.
+/// tiles fill more than half the card, or K is too short): a SplitK::always kernel declines,
+/// a SplitK::where_idle one runs unsplit.
 int split_count(long long tiles, long long slots, long long k_steps, int min_steps);
 
 /// One candidate's predicted efficiency at a shape, each factor in (0, 1].
 struct Prediction {
   std::size_t candidate = 0;  ///< index into the candidate list
-  bool runs = false;          ///< it can run here (a split-K kernel only where it splits)
+  bool runs = false;          ///< it can run here (a SplitK::always one only where it splits)
+  int splits = 1;             ///< the ways it splits K here
   long long tiles = 0;        ///< tiles of C, rows rounded up to whole clusters (x splits)
   long long slots = 0;        ///< tiles the card runs at once: SMs x blocks per SM
   double waves = 0;           ///< tiles / slots

@@ -49,10 +49,10 @@ std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFac
       const long long cols = ceil_div(n, t.tile_n);
       p.tiles = rows * cols;
       p.slots = static_cast<long long>(sms) * t.blocks_per_sm;
-      if (t.split_k) {  // K's length is not the model's: it only limits how many splits
-        const int splits = split_count(p.tiles, p.slots, 1LL << 40, 1);
-        p.runs = splits > 1;
-        p.tiles *= splits;
+      if (t.split_k != SplitK::never) {  // K's length is not the model's: it only limits
+        p.splits = split_count(p.tiles, p.slots, 1LL << 40, 1);  // how many splits
+        if (t.split_k == SplitK::always) p.runs = p.splits > 1;
+        p.tiles *= p.splits;
       }
       p.waves = static_cast<double>(p.tiles) / static_cast<double>(p.slots);
       p.wave_fill =
@@ -94,7 +94,7 @@ std::vector<std::size_t> preselect(int m, int n, int sms, const std::vector<Tile
   long long smallest_filling = -1;
   for (const Prediction& p : ranked) {
     const TileFacts& t = candidates[p.candidate];
-    if (known(t) && p.runs && !t.split_k && p.tiles >= p.slots &&
+    if (known(t) && p.runs && p.splits == 1 && p.tiles >= p.slots &&
         (smallest_filling < 0 || area(t) < smallest_filling))
       smallest_filling = area(t);
   }
@@ -108,7 +108,8 @@ std::vector<std::size_t> preselect(int m, int n, int sms, const std::vector<Tile
       continue;
     }
     // Under one wave while a smaller tile fills the card: SMs idle for nothing.
-    if (!t.split_k && p.tiles < p.slots && smallest_filling >= 0 && smallest_filling < area(t))
+    if (p.splits == 1 && p.tiles < p.slots && smallest_filling >= 0 &&
+        smallest_filling < area(t))
       continue;
     if (best < 0) best = p.efficiency;
     if (kept.size() >= 2 && p.efficiency < knobs.keep_within * best) continue;

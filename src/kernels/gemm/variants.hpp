@@ -10,6 +10,7 @@
 
 #include "memhier/core/launch.hpp"
 #include "memhier/kernels/gemm.hpp"
+#include "memhier/kernels/gemm_preselect.hpp"
 
 namespace memhier::gemm::tuning {
 struct ShapeKey;
@@ -46,7 +47,8 @@ struct Launcher {
   int block_threads = 0;
   int dynamic_smem = 0;
   TileShape block_tile = {};
-  bool split_k = false;  ///< splits K where its tiles leave the card half idle, else declines
+  /// Splits K where its tiles leave the card half idle (always: declines elsewhere).
+  gemm::tuning::SplitK split_k = gemm::tuning::SplitK::never;
   /// What a launch at these extents needs made first (staging memory), or null: the tuner
   /// calls it before timing so that no timed run includes an allocation.
   void (*prepare)(const Params&, cudaStream_t) = nullptr;

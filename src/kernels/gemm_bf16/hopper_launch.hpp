@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "memhier/kernels/gemm_preselect.hpp"
 #include "output.hpp"
 
 namespace memhier::kernels::gemm_bf16 {
@@ -43,7 +44,8 @@ struct HopperKernelInfo {
   int block_threads = 0;
   int dynamic_smem = 0;  ///< bytes, opted in above 48 KiB by the launcher
   int cluster_size = 1;
-  bool split_k = false;  ///< splits K over idle SMs (and declines shapes it would not split)
+  /// Splits K over idle SMs (always: declines shapes it would not split).
+  memhier::gemm::tuning::SplitK split_k = memhier::gemm::tuning::SplitK::never;
 };
 
 /// Rung 6's kernel and launch shape.

@@ -227,8 +227,7 @@ HopperKernelInfo swap_info() {
   info.symbol = reinterpret_cast<const void*>(&swap_kernel<MS, Cols, Stages>);
   info.block_threads = SwapBlock<Cols>::kThreads;
   info.dynamic_smem = SwapLayout<MS, Cols, Stages>::kSmemBytes;
-  // What the wave model should count: the 64-column tiles run unsplit where they fill the card.
-  info.split_k = Cols == 128;
+  info.split_k = Cols == 128 ? gemm::tuning::SplitK::always : gemm::tuning::SplitK::where_idle;
   return info;
 }
 

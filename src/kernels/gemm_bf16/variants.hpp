@@ -10,6 +10,7 @@
 
 #include "memhier/core/launch.hpp"
 #include "memhier/kernels/gemm_bf16.hpp"
+#include "memhier/kernels/gemm_preselect.hpp"
 #include "output.hpp"
 
 namespace memhier::gemm::tuning {
@@ -42,8 +43,8 @@ struct Launcher {
   int dynamic_smem = 0;
   int tile_m = 0, tile_n = 0;
   int cluster_m = 1;
-  /// Splits K where its tiles leave half the card or more idle, else declines.
-  bool split_k = false;
+  /// Splits K where its tiles leave half the card or more idle (always: declines elsewhere).
+  gemm::tuning::SplitK split_k = gemm::tuning::SplitK::never;
   /// What a launch at these extents needs made first (staging memory), or null: the tuner
   /// calls it before timing so that no timed run includes an allocation.
   void (*prepare)(const Params&, cudaStream_t) = nullptr;

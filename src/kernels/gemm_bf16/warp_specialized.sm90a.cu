@@ -432,7 +432,7 @@ HopperKernelInfo ws_info() {
   info.block_threads = kThreads;
   info.dynamic_smem = ws_smem_bytes<BN, Stages>();
   info.cluster_size = Cluster;
-  info.split_k = SplitK;
+  info.split_k = SplitK ? gemm::tuning::SplitK::always : gemm::tuning::SplitK::never;
   return info;
 }
 
