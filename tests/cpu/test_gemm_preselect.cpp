@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "memhier/kernels/gemm_preselect.hpp"
@@ -160,15 +161,11 @@ TEST(GemmPreselect, ACandidateThatSplitsWhereIdleRunsUnsplitOnAFullCard) {
   // swapab_*): 64 rows against 8192 columns is 128 tiles, over half of 132 slots, so it runs
   // unsplit; against 4096 columns, 64 tiles split two ways.
   const tuning::TileFacts idle = {64, 64, 1, 1, kWhereIdle};
-  const tuning::Prediction wide = tuning::predict(64, 8192, 132, {idle}).front();
-  EXPECT_TRUE(wide.runs);
-  EXPECT_EQ(wide.splits, 1);
-  EXPECT_EQ(wide.tiles, 128);
-  const tuning::Prediction narrow = tuning::predict(64, 4096, 132, {idle}).front();
-  EXPECT_TRUE(narrow.runs);
-  EXPECT_EQ(narrow.splits, 2);
-  EXPECT_EQ(narrow.tiles, 128);
-  EXPECT_DOUBLE_EQ(narrow.wave_fill, 128.0 / 132.0);
+  for (const auto& [n, splits] : std::vector<std::pair<int, int>>{{8192, 1}, {4096, 2}}) {
+    const tuning::Prediction p = tuning::predict(64, n, 132, {idle}).front();
+    EXPECT_TRUE(p.runs && p.splits == splits && p.tiles == 128) << n << ": " << p.splits;
+    EXPECT_DOUBLE_EQ(p.wave_fill, 128.0 / 132.0);
+  }
   // At 8192^2 it runs (4096 tiles unsplit) where an always-splitting tile declines.
   const tuning::TileFacts always = {64, 64, 1, 1, kAlways};
   EXPECT_EQ(tuning::preselect(8192, 8192, 132, {always, idle}), (std::vector<std::size_t>{1}));
