@@ -260,8 +260,8 @@ void time_hot_buffer(L2PersistingResult& m, Context& ctx) {
   core::reset_persisting_l2();  // no persisting lines left over from elsewhere
   m.bytes_per_read = p.bytes;
   auto time_hot = [&](const char* name, bool evict) {
-    // With evict, the harness overwrites a buffer of twice the L2 size before every
-    // timed read: the streaming traffic that pushes normal lines out.
+    // With evict, the harness reads a buffer of twice the L2 size before every timed read:
+    // the streaming traffic that pushes normal lines out.
     return core::time_it([&](cudaStream_t s) { launch_read(p, hotbuf.data(), out.data(), s); },
                          fewest_if_smallest(ctx, core::TimingOptions{name, 2, ctx.quick ? 15 : 30,
                                                                      200, 0.0, evict, stream.s}))

@@ -319,10 +319,8 @@ Result present_l2_persisting(const L2PersistingResult& m) {
       "A hot buffer of half the persisting set-aside (" +
       fmt_mib(static_cast<double>(m.hot_bytes)) +
       ") is read once per launch by every SM (ld.cg). Before each timed read, a buffer of twice "
-      "the L2 "
-      "size is overwritten: streaming traffic that evicts normal lines. The hot reads are timed "
-      "without "
-      "a window and with a stream access-policy window over the hot buffer (hitRatio 1, hitProp "
+      "the L2 size is read (ld.cg, the timing harness's L2 flush): streaming loads that evict "
+      "normal lines. The hot reads are timed without a window and with a stream access-policy window over the hot buffer (hitRatio 1, hitProp "
       "persisting, missProp streaming, cudaLimitPersistingL2CacheSize at its maximum); the in-L2 "
       "reference reads the hot buffer with no eviction at all. Limit, window and persisting lines "
       "are "
