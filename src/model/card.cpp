@@ -62,8 +62,9 @@ std::vector<Card> build() {
   h100.l2_from = Provenance::measured;
   h100.l2_source = "measured: memhier probe bandwidth, L2 ld.cg re-reads (docs/results/h100-sxm)";
   h100.l2_slices = 80;  // ncu's device__attribute_l2s_count on the H100 80GB HBM3
-  // One-byte-a-lane reads of a line's four sectors one after another: 69,876 srcunit tex read
-  // hits for the 262,144 requests after their 64-byte partner's (MemorySystem::access).
+  // One-byte-a-lane reads of a line's four sectors one after another (histogram
+  // warp_privatized at 2^24 u8): 69,876 srcunit tex read hits for the 262,144 requests after
+  // their 64-byte partner's (MemorySystem::access); two bytes a lane or more: none.
   h100.l2_pair_replay_share = 0.267;
   t.push_back(h100);
   // H100 PCIe: 114 SMs, 50 MB L2, 2.0 TB/s HBM2e (H100 datasheet).
@@ -90,7 +91,7 @@ std::vector<Card> build() {
   h200.fences_merge_per_sm = true;
   // One-byte-a-lane reads of a line's four sectors one after another (histogram
   // warp_privatized at 2^24 u8, ee4d482): 76,394 srcunit tex read hits for the 262,144
-  // requests after their 64-byte partner's, where the H100 SXM counted 69,876.
+  // requests after their 64-byte partner's.
   h200.l2_pair_replay_share = 0.291;
   t.push_back(h200);
   // B200: 148 SMs, 126 MB L2 over two dies, 8 TB/s HBM3e (Blackwell datasheet).

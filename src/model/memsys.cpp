@@ -28,12 +28,12 @@
 //   87.2 %. Counting a store a hit on the lines of the same warp's previous store instruction,
 //   and otherwise only on sectors held whole, meets the naive GEMM, warp_tiled, mma at
 //   8192x4096x8 and the 8192^2 transpose, but not wmma_smem nor the 1000x772 transpose (L1
-//   48.9 % against 74.7), and loses the mma rungs' L1 at 257x255x129 (5.2 points under): H100
-//   124 items, H200 125, with items lost against their records, so not taken.
+//   48.9 % against 74.7), and loses the mma rungs' L1 at 257x255x129 (5.2 points under): the H100
+//   SXM's fixture 124 items, the H200's 125, items lost against their records: not taken.
 // - Store combining beyond one warp's round: the replay merges a warp's run of stores into
 //   sectors it loaded whole (particles_aos at 65,537: 49,153 L2 store sectors against the
-//   H100's 55,189), but at 2^24 particles, many blocks a wave, the card merges less: its L2
-//   hit rate (57.9 % on the H200, 56.4 % on the H100) asks for about 17 M store sectors at L2
+//   H100 SXM's 55,189), but at 2^24 particles, many blocks a wave, the card merges less: its L2
+//   hit rate (57.9 % on the H200, 56.4 % on the H100 SXM) asks for about 17 M store sectors at L2
 //   where the replay sends 12.6 M (50.5 %); merging every run, loaded or not, overshoots the
 //   small GEMMs' L2 rates.
 // - Which partly written sectors the card evicts: reg_tile_2d at 8192x4096x8 read 10 MB of
@@ -357,11 +357,10 @@ void MemorySystem::access(int sm, std::uint64_t line, unsigned sectors, bool sto
   const long long near = t_.l2_ld_sectors, far = t_.l2_fabric_sectors, near_hits = t_.l2_ld_hits;
   l2_access(sm, line, miss, Op::load, nullptr, l2_promote_bytes);
   // A one-sector request that misses while the SM's previous request asked the other sector
-  // of its 64-byte pair is looked up again, a hit, in a share of cases the card sets: 26.7 %
-  // on the H100 with warps reading a line's four sectors one after another (one byte a lane:
-  // 69,876 extra hits at srcunit tex for 262,144 such requests; two bytes a lane, or more:
-  // none), 29.1 % on the H200 (Card::l2_pair_replay_share; none on a card not measured).
-  // Which of them is chosen by a hash of the sector.
+  // of its 64-byte pair is looked up again, a hit, in a share of cases the card sets
+  // (Card::l2_pair_replay_share, measured per card where warps read a line's four sectors
+  // one after another, one byte a lane; two bytes a lane or more showed none; none on a card
+  // not measured). Which of them is chosen by a hash of the sector.
   auto& last = last_l2_load_[static_cast<std::size_t>(sm % config_.sms)];
   const unsigned partner = ((miss & 0x5u) << 1) | ((miss & 0xau) >> 1);
   if (popcount4(miss) == 1 && t_.l2_ld_hits == near_hits && last.first == line &&

@@ -32,6 +32,7 @@ namespace memhier::testing {
 namespace {
 
 namespace hk = memhier::kernels::gemm_bf16;
+using memhier::gemm::tuning::SplitK;
 using bf16 = __nv_bfloat16;
 using GemmFn = void (*)(int, int, int, float, const bf16*, int, const bf16*, int, float,
                         const hk::COut&, int, cudaStream_t);
@@ -223,7 +224,7 @@ TEST(GemmBf16Hopper, UnsupportedProblemsSayWhy) {
 /// kernel's shared memory in (the occupancy is 0 before).
 bool runs_here(const Rung& r, int m, int n, int k) {
   const hk::HopperKernelInfo info = r.info();
-  if (info.split_k != memhier::gemm::tuning::SplitK::always) return true;
+  if (info.split_k != SplitK::always) return true;
   const int resident = core::resident_grid(info.symbol, info.block_threads,
                                            static_cast<std::size_t>(info.dynamic_smem));
   const long long tiles =
@@ -287,7 +288,7 @@ TEST_P(GemmBf16HopperRung, MatchesFloat64OnSmallAndOddShapes) {
                       << p.ldc << ": " << f;
       // The splits' partials are added in split order, whichever finished last: a second run
       // gives the same bits.
-      if (r.info().split_k != memhier::gemm::tuning::SplitK::never) {
+      if (r.info().split_k != SplitK::never) {
         p.dc.upload(p.c0);
         r.run(p.m, p.n, p.k, alpha, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, beta, p.dc.data(),
               p.ldc, nullptr);
@@ -387,7 +388,7 @@ void print_speed_beside_cublas(int size, const std::string& device) {
   std::vector<std::function<void(cudaStream_t)>> launches;
   std::vector<const char*> names;
   for (const Rung& r : kRungs) {
-    if (r.info().split_k != memhier::gemm::tuning::SplitK::never) continue;
+    if (r.info().split_k != SplitK::never) continue;
     names.push_back(r.name);
     launches.push_back([&p, a, b, r](cudaStream_t s) {
       r.run(p.m, p.n, p.k, 1.f, a, p.lda, b, p.ldb, 0.f, p.dc.data(), p.ldc, s);
