@@ -45,7 +45,8 @@ report::Section tune_section(const registry::Family& family,
       "What `best` runs at each shape on this card, kept in the tuning cache (per card and "
       "exact shape) for later calls and processes. A decision from the cache times nothing; a "
       "new one times the candidates the family's model of this card keeps (GEMM: tiles and "
-      "waves on its SMs; stencil: shared memory, resident blocks and bytes in flight), each "
+      "waves on its SMs; stencil: shared memory, resident blocks and bytes in flight; "
+      "transpose: its four float4 rungs, all timed), each "
       "warmed up on a corner of the problem, run once, the close ones again; its time is "
       "the wall time of the whole decision, scratch allocation included.");
   report::Table t;

@@ -4,6 +4,8 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -122,6 +124,38 @@ TEST(TransposeApi, BestOnLargerShapes) {
   EXPECT_EQ(mismatches(Variant::best, 1, 1 << 20, 0), 0u);                   // a row: memcpy
   EXPECT_EQ(mismatches(Variant::best, 1 << 20, 1, 0), 0u);                   // a column: memcpy
   EXPECT_EQ(mismatches(Variant::best_64x64_persistent, 4096, 4100, 0), 0u);  // tiles > grid
+}
+
+TEST(TransposeApi, BestIsTunedPerShapeAndKeptInTheSharedCache) {
+  MEMHIER_REQUIRE_GPU(dev);
+  const ScopedCacheDir cache("memhier-transpose-tune");
+  transpose::forget_tuning();
+  const int rows = 2048, cols = 1028;  // over 2^21 elements and multiples of 4: tuned
+  const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  core::DeviceBuffer<float> in(n), out(n);
+  core::fill_random(in.data(), n, 0x7e57u, -1.f, 1.f);
+  MEMHIER_CUDA(cudaDeviceSynchronize());
+  const Variant chosen = transpose::best_variant_at(in.data(), out.data(), rows, cols);
+  const std::string name = transpose::to_string(chosen);
+  EXPECT_TRUE(name.rfind("best_", 0) == 0 && chosen != Variant::best) << name;
+  // Known now, in this process and (after forget) from the file every tuned family shares.
+  EXPECT_EQ(transpose::best_variant_at(in.data(), out.data(), rows, cols), chosen);
+  std::ifstream file(cache.dir() / "gemm-tuning.json");
+  ASSERT_TRUE(file.good());
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("|transpose|2048x1028"), std::string::npos) << text;
+  transpose::forget_tuning();
+  EXPECT_EQ(transpose::best_variant_at(in.data(), out.data(), rows, cols), chosen);
+  // Untuned: padded where the float4 path cannot run (odd extents, a base off 16 bytes), the
+  // default rung at a launch-bound size, a copy for a vector.
+  EXPECT_EQ(transpose::best_variant_at(in.data(), out.data(), 1031, 2037), Variant::padded);
+  EXPECT_EQ(transpose::best_variant_at(in.data() + 1, out.data(), 64, 64), Variant::padded);
+  EXPECT_EQ(transpose::best_variant_at(in.data(), out.data(), 64, 64),
+            Variant::best_64x64_prefetch);
+  EXPECT_EQ(transpose::best_variant_at(in.data(), out.data(), 1, 4096), Variant::best);
+  // best runs the choice, exactly.
+  EXPECT_EQ(mismatches(Variant::best, rows, cols, 0), 0u);
+  transpose::forget_tuning();
 }
 
 }  // namespace

@@ -30,10 +30,11 @@ const registry::Family& family(const std::string& name) {
   return *f;
 }
 
-TEST(Tune, OnlyTheGemmLaddersTuneAndBadInputIsRefused) {
-  EXPECT_TRUE(bench::tunable(family("gemm")));
-  EXPECT_TRUE(bench::tunable(family("gemm_bf16")));
+TEST(Tune, TheTunedLaddersTuneAndBadInputIsRefused) {
+  for (const char* tuned : {"gemm", "gemm_bf16", "stencil", "transpose"})
+    EXPECT_TRUE(bench::tunable(family(tuned))) << tuned;
   EXPECT_FALSE(bench::tunable(family("softmax")));
+  EXPECT_THROW(bench::check_tune(family("transpose"), {"4096x0"}), std::invalid_argument);
   EXPECT_THROW(bench::check_tune(family("softmax"), {"8x65536"}), std::invalid_argument);
   EXPECT_THROW(bench::check_tune(family("gemm"), {}), std::invalid_argument);
   EXPECT_THROW(bench::check_tune(family("gemm_bf16"), {"4096x4096x4096", "4096x0x4096"}),

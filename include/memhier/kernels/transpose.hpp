@@ -12,7 +12,8 @@
 namespace memhier::transpose {
 
 /// The rungs of the ladder, in order (transpose_rungs.inc); `best` dispatches on shape and
-/// alignment: memcpy for 1xN / Nx1, best_64x64_prefetch when aligned, padded otherwise.
+/// alignment: memcpy for 1xN / Nx1, padded when the float4 path cannot run, else the float4
+/// rung tuned for this card and shape (best_variant_at).
 enum class Variant {
 #define MEMHIER_RUNG(name, ...) name,
 #define MEMHIER_BEST(name, ...) name,
@@ -50,5 +51,17 @@ void check_shape(std::int64_t rows, std::int64_t cols);
 /// not 16-byte aligned.
 void transpose(Variant v, const float* in, float* out, std::int64_t rows, std::int64_t cols,
                cudaStream_t stream = nullptr);
+
+/// The rung Variant::best runs for this call on the current device (Variant::best itself
+/// where it copies a vector with cudaMemcpy): padded where the float4 path cannot run;
+/// best_64x64_prefetch below 2^21 elements (launch-bound); otherwise the float4 rung known
+/// from the tuning cache (per card, rows and cols; the file every tuned family shares), else
+/// decided now by timing the four on `in` into a scratch output (`out` is not written), as
+/// the first transpose(best) at a new shape does. Same arguments and errors as transpose.
+Variant best_variant_at(const float* in, float* out, std::int64_t rows, std::int64_t cols,
+                        cudaStream_t stream = nullptr);
+
+/// Forgets the tuned choices held in memory (the cache file is read again at the next call).
+void forget_tuning();
 
 }  // namespace memhier::transpose

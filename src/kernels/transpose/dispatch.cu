@@ -50,8 +50,11 @@ void check_shape(std::int64_t rows, std::int64_t cols) {
         " has more than 2147483647 tiles of 32x32, which the kernels cannot index.");
 }
 
-void transpose(Variant v, const float* in, float* out, std::int64_t rows, std::int64_t cols,
-               cudaStream_t stream) {
+namespace {
+
+/// Validates a call (transpose's errors); returns its bytes.
+std::uintptr_t checked_call(const float* in, const float* out, std::int64_t rows,
+                            std::int64_t cols) {
   check_shape(rows, cols);
   if (in == nullptr || out == nullptr)
     throw std::invalid_argument("transpose needs non-null input and output pointers.");
@@ -64,17 +67,37 @@ void transpose(Variant v, const float* in, float* out, std::int64_t rows, std::i
       static_cast<std::uintptr_t>(rows) * static_cast<std::uintptr_t>(cols) * sizeof(float);
   if (a < b + bytes && b < a + bytes)
     throw std::invalid_argument("transpose cannot run in place: input and output overlap.");
+  return bytes;
+}
+
+/// best's rung for a validated call, or best itself for a vector (a copy).
+Variant best_for(const float* in, float* out, int r, int c, cudaStream_t stream) {
+  if (r == 1 || c == 1) return Variant::best;
+  if (!detail::vectorizable(in, out, r, c)) return Variant::padded;
+  return detail::choose_best(in, out, r, c, stream);
+}
+
+}  // namespace
+
+Variant best_variant_at(const float* in, float* out, std::int64_t rows, std::int64_t cols,
+                        cudaStream_t stream) {
+  checked_call(in, out, rows, cols);
+  return best_for(in, out, static_cast<int>(rows), static_cast<int>(cols), stream);
+}
+
+void transpose(Variant v, const float* in, float* out, std::int64_t rows, std::int64_t cols,
+               cudaStream_t stream) {
+  const std::uintptr_t bytes = checked_call(in, out, rows, cols);
   const int r = static_cast<int>(rows);
   const int c = static_cast<int>(cols);
   if (v == Variant::best) {
-    if (r == 1 || c == 1) {
+    v = best_for(in, out, r, c, stream);
+    if (v == Variant::best) {
       // A vector's transpose has the same memory image: a device-to-device copy.
       MEMHIER_CUDA(cudaMemcpyAsync(out, in, static_cast<std::size_t>(bytes),
                                    cudaMemcpyDeviceToDevice, stream));
-    } else {
-      detail::launch_vectorized_64x64_prefetch(in, out, r, c, stream);  // padded if unaligned
+      return;
     }
-    return;
   }
   switch (v) {
 #define MEMHIER_RUNG(name, launch, ...)    \

@@ -17,6 +17,7 @@
 #include "kernels/families.hpp"
 #include "kernels/transpose/predict.hpp"
 #include "kernels/transpose/variants.hpp"
+#include "kernels/tuning/record.hpp"
 #include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
@@ -182,6 +183,31 @@ registry::Family transpose_family() {
 #define MEMHIER_BEST(name, symbol, prediction, technique, source, claim) \
   variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol()),
 #include "memhier/kernels/transpose_rungs.inc"
+  };
+  // The rung tuned for this card at the shape (cudaMalloc'd bases); none for a vector, which
+  // best copies with cudaMemcpy.
+  f.variants.back().runs = [](const std::string& shape) {
+    const std::vector<std::int64_t> dims = registry::parse_shape(shape, 2, "transpose");
+    transpose::check_shape(dims[0], dims[1]);
+    if (dims[0] == 1 || dims[1] == 1) return std::string();
+    return d::cached_best(static_cast<int>(dims[0]), static_cast<int>(dims[1]));
+  };
+  f.tune = [](const std::string& shape, bool retune) {
+    const std::vector<std::int64_t> dims = registry::parse_shape(shape, 2, "transpose");
+    transpose::check_shape(dims[0], dims[1]);
+    const std::size_t n = static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1]);
+    // in, out and the tuner's scratch output
+    core::require_device_memory(12.0 * static_cast<double>(n), "transpose " + shape);
+    core::DeviceBuffer<float> in(n), out(n);
+    core::fill_random(in.data(), n, 1u, -1.f, 1.f, nullptr);
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+    const int rows = static_cast<int>(dims[0]), cols = static_cast<int>(dims[1]);
+    memhier::tuning::Outcome o;
+    if (rows == 1 || cols == 1 || !d::vectorizable(in.data(), out.data(), rows, cols))
+      o.config = rows == 1 || cols == 1 ? "cudaMemcpy" : transpose::to_string(Variant::padded);
+    else
+      o = d::tune_best(in.data(), out.data(), rows, cols, retune);
+    return memhier::tuning::tune_record("transpose", shape, o);
   };
   f.bench_shapes = {"8192x8192", "4096x4096"};
   f.quick_shapes = {"4096x4096"};

@@ -8,6 +8,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include "memhier/kernels/transpose.hpp"
+#include "memhier/kernels/tuning_budget.hpp"
 
 namespace memhier::transpose::detail {
 
@@ -38,5 +42,19 @@ bool vectorizable(const float* in, const float* out, int rows, int cols);
   const void* symbol();
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/transpose_rungs.inc"
+
+// tuner.cpp: `best`'s float4 rung per card and shape.
+
+/// The rung `best` runs for this validated call on the current device: from the tuning cache,
+/// else timed now; best_64x64_prefetch untuned (launch-bound sizes, and where the float4
+/// rungs would fall back to padded).
+Variant choose_best(const float* in, float* out, int rows, int cols, cudaStream_t stream);
+
+/// choose_best with what it cost; `retune` times the candidates even when a choice is known.
+memhier::tuning::Outcome tune_best(const float* in, float* out, int rows, int cols, bool retune);
+
+/// The rung `best` runs at rows x cols with cudaMalloc'd bases on the current device as far
+/// as the cache knows (padded where the float4 path cannot run); never tunes.
+std::string cached_best(int rows, int cols);
 
 }  // namespace memhier::transpose::detail
