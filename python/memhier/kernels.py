@@ -83,7 +83,12 @@ def softmax(x: Any, out: Any = None, *, variant: str = "best", stream: Any = Non
 
 
 def transpose(x: Any, out: Any = None, *, variant: str = "best", stream: Any = None) -> Any:
-    """The transpose of a 2-D float32 array (rows x cols in, cols x rows out, row-major)."""
+    """The transpose of a 2-D float32 array (rows x cols in, cols x rows out, row-major).
+
+    From 2**21 elements with 16-byte aligned rows, the first ``best`` call at a shape on this
+    card tunes it (it synchronizes the stream once; ``memhier.tune("transpose", [...])`` does
+    it ahead of time), and the choice is kept in the tuning cache.
+    """
     done = _ext.transpose_fast(x, out, variant, stream, True)
     if done is not NotImplemented:
         return done
