@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,7 +38,6 @@ struct Problem {
   const float* in = nullptr;
   float* out = nullptr;
   int rows = 0, cols = 0;
-  cudaStream_t stream = nullptr;
 };
 
 void launch_variant(Variant v, const float* in, float* out, int rows, int cols, cudaStream_t s) {
@@ -121,11 +121,11 @@ memhier::tuning::Tuner<TransposeTuning>& tuner() {
 }  // namespace
 
 Variant choose_best(const float* in, float* out, int rows, int cols, cudaStream_t stream) {
-  return tuner().choose({in, out, rows, cols, stream}, stream).choice;
+  return tuner().choose({in, out, rows, cols}, stream).choice;
 }
 
 memhier::tuning::Outcome tune_best(const float* in, float* out, int rows, int cols, bool retune) {
-  return tuner().outcome({in, out, rows, cols, nullptr}, nullptr, retune);
+  return tuner().outcome({in, out, rows, cols}, nullptr, retune);
 }
 
 std::string cached_best(int rows, int cols) {

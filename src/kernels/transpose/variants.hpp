@@ -46,8 +46,8 @@ bool vectorizable(const float* in, const float* out, int rows, int cols);
 // tuner.cpp: `best`'s float4 rung per card and shape.
 
 /// The rung `best` runs for this validated call on the current device: from the tuning cache,
-/// else timed now; best_64x64_prefetch untuned (launch-bound sizes, and where the float4
-/// rungs would fall back to padded).
+/// else timed now; best_64x64_prefetch untuned (at launch-bound sizes, and where the float4
+/// path cannot run: that rung then falls back to padded).
 Variant choose_best(const float* in, float* out, int rows, int cols, cudaStream_t stream);
 
 /// choose_best with what it cost; `retune` times the candidates even when a choice is known.
