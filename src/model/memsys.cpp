@@ -28,14 +28,14 @@
 //   87.2 %. Counting a store a hit on the lines of the same warp's previous store instruction,
 //   and otherwise only on sectors held whole, meets the naive GEMM, warp_tiled, mma at
 //   8192x4096x8 and the 8192^2 transpose, but not wmma_smem nor the 1000x772 transpose (L1
-//   48.9 % against 74.7), and loses the mma rungs' L1 at 257x255x129 (5.2 points under): the H100
-//   SXM's fixture 124 items, the H200's 125, items lost against their records: not taken.
+//   48.9 % against 74.7), and loses the mma rungs' L1 at 257x255x129 (5.2 points under): each
+//   measured card's traffic fixture (tests/fixtures) lost items against its record: not taken.
 // - Store combining beyond one warp's round: the replay merges a warp's run of stores into
-//   sectors it loaded whole (particles_aos at 65,537: 49,153 L2 store sectors against the
-//   H100 SXM's 55,189), but at 2^24 particles, many blocks a wave, the card merges less: its L2
-//   hit rate (57.9 % on the H200, 56.4 % on the H100 SXM) asks for about 17 M store sectors at L2
-//   where the replay sends 12.6 M (50.5 %); merging every run, loaded or not, overshoots the
-//   small GEMMs' L2 rates.
+//   sectors it loaded whole (particles_aos at 65,537: fewer L2 store sectors than the card's
+//   record in tests/fixtures counts), but at 2^24 particles, many blocks a wave, the card
+//   merges less: its L2 hit rate (57.9 % on the H200, ncu) asks for about 17 M store sectors
+//   at L2 where the replay sends 12.6 M (50.5 %); merging every run, loaded or not, overshoots
+//   the small GEMMs' L2 rates.
 // - Which partly written sectors the card evicts: reg_tile_2d at 8192x4096x8 read 10 MB of
 //   DRAM on the card (read-modify-writes), 0.5 MB here; transpose naive at 8192^2 writes
 //   306 MB and reads 323 MB for 268 MB each way.

@@ -207,14 +207,15 @@ TEST(MemorySystem, RandomL1ReplacementKeepsPartOfAThrashingSet) {
 }
 
 // One-byte-a-lane loads ask a line's sectors one request each: a request whose 64-byte
-// partner the SM's previous request asked is looked up again, a hit, in 26.7 % of cases (the
-// H100's share); requests of two sectors or a whole line never are.
+// partner the SM's previous request asked is looked up again, a hit, in the share the
+// configuration sets (26.7 % here: any share; card.cpp holds each measured card's); requests
+// of two sectors or a whole line never are.
 TEST(MemorySystem, OneSectorRequestsAfterTheirPartnerAreLookedUpAgain) {
   const long long lines = 20000;
   for (unsigned width : {1u, 2u, 4u}) {
     HierarchyConfig h = tiny(4 * lines, 0);
     h.l2_ways = 16;  // room for every line; sets keep the lookups fast
-    h.l2_pair_replay_share = 0.267;  // the H100 SXM's (card.cpp)
+    h.l2_pair_replay_share = 0.267;
     MemorySystem m(h);
     for (long long l = 0; l < lines; ++l)
       for (unsigned s = 0; s < 4; s += width)
