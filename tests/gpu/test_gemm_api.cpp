@@ -230,10 +230,11 @@ TEST(GemmApi, SplitKDeclinesAShapeThatFillsTheCard) {
   for (Variant v : kSplitK) EXPECT_THROW(p.run(v), std::invalid_argument) << gemm::to_string(v);
 }
 
-// staged copies the operands double_buffered cannot read with 16-byte loads into padded rows
-// and runs double_buffered on them: right where A alone, B alone or both need the copy (odd
-// leading dimensions, a misaligned base), with C read (beta != 0) and not (beta == 0); it
-// declines in one sentence where neither does.
+// The staged candidates copy the operands double_buffered cannot read with 16-byte loads into
+// padded rows and run a 16-byte kernel on them: right where A alone, B alone or both need the
+// copy (odd leading dimensions, a misaligned base), with C read (beta != 0) and not (beta ==
+// 0); they decline in one sentence where neither does. staged_streamk's shapes share k-steps on
+// any card (K of 1031 and more, few tiles).
 TEST(GemmApi, StagedCopiesWhatNeedsItAndDeclinesOtherwise) {
   MEMHIER_REQUIRE_GPU(dev);
   struct Case {
@@ -247,22 +248,86 @@ TEST(GemmApi, StagedCopiesWhatNeedsItAndDeclinesOtherwise) {
       {300, 260, 136, 3, 0, 0.f},     // padded to odd leading dimensions: both
       {300, 260, 136, 0, 1, 2.f},     // bases off 16 bytes: both
       {129, 1031, 1031, 4, 1, 0.f}};  // several k-tiles, a partial last one
+  const std::vector<Case> streamk_cases{{300, 261, 1031, 0, 0, 0.5f},
+                                         {301, 257, 1031, 0, 0, -1.f},
+                                         {129, 1031, 1031, 4, 1, 0.f},
+                                         {131, 300, 4099, 3, 0, 0.f}};
   std::uint32_t seed = 404;
-  for (const Case& c : cases) {
-    Problem p(c.m, c.n, c.k, c.pad, c.offset, 1.5f, c.beta, seed++);
-    p.run(Variant::staged);
-    const double e = p.error();
-    EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
-        << c.m << "x" << c.n << "x" << c.k << " pad " << c.pad << " offset " << c.offset << ": "
-        << e;
+  for (Variant v : {Variant::staged, Variant::staged_streamk})
+    for (const Case& c : v == Variant::staged ? cases : streamk_cases) {
+      Problem p(c.m, c.n, c.k, c.pad, c.offset, 1.5f, c.beta, seed++);
+      p.run(v);
+      const double e = p.error();
+      EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
+          << gemm::to_string(v) << " " << c.m << "x" << c.n << "x" << c.k << " pad " << c.pad
+          << " offset " << c.offset << ": " << e;
+    }
+  Problem aligned(300, 260, 1032, 4, 0, 1.f, 0.f, seed++);
+  for (Variant v : {Variant::staged, Variant::staged_streamk}) {
+    try {
+      aligned.run(v);
+      ADD_FAILURE() << gemm::to_string(v) << " ran operands that need no copy";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("read them in place"), std::string::npos) << e.what();
+    }
   }
-  Problem aligned(300, 260, 136, 4, 0, 1.f, 0.f, seed++);
+}
+
+// Stream-K: tiles of whole waves run a block each and the rest's k-steps are shared. Shapes that
+// share on any card: a few tiles with long K (up to 32 shares a tile), and one wave plus three
+// or four tiles (K = 300: two shares a tile or so); beta != 0 (C read once, by the last share)
+// and beta == 0 (C NaN before, never read); padded and odd leading dimensions, misaligned bases.
+TEST(GemmApi, StreamKRightOnOddShapesAndLayouts) {
+  MEMHIER_REQUIRE_GPU(dev);
+  struct Case {
+    int m, n, k;
+    float alpha, beta;
+  };
+  const int wave_rows = 128 * ((dev->sm_count + 4) / 2) - 7;  // two column tiles: SMs + 3 or 4
+  const std::vector<Case> cases{{1, 300, 4099, 1.f, 0.f},
+                                {131, 300, 1031, 1.5f, -0.5f},
+                                {wave_rows, 507, 300, -1.f, 2.f}};
+  struct Layout {
+    int pad, offset;
+  };
+  const std::vector<Layout> layouts{{0, 0}, {4, 0}, {3, 0}, {0, 1}};
+  std::uint32_t seed = 505;
+  for (const Case& c : cases)
+    for (const Layout& l : layouts) {
+      Problem p(c.m, c.n, c.k, l.pad, l.offset, c.alpha, c.beta, seed++);
+      p.run(Variant::cfg_streamk_128x256x8_8x16);
+      const double e = p.error();
+      EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
+          << c.m << "x" << c.n << "x" << c.k << " beta " << c.beta << " pad " << l.pad
+          << " offset " << l.offset << ": " << e;
+    }
+}
+
+// The tile's last share adds the shares in share order, whichever ends last: the same bits
+// every run. It declines, in one sentence, K too short to share.
+TEST(GemmApi, StreamKIsDeterministicAndDeclinesShortK) {
+  MEMHIER_REQUIRE_GPU(dev);
+  constexpr Variant v = Variant::cfg_streamk_128x256x8_8x16;
+  Problem p(200, 700, 8192, 0, 0, 1.f, 0.5f, 606);
+  p.run(v);
+  const std::vector<float> first = p.dc.download();
+  for (int again = 0; again < 3; ++again) {
+    p.reset();
+    p.run(v);
+    const std::vector<float> next = p.dc.download();
+    ASSERT_EQ(next.size(), first.size());
+    EXPECT_EQ(std::memcmp(next.data(), first.data(), next.size() * sizeof(float)), 0)
+        << "run " << again + 2;
+  }
+  const double e = p.error();
+  EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance()) << e;
+  Problem short_k(300, 600, 64, 0, 0, 1.f, 0.f, 607);  // 8 k-steps: fewer than a share needs
   try {
-    aligned.run(Variant::staged);
-    ADD_FAILURE() << "staged ran operands that need no copy";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("double_buffered reads them in place"), std::string::npos)
-        << e.what();
+    short_k.run(v);
+    ADD_FAILURE() << "stream-K ran K = 64";
+  } catch (const std::invalid_argument& err) {
+    EXPECT_NE(std::string(err.what()).find("too short to share"), std::string::npos)
+        << err.what();
   }
 }
 

@@ -15,6 +15,7 @@ enum class SplitK {
   never,       ///< one block a tile
   always,      ///< only where split_count splits; it declines every other shape
   where_idle,  ///< where split_count splits; elsewhere it runs its tiles unsplit
+  stream_k,    ///< whole waves unsplit, the rest's k-steps shared by a wave (stream_k_plan)
 };
 
 /// What the model knows of one candidate on this card.
@@ -32,15 +33,29 @@ struct TileFacts {
 /// a SplitK::where_idle one runs unsplit.
 int split_count(long long tiles, long long slots, long long k_steps, int min_steps);
 
+/// How a stream-K kernel runs `tiles` tiles of `k_steps` k-steps each on a card holding `slots`
+/// of its blocks at once: the tiles of whole waves one block each, then the rest's k-steps
+/// dealt evenly over up to a wave of blocks (at least `min_steps` each), so the last wave ends
+/// with every slot busy instead of a few. rest_blocks == 0: nothing to share (the tiles fill
+/// whole waves, or there are too few k-steps), and the kernel declines the shape.
+struct StreamKPlan {
+  long long whole_tiles = 0;  ///< tiles of the whole waves, a block each, run first
+  long long rest_tiles = 0;   ///< the tiles after them
+  long long rest_blocks = 0;  ///< blocks sharing the rest's k-steps
+  /// Rounds of tile time the plan takes: whole waves plus the rest's share per block.
+  double rounds(long long slots) const;
+};
+StreamKPlan stream_k_plan(long long tiles, long long slots, long long k_steps, int min_steps);
+
 /// One candidate's predicted efficiency at a shape, each factor in (0, 1].
 struct Prediction {
   std::size_t candidate = 0;  ///< index into the candidate list
   bool runs = false;          ///< it can run here (a SplitK::always one only where it splits)
-  int splits = 1;             ///< the ways it splits K here
+  int splits = 1;             ///< the ways it splits K here (stream-K: blocks per shared tile)
   long long tiles = 0;        ///< tiles of C, rows rounded up to whole clusters (x splits)
   long long slots = 0;        ///< tiles the card runs at once: SMs x blocks per SM
   double waves = 0;           ///< tiles / slots
-  double wave_fill = 1;       ///< tiles / (whole waves x slots): the last wave's loss
+  double wave_fill = 1;       ///< waves / the rounds it runs: the last wave's loss
   double edge_fill = 1;       ///< m n / the area the tiles cover: the ragged edge's loss
   double efficiency = 1;      ///< wave_fill x edge_fill
 };

@@ -40,14 +40,20 @@ struct BlockTile {
   }
 };
 
-/// The block's origin in C from its 1-D block id (grouped rasterization).
+/// Tile `tile`'s origin in C (grouped rasterization).
 template <class T>
-__device__ __forceinline__ void block_origin(const Params& p, int* m0, int* n0) {
+__device__ __forceinline__ void tile_origin(const Params& p, int tile, int* m0, int* n0) {
   const int tiles_m = (p.m + T::BM - 1) / T::BM, tiles_n = (p.n + T::BN - 1) / T::BN;
   int tm = 0, tn = 0;
-  grouped_tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n, T::GROUP_M, &tm, &tn);
+  grouped_tile(tile, tiles_m, tiles_n, T::GROUP_M, &tm, &tn);
   *m0 = tm * T::BM;
   *n0 = tn * T::BN;
+}
+
+/// The block's origin in C from its 1-D block id.
+template <class T>
+__device__ __forceinline__ void block_origin(const Params& p, int* m0, int* n0) {
+  tile_origin<T>(p, static_cast<int>(blockIdx.x), m0, n0);
 }
 
 /// What a block-tile kernel knows before its k loop: the thread's id, the block's origin

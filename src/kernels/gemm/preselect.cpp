@@ -36,6 +36,23 @@ int split_count(long long tiles, long long slots, long long k_steps, int min_ste
   return static_cast<int>(std::max(1LL, std::min({slots / tiles, by_k, 16LL})));
 }
 
+StreamKPlan stream_k_plan(long long tiles, long long slots, long long k_steps, int min_steps) {
+  StreamKPlan plan;
+  if (tiles <= 0 || slots <= 0 || k_steps <= 0) return plan;
+  plan.rest_tiles = tiles % slots;
+  plan.whole_tiles = tiles - plan.rest_tiles;
+  const long long blocks =
+      std::min(slots, plan.rest_tiles * k_steps / std::max(1, min_steps));
+  if (blocks > plan.rest_tiles) plan.rest_blocks = blocks;
+  return plan;
+}
+
+double StreamKPlan::rounds(long long slots) const {
+  const double whole = slots > 0 ? static_cast<double>(whole_tiles / slots) : 0.0;
+  if (rest_blocks > 0) return whole + static_cast<double>(rest_tiles) / rest_blocks;
+  return whole + (rest_tiles > 0 ? 1.0 : 0.0);
+}
+
 std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFacts>& candidates) {
   std::vector<Prediction> out;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -49,14 +66,22 @@ std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFac
       const long long cols = ceil_div(n, t.tile_n);
       p.tiles = rows * cols;
       p.slots = static_cast<long long>(sms) * t.blocks_per_sm;
-      if (t.split_k != SplitK::never) {  // K's length is not the model's: it only limits
-        p.splits = split_count(p.tiles, p.slots, 1LL << 40, 1);  // how many splits
+      double rounds = static_cast<double>(ceil_div(p.tiles, p.slots));
+      if (t.split_k == SplitK::stream_k) {  // K's length is not the model's: a wave shares
+        const StreamKPlan plan = stream_k_plan(p.tiles, p.slots, 1LL << 40, 1);  // the rest
+        p.runs = plan.rest_blocks > 0;
+        if (p.runs) {
+          p.splits = static_cast<int>(ceil_div(plan.rest_blocks, plan.rest_tiles));
+          rounds = plan.rounds(p.slots);
+        }
+      } else if (t.split_k != SplitK::never) {  // K's length only limits how many splits
+        p.splits = split_count(p.tiles, p.slots, 1LL << 40, 1);
         if (t.split_k == SplitK::always) p.runs = p.splits > 1;
         p.tiles *= p.splits;
+        rounds = static_cast<double>(ceil_div(p.tiles, p.slots));
       }
       p.waves = static_cast<double>(p.tiles) / static_cast<double>(p.slots);
-      p.wave_fill =
-          static_cast<double>(p.tiles) / static_cast<double>(ceil_div(p.tiles, p.slots) * p.slots);
+      p.wave_fill = p.waves / rounds;
       p.edge_fill = static_cast<double>(m) * n /
                     (static_cast<double>(rows) * t.tile_m * static_cast<double>(cols) * t.tile_n);
       p.efficiency = p.wave_fill * p.edge_fill;

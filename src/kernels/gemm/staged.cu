@@ -1,9 +1,11 @@
-// The staged candidate: an operand whose rows double_buffered cannot read with 16-byte loads
+// The staged candidates: an operand whose rows double_buffered cannot read with 16-byte loads
 // (leading dimension not a multiple of 4 floats, or a base off 16 bytes: four scalar loads
 // each, 0.81x cuBLAS at 4099x4097x4093 on the H200) is first copied into staging rows padded
-// to 32 floats (128 bytes), then double_buffered runs on the copies. The copy, about twice
-// the operand's bytes at the copy rate, counts in the candidate's time; an operand already
-// readable is read in place, and the candidate declines when neither needs the copy.
+// to 32 floats (128 bytes), then a 16-byte kernel runs on the copies: double_buffered
+// (`staged`) or the stream-K 128x256 tile (`staged_streamk`, for shapes whose last wave is part
+// full). The copy, about twice the operand's bytes at the copy rate, counts in the candidate's
+// time; an operand already readable is read in place, and the candidate declines when neither
+// needs the copy.
 #include <stdexcept>
 
 #include "repitch.hpp"
@@ -22,7 +24,7 @@ Staging<float>& staging(const Params& p, cudaStream_t s) {
   if (p.vec_a && p.vec_b)
     throw std::invalid_argument(
         "A and B already have 16-byte rows and bases (leading dimensions multiples of 4 "
-        "floats): double_buffered reads them in place");
+        "floats): the candidates without a copy read them in place");
   return staging_for<float>(p.vec_a ? 0 : static_cast<std::size_t>(p.m) * padded(p.k),
                             p.vec_b ? 0 : static_cast<std::size_t>(p.k) * padded(p.n), s, "staged");
 }
@@ -31,6 +33,8 @@ void prepare(const Params& p, cudaStream_t s) {
   staging(p, s);
 }
 
+/// The copies, then `inner` on them.
+template <Launcher (*Inner)()>
 void launch(const Params& p, cudaStream_t s) {
   Staging<float>& st = staging(p, s);
   const bool copy_a = !p.vec_a, copy_b = !p.vec_b;
@@ -50,16 +54,25 @@ void launch(const Params& p, cudaStream_t s) {
     q.ldb = ldb;
     q.vec_b = true;
   }
-  double_buffered_launcher().launch(q, s);
+  Inner().launch(q, s);
+}
+
+template <Launcher (*Inner)()>
+Launcher staged_over() {
+  Launcher l = Inner();
+  l.launch = launch<Inner>;
+  l.prepare = prepare;
+  return l;
 }
 
 }  // namespace
 
 Launcher staged_launcher() {
-  Launcher l = double_buffered_launcher();
-  l.launch = launch;
-  l.prepare = prepare;
-  return l;
+  return staged_over<double_buffered_launcher>();
+}
+
+Launcher staged_streamk_launcher() {
+  return staged_over<cfg_streamk_128x256x8_8x16_launcher>();
 }
 
 }  // namespace memhier::gemm::detail
