@@ -18,7 +18,7 @@ namespace {
 constexpr tuning::SplitK kNever = tuning::SplitK::never;
 constexpr tuning::SplitK kAlways = tuning::SplitK::always;
 constexpr tuning::SplitK kWhereIdle = tuning::SplitK::where_idle;
-constexpr tuning::SplitK kStreamK = tuning::SplitK::stream_k;
+constexpr tuning::SplitK kTail = tuning::SplitK::tail;
 
 const std::vector<tuning::TileFacts> kTiles = {{128, 256, 1, 1}, {128, 128, 1, 1}, {128, 64, 1, 1}};
 
@@ -119,41 +119,45 @@ TEST(GemmPreselect, SplitCountFillsOneWave) {
   EXPECT_EQ(tuning::split_count(8, 0, 100, 1), 1);
 }
 
-TEST(GemmPreselect, StreamKSharesTheTilesPastTheWholeWaves) {
+TEST(GemmPreselect, TailSplitFillsTheLastWave) {
   // 4099x4097 in tiles of 128 x 256 on 132 SMs of one block each: 561 tiles, four whole waves
-  // (528) and 33 tiles whose 512 k-steps a wave of 132 blocks shares: 4.25 rounds, not 5.
-  tuning::StreamKPlan plan = tuning::stream_k_plan(561, 132, 512, 16);
+  // (528), then 33 tiles split 4 ways (132 splits, a quarter round): 4.25 rounds, not 5.
+  tuning::TailSplitPlan plan = tuning::tail_split_plan(561, 132, 512, 16);
   EXPECT_EQ(plan.whole_tiles, 528);
   EXPECT_EQ(plan.rest_tiles, 33);
-  EXPECT_EQ(plan.rest_blocks, 132);
+  EXPECT_EQ(plan.splits, 4);
   EXPECT_DOUBLE_EQ(plan.rounds(132), 4.25);
-  // Few tiles: all of them shared; K bounds the blocks (each at least min_steps k-steps).
-  plan = tuning::stream_k_plan(4, 132, 129, 16);
-  EXPECT_EQ(plan.whole_tiles, 0);
-  EXPECT_EQ(plan.rest_blocks, 32);
-  EXPECT_DOUBLE_EQ(plan.rounds(132), 4.0 / 32);
-  // Nothing to share: whole waves, or too few k-steps for more blocks than tiles.
-  EXPECT_EQ(tuning::stream_k_plan(264, 132, 512, 16).rest_blocks, 0);
-  EXPECT_DOUBLE_EQ(tuning::stream_k_plan(264, 132, 512, 16).rounds(132), 2.0);
-  EXPECT_EQ(tuning::stream_k_plan(9, 132, 8, 16).rest_blocks, 0);
-  EXPECT_EQ(tuning::stream_k_plan(9, 132, 32, 16).rest_blocks, 18);
-  EXPECT_EQ(tuning::stream_k_plan(0, 132, 32, 16).rest_blocks, 0);
-  EXPECT_EQ(tuning::stream_k_plan(9, 0, 32, 16).rest_blocks, 0);
+  // 5000x3000: 84 tiles past 396; 3 splits take 2 waves of thirds (11 would save only 3% more).
+  plan = tuning::tail_split_plan(480, 132, 500, 16);
+  EXPECT_EQ(plan.splits, 3);
+  EXPECT_DOUBLE_EQ(plan.rounds(132), 3.0 + 2.0 / 3.0);
+  // K bounds the splits: each at least min_steps k-steps.
+  EXPECT_EQ(tuning::tail_split_plan(561, 132, 48, 16).splits, 3);
+  EXPECT_EQ(tuning::tail_split_plan(561, 132, 24, 16).splits, 0);
+  // It declines under one wave (the split-K tiles' shapes), whole waves, and a last wave so
+  // full that no split saves a sixth of it (4096^3: 116 of 132; 9 splits save 11%).
+  EXPECT_EQ(tuning::tail_split_plan(32, 132, 1024, 16).splits, 0);
+  EXPECT_EQ(tuning::tail_split_plan(264, 132, 512, 16).splits, 0);
+  EXPECT_DOUBLE_EQ(tuning::tail_split_plan(264, 132, 512, 16).rounds(132), 2.0);
+  EXPECT_EQ(tuning::tail_split_plan(512, 132, 512, 16).splits, 0);
+  EXPECT_DOUBLE_EQ(tuning::tail_split_plan(512, 132, 512, 16).rounds(132), 4.0);
+  EXPECT_EQ(tuning::tail_split_plan(0, 132, 32, 16).splits, 0);
+  EXPECT_EQ(tuning::tail_split_plan(9, 0, 32, 16).splits, 0);
 }
 
-TEST(GemmPreselect, AStreamKCandidateRanksOnItsRoundsAndDeclinesWholeWaves) {
+TEST(GemmPreselect, ATailSplitCandidateRanksOnItsRoundsAndDeclinesWholeWaves) {
   const tuning::TileFacts plain = {128, 256, 1, 1, kNever};
-  const tuning::TileFacts stream = {128, 256, 1, 1, kStreamK};
-  // 4099x4097: the plain tile runs 5 rounds for 4.25 of work (0.85), stream-K all of it.
-  const auto ranked = tuning::predict(4099, 4097, 132, {plain, stream});
+  const tuning::TileFacts tail = {128, 256, 1, 1, kTail};
+  // 4099x4097: the plain tile runs 5 rounds for 4.25 of work (0.85), the tail split 4.25.
+  const auto ranked = tuning::predict(4099, 4097, 132, {plain, tail});
   EXPECT_EQ(ranked.front().candidate, 1u);
   EXPECT_TRUE(ranked.front().runs);
+  EXPECT_EQ(ranked.front().splits, 4);
   EXPECT_NEAR(ranked.front().wave_fill, 1.0, 1e-12);
   EXPECT_NEAR(ranked.back().wave_fill, 4.25 / 5, 1e-12);
   EXPECT_EQ(ranked.front().tiles, 561);
-  // 128 x 4096 rows of tiles on 128 SMs: whole waves, nothing to share.
-  const tuning::Prediction whole = tuning::predict(4096, 4096, 128, {stream}).front();
-  EXPECT_FALSE(whole.runs);
+  // 4096 x 4096 on 128 SMs: whole waves, nothing to split.
+  EXPECT_FALSE(tuning::predict(4096, 4096, 128, {tail}).front().runs);
 }
 
 TEST(GemmPreselect, ASplitCandidateCountsItsSplitsAndDeclinesAFullCard) {

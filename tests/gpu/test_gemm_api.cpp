@@ -233,8 +233,7 @@ TEST(GemmApi, SplitKDeclinesAShapeThatFillsTheCard) {
 // The staged candidates copy the operands double_buffered cannot read with 16-byte loads into
 // padded rows and run a 16-byte kernel on them: right where A alone, B alone or both need the
 // copy (odd leading dimensions, a misaligned base), with C read (beta != 0) and not (beta ==
-// 0); they decline in one sentence where neither does. staged_streamk's shapes share k-steps on
-// any card (K of 1031 and more, few tiles).
+// 0); they decline in one sentence where neither does.
 TEST(GemmApi, StagedCopiesWhatNeedsItAndDeclinesOtherwise) {
   MEMHIER_REQUIRE_GPU(dev);
   struct Case {
@@ -248,13 +247,12 @@ TEST(GemmApi, StagedCopiesWhatNeedsItAndDeclinesOtherwise) {
       {300, 260, 136, 3, 0, 0.f},     // padded to odd leading dimensions: both
       {300, 260, 136, 0, 1, 2.f},     // bases off 16 bytes: both
       {129, 1031, 1031, 4, 1, 0.f}};  // several k-tiles, a partial last one
-  const std::vector<Case> streamk_cases{{300, 261, 1031, 0, 0, 0.5f},
-                                         {301, 257, 1031, 0, 0, -1.f},
-                                         {129, 1031, 1031, 4, 1, 0.f},
-                                         {131, 300, 4099, 3, 0, 0.f}};
+  // staged_tailsplit's shapes split on any card: a wave of tiles and three more (see below).
+  const int rows = 128 * (dev->sm_count + 3) - 7;
+  const std::vector<Case> tail_cases{{rows, 250, 257, 0, 0, 0.5f}, {rows, 252, 260, 0, 1, 0.f}};
   std::uint32_t seed = 404;
-  for (Variant v : {Variant::staged, Variant::staged_streamk})
-    for (const Case& c : v == Variant::staged ? cases : streamk_cases) {
+  for (Variant v : {Variant::staged, Variant::staged_tailsplit})
+    for (const Case& c : v == Variant::staged ? cases : tail_cases) {
       Problem p(c.m, c.n, c.k, c.pad, c.offset, 1.5f, c.beta, seed++);
       p.run(v);
       const double e = p.error();
@@ -263,7 +261,7 @@ TEST(GemmApi, StagedCopiesWhatNeedsItAndDeclinesOtherwise) {
           << " offset " << c.offset << ": " << e;
     }
   Problem aligned(300, 260, 1032, 4, 0, 1.f, 0.f, seed++);
-  for (Variant v : {Variant::staged, Variant::staged_streamk}) {
+  for (Variant v : {Variant::staged, Variant::staged_tailsplit}) {
     try {
       aligned.run(v);
       ADD_FAILURE() << gemm::to_string(v) << " ran operands that need no copy";
@@ -273,42 +271,40 @@ TEST(GemmApi, StagedCopiesWhatNeedsItAndDeclinesOtherwise) {
   }
 }
 
-// Stream-K: tiles of whole waves run a block each and the rest's k-steps are shared. Shapes that
-// share on any card: a few tiles with long K (up to 32 shares a tile), and one wave plus three
-// or four tiles (K = 300: two shares a tile or so); beta != 0 (C read once, by the last share)
-// and beta == 0 (C NaN before, never read); padded and odd leading dimensions, misaligned bases.
-TEST(GemmApi, StreamKRightOnOddShapesAndLayouts) {
+// The tail split: the tiles of whole waves a block each, the few after them split. Shapes that
+// split on any card (one wave of one 128x256 block an SM, then three or four tiles): beta != 0
+// (C read once, by the last split) and beta == 0 (C NaN before, never read); padded and odd
+// leading dimensions, misaligned bases, a partial last column tile and k-tile.
+TEST(GemmApi, TailSplitRightOnOddShapesAndLayouts) {
   MEMHIER_REQUIRE_GPU(dev);
   struct Case {
-    int m, n, k;
+    int m, n, k, pad, offset;
     float alpha, beta;
   };
-  const int wave_rows = 128 * ((dev->sm_count + 4) / 2) - 7;  // two column tiles: SMs + 3 or 4
-  const std::vector<Case> cases{{1, 300, 4099, 1.f, 0.f},
-                                {131, 300, 1031, 1.5f, -0.5f},
-                                {wave_rows, 507, 300, -1.f, 2.f}};
-  struct Layout {
-    int pad, offset;
-  };
-  const std::vector<Layout> layouts{{0, 0}, {4, 0}, {3, 0}, {0, 1}};
+  const int rows = 128 * (dev->sm_count + 3) - 7;             // one column tile
+  const int rows2 = 128 * ((dev->sm_count + 4) / 2) - 7;      // two, the second partial
+  const std::vector<Case> cases{{rows, 250, 257, 0, 0, 1.f, 0.f},
+                                {rows, 250, 257, 3, 0, 1.5f, -0.5f},
+                                {rows, 250, 300, 4, 1, -1.f, 2.f},
+                                {rows2, 507, 520, 0, 1, 1.f, 0.f}};
   std::uint32_t seed = 505;
-  for (const Case& c : cases)
-    for (const Layout& l : layouts) {
-      Problem p(c.m, c.n, c.k, l.pad, l.offset, c.alpha, c.beta, seed++);
-      p.run(Variant::cfg_streamk_128x256x8_8x16);
-      const double e = p.error();
-      EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
-          << c.m << "x" << c.n << "x" << c.k << " beta " << c.beta << " pad " << l.pad
-          << " offset " << l.offset << ": " << e;
-    }
+  for (const Case& c : cases) {
+    Problem p(c.m, c.n, c.k, c.pad, c.offset, c.alpha, c.beta, seed++);
+    p.run(Variant::cfg_tailsplit_128x256x8_8x16);
+    const double e = p.error();
+    EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
+        << c.m << "x" << c.n << "x" << c.k << " beta " << c.beta << " pad " << c.pad << " offset "
+        << c.offset << ": " << e;
+  }
 }
 
-// The tile's last share adds the shares in share order, whichever ends last: the same bits
-// every run. It declines, in one sentence, K too short to share.
-TEST(GemmApi, StreamKIsDeterministicAndDeclinesShortK) {
+// A tile's last split adds the splits in split order, whichever ends last: the same bits every
+// run. It declines, in one sentence, K too short to split and a shape under one wave.
+TEST(GemmApi, TailSplitIsDeterministicAndDeclinesWhatItCannotSplit) {
   MEMHIER_REQUIRE_GPU(dev);
-  constexpr Variant v = Variant::cfg_streamk_128x256x8_8x16;
-  Problem p(200, 700, 8192, 0, 0, 1.f, 0.5f, 606);
+  constexpr Variant v = Variant::cfg_tailsplit_128x256x8_8x16;
+  const int rows = 128 * (dev->sm_count + 3) - 7;
+  Problem p(rows, 250, 520, 0, 0, 1.f, 0.5f, 606);
   p.run(v);
   const std::vector<float> first = p.dc.download();
   for (int again = 0; again < 3; ++again) {
@@ -321,13 +317,16 @@ TEST(GemmApi, StreamKIsDeterministicAndDeclinesShortK) {
   }
   const double e = p.error();
   EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance()) << e;
-  Problem short_k(300, 600, 64, 0, 0, 1.f, 0.f, 607);  // 8 k-steps: fewer than a share needs
-  try {
-    short_k.run(v);
-    ADD_FAILURE() << "stream-K ran K = 64";
-  } catch (const std::invalid_argument& err) {
-    EXPECT_NE(std::string(err.what()).find("too short to share"), std::string::npos)
-        << err.what();
+  for (const auto& [m, k] : {std::pair{rows, 64}, std::pair{300, 1031}}) {
+    Problem q(m, 250, k, 0, 0, 1.f, 0.f, 607);
+    try {
+      q.run(v);
+      ADD_FAILURE() << "the tail split ran " << m << "x250x" << k;
+    } catch (const std::invalid_argument& err) {
+      EXPECT_NE(std::string(err.what()).find("a kernel without it runs this shape"),
+                std::string::npos)
+          << err.what();
+    }
   }
 }
 

@@ -15,7 +15,7 @@ enum class SplitK {
   never,       ///< one block a tile
   always,      ///< only where split_count splits; it declines every other shape
   where_idle,  ///< where split_count splits; elsewhere it runs its tiles unsplit
-  stream_k,    ///< whole waves unsplit, the rest's k-steps shared by a wave (stream_k_plan)
+  tail,        ///< whole waves unsplit, the rest split to fill its waves (tail_split_plan)
 };
 
 /// What the model knows of one candidate on this card.
@@ -33,25 +33,27 @@ struct TileFacts {
 /// a SplitK::where_idle one runs unsplit.
 int split_count(long long tiles, long long slots, long long k_steps, int min_steps);
 
-/// How a stream-K kernel runs `tiles` tiles of `k_steps` k-steps each on a card holding `slots`
-/// of its blocks at once: the tiles of whole waves one block each, then the rest's k-steps
-/// dealt evenly over up to a wave of blocks (at least `min_steps` each), so the last wave ends
-/// with every slot busy instead of a few. rest_blocks == 0: nothing to share (the tiles fill
-/// whole waves, or there are too few k-steps), and the kernel declines the shape.
-struct StreamKPlan {
-  long long whole_tiles = 0;  ///< tiles of the whole waves, a block each, run first
+/// How a tail-split kernel runs `tiles` tiles of `k_steps` k-steps each on a card holding `slots`
+/// of its blocks at once: the tiles of whole waves a block each, then the rest, too few for a
+/// full last wave, each split `splits` ways so that the splits fill their waves: of 2 to 16,
+/// the fewest splits whose rounds (ceil(rest x splits / slots) / splits) are at least 5% of a
+/// round below those of fewer, each split at least `min_steps` k-steps. splits == 0: it
+/// declines (under one wave, which the split-K tiles run; whole waves; or no split saving a
+/// sixth of the last round).
+struct TailSplitPlan {
+  long long whole_tiles = 0;  ///< tiles of the whole waves, a block each
   long long rest_tiles = 0;   ///< the tiles after them
-  long long rest_blocks = 0;  ///< blocks sharing the rest's k-steps
-  /// Rounds of tile time the plan takes: whole waves plus the rest's share per block.
+  int splits = 0;             ///< ways each rest tile splits K; 0: the kernel declines
+  /// Rounds of tile time: whole waves plus the rest's (one round unsplit).
   double rounds(long long slots) const;
 };
-StreamKPlan stream_k_plan(long long tiles, long long slots, long long k_steps, int min_steps);
+TailSplitPlan tail_split_plan(long long tiles, long long slots, long long k_steps, int min_steps);
 
 /// One candidate's predicted efficiency at a shape, each factor in (0, 1].
 struct Prediction {
   std::size_t candidate = 0;  ///< index into the candidate list
   bool runs = false;          ///< it can run here (a SplitK::always one only where it splits)
-  int splits = 1;             ///< the ways it splits K here (stream-K: blocks per shared tile)
+  int splits = 1;             ///< the ways it splits K here (tail: the rest's splits)
   long long tiles = 0;        ///< tiles of C, rows rounded up to whole clusters (x splits)
   long long slots = 0;        ///< tiles the card runs at once: SMs x blocks per SM
   double waves = 0;           ///< tiles / slots

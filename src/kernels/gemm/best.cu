@@ -2,8 +2,8 @@
 // k-tile (half the barriers per FMA), a 128 x 256 tile with 8 x 16 outputs per thread
 // (6 LDS.128 per 128 FFMA), narrower tiles for shapes with too few 128 x 128 tiles to fill
 // the SMs, 16- and 32-row tiles for skinny M, split-K tiles (split_k.cuh) for skinny M
-// whose tiles leave the card idle, stream-K (stream_k.cuh) for shapes whose last wave is
-// part full, and a 4-stage cp.async pipeline in 64 KiB of dynamic shared memory (above the
+// whose tiles leave the card idle, a tail split (tail_split.cuh) for shapes whose last wave
+// is part full, and a 4-stage cp.async pipeline in 64 KiB of dynamic shared memory (above the
 // 48 KiB default: cudaFuncSetAttribute). All but the 16-row tile (padded: the swizzle works in
 // 32-row groups) use the swizzled A tile.
 //
@@ -15,7 +15,7 @@
 #include "cp_async.cuh"
 #include "double_buffered.cuh"
 #include "split_k.cuh"
-#include "stream_k.cuh"
+#include "tail_split.cuh"
 
 namespace memhier::gemm::detail {
 namespace {
@@ -47,8 +47,8 @@ Launcher make_sk() {
   return split_k_launcher_for<T, MIN_BLOCKS>(launch_sk<T, MIN_BLOCKS>);
 }
 
-void launch_stk(const Params& p, cudaStream_t s) {
-  launch_stream_k<T128x256x8, 1>(p, s, "stream-K candidate");
+void launch_tail(const Params& p, cudaStream_t s) {
+  launch_tail_split<T128x256x8, 1>(p, s, "tail-split candidate");
 }
 
 constexpr int kCp4Stages = 4;
@@ -102,9 +102,9 @@ Launcher cfg_sk_128x256x8_8x16_launcher() {
   return make_sk<T128x256x8, 1>();
 }
 
-// Stream-K past the last whole wave, on the tile with the most FMAs per shared load.
-Launcher cfg_streamk_128x256x8_8x16_launcher() {
-  return stream_k_launcher_for<T128x256x8, 1>(launch_stk);
+// The last wave split, on the tile with the most FMAs per shared load.
+Launcher cfg_tailsplit_128x256x8_8x16_launcher() {
+  return tail_split_launcher_for<T128x256x8, 1>(launch_tail);
 }
 
 }  // namespace memhier::gemm::detail

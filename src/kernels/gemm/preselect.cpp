@@ -36,21 +36,29 @@ int split_count(long long tiles, long long slots, long long k_steps, int min_ste
   return static_cast<int>(std::max(1LL, std::min({slots / tiles, by_k, 16LL})));
 }
 
-StreamKPlan stream_k_plan(long long tiles, long long slots, long long k_steps, int min_steps) {
-  StreamKPlan plan;
+TailSplitPlan tail_split_plan(long long tiles, long long slots, long long k_steps, int min_steps) {
+  TailSplitPlan plan;
   if (tiles <= 0 || slots <= 0 || k_steps <= 0) return plan;
   plan.rest_tiles = tiles % slots;
   plan.whole_tiles = tiles - plan.rest_tiles;
-  const long long blocks =
-      std::min(slots, plan.rest_tiles * k_steps / std::max(1, min_steps));
-  if (blocks > plan.rest_tiles) plan.rest_blocks = blocks;
+  if (plan.whole_tiles == 0 || plan.rest_tiles == 0) return plan;
+  double best = 1.0;  // the rest unsplit: one round
+  for (int s = 2; s <= 16 && k_steps / s >= std::max(1, min_steps); ++s) {
+    const double r = static_cast<double>(ceil_div(plan.rest_tiles * s, slots)) / s;
+    if (r < best - 0.05) {
+      best = r;
+      plan.splits = s;
+    }
+  }
+  if (best > 5.0 / 6.0) plan.splits = 0;
   return plan;
 }
 
-double StreamKPlan::rounds(long long slots) const {
+double TailSplitPlan::rounds(long long slots) const {
   const double whole = slots > 0 ? static_cast<double>(whole_tiles / slots) : 0.0;
-  if (rest_blocks > 0) return whole + static_cast<double>(rest_tiles) / rest_blocks;
-  return whole + (rest_tiles > 0 ? 1.0 : 0.0);
+  if (rest_tiles == 0) return whole;
+  if (splits < 2) return whole + 1.0;
+  return whole + static_cast<double>(ceil_div(rest_tiles * splits, slots)) / splits;
 }
 
 std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFacts>& candidates) {
@@ -67,11 +75,11 @@ std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFac
       p.tiles = rows * cols;
       p.slots = static_cast<long long>(sms) * t.blocks_per_sm;
       double rounds = static_cast<double>(ceil_div(p.tiles, p.slots));
-      if (t.split_k == SplitK::stream_k) {  // K's length is not the model's: a wave shares
-        const StreamKPlan plan = stream_k_plan(p.tiles, p.slots, 1LL << 40, 1);  // the rest
-        p.runs = plan.rest_blocks > 0;
+      if (t.split_k == SplitK::tail) {  // K's length is not the model's: only the rest splits
+        const TailSplitPlan plan = tail_split_plan(p.tiles, p.slots, 1LL << 40, 1);
+        p.runs = plan.splits > 1;
         if (p.runs) {
-          p.splits = static_cast<int>(ceil_div(plan.rest_blocks, plan.rest_tiles));
+          p.splits = plan.splits;
           rounds = plan.rounds(p.slots);
         }
       } else if (t.split_k != SplitK::never) {  // K's length only limits how many splits

@@ -2,8 +2,8 @@
 // (leading dimension not a multiple of 4 floats, or a base off 16 bytes: four scalar loads
 // each, 0.81x cuBLAS at 4099x4097x4093 on the H200) is first copied into staging rows padded
 // to 32 floats (128 bytes), then a 16-byte kernel runs on the copies: double_buffered
-// (`staged`) or the stream-K 128x256 tile (`staged_streamk`, for shapes whose last wave is part
-// full). The copy, about twice the operand's bytes at the copy rate, counts in the candidate's
+// (`staged`) or the tail split of the 128x256 tile (`staged_tailsplit`, for shapes whose last
+// wave is part full). The copy, about twice the operand's bytes at the copy rate, counts in the candidate's
 // time; an operand already readable is read in place, and the candidate declines when neither
 // needs the copy.
 #include <stdexcept>
@@ -71,8 +71,8 @@ Launcher staged_launcher() {
   return staged_over<double_buffered_launcher>();
 }
 
-Launcher staged_streamk_launcher() {
-  return staged_over<cfg_streamk_128x256x8_8x16_launcher>();
+Launcher staged_tailsplit_launcher() {
+  return staged_over<cfg_tailsplit_128x256x8_8x16_launcher>();
 }
 
 }  // namespace memhier::gemm::detail
