@@ -178,16 +178,25 @@ TorchRun run_torch_reference(const std::vector<std::pair<std::string, std::strin
     return run;
   }
   TorchRun run = parse_torch_output(out, status, err);
-  // Python's own words for a package it cannot import, said for a reader of the report.
-  static const std::string kNoModule = "ModuleNotFoundError: No module named '";
-  if (run.error.rfind(kNoModule, 0) == 0) {
-    const std::string name = run.error.substr(kNoModule.size(), run.error.find('\'', kNoModule.size()) - kNoModule.size());
-    run.error = python + " cannot import the Python package '" + name +
-                "' (install it there, or set MEMHIER_PYTHON to an interpreter that has it)";
-  }
-  if (status == 127 && run.error.rfind("no Python", 0) == 0)
-    run.error = "no Python interpreter '" + python + "' could be started (set MEMHIER_PYTHON)";
+  if (!run.error.empty()) run.error = explain_torch_failure(python, run.error, status);
   return run;
+}
+
+std::string explain_torch_failure(const std::string& python, const std::string& error,
+                                  int exit_status) {
+  static const std::string kNoModule = "No module named ";
+  const std::size_t at = error.find(kNoModule);
+  if (at != std::string::npos) {
+    std::size_t from = at + kNoModule.size(), to = std::string::npos;
+    if (from < error.size() && error[from] == '\'') to = error.find('\'', ++from);
+    if (to == std::string::npos) to = error.find_first_of(" )\n", from);
+    const std::string name = error.substr(from, to == std::string::npos ? to : to - from);
+    return python + " cannot import the Python package '" + name +
+           "' (install it there, or set MEMHIER_PYTHON to an interpreter that has it)";
+  }
+  if (exit_status == 127 && error.rfind("no Python", 0) == 0)
+    return "no Python interpreter '" + python + "' could be started (set MEMHIER_PYTHON)";
+  return error;
 }
 
 void add_torch_rows(const TorchRun& run, std::vector<BenchRecord>* records) {

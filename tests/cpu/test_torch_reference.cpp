@@ -69,6 +69,27 @@ TEST(TorchReference, FailuresBecomeOneSentence) {
   EXPECT_FALSE(memhier::bench::parse_torch_output(R"({"records": 3})", 0, "").error.empty());
 }
 
+// A package Python cannot import is named, in each of Python's wordings (the H200 record at
+// 7d01a04 printed the second one raw).
+TEST(TorchReference, AMissingPackageIsNamedWhateverPythonSaid) {
+  const std::string want =
+      "python3 cannot import the Python package 'memhier' (install it there, or set "
+      "MEMHIER_PYTHON to an interpreter that has it)";
+  using memhier::bench::explain_torch_failure;
+  EXPECT_EQ(explain_torch_failure("python3", "ModuleNotFoundError: No module named 'memhier'", 1),
+            want);
+  EXPECT_EQ(explain_torch_failure("python3",
+                                  "/opt/torch/.venv/bin/python3: Error while finding module "
+                                  "specification for 'memhier.torch_reference' "
+                                  "(ModuleNotFoundError: No module named 'memhier')",
+                                  1),
+            want);
+  EXPECT_EQ(explain_torch_failure("python3", "/usr/bin/python3: No module named memhier", 1), want);
+  EXPECT_EQ(explain_torch_failure("py", "no Python interpreter could be started", 127),
+            "no Python interpreter 'py' could be started (set MEMHIER_PYTHON)");
+  EXPECT_EQ(explain_torch_failure("python3", "CUDA out of memory", 1), "CUDA out of memory");
+}
+
 TEST(TorchReference, RowsAfterTheReferencesWithUnpairedRatios) {
   std::vector<BenchRecord> rs{
       row("cudaMemcpy D2D", "1024x4096", 0, 0.02, 1600), row("naive", "1024x4096", 1, 0.08, 400),

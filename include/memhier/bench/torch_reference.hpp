@@ -31,6 +31,14 @@ struct TorchRun {
 /// answer becomes an error sentence, never an exception.
 TorchRun parse_torch_output(const std::string& out, int exit_status, const std::string& err);
 
+/// The one sentence a reader of the report gets for a failed run of `python` (exit status
+/// `exit_status`, `error` as parse_torch_output gave it): a package Python could not import
+/// (in any of Python's wordings: "ModuleNotFoundError: No module named 'x'", "Error while
+/// finding module specification for ... (ModuleNotFoundError: ...)", "No module named x")
+/// names the package and where to install it; an interpreter that could not start says so.
+std::string explain_torch_failure(const std::string& python, const std::string& error,
+                                  int exit_status);
+
 /// Runs `PYTHON -m memhier.torch_reference --json --case FAMILY SHAPE ...` once for every
 /// (family, shape), PYTHON being `python` or else $MEMHIER_PYTHON or python3 (a caller inside
 /// Python names its own interpreter); gives up after `timeout_s`.
