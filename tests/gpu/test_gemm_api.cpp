@@ -198,24 +198,32 @@ TEST(GemmApi, SplitKRightOnOddShapesAndLayouts) {
       }
 }
 
-// The last split adds the partial sums in split order, whichever split ends last: two runs
-// give the same bits (atomic accumulation would not).
+/// Runs `v` on `p` four times, C reset before each, and expects the same bits every time (a
+/// split kernel that added its partial sums atomically would not give them), then C right.
+void expect_same_bits_every_run(Problem& p, Variant v) {
+  std::vector<float> first;
+  for (int run = 1; run <= 4; ++run) {
+    p.reset();
+    p.run(v);
+    const std::vector<float> c = p.dc.download();
+    if (run == 1) {
+      first = c;
+      continue;
+    }
+    ASSERT_EQ(c.size(), first.size());
+    EXPECT_EQ(std::memcmp(c.data(), first.data(), c.size() * sizeof(float)), 0)
+        << gemm::to_string(v) << " run " << run;
+  }
+  const double e = p.error();
+  EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance()) << gemm::to_string(v) << ": " << e;
+}
+
+// The last split adds the partial sums in split order, whichever split ends last.
 TEST(GemmApi, SplitKIsDeterministic) {
   MEMHIER_REQUIRE_GPU(dev);
   for (Variant v : kSplitK) {
     Problem p(64, 512, 8192, 0, 0, 1.f, 0.5f, 202);
-    p.run(v);
-    const std::vector<float> first = p.dc.download();
-    for (int again = 0; again < 3; ++again) {
-      p.reset();
-      p.run(v);
-      const std::vector<float> next = p.dc.download();
-      ASSERT_EQ(next.size(), first.size());
-      EXPECT_EQ(std::memcmp(next.data(), first.data(), next.size() * sizeof(float)), 0)
-          << gemm::to_string(v) << " run " << again + 2;
-    }
-    const double e = p.error();
-    EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance()) << gemm::to_string(v) << ": " << e;
+    expect_same_bits_every_run(p, v);
   }
 }
 
@@ -305,18 +313,7 @@ TEST(GemmApi, TailSplitIsDeterministicAndDeclinesWhatItCannotSplit) {
   constexpr Variant v = Variant::cfg_tailsplit_128x256x8_8x16;
   const int rows = 128 * (dev->sm_count + 3) - 7;
   Problem p(rows, 250, 520, 0, 0, 1.f, 0.5f, 606);
-  p.run(v);
-  const std::vector<float> first = p.dc.download();
-  for (int again = 0; again < 3; ++again) {
-    p.reset();
-    p.run(v);
-    const std::vector<float> next = p.dc.download();
-    ASSERT_EQ(next.size(), first.size());
-    EXPECT_EQ(std::memcmp(next.data(), first.data(), next.size() * sizeof(float)), 0)
-        << "run " << again + 2;
-  }
-  const double e = p.error();
-  EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance()) << e;
+  expect_same_bits_every_run(p, v);
   for (const auto& [m, k] : {std::pair{rows, 64}, std::pair{300, 1031}}) {
     Problem q(m, 250, k, 0, 0, 1.f, 0.f, 607);
     try {
