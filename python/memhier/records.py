@@ -9,7 +9,7 @@ context, beside any framework's; a fault that breaks that context (an illegal ad
 met as the command meets it, by resetting the device.
 
 One stage runs as a child process: PyTorch's reference rows (``bench(torch=True)``, and
-``report`` unless ``no_torch``) come from ``python -m memhier.torch_reference`` run by this
+``report`` unless ``no_torch``) come from memhier.torch_reference's code run by this
 interpreter, since the package imports no framework. The report's Nsight Compute stage
 profiles ``bin/memhier-profile-target`` from this package.
 

@@ -6,8 +6,9 @@ prints one JSON object: ``{"torch": version, "device": name, "records": [...]}``
 record is ``{family, shape, variant, ms, p10, p90, reps, rel_error, compare}`` or, for a
 shape torch cannot run the same way, ``{family, shape, variant, declined}``. Without torch
 or a CUDA device it prints ``{"error": sentence}`` and exits 3. ``memhier report`` (and
-``memhier.report`` and ``bench(torch=True)``, with this interpreter) runs it as a child
-process for its PyTorch rows; the CLI itself never needs Python.
+``memhier.report`` and ``bench(torch=True)``, with this interpreter) runs this file's text,
+built into the binary, as a child process (``python3 -c``) for its PyTorch rows, so only torch
+need import there; the CLI itself never needs Python.
 
 The method is the report's: fresh random inputs (never zeros), the result checked against
 a float64 computation before timing, 2 warm-up runs, then repetitions each after an L2

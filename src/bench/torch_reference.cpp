@@ -16,6 +16,9 @@
 #include <nlohmann/json.hpp>
 
 namespace memhier::bench {
+
+extern const char kTorchReferenceScript[];  // python/memhier/torch_reference.py (CMake)
+
 namespace {
 
 using results::BenchRecord;
@@ -161,8 +164,8 @@ TorchRun run_torch_reference(const std::vector<std::pair<std::string, std::strin
   const std::string python = !interpreter.empty() ? interpreter : env && *env ? env : "python3";
   // The report's per-shape budget (25 ms, at least 7 and at most 200 repetitions; --quick 5).
   std::vector<std::string> argv{python,
-                                "-m",
-                                "memhier.torch_reference",
+                                "-c",
+                                kTorchReferenceScript,
                                 "--json",
                                 "--budget-ms",
                                 quick ? "5" : "25",
@@ -173,8 +176,8 @@ TorchRun run_torch_reference(const std::vector<std::pair<std::string, std::strin
   const int status = run_captured(argv, timeout_s, &out, &err);
   if (status == -1) {
     TorchRun run;
-    run.error = python + " -m memhier.torch_reference ran past " + std::to_string(timeout_s) +
-                " s and was stopped";
+    run.error = "PyTorch's timing (memhier/torch_reference.py under " + python + ") ran past " +
+                std::to_string(timeout_s) + " s and was stopped";
     return run;
   }
   TorchRun run = parse_torch_output(out, status, err);

@@ -112,7 +112,7 @@ void add_bench(CLI::App& app, int& rc) {
   sub->add_flag("--json", o->json, "Print JSON");
   // Off by default here: a bench of one shape would wait seconds for Python and torch.
   sub->add_flag("--torch", o->torch,
-                "Add PyTorch's call at each shape (python3 -m memhier.torch_reference; "
+                "Add PyTorch's call at each shape (timed by python3 where torch imports; "
                 "$MEMHIER_PYTHON overrides python3)");
   std::string swept;
   for (const registry::Family& f : registry::families())

@@ -125,8 +125,8 @@ CLI::App* add_report(CLI::App& app, int& rc) {
                 "Skip the sweep of shapes after the ladders (each GEMM family's best against "
                 "cuBLAS at the shapes users run)");
   sub->add_flag("--no-torch", o->no_torch,
-                "Skip the PyTorch rows (python3 -m memhier.torch_reference, where torch imports; "
-                "$MEMHIER_PYTHON overrides python3)");
+                "Skip the PyTorch rows (timed by python3 where torch imports; $MEMHIER_PYTHON "
+                "overrides python3)");
   sub->add_flag("--full", o->full,
                 "Every table open in index.html and report.md, and printed (by default long "
                 "tables are folded, and named where they stand)");

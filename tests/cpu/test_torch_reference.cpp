@@ -2,7 +2,11 @@
 // ratios built from it, the failure sentences, and the softmax claim judged from a row.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <fstream>
 
 #include "memhier/bench/torch_reference.hpp"
 #include "memhier/claims/catalogue.hpp"
@@ -88,6 +92,28 @@ TEST(TorchReference, AMissingPackageIsNamedWhateverPythonSaid) {
   EXPECT_EQ(explain_torch_failure("py", "no Python interpreter could be started", 127),
             "no Python interpreter 'py' could be started (set MEMHIER_PYTHON)");
   EXPECT_EQ(explain_torch_failure("python3", "CUDA out of memory", 1), "CUDA out of memory");
+}
+
+// The script is built into the binary: an interpreter that can import neither memhier nor torch
+// (python3 -S: no site-packages) runs it, and it answers that torch is missing.
+TEST(TorchReference, TheScriptRunsWithoutMemhiersPackage) {
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  char dir[] = "/tmp/memhier-torch-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string python = std::string(dir) + "/python-without-site";
+  {
+    std::ofstream f(python);
+    f << "#!/bin/sh\nexec python3 -S \"$@\"\n";
+  }
+  ASSERT_EQ(::chmod(python.c_str(), 0755), 0);
+  const TorchRun run =
+      memhier::bench::run_torch_reference({{"softmax", "1024x4096"}}, true, 60, python);
+  EXPECT_EQ(run.error, python +
+                           " cannot import the Python package 'torch' (install it there, or set "
+                           "MEMHIER_PYTHON to an interpreter that has it)");
+  EXPECT_TRUE(run.records.empty());
+  std::remove(python.c_str());
+  ::rmdir(dir);
 }
 
 TEST(TorchReference, RowsAfterTheReferencesWithUnpairedRatios) {

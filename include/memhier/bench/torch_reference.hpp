@@ -39,9 +39,10 @@ TorchRun parse_torch_output(const std::string& out, int exit_status, const std::
 std::string explain_torch_failure(const std::string& python, const std::string& error,
                                   int exit_status);
 
-/// Runs `PYTHON -m memhier.torch_reference --json --case FAMILY SHAPE ...` once for every
-/// (family, shape), PYTHON being `python` or else $MEMHIER_PYTHON or python3 (a caller inside
-/// Python names its own interpreter); gives up after `timeout_s`.
+/// Runs `PYTHON -c <python/memhier/torch_reference.py> --json --case FAMILY SHAPE ...` once for
+/// every (family, shape), PYTHON being `python` or else $MEMHIER_PYTHON or python3 (a caller
+/// inside Python names its own interpreter); gives up after `timeout_s`. The script is built
+/// into the binary, so only torch need be importable there, not memhier's package.
 TorchRun run_torch_reference(const std::vector<std::pair<std::string, std::string>>& cases,
                              bool quick, int timeout_s, const std::string& python = "");
 
