@@ -120,8 +120,9 @@ TEST(GemmPreselect, SplitCountFillsOneWave) {
 }
 
 TEST(GemmPreselect, TailSplitFillsTheLastWave) {
-  // 4099x4097 in tiles of 128 x 256 on 132 SMs of one block each: 561 tiles, four whole waves
-  // (528), then 33 tiles split 4 ways (132 splits, a quarter round): 4.25 rounds, not 5.
+  // The H200's data: 4099x4097 in tiles of 128 x 256 on its 132 SMs of one block each: 561
+  // tiles, four whole waves (528), then 33 tiles split 4 ways (132 splits, a quarter round):
+  // 4.25 rounds, not 5.
   tuning::TailSplitPlan plan = tuning::tail_split_plan(561, 132, 512, 16);
   EXPECT_EQ(plan.whole_tiles, 528);
   EXPECT_EQ(plan.rest_tiles, 33);

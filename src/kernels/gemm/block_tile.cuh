@@ -279,6 +279,20 @@ __device__ __forceinline__ void zero(float (&acc)[T::TM][T::TN]) {
     for (int j = 0; j < T::TN; ++j) acc[i][j] = 0.f;
 }
 
+/// The Launcher of a kernel on tile T: its launch, its main kernel, T's threads and shape, the
+/// dynamic shared memory, how it stages k-tiles and whether it splits K.
+template <class T>
+Launcher block_tile_launcher(void (*launch)(const Params&, cudaStream_t), const void* (*symbol)(),
+                             int dynamic_smem = 0, bool cp_async = false,
+                             gemm::tuning::SplitK split_k = gemm::tuning::SplitK::never) {
+  return {launch,
+          symbol,
+          T::THREADS,
+          dynamic_smem,
+          {T::BM, T::BN, T::BK, T::RM, T::RN, T::SWZ, cp_async},
+          split_k};
+}
+
 /// Blocks of the 1-D grid for tile T.
 template <class T>
 dim3 block_tile_grid(const Params& p, const char* what) {

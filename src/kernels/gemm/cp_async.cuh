@@ -67,11 +67,7 @@ Launcher cp_async_launcher_for(void (*launch)(const Params&, cudaStream_t)) {
   const void* (*symbol)() = [] {
     return reinterpret_cast<const void*>(cp_async_kernel<T, STAGES, MIN_BLOCKS>);
   };
-  return {launch,
-          symbol,
-          T::THREADS,
-          cp_async_smem_bytes<T, STAGES>(),
-          {T::BM, T::BN, T::BK, T::RM, T::RN, T::SWZ, true}};
+  return block_tile_launcher<T>(launch, symbol, cp_async_smem_bytes<T, STAGES>(), true);
 }
 
 template <class T, int STAGES, int MIN_BLOCKS>

@@ -71,7 +71,7 @@ Launcher double_buffered_launcher_for(void (*launch)(const Params&, cudaStream_t
   const void* (*symbol)() = [] {
     return reinterpret_cast<const void*>(double_buffered_kernel<T, MIN_BLOCKS, STEP>);
   };
-  return {launch, symbol, T::THREADS, 0, {T::BM, T::BN, T::BK, T::RM, T::RN, T::SWZ, false}};
+  return block_tile_launcher<T>(launch, symbol);
 }
 
 template <class T, int MIN_BLOCKS, bool STEP = true>

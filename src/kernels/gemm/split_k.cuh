@@ -81,12 +81,7 @@ Launcher split_k_launcher_for(void (*launch)(const Params&, cudaStream_t)) {
   const void* (*symbol)() = [] {
     return reinterpret_cast<const void*>(split_k_kernel<T, MIN_BLOCKS>);
   };
-  return {launch,
-          symbol,
-          T::THREADS,
-          0,
-          {T::BM, T::BN, T::BK, T::RM, T::RN, T::SWZ, false},
-          gemm::tuning::SplitK::always};
+  return block_tile_launcher<T>(launch, symbol, 0, false, gemm::tuning::SplitK::always);
 }
 
 /// Splits K as the tuner's model does (tuning::split_count over this device's slots);

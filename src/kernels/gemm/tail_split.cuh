@@ -1,10 +1,10 @@
 // The tail-split candidates of `best` (past wave quantization): the tiles of the whole waves run
 // as double_buffered runs them, a block each; the tiles after them, too few to fill a last wave,
 // split their K so that their splits fill whole waves of slots (tuning::tail_split_plan): at
-// 4099x4097 on 132 SMs, 528 whole 128x256 tiles, then 33 tiles split 4 ways, 4.25 rounds in
-// place of 5. Two launches: the whole tiles, then the splits. A split stores its sums to the
-// tile's slot for it; the tile's last split to arrive adds the slots in split order and writes
-// C, so C has the same bits whichever split ends last.
+// 4099x4097 on the H200 (132 SMs, one such block each), 528 whole 128x256 tiles, then 33 tiles
+// split 4 ways, 4.25 rounds in place of 5. Two launches: the whole tiles, then the splits. A split
+// stores its sums to the tile's slot for it; the tile's last split to arrive adds the slots in
+// split order and writes C, so C has the same bits whichever split ends last.
 #pragma once
 
 #include <cstddef>
@@ -111,9 +111,8 @@ void launch_tail_split(const Params& p, cudaStream_t s, const char* what) {
   const auto kernel = tail_split_kernel<T, MIN_BLOCKS>;
   const long long tiles = ceil_div<long long>(p.m, T::BM) * ceil_div<long long>(p.n, T::BN);
   const long long slots = core::resident_grid(reinterpret_cast<const void*>(kernel), T::THREADS);
-  const tuning::TailSplitPlan plan =
-      tuning::tail_split_plan(tiles, slots, ceil_div<long long>(p.k, T::BK),
-                              min_tail_split_steps<T>());
+  const tuning::TailSplitPlan plan = tuning::tail_split_plan(
+      tiles, slots, ceil_div<long long>(p.k, T::BK), min_tail_split_steps<T>());
   if (plan.splits < 2)
     throw std::invalid_argument(
         std::string(what) + ": its " + std::to_string(tiles) + " tiles of " +
@@ -141,12 +140,7 @@ Launcher tail_split_launcher_for(void (*launch)(const Params&, cudaStream_t)) {
   const void* (*symbol)() = [] {
     return reinterpret_cast<const void*>(tail_split_kernel<T, MIN_BLOCKS>);
   };
-  return {launch,
-          symbol,
-          T::THREADS,
-          0,
-          {T::BM, T::BN, T::BK, T::RM, T::RN, T::SWZ, false},
-          gemm::tuning::SplitK::tail};
+  return block_tile_launcher<T>(launch, symbol, 0, false, gemm::tuning::SplitK::tail);
 }
 
 }  // namespace memhier::gemm::detail

@@ -31,8 +31,7 @@ inline bool not_worth_tuning(int m, int n, int k) {
   return 2.0 * m * static_cast<double>(n) * k < 16777216.0;
 }
 
-/// Rows and columns of the corner a candidate warms up on.
-inline constexpr int kWarmExtent = 256;
+using memhier::tuning::kWarmExtent;
 
 /// Points an fp32 C at the scratch; a family whose C is another type overloads this beside it.
 inline void point_c_at(float*& c, void* scratch) {

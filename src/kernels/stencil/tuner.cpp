@@ -53,8 +53,7 @@ namespace {
 /// it): with the bandwidth from the memory clock and bus, the bytes an SM must keep in flight.
 constexpr double kLoadedLatencySeconds = 600e-9;
 
-/// Rows and columns of the corner a candidate warms up on.
-constexpr int kWarmExtent = 256;
+using memhier::tuning::kWarmExtent;
 
 void launch_variant(Variant v, const Args& a) {
   switch (v) {

@@ -28,8 +28,7 @@ namespace {
 /// Below this many elements (8 MiB each way) a transpose is launch-bound: the untuned rung runs.
 constexpr double kMinTunedElements = 1 << 21;
 
-/// Rows and columns of the corner a candidate warms up on.
-constexpr int kWarmExtent = 256;
+using memhier::tuning::kWarmExtent;
 
 /// What runs without tuning (and where the float4 rungs cannot: they fall back to padded).
 constexpr Variant kUntuned = Variant::best_64x64_prefetch;

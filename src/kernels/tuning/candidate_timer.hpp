@@ -14,6 +14,9 @@
 
 namespace memhier::tuning {
 
+/// Rows and columns of the corner of a problem every tuned family warms a candidate up on.
+inline constexpr int kWarmExtent = 256;
+
 /// One candidate's launch into `scratch` on a stream.
 using ScratchLaunch = std::function<void(void* scratch, cudaStream_t)>;
 /// The same on `share` (0..1) of the problem's work (a GEMM: a slice of its K); returns the
