@@ -133,12 +133,13 @@ TMA_BF16 = {"wgmma_tma", "warp_specialized"} | {
 @pytest.mark.parametrize("variant", memhier.variants("gemm_bf16"))
 def test_gemm_bf16_every_variant(variant, misaligned):
     # Misaligned: A starts 2 bytes in with an odd row pitch, which the TMA rungs decline;
-    # wgmma_staged declines only operands already in 128-byte rows. Every other pair must run.
+    # wgmma_staged declines only operands already in 128-byte rows; the tail splits decline a C
+    # under one wave of tiles. Every other pair must run.
     a = rand(201, 137, dtype=torch.bfloat16)[:200, 1:] if misaligned else rand(
         200, 136, dtype=torch.bfloat16)
     b = rand(136, 72, dtype=torch.bfloat16)
     c = torch.full((200, 80), float("nan"), device=DEV)[:, :72]
-    may_decline = misaligned and variant in TMA_BF16
+    may_decline = (misaligned and variant in TMA_BF16) or "tailsplit" in variant
     if ran(lambda: memhier.gemm(a, b, c, variant=variant), may_decline):
         assert bool(((c.double() - a.double() @ b.double()).abs() <= bf16_bound(a, b)).all())
 
@@ -151,7 +152,8 @@ def test_gemm_bf16_epilogue(variant):
     b = rand(136, 72, dtype=torch.bfloat16)
     bias = rand(72)
     c = torch.full((200, 72), float("nan"), device=DEV, dtype=torch.bfloat16)
-    memhier.gemm(a, b, c, bias=bias, variant=variant)
+    if not ran(lambda: memhier.gemm(a, b, c, bias=bias, variant=variant), "tailsplit" in variant):
+        return  # a tail split declines a C under one wave of tiles
     want = a.double() @ b.double() + bias.double()
     bound = bf16_bound(a, b) + 2.0 ** -23 * bias.double().abs()
     assert bool(((c.double() - want).abs() <= bound + 2.0 ** -8 * (want.abs() + bound)).all())

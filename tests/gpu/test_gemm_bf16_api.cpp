@@ -100,11 +100,14 @@ void check(Variant v, const Problem& q) {
 }
 
 /// Whether `v` may decline `q` (invalid_argument): the TMA rungs, where TMA cannot describe the
-/// operands (16-byte row pitches and bases), and wgmma_staged where nothing needs staging
-/// (leading dimensions multiples of 64, 128-byte bases). Every other rung and shape must run.
+/// operands (16-byte row pitches and bases), wgmma_staged where nothing needs staging (leading
+/// dimensions multiples of 64, 128-byte bases), and the tail splits, which decline every shape
+/// under a wave of tiles (all of these: TailSplitRightPastTheLastWave runs them). Every other
+/// rung and shape must run.
 bool may_decline(Variant v, const Problem& q) {
   const bool tma_able = q.lda % 8 == 0 && q.ldb % 8 == 0 && q.offset % 8 == 0;
   const std::string name = gemm_bf16::to_string(v);
+  if (name.find("tailsplit") != std::string::npos) return true;
   const bool hopper = v == Variant::wgmma_tma || v == Variant::warp_specialized ||
                       name.rfind("ws_", 0) == 0 || name.rfind("swapab_", 0) == 0;
   if (v == Variant::wgmma_staged)  // nothing to stage: 128-byte rows and bases

@@ -220,16 +220,22 @@ TEST(GemmBf16Hopper, UnsupportedProblemsSayWhy) {
 
 /// Whether rung r runs m x n x k on this device: every rung does, but a split-K rung only where
 /// the tuner's model splits it (its tiles fill at most half this card's resident blocks, K has
-/// two 64-deep blocks); elsewhere it declines. Asked after a run attempt, which opts the
-/// kernel's shared memory in (the occupancy is 0 before).
+/// two 64-deep blocks) and a tail-split rung only where the model splits its last wave;
+/// elsewhere they decline. Asked after a run attempt, which opts the kernel's shared memory in
+/// (the occupancy is 0 before).
 bool runs_here(const Rung& r, int m, int n, int k) {
   const hk::HopperKernelInfo info = r.info();
-  if (info.split_k != SplitK::always) return true;
+  if (info.split_k == SplitK::never) return true;
   const int resident = core::resident_grid(info.symbol, info.block_threads,
                                            static_cast<std::size_t>(info.dynamic_smem));
   const long long tiles =
       static_cast<long long>((m + r.tile_m - 1) / r.tile_m) * ((n + r.tile_n - 1) / r.tile_n);
-  return memhier::gemm::tuning::split_count(tiles, resident, (k + 63) / 64, 1) > 1;
+  const long long k_blocks = (k + 63) / 64;
+  if (info.split_k == SplitK::tail)
+    return memhier::gemm::tuning::tail_split_plan(tiles, resident, k_blocks,
+                                                  info.min_split_blocks)
+               .splits > 1;
+  return memhier::gemm::tuning::split_count(tiles, resident, k_blocks, info.min_split_blocks) > 1;
 }
 
 /// Runs rung r; a decline is right only where runs_here says so, and then ends the case.
@@ -369,6 +375,65 @@ TEST_P(GemmBf16HopperRung, MatchesCublasAt1024And4096) {
     for (const std::string& f :
          compare_with_reference(p, 1.f, 0.f, got, {0, 1, 127, 128, 255, 256, size - 1}))
       ADD_FAILURE() << r.name << " " << size << "^3: " << f;
+  }
+}
+
+// The tail split at shapes that split on any card: a wave of tiles (from this device's
+// resident blocks) and three or four more. Odd m (a partial last row tile), n inside one column
+// tile or past it (a partial second), K with a partial last k-block; beta == 0 with C poisoned,
+// beta != 0 with an odd ldc and NaN past k and n in A and B; every element against float64, and
+// a second run gives the same bits. Under one wave and short K it declines.
+TEST(GemmBf16Hopper, TailSplitRightPastTheLastWave) {
+  MEMHIER_REQUIRE_HOPPER();
+  const Rung* rung = nullptr;
+  for (const Rung& r : kRungs)
+    if (r.info().split_k == SplitK::tail) rung = &r;
+  ASSERT_NE(rung, nullptr);
+  const hk::HopperKernelInfo info = rung->info();
+  // One run opts the kernel's shared memory in before the occupancy is asked.
+  Problem warm(8, 8, 8, 8, 0, 1);
+  EXPECT_THROW(rung->run(8, 8, 8, 1.f, as_bf16(warm.da), warm.lda, as_bf16(warm.db), warm.ldb, 0.f,
+                         warm.dc.data(), warm.ldc, nullptr),
+               std::invalid_argument);
+  const int resident = core::resident_grid(info.symbol, info.block_threads,
+                                           static_cast<std::size_t>(info.dynamic_smem));
+  struct Shape {
+    int m, n, k;
+  };
+  const Shape shapes[] = {{128 * (resident + 3) - 5, 72, 1000},
+                          {128 * ((resident + 4) / 2) - 3, 300, 450}};
+  std::uint32_t seed = 900;
+  for (const Shape& s : shapes)
+    for (int variant = 0; variant < 2; ++variant) {
+      const bool poison = variant == 0;
+      const float alpha = poison ? 1.f : -0.75f, beta = poison ? 0.f : 0.5f;
+      Problem p(s.m, s.n, s.k, poison ? s.n : s.n + 1, poison ? 0 : 8, seed++);
+      p.reset_c(poison, seed++);
+      ASSERT_TRUE(runs_here(*rung, p.m, p.n, p.k)) << s.m << "x" << s.n << "x" << s.k;
+      rung->run(p.m, p.n, p.k, alpha, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, beta,
+                p.dc.data(), p.ldc, nullptr);
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      const std::vector<float> got = p.dc.download();
+      for (const std::string& f : compare_with_reference(p, alpha, beta, got))
+        ADD_FAILURE() << s.m << "x" << s.n << "x" << s.k << " beta " << beta << ": " << f;
+      p.dc.upload(p.c0);
+      rung->run(p.m, p.n, p.k, alpha, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, beta,
+                p.dc.data(), p.ldc, nullptr);
+      MEMHIER_CUDA(cudaDeviceSynchronize());
+      EXPECT_EQ(std::memcmp(got.data(), p.dc.download().data(), got.size() * sizeof(float)), 0)
+          << s.m << "x" << s.n << "x" << s.k << ": two runs differ";
+    }
+  for (const Shape& s : {Shape{128 * (resident + 3) - 5, 72, 128}, Shape{300, 300, 1000}}) {
+    Problem p(s.m, s.n, s.k, s.n, 0, seed++);
+    try {
+      rung->run(p.m, p.n, p.k, 1.f, as_bf16(p.da), p.lda, as_bf16(p.db), p.ldb, 0.f, p.dc.data(),
+                p.ldc, nullptr);
+      ADD_FAILURE() << "the tail split ran " << s.m << "x" << s.n << "x" << s.k;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("a kernel without it runs this shape"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 

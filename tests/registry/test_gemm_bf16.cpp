@@ -87,8 +87,9 @@ TEST(GemmBf16, RungsAndCandidatesFollowTheTable) {
                             "mma_swizzled", "mma_pipelined", "wgmma_tma", "warp_specialized",
                             "ws_c1_s4_128x256", "ws_c4_s4_128x256", "ws_c2_s6_128x128",
                             "ws_c1_s6_128x128", "ws_c1_s8_128x64", "ws_sk_128x256", "ws_sk_128x128",
-                            "swapab_16x128", "swapab_32x128", "swapab_64x128", "swapab_16x64",
-                            "swapab_32x64", "swapab_64x64", "wgmma_staged"}));
+                            "ws_tailsplit_128x256", "swapab_16x128", "swapab_32x128",
+                            "swapab_64x128", "swapab_16x64", "swapab_32x64", "swapab_64x64",
+                            "wgmma_staged", "wgmma_staged_tailsplit"}));
   EXPECT_THROW(gemm_bf16::detail::launcher_for(gemm_bf16::Variant::best), std::invalid_argument);
   gemm_bf16::Variant v;
   EXPECT_FALSE(gemm_bf16::parse_variant("nope", &v));

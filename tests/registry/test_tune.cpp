@@ -152,10 +152,13 @@ TEST(Tune, EveryBf16CandidateNamesItsTile) {
       EXPECT_TRUE(l.tile_n == 64 || l.tile_n == 128 || l.tile_n == 256) << l.tile_n;
     }
     // The 128-column swapab_* and ws_sk_* split or decline; the 64-column swapab_* split where
-    // their tiles leave the card idle and run unsplit elsewhere.
+    // their tiles leave the card idle and run unsplit elsewhere; the tail splits split the last
+    // wave.
     const bool swap = name.rfind("swapab_", 0) == 0;
     using gemm::tuning::SplitK;
-    const SplitK want = name.rfind("ws_sk_", 0) == 0 || (swap && l.tile_n == 128) ? SplitK::always
+    const SplitK want = name.find("tailsplit") != std::string::npos ? SplitK::tail
+                        : name.rfind("ws_sk_", 0) == 0 || (swap && l.tile_n == 128)
+                            ? SplitK::always
                         : swap ? SplitK::where_idle
                                : SplitK::never;
     EXPECT_EQ(l.split_k, want);

@@ -20,14 +20,6 @@
 
 namespace memhier::gemm::detail {
 
-/// What the splits' launch passes its kernel.
-struct TailArgs {
-  float* partials = nullptr;     ///< rest tiles x splits slots of a tile's sums
-  unsigned* counters = nullptr;  ///< one arrival counter per split tile, zero between launches
-  int whole_tiles = 0;           ///< tiles before the split ones (the first launch's)
-  int splits = 1;
-};
-
 /// A split's sums into its slot of the tile, in the threads' own order (coalesced float4s).
 template <class T>
 __device__ __forceinline__ void store_slot(float* slot, int tid, const float (&acc)[T::TM][T::TN]) {
@@ -76,7 +68,7 @@ __device__ __forceinline__ void write_slots_sum(const Params& p, const float* sl
 /// blockIdx.x: the split tile (after the whole ones); blockIdx.y: its split.
 template <class T, int MIN_BLOCKS>
 __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
-    tail_split_kernel(const Params p, const TailArgs w) {
+    tail_split_kernel(const Params p, const kernels::split_k::Slots w) {
   __shared__ __align__(16) float As[2][T::A_FLOATS];
   __shared__ __align__(16) float Bs[2][T::B_FLOATS];
   __shared__ int last;
@@ -84,7 +76,7 @@ __global__ void __launch_bounds__(T::THREADS, MIN_BLOCKS)
   const int r = static_cast<int>(blockIdx.x), s = static_cast<int>(blockIdx.y);
   int ty, tx, m0, n0;
   warp_grid_coords(tid, T::TX, &ty, &tx);
-  tile_origin<T>(p, w.whole_tiles + r, &m0, &n0);
+  tile_origin<T>(p, w.first_tile + r, &m0, &n0);
   const int nk = (p.k + T::BK - 1) / T::BK;
   float acc[T::TM][T::TN];
   zero<T>(acc);
@@ -114,21 +106,9 @@ void launch_tail_split(const Params& p, cudaStream_t s, const char* what) {
   const tuning::TailSplitPlan plan = tuning::tail_split_plan(
       tiles, slots, ceil_div<long long>(p.k, T::BK), min_tail_split_steps<T>());
   if (plan.splits < 2)
-    throw std::invalid_argument(
-        std::string(what) + ": its " + std::to_string(tiles) + " tiles of " +
-        std::to_string(T::BM) + "x" + std::to_string(T::BN) + " against the " +
-        std::to_string(slots) +
-        " blocks this card holds at once leave no last wave whose split would save a sixth of a "
-        "round (under one wave, whole waves, or K too short): a kernel without it runs this "
-        "shape");
-  TailArgs w;
-  w.whole_tiles = static_cast<int>(plan.whole_tiles);
-  w.splits = plan.splits;
-  const kernels::split_k::Workspace ws = kernels::split_k::workspace_for(
-      static_cast<std::size_t>(plan.rest_tiles) * plan.splits * T::BM * T::BN,
-      static_cast<std::size_t>(plan.rest_tiles), s);
-  w.partials = ws.partials;
-  w.counters = ws.counters;
+    throw std::invalid_argument(kernels::split_k::no_tail_split(what, tiles, T::BM, T::BN, slots));
+  const kernels::split_k::Slots w = kernels::split_k::slots_for(
+      plan.rest_tiles, plan.splits, static_cast<std::size_t>(T::BM) * T::BN, plan.whole_tiles, s);
   launch_kernel(double_buffered_kernel<T, MIN_BLOCKS, true>, grid_1d(plan.whole_tiles, what),
                 dim3(T::THREADS), 0, s, p);
   launch_kernel(kernel, grid_2d(plan.rest_tiles, plan.splits, what), dim3(T::THREADS), 0, s, p, w);

@@ -44,8 +44,11 @@ struct HopperKernelInfo {
   int block_threads = 0;
   int dynamic_smem = 0;  ///< bytes, opted in above 48 KiB by the launcher
   int cluster_size = 1;
-  /// Splits K over idle SMs (always: declines shapes it would not split).
+  /// Splits K over idle SMs (always: declines shapes it would not split) or the last wave's
+  /// tiles (tail: declines shapes without such a wave).
   memhier::gemm::tuning::SplitK split_k = memhier::gemm::tuning::SplitK::never;
+  /// The fewest 64-deep k-blocks a split runs (the split_count or tail_split_plan argument).
+  int min_split_blocks = 1;
 };
 
 /// Rung 6's kernel and launch shape.

@@ -73,26 +73,40 @@ void prepare_wgmma_staged(const Params& p, cudaStream_t s) {
   staging_of(p, s);
 }
 
-void launch_wgmma_staged(const Params& p, cudaStream_t s) {
+/// The staged rungs: the copies, then `Inner` (a warp-specialized entry point, `inner` its name)
+/// on them.
+using HopperGemm = void (*)(int, int, int, float, const __nv_bfloat16*, int, const __nv_bfloat16*,
+                            int, float, const hopper::COut&, int, cudaStream_t);
+
+template <HopperGemm Inner>
+void launch_staged(const Params& p, cudaStream_t s, const char* inner) {
   // Everything but the operands' layout must already suit the kernel (shape, card, C).
   const int lda_st = round_row(p.k), ldb_st = round_row(p.n);
   const std::string why = hopper::hopper_gemm_unsupported(p.m, p.n, p.k, lda_st, ldb_st, p.ldc);
   if (!why.empty()) throw std::invalid_argument(why);
   Staging* const staged = staging_of(p, s);
-  // Nothing to stage: the rung would be ws_c1_s4_128x256 again (and best would time it twice).
+  // Nothing to stage: the rung would be its inner kernel again (and best would time it twice).
   if (!staged)
     throw std::invalid_argument(
-        "A and B already have 128-byte rows and bases (leading dimensions multiples of 64): "
-        "ws_c1_s4_128x256 runs them in place");
+        std::string("A and B already have 128-byte rows and bases (leading dimensions multiples "
+                    "of 64): ") +
+        inner + " runs them in place");
   Staging& st = *staged;
   const bool copy_a = !tma_fast(p.A, p.lda), copy_b = !tma_fast(p.B, p.ldb);
   gemm::detail::Repitch ra, rb;  // a bf16 is one unit of the copy
   if (copy_a) ra = {p.A, st.a.data(), p.m, p.k, p.lda, lda_st};
   if (copy_b) rb = {p.B, st.b.data(), p.k, p.n, p.ldb, ldb_st};
   gemm::detail::launch_repitch(ra, rb, s);
-  hopper::ws_c1_s4_128x256(p.m, p.n, p.k, p.alpha, copy_a ? st.a.data() : p.A,
-                           copy_a ? lda_st : p.lda, copy_b ? st.b.data() : p.B,
-                           copy_b ? ldb_st : p.ldb, p.beta, p.C, p.ldc, s);
+  Inner(p.m, p.n, p.k, p.alpha, copy_a ? st.a.data() : p.A, copy_a ? lda_st : p.lda,
+        copy_b ? st.b.data() : p.B, copy_b ? ldb_st : p.ldb, p.beta, p.C, p.ldc, s);
+}
+
+void launch_wgmma_staged(const Params& p, cudaStream_t s) {
+  launch_staged<hopper::ws_c1_s4_128x256>(p, s, "ws_c1_s4_128x256");
+}
+
+void launch_wgmma_staged_tailsplit(const Params& p, cudaStream_t s) {
+  launch_staged<hopper::ws_tailsplit_128x256>(p, s, "ws_tailsplit_128x256");
 }
 
 /// The table launcher of a Hopper kernel with a tile_m x tile_n tile (128 rows for all but
@@ -138,6 +152,14 @@ Launcher wgmma_staged_launcher() {
   Launcher l = from(
       launch_wgmma_staged, [] { return hopper::ws_c1_s4_128x256_info().symbol; },
       hopper::ws_c1_s4_128x256_info(), kWideTile);
+  l.prepare = prepare_wgmma_staged;
+  return l;
+}
+
+Launcher wgmma_staged_tailsplit_launcher() {
+  Launcher l = from(
+      launch_wgmma_staged_tailsplit, [] { return hopper::ws_tailsplit_128x256_info().symbol; },
+      hopper::ws_tailsplit_128x256_info(), kWideTile);
   l.prepare = prepare_wgmma_staged;
   return l;
 }

@@ -7,7 +7,9 @@
 // by TMA where it can, so the copy engine drains C while the next tile multiplies.
 // One template, instantiated as rung 7 (128 x 256, 4 stages, clusters of 2) and the candidates;
 // the split-K candidates cut each tile's K into splits that run on otherwise idle SMs, their
-// partials summed in one launch by each tile's last split (split_k/split_k.cuh).
+// partials summed in one launch by each tile's last split (split_k/split_k.cuh); the tail-split
+// ones run the tiles of whole waves unsplit and split only the tiles after them, so that the
+// splits fill the last wave (tuning::tail_split_plan): two launches of the same template.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -30,6 +32,7 @@ namespace memhier::kernels::gemm_bf16 {
 namespace {
 
 using namespace sm90;
+using gemm::tuning::SplitK;
 
 constexpr int kThreads = 384;  // warpgroup 0 produces, 1 and 2 consume
 constexpr int kProducerRegs = 40;
@@ -167,6 +170,51 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
   }
 }
 
+/// A split's sums go to its slot in the consumers' own order: float4 j of consumer thread i
+/// (d[4j..4j+3]: rows r and r + 8, columns 8j + 2 (lane % 4) and the next, as store_tile_smem
+/// reads them) at float4 j x 256 + i, so each warp writes and reads 512 contiguous bytes.
+/// Chunks wholly past m or n are neither stored nor read back. `rows_left` and `cols_left`:
+/// C's rows from this thread's first and columns from its first column.
+template <int BN>
+__device__ __forceinline__ void store_slot(float* slot, int i, const float (&d)[BN / 2],
+                                           int rows_left, int cols_left) {
+  if (rows_left <= 0) return;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j)
+    if (8 * j < cols_left)
+      __stcg(reinterpret_cast<float4*>(slot) + j * 256 + i,
+             make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]));
+}
+
+/// The tile's last split: d = its `splits` slots added in split order (its own read back too,
+/// so the bits do not depend on which split ended last), 16 float4 a thread in flight.
+template <int BN>
+__device__ __forceinline__ void sum_slots(float (&d)[BN / 2], const float* slots, int splits,
+                                          int i, int rows_left, int cols_left) {
+  constexpr int kChunks = BN / 8, kGroup = kChunks < 16 ? kChunks : 16;
+#pragma unroll
+  for (int v = 0; v < BN / 2; ++v) d[v] = 0.f;
+  if (rows_left <= 0) return;
+  for (int s = 0; s < splits; ++s) {
+    const float4* slot = reinterpret_cast<const float4*>(slots) + s * (kBlockM * BN / 4) + i;
+#pragma unroll
+    for (int g = 0; g < kChunks; g += kGroup) {
+      float4 v[kGroup];
+#pragma unroll
+      for (int q = 0; q < kGroup; ++q)
+        v[q] = 8 * (g + q) < cols_left ? __ldcg(slot + (g + q) * 256) : make_float4(0, 0, 0, 0);
+#pragma unroll
+      for (int q = 0; q < kGroup; ++q) {
+        float* e = &d[4 * (g + q)];
+        e[0] += v[q].x;
+        e[1] += v[q].y;
+        e[2] += v[q].z;
+        e[3] += v[q].w;
+      }
+    }
+  }
+}
+
 /// The 256 consumer threads meet here (named barrier 3; 0 is __syncthreads, 1-2 a warpgroup's).
 __device__ __forceinline__ void consumers_sync() {
   named_barrier_sync<256>(3);
@@ -192,15 +240,16 @@ __device__ __forceinline__ void release_stage(uint32_t empty, int t) {
 /// into the next tile while the epilogue stores this one.
 /// TmaEpi: the epilogue's boxes leave by TMA, else by row segments (store_tile_smem); a
 /// template choice, since both paths in one kernel spill accumulators.
-/// SplitK (no clusters): the blocks walk units of (tile, split); a split multiplies its share
-/// of the k-blocks, stores alpha * acc to its slice of the partials by row segments, and the
-/// tile's last split writes C (split_k::finish_tile).
-template <int BN, int Stages, int Cluster, bool TmaEpi, bool SplitK = false>
+/// The blocks walk the cluster tiles [sk.first_tile, tile_end).
+/// Splits (no clusters): they walk units of (tile, split); a split multiplies its share of the
+/// k-blocks, stores its sums to its slot of the tile (store_slot), and the tile's last split
+/// adds the slots (sum_slots) and writes C through the epilogue.
+template <int BN, int Stages, int Cluster, bool TmaEpi, bool Splits = false>
 __global__ void __launch_bounds__(kThreads, 1)
     ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
               const __grid_constant__ CUtensorMap map_c, Epilogue ep, int tiles_m, int tiles_n,
-              int k_blocks, split_k::Args sk) {
-  static_assert(!SplitK || (Cluster == 1 && !TmaEpi), "split-K runs without clusters");
+              int k_blocks, int tile_end, split_k::Slots sk) {
+  static_assert(!Splits || (Cluster == 1 && !TmaEpi), "split-K runs without clusters");
   using G = Geometry<BN, Stages>;
   static_assert(G::kBoxes % Cluster == 0, "each block multicasts a whole number of B boxes");
   constexpr int kMyBoxes = G::kBoxes / Cluster;
@@ -211,13 +260,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int cluster = Cluster > 1 ? static_cast<int>(cluster_id_x()) : int(blockIdx.x);
   const int clusters = Cluster > 1 ? static_cast<int>(cluster_count_x()) : int(gridDim.x);
   const int groups_m = (tiles_m + Cluster - 1) / Cluster;  // a lone last row tile's partner
-  const int cluster_tiles = groups_m * tiles_n;            // block reads zeros, stores nothing
-  const int splits = SplitK ? sk.splits : 1;
-  const int units = cluster_tiles * splits;
-  // Unit u: cluster tile u / splits, its k-blocks [kb0, kb1).
+                                                           // block reads zeros, stores nothing
+  const int splits = Splits ? sk.splits : 1;
+  const int units = (tile_end - sk.first_tile) * splits;
+  // Unit u: cluster tile first_tile + u / splits, its k-blocks [kb0, kb1).
   const auto unit = [&](int u, int* ct, int* kb0, int* kb1) {
-    *ct = u / splits;
-    const int sp = u - *ct * splits;
+    const int r = u / splits, sp = u - r * splits;
+    *ct = sk.first_tile + r;
     *kb0 = static_cast<int>(static_cast<long long>(sp) * k_blocks / splits);
     *kb1 = static_cast<int>(static_cast<long long>(sp + 1) * k_blocks / splits);
   };
@@ -288,19 +337,21 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<0>();
       fence_accumulators(acc);
       release_stage<Cluster>(sm.empty((it - 1) % Stages), t);
-      if constexpr (SplitK) {
-        const int sp = u - ct * splits;
-        const Epilogue part{
-            COut(sk.partials + sp * sk.slice), sk.ld, ep.m, ep.n, ep.alpha, 0.f, true};
-        store_tile_smem<false>(sm, &map_c, part, acc, c, m0 + 64 * c, n0);
+      if constexpr (Splits) {
+        const int r = u / splits, i = tid - 128, lane = t % 32;
+        float* slots = sk.partials + static_cast<std::size_t>(r) * splits * (kBlockM * BN);
+        const int rows_left = ep.m - (m0 + 64 * c + 16 * (t / 32) + lane / 4);
+        const int cols_left = ep.n - (n0 + 2 * (lane % 4));
+        store_slot<BN>(slots + static_cast<std::size_t>(u - r * splits) * (kBlockM * BN), i, acc,
+                       rows_left, cols_left);
         // The flag lives in the barriers' kilobyte, past the last barrier.
         int* flag = reinterpret_cast<int*>(
             smem_raw +
             (sm.full(0) + 512u - static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw))));
-        if (split_k::arrive_last(sk.counters + ct, splits, tid == 128, flag, consumers_sync))
-          split_k::finish_tile(sk.partials, static_cast<std::size_t>(sk.slice), sk.ld, splits,
-                               {ep.out, ep.ldc, ep.m, ep.n, ep.beta}, m0, kBlockM, n0, BN,
-                               tid - 128, 256);
+        if (split_k::arrive_last(sk.counters + r, splits, tid == 128, flag, consumers_sync)) {
+          sum_slots<BN>(acc, slots, splits, i, rows_left, cols_left);
+          store_tile_smem<false>(sm, &map_c, ep, acc, c, m0 + 64 * c, n0);
+        }
       } else {
         store_tile_smem<TmaEpi>(sm, &map_c, ep, acc, c, m0 + 64 * c, n0);
       }
@@ -328,9 +379,10 @@ cudaLaunchConfig_t launch_config(int clusters, cudaStream_t stream, cudaLaunchAt
   return config;
 }
 
-/// Clusters of the kernel that fit on the current device at once, its shared memory opted in
-/// first (both once per device: the launch path stays a few host microseconds).
-template <int BN, int Stages, int Cluster, bool SplitK>
+/// Clusters of the kernel that fit on the current device at once, the shared memory of every
+/// build the launch may run opted in first (both once per device: the launch path stays a few
+/// host microseconds).
+template <int BN, int Stages, int Cluster, SplitK Mode>
 int prepare_device() {
   static std::mutex mu;
   static std::map<int, int> by_device;
@@ -339,10 +391,14 @@ int prepare_device() {
   std::lock_guard<std::mutex> lock(mu);
   const auto found = by_device.find(dev);
   if (found != by_device.end()) return found->second;
-  const auto kernel = ws_kernel<BN, Stages, Cluster, !SplitK, SplitK>;
-  for (const auto k : {kernel, ws_kernel<BN, Stages, Cluster, false, SplitK>})
+  const auto kernel = ws_kernel<BN, Stages, Cluster, true>;
+  const auto opt_in = [](auto k) {
     MEMHIER_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       ws_smem_bytes<BN, Stages>()));
+  };
+  opt_in(kernel);
+  opt_in(ws_kernel<BN, Stages, Cluster, false>);
+  if constexpr (Mode != SplitK::never) opt_in(ws_kernel<BN, Stages, Cluster, false, true>);
   int sms = 0;
   MEMHIER_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   int clusters = 0;
@@ -368,24 +424,58 @@ int prepare_device() {
 // tests' small K must split too.
 constexpr int kMinSplitKBlocks = 1;
 
-/// C = alpha * A * B + beta * C through ws_kernel<BN, Stages, Cluster, *, SplitK>; `name`
-/// prefixes errors. SplitK declines (invalid_argument) shapes it would not split.
-template <int BN, int Stages, int Cluster, bool SplitK>
+/// A tail split's share of K loads at least as many bytes of A and B as the sums it stores
+/// (a 128 x 256 tile: 3 k-blocks of 48 KiB against 128 KiB).
+template <int BN>
+constexpr int min_tail_split_blocks() {
+  constexpr int kSums = kBlockM * BN * 4, kLoads = int(Geometry<BN, 4>::kStageBytes);
+  return (kSums + kLoads - 1) / kLoads;
+}
+
+/// C = alpha * A * B + beta * C through ws_kernel<BN, Stages, Cluster, *, *>; `name` prefixes
+/// errors. Mode always declines (invalid_argument) shapes split_count would not split; tail
+/// those whose last wave tail_split_plan would not split, and runs the others in two launches:
+/// the whole waves' tiles unsplit, then the rest's splits.
+template <int BN, int Stages, int Cluster, SplitK Mode>
 void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
              const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc,
              cudaStream_t stream) {
+  static_assert(Mode == SplitK::never || Cluster == 1, "splits run without clusters");
   const std::string why = hopper_gemm_unsupported(m, n, k, lda, ldb, ldc, a, b, c);
   if (!why.empty()) throw std::invalid_argument(std::string(name) + ": " + why);
+  const int tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + BN - 1) / BN;
+  const int cluster_tiles = (tiles_m + Cluster - 1) / Cluster * tiles_n;
+  const int k_blocks = (k + kBlockK - 1) / kBlockK;
+  const int resident = prepare_device<BN, Stages, Cluster, Mode>();
+  // The unsplit launch's last tile and the splits' Slots (none: no split launch).
+  int whole_end = cluster_tiles;
+  split_k::Slots sk;
+  const std::size_t tile_floats = static_cast<std::size_t>(kBlockM) * BN;
+  if constexpr (Mode == SplitK::always) {
+    const int splits = gemm::tuning::split_count(cluster_tiles, resident, k_blocks, kMinSplitKBlocks);
+    if (splits < 2)
+      throw std::invalid_argument(split_k::no_split(name, cluster_tiles, kBlockM, BN, resident));
+    sk = split_k::slots_for(cluster_tiles, splits, tile_floats, 0, stream);
+    whole_end = 0;
+  } else if constexpr (Mode == SplitK::tail) {
+    const gemm::tuning::TailSplitPlan plan = gemm::tuning::tail_split_plan(
+        cluster_tiles, resident, k_blocks, min_tail_split_blocks<BN>());
+    if (plan.splits < 2)
+      throw std::invalid_argument(
+          split_k::no_tail_split(name, cluster_tiles, kBlockM, BN, resident));
+    sk = split_k::slots_for(plan.rest_tiles, plan.splits, tile_floats, plan.whole_tiles, stream);
+    whole_end = static_cast<int>(plan.whole_tiles);
+  }
   const CUtensorMap map_a = make_tensor_map(a, m, k, lda, kBlockM, kBlockK);
   const CUtensorMap map_b = make_tensor_map(b, k, n, ldb, kBlockK, kBoxN);
   const Epilogue ep{c, ldc, m, n, alpha, beta, pairs_fit(c, ldc)};
   // The TMA epilogue writes C without reading it (beta == 0), and only where a store's last
   // 16-byte chunk ends at n: the H100 writes a partial chunk's rest past the tensor's width.
   const int per_chunk = 16 / c.elem_bytes();
-  const bool tma_epilogue = !SplitK && beta == 0.f && n % per_chunk == 0 && ldc % per_chunk == 0 &&
+  const bool tma_epilogue = beta == 0.f && n % per_chunk == 0 && ldc % per_chunk == 0 &&
                             reinterpret_cast<std::uintptr_t>(c.data()) % 16 == 0;
   CUtensorMap map_c = {};
-  if (tma_epilogue) {
+  if (tma_epilogue && whole_end > 0) {
     core::Tensor2d tc;
     tc.base = c.data();
     tc.cols = static_cast<std::uint64_t>(n);
@@ -397,42 +487,41 @@ void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bflo
     tc.swizzle = c.bf16 ? core::TmaSwizzle::b64 : core::TmaSwizzle::b128;
     map_c = core::encode_tensor_map_2d(tc);
   }
-  const int tiles_m = (m + kBlockM - 1) / kBlockM, tiles_n = (n + BN - 1) / BN;
-  const int cluster_tiles = (tiles_m + Cluster - 1) / Cluster * tiles_n;
-  const int k_blocks = (k + kBlockK - 1) / kBlockK;
-  const int resident = prepare_device<BN, Stages, Cluster, SplitK>();
-  split_k::Args sk;
-  if constexpr (SplitK) {
-    sk.splits = gemm::tuning::split_count(cluster_tiles, resident, k_blocks, kMinSplitKBlocks);
-    if (sk.splits < 2)
-      throw std::invalid_argument(split_k::no_split(name, cluster_tiles, kBlockM, BN, resident));
-    sk = split_k::args_for(m, n, sk.splits, static_cast<std::size_t>(cluster_tiles), stream);
-  }
-  const int clusters = std::min(cluster_tiles * sk.splits, resident);
   cudaLaunchAttribute attr[1];
-  const cudaLaunchConfig_t config = launch_config<BN, Stages, Cluster>(clusters, stream, attr);
-  if constexpr (SplitK)
+  if (whole_end > 0) {
+    const cudaLaunchConfig_t config =
+        launch_config<BN, Stages, Cluster>(std::min(whole_end, resident), stream, attr);
+    const split_k::Slots unsplit;
+    MEMHIER_CUDA(cudaLaunchKernelEx(&config,
+                                    tma_epilogue ? ws_kernel<BN, Stages, Cluster, true>
+                                                 : ws_kernel<BN, Stages, Cluster, false>,
+                                    map_a, map_b, map_c, ep, tiles_m, tiles_n, k_blocks, whole_end,
+                                    unsplit));
+    MEMHIER_CHECK_LAUNCH();
+  }
+  if constexpr (Mode != SplitK::never) {
+    const int units = (cluster_tiles - whole_end) * sk.splits;
+    const cudaLaunchConfig_t config =
+        launch_config<BN, Stages, Cluster>(std::min(units, resident), stream, attr);
     MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, false, true>, map_a,
-                                    map_b, map_c, ep, tiles_m, tiles_n, k_blocks, sk));
-  else if (tma_epilogue)
-    MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, true>, map_a, map_b,
-                                    map_c, ep, tiles_m, tiles_n, k_blocks, sk));
-  else
-    MEMHIER_CUDA(cudaLaunchKernelEx(&config, ws_kernel<BN, Stages, Cluster, false>, map_a, map_b,
-                                    map_c, ep, tiles_m, tiles_n, k_blocks, sk));
-  MEMHIER_CHECK_LAUNCH();
+                                    map_b, map_c, ep, tiles_m, tiles_n, k_blocks, cluster_tiles,
+                                    sk));
+    MEMHIER_CHECK_LAUNCH();
+  }
 }
 
-/// The table's record of ws_kernel<BN, Stages, Cluster, *, SplitK> (without splits, the
-/// TMA-epilogue build the bench's beta == 0 problems run).
-template <int BN, int Stages, int Cluster, bool SplitK>
+/// The table's record of ws_kernel<BN, Stages, Cluster, *, *> in Mode: without splits the
+/// TMA-epilogue build the bench's beta == 0 problems run, with them the splits' build.
+template <int BN, int Stages, int Cluster, SplitK Mode>
 HopperKernelInfo ws_info() {
+  constexpr bool kSplits = Mode != SplitK::never;
   HopperKernelInfo info;
-  info.symbol = reinterpret_cast<const void*>(&ws_kernel<BN, Stages, Cluster, !SplitK, SplitK>);
+  info.symbol = reinterpret_cast<const void*>(&ws_kernel<BN, Stages, Cluster, !kSplits, kSplits>);
   info.block_threads = kThreads;
   info.dynamic_smem = ws_smem_bytes<BN, Stages>();
   info.cluster_size = Cluster;
-  info.split_k = SplitK ? gemm::tuning::SplitK::always : gemm::tuning::SplitK::never;
+  info.split_k = Mode;
+  info.min_split_blocks = Mode == SplitK::tail ? min_tail_split_blocks<BN>() : kMinSplitKBlocks;
   return info;
 }
 
@@ -440,13 +529,14 @@ HopperKernelInfo ws_info() {
 
 // One entry point per configuration of ws_configs.inc: BN x Stages x Cluster (x split-K) as
 // its name says.
-#define MEMHIER_WS(fn, BN, Stages, Cluster, SplitK)                                              \
+#define MEMHIER_WS(fn, BN, Stages, Cluster, Mode)                                                 \
   void fn(int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,                     \
           const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc, cudaStream_t s) { \
-    ws_gemm<BN, Stages, Cluster, SplitK>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);  \
+    ws_gemm<BN, Stages, Cluster, SplitK::Mode>(#fn, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, \
+                                               s);                                               \
   }                                                                                              \
   HopperKernelInfo fn##_info() {                                                                 \
-    return ws_info<BN, Stages, Cluster, SplitK>();                                               \
+    return ws_info<BN, Stages, Cluster, SplitK::Mode>();                                         \
   }
 #include "ws_configs.inc"
 

@@ -37,8 +37,29 @@ struct Args {
 /// workspace from workspace_for.
 Args args_for(int m, int n, int splits, std::size_t tiles, cudaStream_t stream);
 
+/// What a launch whose splits keep per-tile slots passes its kernel: it runs tiles
+/// first_tile, first_tile + 1, ..., each split `splits` ways; tile first_tile + r keeps its splits'
+/// sums in `splits` slots of a tile's size, one after another from slot r x splits, and arrives
+/// at counters[r]. A tail split's first tile is the first after the whole waves.
+struct Slots {
+  float* partials = nullptr;
+  unsigned* counters = nullptr;
+  int first_tile = 0;
+  int splits = 1;
+};
+
+/// The Slots of a launch on `stream` splitting `tiles` tiles of `tile_floats` sums each `splits`
+/// ways from `first_tile`, its workspace from workspace_for.
+Slots slots_for(long long tiles, int splits, std::size_t tile_floats, long long first_tile,
+                cudaStream_t stream);
+
 /// The sentence of a split-K kernel `name` declining a shape it would not split: `tiles` tiles
 /// of tile_m x tile_n against the `resident` blocks this card holds at once.
 std::string no_split(const char* name, long long tiles, int tile_m, int tile_n, int resident);
+
+/// The sentence of a tail-split kernel `name` declining a shape whose last wave no split
+/// shortens enough (tuning::tail_split_plan): under one wave, whole waves, or K too short.
+std::string no_tail_split(const char* name, long long tiles, int tile_m, int tile_n,
+                          long long resident);
 
 }  // namespace memhier::kernels::split_k
