@@ -225,7 +225,7 @@ TEST(GemmBf16Hopper, UnsupportedProblemsSayWhy) {
 /// (the occupancy is 0 before).
 bool runs_here(const Rung& r, int m, int n, int k) {
   const hk::HopperKernelInfo info = r.info();
-  if (info.split_k == SplitK::never) return true;
+  if (info.split_k == SplitK::never || info.split_k == SplitK::where_idle) return true;
   const int resident = core::resident_grid(info.symbol, info.block_threads,
                                            static_cast<std::size_t>(info.dynamic_smem));
   const long long tiles =
