@@ -132,6 +132,10 @@ TEST(GemmPreselect, TailSplitFillsTheLastWave) {
   plan = tuning::tail_split_plan(480, 132, 500, 16);
   EXPECT_EQ(plan.splits, 3);
   EXPECT_DOUBLE_EQ(plan.rounds(132), 3.0 + 2.0 / 3.0);
+  // At most one round of splits (max_rounds 1): 5000x3000's rest needs two, so it declines;
+  // 4099x4097's quarter round is one.
+  EXPECT_EQ(tuning::tail_split_plan(480, 132, 500, 16, 1).splits, 0);
+  EXPECT_EQ(tuning::tail_split_plan(561, 132, 512, 16, 1).splits, 4);
   // K bounds the splits: each at least min_steps k-steps.
   EXPECT_EQ(tuning::tail_split_plan(561, 132, 48, 16).splits, 3);
   EXPECT_EQ(tuning::tail_split_plan(561, 132, 24, 16).splits, 0);
@@ -149,6 +153,8 @@ TEST(GemmPreselect, TailSplitFillsTheLastWave) {
 TEST(GemmPreselect, ATailSplitCandidateRanksOnItsRoundsAndDeclinesWholeWaves) {
   const tuning::TileFacts plain = {128, 256, 1, 1, kNever};
   const tuning::TileFacts tail = {128, 256, 1, 1, kTail};
+  tuning::TileFacts one_round = tail;
+  one_round.split_rounds = 1;
   // 4099x4097: the plain tile runs 5 rounds for 4.25 of work (0.85), the tail split 4.25.
   const auto ranked = tuning::predict(4099, 4097, 132, {plain, tail});
   EXPECT_EQ(ranked.front().candidate, 1u);
@@ -159,6 +165,11 @@ TEST(GemmPreselect, ATailSplitCandidateRanksOnItsRoundsAndDeclinesWholeWaves) {
   EXPECT_EQ(ranked.front().tiles, 561);
   // 4096 x 4096 on 128 SMs: whole waves, nothing to split.
   EXPECT_FALSE(tuning::predict(4096, 4096, 128, {tail}).front().runs);
+  // Limited to one round of splits, it runs 4099x4097 (one) and not 6144x6144 (96 tiles past
+  // eight waves: 4 splits take three rounds), which the unlimited one splits.
+  EXPECT_TRUE(tuning::predict(4099, 4097, 132, {one_round}).front().runs);
+  EXPECT_FALSE(tuning::predict(6144, 6144, 132, {one_round}).front().runs);
+  EXPECT_TRUE(tuning::predict(6144, 6144, 132, {tail}).front().runs);
 }
 
 TEST(GemmPreselect, ASplitCandidateCountsItsSplitsAndDeclinesAFullCard) {

@@ -233,7 +233,7 @@ bool runs_here(const Rung& r, int m, int n, int k) {
   const long long k_blocks = (k + 63) / 64;
   if (info.split_k == SplitK::tail)
     return memhier::gemm::tuning::tail_split_plan(tiles, resident, k_blocks,
-                                                  info.min_split_blocks)
+                                                  info.min_split_blocks, info.split_rounds)
                .splits > 1;
   return memhier::gemm::tuning::split_count(tiles, resident, k_blocks, info.min_split_blocks) > 1;
 }

@@ -24,6 +24,7 @@ struct TileFacts {
   int blocks_per_sm = 1;       ///< its blocks resident on one SM; 0: it cannot run here
   int cluster_m = 1;           ///< tile rows one cluster spans (tiles come in whole clusters)
   SplitK split_k = SplitK::never;
+  int split_rounds = 0;  ///< SplitK::tail: the most rounds its splits may take (0: any)
 };
 
 /// How many ways a split-K kernel splits K at a shape with `tiles` tiles on a card holding
@@ -37,9 +38,9 @@ int split_count(long long tiles, long long slots, long long k_steps, int min_ste
 /// of its blocks at once: the tiles of whole waves a block each, then the rest, too few for a
 /// full last wave, each split `splits` ways so that the splits fill their waves: of 2 to 16,
 /// the fewest splits whose rounds (ceil(rest x splits / slots) / splits) are at least 5% of a
-/// round below those of fewer, each split at least `min_steps` k-steps. splits == 0: it
-/// declines (under one wave, which the split-K tiles run; whole waves; or no split saving a
-/// sixth of the last round).
+/// round below those of fewer, each split at least `min_steps` k-steps, their rounds at most
+/// `max_rounds` (0: any). splits == 0: it declines (under one wave, which the split-K tiles
+/// run; whole waves; or no split saving a sixth of the last round).
 struct TailSplitPlan {
   long long whole_tiles = 0;  ///< tiles of the whole waves, a block each
   long long rest_tiles = 0;   ///< the tiles after them
@@ -47,7 +48,8 @@ struct TailSplitPlan {
   /// Rounds of tile time: whole waves plus the rest's (one round unsplit).
   double rounds(long long slots) const;
 };
-TailSplitPlan tail_split_plan(long long tiles, long long slots, long long k_steps, int min_steps);
+TailSplitPlan tail_split_plan(long long tiles, long long slots, long long k_steps, int min_steps,
+                              long long max_rounds = 0);
 
 /// One candidate's predicted efficiency at a shape, each factor in (0, 1].
 struct Prediction {

@@ -36,7 +36,8 @@ int split_count(long long tiles, long long slots, long long k_steps, int min_ste
   return static_cast<int>(std::max(1LL, std::min({slots / tiles, by_k, 16LL})));
 }
 
-TailSplitPlan tail_split_plan(long long tiles, long long slots, long long k_steps, int min_steps) {
+TailSplitPlan tail_split_plan(long long tiles, long long slots, long long k_steps, int min_steps,
+                              long long max_rounds) {
   TailSplitPlan plan;
   if (tiles <= 0 || slots <= 0 || k_steps <= 0) return plan;
   plan.rest_tiles = tiles % slots;
@@ -44,7 +45,9 @@ TailSplitPlan tail_split_plan(long long tiles, long long slots, long long k_step
   if (plan.whole_tiles == 0 || plan.rest_tiles == 0) return plan;
   double best = 1.0;  // the rest unsplit: one round
   for (int s = 2; s <= 16 && k_steps / s >= std::max(1, min_steps); ++s) {
-    const double r = static_cast<double>(ceil_div(plan.rest_tiles * s, slots)) / s;
+    const long long rounds = ceil_div(plan.rest_tiles * s, slots);
+    if (max_rounds > 0 && rounds > max_rounds) break;  // more splits only take more rounds
+    const double r = static_cast<double>(rounds) / s;
     if (r < best - 0.05) {
       best = r;
       plan.splits = s;
@@ -76,7 +79,7 @@ std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFac
       p.slots = static_cast<long long>(sms) * t.blocks_per_sm;
       double rounds = static_cast<double>(ceil_div(p.tiles, p.slots));
       if (t.split_k == SplitK::tail) {  // K's length is not the model's: only the rest splits
-        const TailSplitPlan plan = tail_split_plan(p.tiles, p.slots, 1LL << 40, 1);
+        const TailSplitPlan plan = tail_split_plan(p.tiles, p.slots, 1LL << 40, 1, t.split_rounds);
         p.runs = plan.splits > 1;
         if (p.runs) {
           p.splits = plan.splits;

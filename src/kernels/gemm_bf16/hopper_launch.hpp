@@ -49,6 +49,8 @@ struct HopperKernelInfo {
   memhier::gemm::tuning::SplitK split_k = memhier::gemm::tuning::SplitK::never;
   /// The fewest 64-deep k-blocks a split runs (the split_count or tail_split_plan argument).
   int min_split_blocks = 1;
+  /// A tail split's most rounds of splits (tail_split_plan's max_rounds; 0: any).
+  int split_rounds = 0;
 };
 
 /// Rung 6's kernel and launch shape.

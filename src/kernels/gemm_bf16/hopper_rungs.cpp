@@ -122,6 +122,7 @@ Launcher from(void (*launch)(const Params&, cudaStream_t), const void* (*symbol)
   l.tile_n = tile_n;
   l.cluster_m = info.cluster_size;
   l.split_k = info.split_k;
+  l.split_rounds = info.split_rounds;
   return l;
 }
 

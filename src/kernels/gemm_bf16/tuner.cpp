@@ -34,6 +34,7 @@ struct Bf16Traits {
     t.tile_n = l.tile_n;
     t.cluster_m = l.cluster_m;
     t.split_k = l.split_k;
+    t.split_rounds = l.split_rounds;
     return t;
   }
   /// untuned() is the fallback that runs on every device, not a pick for speed.

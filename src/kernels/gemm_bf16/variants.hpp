@@ -45,6 +45,7 @@ struct Launcher {
   int cluster_m = 1;
   /// Splits K where its tiles leave half the card or more idle (always: declines elsewhere).
   gemm::tuning::SplitK split_k = gemm::tuning::SplitK::never;
+  int split_rounds = 0;  ///< SplitK::tail: the most rounds its splits may take (0: any)
   /// What a launch at these extents needs made first (staging memory), or null: the tuner
   /// calls it before timing so that no timed run includes an allocation.
   void (*prepare)(const Params&, cudaStream_t) = nullptr;

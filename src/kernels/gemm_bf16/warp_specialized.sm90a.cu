@@ -21,7 +21,6 @@
 
 #include "kernels/gemm_bf16/hopper.cuh"
 #include "kernels/gemm_bf16/hopper_launch.hpp"
-#include "kernels/split_k/split_k.cuh"
 #include "kernels/split_k/workspace.hpp"
 #include "memhier/core/check.hpp"
 #include "memhier/core/tma.cuh"
@@ -172,9 +171,9 @@ __device__ __forceinline__ void store_tile_smem(const SmemLayoutT<BN, Stages>& s
 
 /// A split's sums go to its slot in the consumers' own order: float4 j of consumer thread i
 /// (d[4j..4j+3]: rows r and r + 8, columns 8j + 2 (lane % 4) and the next, as store_tile_smem
-/// reads them) at float4 j x 256 + i, so each warp writes and reads 512 contiguous bytes.
-/// Chunks wholly past m or n are neither stored nor read back. `rows_left` and `cols_left`:
-/// C's rows from this thread's first and columns from its first column.
+/// reads them) at float4 j x 256 + i, so each warp writes 512 contiguous bytes. Chunks wholly
+/// past m or n are neither stored nor read back (sum_slots_kernel). `rows_left` and
+/// `cols_left`: C's rows from this thread's first and columns from its first column.
 template <int BN>
 __device__ __forceinline__ void store_slot(float* slot, int i, const float (&d)[BN / 2],
                                            int rows_left, int cols_left) {
@@ -186,32 +185,52 @@ __device__ __forceinline__ void store_slot(float* slot, int i, const float (&d)[
              make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]));
 }
 
-/// The tile's last split: d = its `splits` slots added in split order (its own read back too,
-/// so the bits do not depend on which split ended last), 16 float4 a thread in flight.
-template <int BN>
-__device__ __forceinline__ void sum_slots(float (&d)[BN / 2], const float* slots, int splits,
-                                          int i, int rows_left, int cols_left) {
-  constexpr int kChunks = BN / 8, kGroup = kChunks < 16 ? kChunks : 16;
+/// C's elements (row, col) and (row, col + 1) from their sums v0, v1: alpha, beta and the bias
+/// applied as every rung's epilogue does; columns past n are not written.
+__device__ __forceinline__ void finish_pair(const Epilogue& ep, int row, int col, float v0,
+                                            float v1) {
+  const std::size_t at = static_cast<std::size_t>(row) * ep.ldc + col;
+  const float vs[2] = {v0, v1};
 #pragma unroll
-  for (int v = 0; v < BN / 2; ++v) d[v] = 0.f;
-  if (rows_left <= 0) return;
-  for (int s = 0; s < splits; ++s) {
-    const float4* slot = reinterpret_cast<const float4*>(slots) + s * (kBlockM * BN / 4) + i;
-#pragma unroll
-    for (int g = 0; g < kChunks; g += kGroup) {
-      float4 v[kGroup];
-#pragma unroll
-      for (int q = 0; q < kGroup; ++q)
-        v[q] = 8 * (g + q) < cols_left ? __ldcg(slot + (g + q) * 256) : make_float4(0, 0, 0, 0);
-#pragma unroll
-      for (int q = 0; q < kGroup; ++q) {
-        float* e = &d[4 * (g + q)];
-        e[0] += v[q].x;
-        e[1] += v[q].y;
-        e[2] += v[q].z;
-        e[3] += v[q].w;
-      }
+  for (int e = 0; e < 2; ++e)
+    if (col + e < ep.n) {
+      const float old = ep.beta != 0.f ? c_load(ep.out, at + e) : 0.f;
+      c_store(ep.out, at + e, c_finish(vs[e], ep.alpha, ep.beta, old, c_bias(ep.out, col + e)));
     }
+}
+
+/// The splits' sums into C, after the splits' launch: block (r, p) of a grid of tiles x P takes
+/// float4s p x 256 + threadIdx.x, + P x 256, ... of tile first_tile + r's slots (store_slot's
+/// order), adds them in split order (the same bits whichever split ended last) and finishes C.
+/// Spread over the card, where a tile's last split adding them alone read its splits' 128 KiB
+/// each at one SM's bandwidth.
+template <int BN>
+__global__ void __launch_bounds__(256)
+    sum_slots_kernel(const float* partials, int splits, int first_tile, Epilogue ep, int tiles_m,
+                     int tiles_n) {
+  constexpr int kF = kBlockM * BN / 4;  // float4s a slot
+  const int r = static_cast<int>(blockIdx.x);
+  int tm = 0, tn = 0;
+  tile_coords(first_tile + r, tiles_m, tiles_n, &tm, &tn);
+  const float4* slots = reinterpret_cast<const float4*>(partials) +
+                        static_cast<std::size_t>(r) * splits * kF;
+  for (int f = static_cast<int>(blockIdx.y * 256 + threadIdx.x); f < kF;
+       f += static_cast<int>(gridDim.y) * 256) {
+    const int i = f % 256, lane = i % 32;
+    const int row = tm * kBlockM + 64 * (i / 128) + 16 * (i % 128 / 32) + lane / 4;
+    const int col = tn * BN + 8 * (f / 256) + 2 * (lane % 4);
+    if (row >= ep.m || col >= ep.n) continue;
+    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 4
+    for (int s = 0; s < splits; ++s) {
+      const float4 p = __ldcg(slots + static_cast<std::size_t>(s) * kF + f);
+      v.x += p.x;
+      v.y += p.y;
+      v.z += p.z;
+      v.w += p.w;
+    }
+    finish_pair(ep, row, col, v.x, v.y);
+    if (row + 8 < ep.m) finish_pair(ep, row + 8, col, v.z, v.w);
   }
 }
 
@@ -242,8 +261,8 @@ __device__ __forceinline__ void release_stage(uint32_t empty, int t) {
 /// template choice, since both paths in one kernel spill accumulators.
 /// The blocks walk the cluster tiles [sk.first_tile, tile_end).
 /// Splits (no clusters): they walk units of (tile, split); a split multiplies its share of the
-/// k-blocks, stores its sums to its slot of the tile (store_slot), and the tile's last split
-/// adds the slots (sum_slots) and writes C through the epilogue.
+/// k-blocks and stores its sums to its slot of the tile (store_slot); sum_slots_kernel, launched
+/// next, adds them into C.
 template <int BN, int Stages, int Cluster, bool TmaEpi, bool Splits = false>
 __global__ void __launch_bounds__(kThreads, 1)
     ws_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -338,20 +357,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       fence_accumulators(acc);
       release_stage<Cluster>(sm.empty((it - 1) % Stages), t);
       if constexpr (Splits) {
-        const int r = u / splits, i = tid - 128, lane = t % 32;
-        float* slots = sk.partials + static_cast<std::size_t>(r) * splits * (kBlockM * BN);
-        const int rows_left = ep.m - (m0 + 64 * c + 16 * (t / 32) + lane / 4);
-        const int cols_left = ep.n - (n0 + 2 * (lane % 4));
-        store_slot<BN>(slots + static_cast<std::size_t>(u - r * splits) * (kBlockM * BN), i, acc,
-                       rows_left, cols_left);
-        // The flag lives in the barriers' kilobyte, past the last barrier.
-        int* flag = reinterpret_cast<int*>(
-            smem_raw +
-            (sm.full(0) + 512u - static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw))));
-        if (split_k::arrive_last(sk.counters + r, splits, tid == 128, flag, consumers_sync)) {
-          sum_slots<BN>(acc, slots, splits, i, rows_left, cols_left);
-          store_tile_smem<false>(sm, &map_c, ep, acc, c, m0 + 64 * c, n0);
-        }
+        const int r = u / splits, lane = t % 32;
+        store_slot<BN>(sk.partials + (static_cast<std::size_t>(r) * splits + (u - r * splits)) *
+                                         (kBlockM * BN),
+                       tid - 128, acc, ep.m - (m0 + 64 * c + 16 * (t / 32) + lane / 4),
+                       ep.n - (n0 + 2 * (lane % 4)));
       } else {
         store_tile_smem<TmaEpi>(sm, &map_c, ep, acc, c, m0 + 64 * c, n0);
       }
@@ -426,6 +436,10 @@ constexpr int kMinSplitKBlocks = 1;
 
 /// A tail split's share of K loads at least as many bytes of A and B as the sums it stores
 /// (a 128 x 256 tile: 3 k-blocks of 48 KiB against 128 KiB).
+/// Its splits take one round at most: each round of splits stores and adds back 128 KiB a
+/// split, which over several rounds cost more than the part of a round they save (on the H200
+/// at 6144x6144x2048, three rounds of 96 tiles split 4 ways ran 0.80x the unsplit kernel).
+constexpr int kTailSplitRounds = 1;
 template <int BN>
 constexpr int min_tail_split_blocks() {
   constexpr int kSums = kBlockM * BN * 4, kLoads = int(Geometry<BN, 4>::kStageBytes);
@@ -459,7 +473,7 @@ void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bflo
     whole_end = 0;
   } else if constexpr (Mode == SplitK::tail) {
     const gemm::tuning::TailSplitPlan plan = gemm::tuning::tail_split_plan(
-        cluster_tiles, resident, k_blocks, min_tail_split_blocks<BN>());
+        cluster_tiles, resident, k_blocks, min_tail_split_blocks<BN>(), kTailSplitRounds);
     if (plan.splits < 2)
       throw std::invalid_argument(
           split_k::no_tail_split(name, cluster_tiles, kBlockM, BN, resident));
@@ -507,6 +521,12 @@ void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bflo
                                     map_b, map_c, ep, tiles_m, tiles_n, k_blocks, cluster_tiles,
                                     sk));
     MEMHIER_CHECK_LAUNCH();
+    // About four blocks an SM's worth, at most one float4 a thread.
+    const int tiles = cluster_tiles - whole_end;
+    const int parts = std::clamp((4 * resident + tiles - 1) / tiles, 1, kBlockM * BN / 4 / 256);
+    sum_slots_kernel<BN><<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(parts)), 256,
+                           0, stream>>>(sk.partials, sk.splits, whole_end, ep, tiles_m, tiles_n);
+    MEMHIER_CHECK_LAUNCH();
   }
 }
 
@@ -522,6 +542,7 @@ HopperKernelInfo ws_info() {
   info.cluster_size = Cluster;
   info.split_k = Mode;
   info.min_split_blocks = Mode == SplitK::tail ? min_tail_split_blocks<BN>() : kMinSplitKBlocks;
+  info.split_rounds = Mode == SplitK::tail ? kTailSplitRounds : 0;
   return info;
 }
 
