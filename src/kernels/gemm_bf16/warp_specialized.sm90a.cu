@@ -6,10 +6,10 @@
 // traffic by the cluster size. The consumers store C through shared memory (store_tile_smem):
 // by TMA where it can, so the copy engine drains C while the next tile multiplies.
 // One template, instantiated as rung 7 (128 x 256, 4 stages, clusters of 2) and the candidates;
-// the split-K candidates cut each tile's K into splits that run on otherwise idle SMs, their
-// partials summed in one launch by each tile's last split (split_k/split_k.cuh); the tail-split
-// ones run the tiles of whole waves unsplit and split only the tiles after them, so that the
-// splits fill the last wave (tuning::tail_split_plan): two launches of the same template.
+// the split-K candidates cut each tile's K into splits that run on otherwise idle SMs; the
+// tail-split ones run the tiles of whole waves unsplit and split only the tiles after them, so
+// that the splits fill the last wave (tuning::tail_split_plan). Splits store their partial sums
+// to per-tile slots, and a short kernel over the whole card adds them into C in split order.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -234,11 +234,6 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-/// The 256 consumer threads meet here (named barrier 3; 0 is __syncthreads, 1-2 a warpgroup's).
-__device__ __forceinline__ void consumers_sync() {
-  named_barrier_sync<256>(3);
-}
-
 /// Frees stage `s` for its producers: a CTA's own barrier alone, or (clusters) thread i of
 /// the warpgroup arrives in block i, since every block's producer writes into the stage.
 template <int Cluster>
@@ -434,12 +429,13 @@ int prepare_device() {
 // tests' small K must split too.
 constexpr int kMinSplitKBlocks = 1;
 
+/// A tail split's splits take one round at most: each split stores and adds back 128 KiB,
+/// which over several rounds cost more than the part of a round they save (on the H200 at
+/// 6144x6144x2048, three rounds of 96 tiles split 4 ways ran 0.80x the unsplit kernel).
+constexpr int kTailSplitRounds = 1;
+
 /// A tail split's share of K loads at least as many bytes of A and B as the sums it stores
 /// (a 128 x 256 tile: 3 k-blocks of 48 KiB against 128 KiB).
-/// Its splits take one round at most: each round of splits stores and adds back 128 KiB a
-/// split, which over several rounds cost more than the part of a round they save (on the H200
-/// at 6144x6144x2048, three rounds of 96 tiles split 4 ways ran 0.80x the unsplit kernel).
-constexpr int kTailSplitRounds = 1;
 template <int BN>
 constexpr int min_tail_split_blocks() {
   constexpr int kSums = kBlockM * BN * 4, kLoads = int(Geometry<BN, 4>::kStageBytes);
@@ -448,8 +444,8 @@ constexpr int min_tail_split_blocks() {
 
 /// C = alpha * A * B + beta * C through ws_kernel<BN, Stages, Cluster, *, *>; `name` prefixes
 /// errors. Mode always declines (invalid_argument) shapes split_count would not split; tail
-/// those whose last wave tail_split_plan would not split, and runs the others in two launches:
-/// the whole waves' tiles unsplit, then the rest's splits.
+/// those whose last wave tail_split_plan would not split, and runs the others in three
+/// launches: the whole waves' tiles unsplit, the rest's splits, their sums.
 template <int BN, int Stages, int Cluster, SplitK Mode>
 void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bfloat16* a, int lda,
              const __nv_bfloat16* b, int ldb, float beta, const COut& c, int ldc,

@@ -39,8 +39,9 @@ Args args_for(int m, int n, int splits, std::size_t tiles, cudaStream_t stream);
 
 /// What a launch whose splits keep per-tile slots passes its kernel: it runs tiles
 /// first_tile, first_tile + 1, ..., each split `splits` ways; tile first_tile + r keeps its splits'
-/// sums in `splits` slots of a tile's size, one after another from slot r x splits, and arrives
-/// at counters[r]. A tail split's first tile is the first after the whole waves.
+/// sums in `splits` slots of a tile's size, one after another from slot r x splits, and (where
+/// its last split adds them) counts arrivals at counters[r]. A tail split's first tile is the
+/// first after the whole waves.
 struct Slots {
   float* partials = nullptr;
   unsigned* counters = nullptr;
