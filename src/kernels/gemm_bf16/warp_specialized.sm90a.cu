@@ -517,7 +517,7 @@ void ws_gemm(const char* name, int m, int n, int k, float alpha, const __nv_bflo
                                     map_b, map_c, ep, tiles_m, tiles_n, k_blocks, cluster_tiles,
                                     sk));
     MEMHIER_CHECK_LAUNCH();
-    // About four blocks an SM's worth, at most one float4 a thread.
+    // About four blocks an SM over the card, each thread with at least one float4 of a slot.
     const int tiles = cluster_tiles - whole_end;
     const int parts = std::clamp((4 * resident + tiles - 1) / tiles, 1, kBlockM * BN / 4 / 256);
     sum_slots_kernel<BN><<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(parts)), 256,
