@@ -128,6 +128,15 @@ Launcher from(void (*launch)(const Params&, cudaStream_t), const void* (*symbol)
 
 constexpr int kWideTile = 256;  // rung 6's and ws_c1_s4_128x256's (wgmma m64n256k16)
 
+/// The table launcher of a staged rung: its inner kernel's record (Info), the staging made
+/// ahead by prepare.
+template <hopper::HopperKernelInfo (*Info)()>
+Launcher staged_launcher(void (*launch)(const Params&, cudaStream_t)) {
+  Launcher l = from(launch, [] { return Info().symbol; }, Info(), kWideTile);
+  l.prepare = prepare_wgmma_staged;
+  return l;
+}
+
 }  // namespace
 
 Launcher wgmma_tma_launcher() {
@@ -150,19 +159,11 @@ Launcher wgmma_tma_launcher() {
 #undef MEMHIER_HOPPER_LAUNCHER
 
 Launcher wgmma_staged_launcher() {
-  Launcher l = from(
-      launch_wgmma_staged, [] { return hopper::ws_c1_s4_128x256_info().symbol; },
-      hopper::ws_c1_s4_128x256_info(), kWideTile);
-  l.prepare = prepare_wgmma_staged;
-  return l;
+  return staged_launcher<hopper::ws_c1_s4_128x256_info>(launch_wgmma_staged);
 }
 
 Launcher wgmma_staged_tailsplit_launcher() {
-  Launcher l = from(
-      launch_wgmma_staged_tailsplit, [] { return hopper::ws_tailsplit_128x256_info().symbol; },
-      hopper::ws_tailsplit_128x256_info(), kWideTile);
-  l.prepare = prepare_wgmma_staged;
-  return l;
+  return staged_launcher<hopper::ws_tailsplit_128x256_info>(launch_wgmma_staged_tailsplit);
 }
 
 }  // namespace memhier::gemm_bf16::detail
