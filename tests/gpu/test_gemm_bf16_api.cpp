@@ -121,6 +121,8 @@ TEST(GemmBf16Api, PaddedLeadingDimensionsAndMisalignedBases) {
       {130, 136, 72, 80, 144, 140, 0, 1.f, 0.f},     // padded, 16-byte rows (ld % 8 == 0)
       {67, 45, 37, 41, 53, 47, 1, 1.25f, 0.f},       // odd ld, bases 2 bytes off
       {129, 131, 40, 48, 136, 131, 3, 0.5f, -1.5f},  // 16-byte ld but bases off: element loads
+      // Rows longer than the staging copy's 2048-unit span, every shift of a row start.
+      {16, 2100, 2090, 2093, 2107, 2100, 1, 1.f, 0.5f},
   };
   for (Variant v : gemm_bf16::all_variants())
     for (const Problem& q : problems) {
