@@ -1,5 +1,6 @@
 // The process compute-sanitizer watches (tests/sanitizer/run.sh): every registered variant
-// of every ladder on its family's small test shapes, the vendor baselines apart, or every
+// of every ladder on its family's small test shapes (and the tail splits on a wave of this
+// card's tiles and a few more), the vendor baselines apart, or every
 // probe at --quick sizes with one repetition per timing (those of two GPUs or more apart, as
 // "outer"). Usage:
 //   memhier_sanitize_target kernels|baselines|probes|outer|gpu-check [FAMILY|PROBE]
@@ -91,16 +92,18 @@ bool is_reference_line(const Family& f, const Variant& v) {
 }
 
 // Runs `what` ("kernels" or "baselines") of every family (or only `only`, when not empty) on
-// its small test shapes; each output is verified, so a sanitizer finding and a wrong answer
-// both fail.
-int run_ladders(bool baselines, const std::string& only) {
+// its small test shapes, then its kernels that need a wave of tiles on this card's wave cases
+// (where a decline is a failure: the shape was made for them); each output is verified, so
+// a sanitizer finding and a wrong answer both fail.
+int run_ladders(bool baselines, const std::string& only, const memhier::core::DeviceInfo& dev) {
   memhier::kernels::register_families();
   int failures = 0, runs = 0;
   for (const Family& f : memhier::registry::families()) {
     if (!only.empty() && f.name != only) continue;
     std::uint32_t seed = 1;
-    for (const std::string& shape : f.test_shapes) {
-      if (shape_elements(shape) > kMaxShapeElements) continue;
+    // The variants of `names` (all when empty) at `shape`; `must_run`: a decline fails.
+    auto run_shape = [&](const std::string& shape, const std::vector<std::string>& names,
+                         bool must_run) {
       std::unique_ptr<Case> c = f.make_case(shape, seed++);
       auto verify = [&](const std::string& name) {
         ++runs;
@@ -124,6 +127,8 @@ int run_ladders(bool baselines, const std::string& only) {
       }
       for (const Variant& v : f.variants) {
         if (is_reference_line(f, v) != baselines) continue;
+        if (!names.empty() && std::find(names.begin(), names.end(), v.name) == names.end())
+          continue;
         if (const char* why = baselines ? unchecked_why(f) : nullptr) {
           std::printf("not checked at %s: %s: %s\n", shape.c_str(), v.name.c_str(), why);
           continue;
@@ -131,12 +136,27 @@ int run_ladders(bool baselines, const std::string& only) {
         try {
           c->poison(nullptr);
           c->run(v.name, nullptr);
-        } catch (const std::invalid_argument&) {
-          continue;  // the variant declines this shape, with a reason: not a failure
+        } catch (const std::invalid_argument& e) {
+          // A variant declines a shape with a reason: not a failure, unless it was made for it.
+          if (must_run) {
+            std::printf("FAIL %s %s declined %s, made for it: %s\n", f.name.c_str(), v.name.c_str(),
+                        shape.c_str(), e.what());
+            ++failures;
+          }
+          continue;
         }
         verify(v.name);
       }
-    }
+    };
+    for (const std::string& shape : f.test_shapes)
+      if (shape_elements(shape) <= kMaxShapeElements) run_shape(shape, {}, false);
+    if (!baselines && f.wave_cases)
+      for (const memhier::registry::WaveCase& w : f.wave_cases(dev)) {
+        const int before = runs;
+        run_shape(w.shape, w.variants, true);
+        std::printf("%s at %s (past a wave of tiles): %d runs\n", f.name.c_str(), w.shape.c_str(),
+                    runs - before);
+      }
   }
   if (runs == 0 && !only.empty()) {
     std::fprintf(stderr, "no ladder named %s ran (see memhier list)\n", only.c_str());
@@ -199,7 +219,7 @@ int main(int argc, char** argv) {
   if (what == "gpu-check") return 0;
   try {
     if (what == "probes" || what == "outer") return run_probes(*dev, what == "outer", only);
-    return run_ladders(what == "baselines", only);
+    return run_ladders(what == "baselines", only, *dev);
   } catch (const std::exception& e) {
     std::printf("FAIL: %s\n", e.what());
     return 1;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "memhier/core/check.hpp"
+#include "memhier/core/device.hpp"
 #include "memhier/core/verify.hpp"
 #include "memhier/model/access.hpp"
 #include "memhier/model/replay.hpp"
@@ -115,6 +116,12 @@ class Case {
   virtual void run_baseline(cudaStream_t /*stream*/) {}
 };
 
+/// A shape past one wave of tiles and the variants that must run it (Family::wave_cases).
+struct WaveCase {
+  std::string shape;
+  std::vector<std::string> variants;
+};
+
 /// A ladder: its variants in rung order and how to build a Case for a shape.
 struct Family {
   std::string name;                       ///< "transpose"
@@ -124,7 +131,12 @@ struct Family {
   std::vector<std::string> bench_shapes;  ///< the benchmark sizes ("8192x8192")
   std::vector<std::string> quick_shapes;  ///< --quick sizes
   std::vector<std::string> test_shapes;   ///< odd shapes every variant must get right
-  std::string profile_shape;              ///< `memhier profile` shape (odd, so edges count)
+  /// Cases only the card can name, for variants that decline every shape under a wave of
+  /// tiles (the tail splits): shapes a wave of tiles and a few more on this device, each with
+  /// the variants that must run it there (none where they have no code for it); the
+  /// sanitizer runs them beside the test shapes. Unset: none.
+  std::function<std::vector<WaveCase>(const core::DeviceInfo&)> wave_cases;
+  std::string profile_shape;  ///< `memhier profile` shape (odd, so edges count)
   /// Builds a case. Throws std::invalid_argument with one sentence for a malformed
   /// or overflowing shape. `seed` draws fresh random inputs.
   std::function<std::unique_ptr<Case>(const std::string& shape, std::uint32_t seed)> make_case;

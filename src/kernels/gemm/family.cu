@@ -195,6 +195,14 @@ registry::Family gemm_family() {
                    // Skinny with K long enough to split (the cfg_sk_* rungs decline the rest):
                    // one row, and 17 rows with beta != 0, K prime, an odd ldc.
                    "1x300x1031", "17x301x1031:1.5:-0.5"};
+  // The tail splits decline shapes under a wave of 128x256 tiles (one block an SM): a wave
+  // and three more, beta != 0; the staged one with rows that are not 16-byte aligned.
+  f.wave_cases = [](const core::DeviceInfo& dev) {
+    const std::string rows = std::to_string(128 * (dev.sm_count + 3) - 7);
+    return std::vector<registry::WaveCase>{
+        {rows + "x250x256:1:0.5", {gemm::to_string(Variant::cfg_tailsplit_128x256x8_8x16)}},
+        {rows + "x250x257:1:0.5", {gemm::to_string(Variant::staged_tailsplit)}}};
+  };
   // Odd in every extent: partial tiles of every size, lanes off at the edges of A, B and
   // C, and a partial k-tile; beta = 0, so the epilogue does not read C.
   f.profile_shape = "257x255x129";

@@ -191,6 +191,15 @@ registry::Family gemm_bf16_family() {
                    "127x129x65",      "129x127x33",      "132x200x40",      "64x72x24",
                    "257x255x129",     "1000x1000x1000",  "4099x4091x4097",  "64x64x64:0:1.5",
                    "65x33x17:1.25:0", "33x65x17:0.5:-2", "260x132x40:1:0.5"};
+  // As the SGEMM ladder's: the tail splits at a wave of 128x256 tiles and three more, the
+  // staged one with rows that are not 16-byte aligned; their code is sm_90a's.
+  f.wave_cases = [](const core::DeviceInfo& dev) {
+    if (dev.cc_major != 9 || dev.cc_minor != 0) return std::vector<registry::WaveCase>{};
+    const std::string rows = std::to_string(128 * (dev.sm_count + 3) - 5);
+    return std::vector<registry::WaveCase>{
+        {rows + "x72x1000:1:0.5", {gemm_bf16::to_string(Variant::ws_tailsplit_128x256)}},
+        {rows + "x72x1001:1:0.5", {gemm_bf16::to_string(Variant::wgmma_staged_tailsplit)}}};
+  };
   f.profile_shape = "257x255x129";
   return f;
 }
