@@ -60,6 +60,9 @@ report::Section family_section(const Family& family, const std::vector<BenchReco
                       ? "The problem reads nearly all its bytes: x read-only is paired the same "
                         "way with the read-only ceiling. "
                       : "") +
+      "The time column is each variant's own median, taken at its turn in the run: the card's "
+      "clocks drift over a long bench, so two rows' times need not stand in the ratio of their "
+      "paired figures, which are what compares them. "
       "x prev is the previous rung's median time over this one's. Where the problem has flops, "
       "the datasheet peak column is GFLOP/s over the peak of the family's number type at the maximum SM "
       "clock the device reports: fp32 peak = SMs x fp32 lanes per SM x 2 x clock (tensor-core "
