@@ -71,12 +71,17 @@ constexpr Unchecked kUnchecked[] = {
      "synccheck overflows its tracking of the barriers of cuDNN's kernel and the launch fails"},
 };
 
+// The sanitizer tool at work, as run.sh names it ("" outside run.sh).
+std::string sanitizer_tool() {
+  const char* tool = std::getenv("MEMHIER_SANITIZER_TOOL");
+  return tool ? tool : "";
+}
+
 // Why the sanitizer at work cannot check this family's vendor lines (nullptr: it can).
 const char* unchecked_why(const Family& f) {
-  const char* tool = std::getenv("MEMHIER_SANITIZER_TOOL");
-  if (!tool) return nullptr;
+  const std::string tool = sanitizer_tool();
   for (const Unchecked& u : kUnchecked)
-    if (std::string(tool) == u.tool && f.name == u.family) return u.why;
+    if (tool == u.tool && f.name == u.family) return u.why;
   return nullptr;
 }
 
@@ -155,8 +160,7 @@ int run_ladders(bool baselines, const std::string& only, const memhier::core::De
     // tile loop the test shapes check; what is theirs (the slots) is global memory, memcheck's
     // and initcheck's. Under racecheck they took about two minutes more on the H200, near the
     // test's five-minute limit.
-    const char* tool = std::getenv("MEMHIER_SANITIZER_TOOL");
-    if (tool && std::string(tool) == "racecheck") {
+    if (sanitizer_tool() == "racecheck") {
       std::printf("%s: the wave cases are not run under racecheck (global-memory code)\n",
                   f.name.c_str());
       continue;

@@ -3,9 +3,9 @@
 // each, 0.81x cuBLAS at 4099x4097x4093 on the H200) is first copied into staging rows padded
 // to 32 floats (128 bytes), then a 16-byte kernel runs on the copies: double_buffered
 // (`staged`) or the tail split of the 128x256 tile (`staged_tailsplit`, for shapes whose last
-// wave is part full). The copy, about twice the operand's bytes at the copy rate, counts in the candidate's
-// time; an operand already readable is read in place, and the candidate declines when neither
-// needs the copy.
+// wave is part full). The copy, about twice the operand's bytes at the copy rate, counts in
+// the candidate's time; an operand already readable is read in place, and the candidate
+// declines when neither needs the copy.
 #include <stdexcept>
 
 #include "repitch.hpp"
