@@ -172,6 +172,27 @@ TEST(GemmPreselect, ATailSplitCandidateRanksOnItsRoundsAndDeclinesWholeWaves) {
   EXPECT_TRUE(tuning::predict(6144, 6144, 132, {tail}).front().runs);
 }
 
+TEST(GemmPreselect, AnEdgesCandidateCountsOnlyWholeTilesAndDeclinesCWithoutARaggedEdge) {
+  const tuning::TileFacts plain = {128, 256, 1, 1, kNever};
+  tuning::TileFacts edges = plain;
+  edges.trims_edges = true;
+  edges.split_rounds = 1;
+  // 4099x4097: 32 x 16 whole tiles (3.88 waves on 132 SMs, its last wave unsplit within one
+  // round), no tile spent on the 3 rows and 1 column past them; the plain tile runs 33 x 17.
+  const auto ranked = tuning::predict(4099, 4097, 132, {plain, edges});
+  EXPECT_EQ(ranked.front().candidate, 1u);
+  EXPECT_TRUE(ranked.front().runs);
+  EXPECT_EQ(ranked.front().tiles, 512);
+  EXPECT_DOUBLE_EQ(ranked.front().edge_fill, 1.0);
+  EXPECT_NEAR(ranked.front().wave_fill, 512.0 / (4 * 132), 1e-12);
+  EXPECT_EQ(ranked.back().tiles, 561);
+  // Whole tiles only, or no whole tile: not its to run.
+  EXPECT_FALSE(tuning::predict(4096, 4096, 132, {edges}).front().runs);
+  EXPECT_FALSE(tuning::predict(127, 4097, 132, {edges}).front().runs);
+  EXPECT_FALSE(tuning::predict(4099, 255, 132, {edges}).front().runs);
+  EXPECT_TRUE(tuning::predict(4096, 4097, 132, {edges}).front().runs);
+}
+
 TEST(GemmPreselect, ASplitCandidateCountsItsSplitsAndDeclinesAFullCard) {
   // The shape: 32 tiles x 4 splits, one wave 128/132 full, 16 of 128 rows used.
   const tuning::TileFacts split = {128, 256, 1, 1, kAlways};

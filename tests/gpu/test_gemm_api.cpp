@@ -306,6 +306,47 @@ TEST(GemmApi, TailSplitRightOnOddShapesAndLayouts) {
   }
 }
 
+// The edges' candidates: C's whole 128x256 tiles, its last rows and its last columns each
+// through their own kernel. Each remainder of rows takes another skinny tile (1, 17, 33, 100
+// rows), the columns a split 128x128 tile or, past a wave of whole tiles (which also split
+// their last wave), the 128x64 one; padded and odd leading dimensions, misaligned bases (the
+// staged one copies those), beta == 0 (C NaN, never read) and beta != 0. C without a ragged
+// edge or without a whole tile is declined in one sentence.
+TEST(GemmApi, EdgesRightOnRaggedShapes) {
+  MEMHIER_REQUIRE_GPU(dev);
+  struct Case {
+    int m, n, k, pad, offset;
+    float alpha, beta;
+  };
+  const std::vector<Case> cases{{257, 257, 200, 0, 0, 1.f, 0.f},
+                                {128 * 3 + 17, 512 + 100, 130, 4, 0, 1.5f, -0.5f},
+                                {128 + 33, 256 + 129, 72, 0, 0, -1.f, 2.f},
+                                {256 + 100, 512 + 252, 64, 0, 0, 1.f, 0.f},
+                                {128 * (dev->sm_count + 3) + 5, 256 + 7, 520, 0, 0, 1.f, 0.5f}};
+  const std::vector<Case> staged_cases{{257, 257, 201, 0, 0, 1.f, 0.f},
+                                       {128 * 3 + 17, 512 + 100, 130, 3, 1, 1.5f, -0.5f}};
+  std::uint32_t seed = 707;
+  for (Variant v : {Variant::cfg_edges_128x256x8_8x16, Variant::staged_edges})
+    for (const Case& c : v == Variant::staged_edges ? staged_cases : cases) {
+      Problem p(c.m, c.n, c.k, c.pad, c.offset, c.alpha, c.beta, seed++);
+      p.run(v);
+      const double e = p.error();
+      EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
+          << gemm::to_string(v) << " " << c.m << "x" << c.n << "x" << c.k << " pad " << c.pad
+          << " offset " << c.offset << " beta " << c.beta << ": " << e;
+    }
+  for (const auto& [m, n] : {std::pair{256, 512}, std::pair{127, 600}, std::pair{600, 255}}) {
+    Problem q(m, n, 64, 0, 0, 1.f, 0.f, seed++);
+    try {
+      q.run(Variant::cfg_edges_128x256x8_8x16);
+      ADD_FAILURE() << "the edges' candidate ran " << m << "x" << n;
+    } catch (const std::invalid_argument& err) {
+      EXPECT_NE(std::string(err.what()).find("cfg_edges_128x256x8_8x16: C of"), std::string::npos)
+          << err.what();
+    }
+  }
+}
+
 // A tile's last split adds the splits in split order, whichever ends last: the same bits every
 // run. It declines, in one sentence, K too short to split and a shape under one wave.
 TEST(GemmApi, TailSplitIsDeterministicAndDeclinesWhatItCannotSplit) {

@@ -25,6 +25,10 @@ struct TileFacts {
   int cluster_m = 1;           ///< tile rows one cluster spans (tiles come in whole clusters)
   SplitK split_k = SplitK::never;
   int split_rounds = 0;  ///< SplitK::tail: the most rounds its splits may take (0: any)
+  /// Runs only C's whole tiles as tiles (tail-split where that pays) and its ragged last rows
+  /// and columns as parts of their own: no tile is spent on an edge, and C without a whole
+  /// tile or without a ragged edge is not its to run.
+  bool trims_edges = false;
 };
 
 /// How many ways a split-K kernel splits K at a shape with `tiles` tiles on a card holding
@@ -50,6 +54,15 @@ struct TailSplitPlan {
 };
 TailSplitPlan tail_split_plan(long long tiles, long long slots, long long k_steps, int min_steps,
                               long long max_rounds = 0);
+
+/// Whether a trims_edges candidate runs C of m x n with its tile_m x tile_n tile: C holds a
+/// whole tile and has a ragged edge (rows or columns past its whole tiles).
+bool edges_apply(long long m, long long n, int tile_m, int tile_n);
+
+/// The sentence a trims_edges candidate `name` declines m x n with where edges_apply is false
+/// ("" where it is true); `whole` names the candidate that runs C of whole tiles.
+std::string edges_decline(const std::string& name, long long m, long long n, int tile_m,
+                          int tile_n, const std::string& whole);
 
 /// One candidate's predicted efficiency at a shape, each factor in (0, 1].
 struct Prediction {

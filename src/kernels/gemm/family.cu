@@ -194,7 +194,10 @@ registry::Family gemm_family() {
                    "64x64x64:0:1.5", "65x33x17:1.25:0", "33x65x17:0.5:-2", "260x132x40:1:0.5",
                    // Skinny with K long enough to split (the cfg_sk_* rungs decline the rest):
                    // one row, and 17 rows with beta != 0, K prime, an odd ldc.
-                   "1x300x1031", "17x301x1031:1.5:-0.5"};
+                   "1x300x1031", "17x301x1031:1.5:-0.5",
+                   // Ragged past whole 128x256 tiles (the edges' candidates run only those),
+                   // in place and staged.
+                   "259x300x72", "259x301x73:1:0.5"};
   // The tail splits decline shapes under a wave of 128x256 tiles (one block an SM): a wave
   // and three more, beta != 0; the staged one with rows that are not 16-byte aligned.
   f.wave_cases = [](const core::DeviceInfo& dev) {

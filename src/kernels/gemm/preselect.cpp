@@ -57,6 +57,22 @@ TailSplitPlan tail_split_plan(long long tiles, long long slots, long long k_step
   return plan;
 }
 
+bool edges_apply(long long m, long long n, int tile_m, int tile_n) {
+  return tile_m > 0 && tile_n > 0 && m >= tile_m && n >= tile_n &&
+         (m % tile_m != 0 || n % tile_n != 0);
+}
+
+std::string edges_decline(const std::string& name, long long m, long long n, int tile_m,
+                          int tile_n, const std::string& whole) {
+  if (edges_apply(m, n, tile_m, tile_n)) return "";
+  const std::string c = "C of " + std::to_string(m) + "x" + std::to_string(n);
+  const std::string tile = std::to_string(tile_m) + "x" + std::to_string(tile_n);
+  if (m < tile_m || n < tile_n)
+    return name + ": " + c + " holds no whole " + tile +
+           " tile: the skinny and split-K candidates run it";
+  return name + ": " + c + " has no ragged edge: " + whole + " runs its whole tiles";
+}
+
 double TailSplitPlan::rounds(long long slots) const {
   const double whole = slots > 0 ? static_cast<double>(whole_tiles / slots) : 0.0;
   if (rest_tiles == 0) return whole;
@@ -73,12 +89,26 @@ std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFac
     p.runs = t.blocks_per_sm > 0;
     if (known(t) && t.blocks_per_sm > 0 && sms > 0 && m > 0 && n > 0) {
       const long long cluster = std::max(1, t.cluster_m);
-      const long long rows = ceil_div(ceil_div(m, t.tile_m), cluster) * cluster;
-      const long long cols = ceil_div(n, t.tile_n);
+      // Trimmed edges: only whole tiles are tiles; the model leaves the edges' parts out.
+      const long long rows = t.trims_edges ? m / t.tile_m
+                                           : ceil_div(ceil_div(m, t.tile_m), cluster) * cluster;
+      const long long cols = t.trims_edges ? n / t.tile_n : ceil_div(n, t.tile_n);
       p.tiles = rows * cols;
       p.slots = static_cast<long long>(sms) * t.blocks_per_sm;
       double rounds = static_cast<double>(ceil_div(p.tiles, p.slots));
-      if (t.split_k == SplitK::tail) {  // K's length is not the model's: only the rest splits
+      if (t.trims_edges) {
+        p.runs = edges_apply(m, n, t.tile_m, t.tile_n);
+        if (!p.runs) {
+          p.efficiency = 0;
+          out.push_back(p);
+          continue;
+        }
+        const TailSplitPlan plan = tail_split_plan(p.tiles, p.slots, 1LL << 40, 1, t.split_rounds);
+        if (plan.splits > 1) {
+          p.splits = plan.splits;
+          rounds = plan.rounds(p.slots);
+        }
+      } else if (t.split_k == SplitK::tail) {  // K's length is not the model's: only the rest splits
         const TailSplitPlan plan = tail_split_plan(p.tiles, p.slots, 1LL << 40, 1, t.split_rounds);
         p.runs = plan.splits > 1;
         if (p.runs) {
@@ -93,8 +123,10 @@ std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFac
       }
       p.waves = static_cast<double>(p.tiles) / static_cast<double>(p.slots);
       p.wave_fill = p.waves / rounds;
-      p.edge_fill = static_cast<double>(m) * n /
-                    (static_cast<double>(rows) * t.tile_m * static_cast<double>(cols) * t.tile_n);
+      p.edge_fill = t.trims_edges ? 1.0
+                                  : static_cast<double>(m) * n /
+                                        (static_cast<double>(rows) * t.tile_m *
+                                         static_cast<double>(cols) * t.tile_n);
       p.efficiency = p.wave_fill * p.edge_fill;
     }
     out.push_back(p);

@@ -75,4 +75,16 @@ Launcher staged_tailsplit_launcher() {
   return staged_over<cfg_tailsplit_128x256x8_8x16_launcher>();
 }
 
+Launcher staged_edges_launcher() {
+  Launcher l = staged_over<cfg_edges_128x256x8_8x16_launcher>();
+  // Declines before copying anything where the edges' candidate would.
+  l.launch = [](const Params& p, cudaStream_t s) {
+    const std::string why =
+        tuning::edges_decline("staged_edges", p.m, p.n, 128, 256, "staged_tailsplit");
+    if (!why.empty()) throw std::invalid_argument(why);
+    launch<cfg_edges_128x256x8_8x16_launcher>(p, s);
+  };
+  return l;
+}
+
 }  // namespace memhier::gemm::detail

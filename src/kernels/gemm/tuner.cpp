@@ -37,6 +37,7 @@ struct SgemmTraits {
     t.tile_m = l.block_tile.bm;
     t.tile_n = l.block_tile.bn;
     t.split_k = l.split_k;
+    t.trims_edges = l.trims_edges;
     return t;
   }
   /// Before (or without) tuning: 128 x 128 tiles fill the SMs only from 2^34 flops (2048^3).

@@ -52,6 +52,8 @@ struct Launcher {
   /// What a launch at these extents needs made first (staging memory), or null: the tuner
   /// calls it before timing so that no timed run includes an allocation.
   void (*prepare)(const Params&, cudaStream_t) = nullptr;
+  /// Runs C's ragged last rows and columns apart from its whole tiles (edges.cpp).
+  bool trims_edges = false;
 };
 
 // The rungs (gemm_rungs.inc): one launcher per rung, in the rung's .cu.
