@@ -70,19 +70,12 @@ std::uintptr_t checked_call(const float* in, const float* out, std::int64_t rows
   return bytes;
 }
 
-/// best's rung for a validated call, or best itself for a vector (a copy).
-Variant best_for(const float* in, float* out, int r, int c, cudaStream_t stream) {
-  if (r == 1 || c == 1) return Variant::best;
-  if (!detail::vectorizable(in, out, r, c)) return Variant::padded;
-  return detail::choose_best(in, out, r, c, stream);
-}
-
 }  // namespace
 
 Variant best_variant_at(const float* in, float* out, std::int64_t rows, std::int64_t cols,
                         cudaStream_t stream) {
   checked_call(in, out, rows, cols);
-  return best_for(in, out, static_cast<int>(rows), static_cast<int>(cols), stream);
+  return detail::choose_best(in, out, static_cast<int>(rows), static_cast<int>(cols), stream);
 }
 
 void transpose(Variant v, const float* in, float* out, std::int64_t rows, std::int64_t cols,
@@ -91,7 +84,7 @@ void transpose(Variant v, const float* in, float* out, std::int64_t rows, std::i
   const int r = static_cast<int>(rows);
   const int c = static_cast<int>(cols);
   if (v == Variant::best) {
-    v = best_for(in, out, r, c, stream);
+    v = detail::choose_best(in, out, r, c, stream);
     if (v == Variant::best) {
       // A vector's transpose has the same memory image: a device-to-device copy.
       MEMHIER_CUDA(cudaMemcpyAsync(out, in, static_cast<std::size_t>(bytes),

@@ -189,7 +189,6 @@ registry::Family transpose_family() {
   f.variants.back().runs = [](const std::string& shape) {
     const std::vector<std::int64_t> dims = registry::parse_shape(shape, 2, "transpose");
     transpose::check_shape(dims[0], dims[1]);
-    if (dims[0] == 1 || dims[1] == 1) return std::string();
     return d::cached_best(static_cast<int>(dims[0]), static_cast<int>(dims[1]));
   };
   f.tune = [](const std::string& shape, bool retune) {
@@ -201,12 +200,8 @@ registry::Family transpose_family() {
     core::DeviceBuffer<float> in(n), out(n);
     core::fill_random(in.data(), n, 1u, -1.f, 1.f, nullptr);
     MEMHIER_CUDA(cudaDeviceSynchronize());
-    const int rows = static_cast<int>(dims[0]), cols = static_cast<int>(dims[1]);
-    memhier::tuning::Outcome o;
-    if (rows == 1 || cols == 1 || !d::vectorizable(in.data(), out.data(), rows, cols))
-      o.config = rows == 1 || cols == 1 ? "cudaMemcpy" : transpose::to_string(Variant::padded);
-    else
-      o = d::tune_best(in.data(), out.data(), rows, cols, retune);
+    const memhier::tuning::Outcome o = d::tune_best(
+        in.data(), out.data(), static_cast<int>(dims[0]), static_cast<int>(dims[1]), retune);
     return memhier::tuning::tune_record("transpose", shape, o);
   };
   // 8000x6000: not a power of two, where the tile layout's traffic over the L2's two halves

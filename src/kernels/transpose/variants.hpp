@@ -45,16 +45,17 @@ bool vectorizable(const float* in, const float* out, int rows, int cols);
 
 // tuner.cpp: `best`'s float4 rung per card and shape.
 
-/// The rung `best` runs for this validated call on the current device: from the tuning cache,
-/// else timed now; best_64x64_prefetch untuned (at launch-bound sizes, and where the float4
-/// path cannot run: that rung then falls back to padded).
+/// The rung `best` runs for this validated call on the current device: best itself for a
+/// vector (the caller copies), padded where the float4 path cannot run, best_64x64_prefetch
+/// untuned at launch-bound sizes, else from the tuning cache or timed now.
 Variant choose_best(const float* in, float* out, int rows, int cols, cudaStream_t stream);
 
-/// choose_best with what it cost; `retune` times the candidates even when a choice is known.
+/// choose_best with what it cost (config "cudaMemcpy" for a vector); `retune` times the
+/// candidates even when a choice is known.
 memhier::tuning::Outcome tune_best(const float* in, float* out, int rows, int cols, bool retune);
 
 /// The rung `best` runs at rows x cols with cudaMalloc'd bases on the current device as far
-/// as the cache knows (padded where the float4 path cannot run); never tunes.
+/// as the cache knows (padded where the float4 path cannot run, "" for a vector); never tunes.
 std::string cached_best(int rows, int cols);
 
 }  // namespace memhier::transpose::detail
