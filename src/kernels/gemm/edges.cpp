@@ -36,9 +36,7 @@ void run_part(Launcher (*first)(), Launcher (*fallback)(), const Params& q, cuda
 }
 
 void launch_edges(const Params& p, cudaStream_t s) {
-  const std::string why =
-      tuning::edges_decline(kName, p.m, p.n, kTileM, kTileN, "cfg_128x256x8_8x16");
-  if (!why.empty()) throw std::invalid_argument(why);
+  edges_check(kName, p, "cfg_128x256x8_8x16");
   const int m_main = p.m / kTileM * kTileM, n_main = p.n / kTileN * kTileN;
   const int m_rest = p.m - m_main, n_rest = p.n - n_main;
   // The whole tiles, their last wave split where that pays.
@@ -63,6 +61,11 @@ void launch_edges(const Params& p, cudaStream_t s) {
 }
 
 }  // namespace
+
+void edges_check(const char* name, const Params& p, const char* whole) {
+  const std::string why = tuning::edges_decline(name, p.m, p.n, kTileM, kTileN, whole);
+  if (!why.empty()) throw std::invalid_argument(why);
+}
 
 Launcher cfg_edges_128x256x8_8x16_launcher() {
   Launcher l = cfg_128x256x8_8x16_launcher();

@@ -79,9 +79,7 @@ Launcher staged_edges_launcher() {
   Launcher l = staged_over<cfg_edges_128x256x8_8x16_launcher>();
   // Declines before copying anything where the edges' candidate would.
   l.launch = [](const Params& p, cudaStream_t s) {
-    const std::string why =
-        tuning::edges_decline("staged_edges", p.m, p.n, 128, 256, "staged_tailsplit");
-    if (!why.empty()) throw std::invalid_argument(why);
+    edges_check("staged_edges", p, "staged_tailsplit");
     launch<cfg_edges_128x256x8_8x16_launcher>(p, s);
   };
   return l;

@@ -61,6 +61,10 @@ struct Launcher {
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/gemm_rungs.inc"
 
+/// Throws, before anything runs, the sentence the edges' candidate `name` declines `p` with
+/// where C holds no whole 128x256 tile or no ragged edge (`whole` runs C of whole tiles).
+void edges_check(const char* name, const Params& p, const char* whole);
+
 /// The launcher of a variant other than `best` (throws std::invalid_argument for best).
 Launcher launcher_for(Variant v);
 

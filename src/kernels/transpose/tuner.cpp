@@ -117,10 +117,6 @@ memhier::tuning::Tuner<TransposeTuning>& tuner() {
   return *t;
 }
 
-}  // namespace
-
-namespace {
-
 /// What best runs where nothing is timed: itself (a copy) for a vector, padded where float4
 /// cannot move the rows; nullopt where the tuner decides.
 std::optional<Variant> untimed(const float* in, const float* out, int rows, int cols) {
