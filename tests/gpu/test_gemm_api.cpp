@@ -133,6 +133,14 @@ struct Problem {
     return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
   }
   double tolerance() const { return 3e-7 * std::sqrt(static_cast<double>(k)) + 1e-6; }
+  /// Whether C is finite and within tolerance of float64; a failure names the problem.
+  ::testing::AssertionResult right() const {
+    const double e = error();
+    if (std::isfinite(e) && e <= tolerance()) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure()
+           << m << "x" << n << "x" << k << " pad " << lda - k << " offset " << offset << " alpha "
+           << alpha << " beta " << beta << ": error " << e;
+  }
 };
 
 TEST(GemmApi, PaddedAndMisalignedOperands) {
@@ -158,9 +166,7 @@ TEST(GemmApi, PaddedAndMisalignedOperands) {
     for (Variant v : variants) {
       Problem p(300, 260, 136, l.pad, l.offset, 1.f, 0.f, seed++);
       p.run(v);
-      const double e = p.error();
-      EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
-          << gemm::to_string(v) << " pad " << l.pad << " offset " << l.offset << ": " << e;
+      EXPECT_TRUE(p.right()) << gemm::to_string(v);
     }
 }
 
@@ -191,10 +197,7 @@ TEST(GemmApi, SplitKRightOnOddShapesAndLayouts) {
       for (const Layout& l : layouts) {
         Problem p(c.m, c.n, c.k, l.pad, l.offset, c.alpha, c.beta, seed++);
         p.run(v);
-        const double e = p.error();
-        EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
-            << gemm::to_string(v) << " " << c.m << "x" << c.n << "x" << c.k << " beta " << c.beta
-            << " pad " << l.pad << " offset " << l.offset << ": " << e;
+        EXPECT_TRUE(p.right()) << gemm::to_string(v);
       }
 }
 
@@ -214,8 +217,7 @@ void expect_same_bits_every_run(Problem& p, Variant v) {
     EXPECT_EQ(std::memcmp(c.data(), first.data(), c.size() * sizeof(float)), 0)
         << gemm::to_string(v) << " run " << run;
   }
-  const double e = p.error();
-  EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance()) << gemm::to_string(v) << ": " << e;
+  EXPECT_TRUE(p.right()) << gemm::to_string(v);
 }
 
 // The last split adds the partial sums in split order, whichever split ends last.
@@ -263,10 +265,7 @@ TEST(GemmApi, StagedCopiesWhatNeedsItAndDeclinesOtherwise) {
     for (const Case& c : v == Variant::staged ? cases : tail_cases) {
       Problem p(c.m, c.n, c.k, c.pad, c.offset, 1.5f, c.beta, seed++);
       p.run(v);
-      const double e = p.error();
-      EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
-          << gemm::to_string(v) << " " << c.m << "x" << c.n << "x" << c.k << " pad " << c.pad
-          << " offset " << c.offset << ": " << e;
+      EXPECT_TRUE(p.right()) << gemm::to_string(v);
     }
   Problem aligned(300, 260, 1032, 4, 0, 1.f, 0.f, seed++);
   for (Variant v : {Variant::staged, Variant::staged_tailsplit}) {
@@ -299,10 +298,7 @@ TEST(GemmApi, TailSplitRightOnOddShapesAndLayouts) {
   for (const Case& c : cases) {
     Problem p(c.m, c.n, c.k, c.pad, c.offset, c.alpha, c.beta, seed++);
     p.run(Variant::cfg_tailsplit_128x256x8_8x16);
-    const double e = p.error();
-    EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
-        << c.m << "x" << c.n << "x" << c.k << " beta " << c.beta << " pad " << c.pad << " offset "
-        << c.offset << ": " << e;
+    EXPECT_TRUE(p.right());
   }
 }
 
@@ -330,10 +326,7 @@ TEST(GemmApi, EdgesRightOnRaggedShapes) {
     for (const Case& c : v == Variant::staged_edges ? staged_cases : cases) {
       Problem p(c.m, c.n, c.k, c.pad, c.offset, c.alpha, c.beta, seed++);
       p.run(v);
-      const double e = p.error();
-      EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance())
-          << gemm::to_string(v) << " " << c.m << "x" << c.n << "x" << c.k << " pad " << c.pad
-          << " offset " << c.offset << " beta " << c.beta << ": " << e;
+      EXPECT_TRUE(p.right()) << gemm::to_string(v);
     }
   for (const auto& [m, n] : {std::pair{256, 512}, std::pair{127, 600}, std::pair{600, 255}}) {
     Problem q(m, n, 64, 0, 0, 1.f, 0.f, seed++);
@@ -397,8 +390,7 @@ TEST(GemmApi, BestTunesOnceAndWritesTheCache) {
   Problem p(512, 384, 256, 0, 0, 1.f, 0.f, 21);  // above 2^24 flops: tuned
   EXPECT_EQ(gemm::best_config(p.m, p.n, p.k), "");
   p.run(Variant::best);
-  const double e = p.error();
-  EXPECT_TRUE(std::isfinite(e) && e <= p.tolerance()) << e;
+  EXPECT_TRUE(p.right());
   const std::string choice = gemm::best_config(p.m, p.n, p.k);
   EXPECT_FALSE(choice.empty());
   std::ifstream in(path);

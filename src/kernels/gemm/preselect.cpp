@@ -96,22 +96,18 @@ std::vector<Prediction> predict(int m, int n, int sms, const std::vector<TileFac
       p.tiles = rows * cols;
       p.slots = static_cast<long long>(sms) * t.blocks_per_sm;
       double rounds = static_cast<double>(ceil_div(p.tiles, p.slots));
-      if (t.trims_edges) {
-        p.runs = edges_apply(m, n, t.tile_m, t.tile_n);
-        if (!p.runs) {
-          p.efficiency = 0;
-          out.push_back(p);
-          continue;
-        }
+      if (t.trims_edges && !edges_apply(m, n, t.tile_m, t.tile_n)) {
+        p.runs = false;
+        p.efficiency = 0;
+        out.push_back(p);
+        continue;
+      }
+      if (t.trims_edges || t.split_k == SplitK::tail) {
+        // K's length is not the model's: only the last wave's tiles split. A tail split that
+        // would not split declines; an edges candidate runs its whole tiles unsplit then.
         const TailSplitPlan plan = tail_split_plan(p.tiles, p.slots, 1LL << 40, 1, t.split_rounds);
+        if (!t.trims_edges) p.runs = plan.splits > 1;
         if (plan.splits > 1) {
-          p.splits = plan.splits;
-          rounds = plan.rounds(p.slots);
-        }
-      } else if (t.split_k == SplitK::tail) {  // K's length is not the model's: only the rest splits
-        const TailSplitPlan plan = tail_split_plan(p.tiles, p.slots, 1LL << 40, 1, t.split_rounds);
-        p.runs = plan.splits > 1;
-        if (p.runs) {
           p.splits = plan.splits;
           rounds = plan.rounds(p.slots);
         }
