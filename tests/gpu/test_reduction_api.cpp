@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -189,6 +191,39 @@ TEST(ReductionApi, BestIsRightAcrossItsDispatchThreshold) {
     const double ref = cpu_sum(in.host, 0, n);
     EXPECT_LE(std::fabs(static_cast<double>(read_one(out.data())) - ref) / ref, 1e-5) << n;
   }
+}
+
+// best times its configurations at the first n of 2^21 elements or more on a card, keeps the
+// choice in the cache every tuned family shares, and runs it for sum and max alike; below
+// that, and before tuning, it runs best_b512_v4x4.
+TEST(ReductionApi, BestIsTunedPerSizeAndKeptInTheSharedCache) {
+  MEMHIER_REQUIRE_GPU(dev);
+  const ScopedCacheDir cache("memhier-reduction-tune");
+  rd::forget_tuning();
+  const std::size_t n = (std::size_t(1) << 22) + 5;
+  Input in = random_input(n + 1, 15, 0.0f, 1.0f);
+  core::DeviceBuffer<float> out(1);
+  rd::Workspace ws(n);
+  EXPECT_EQ(rd::best_variant_for(n), rd::Variant::best_b512_v4x4);  // nothing known yet
+  out.poison();
+  rd::reduce(rd::Variant::best, rd::Op::sum, in.buf.data() + 1, n, out.data(), ws);
+  const double ref = cpu_sum(in.host, 1, n);
+  EXPECT_LE(std::fabs(static_cast<double>(read_one(out.data())) - ref) / ref, 1e-5);
+  const rd::Variant chosen = rd::best_variant_for(n);
+  EXPECT_TRUE(chosen == rd::Variant::best_b512_v4x4 || chosen == rd::Variant::best_b256_v4x8_l2pf ||
+              chosen == rd::Variant::cp_async_pipeline)
+      << rd::to_string(chosen);
+  std::ifstream file(cache.dir() / "gemm-tuning.json");
+  ASSERT_TRUE(file.good());
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("|reduction|" + std::to_string(n)), std::string::npos) << text;
+  rd::forget_tuning();
+  EXPECT_EQ(rd::best_variant_for(n), chosen);  // from the file
+  EXPECT_EQ(rd::best_variant_for(std::size_t(1) << 20), rd::Variant::best_b512_v4x4);
+  out.poison();
+  rd::reduce(rd::Variant::best, rd::Op::max, in.buf.data() + 1, n, out.data(), ws);
+  EXPECT_EQ(read_one(out.data()), cpu_max(in.host, 1, n));
+  rd::forget_tuning();
 }
 
 }  // namespace

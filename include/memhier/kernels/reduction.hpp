@@ -22,8 +22,8 @@
 
 namespace memhier::reduction {
 
-/// The ladder, in rung order (reduction_rungs.inc); `best` dispatches on n to one of the
-/// tuned single-pass rungs.
+/// The ladder, in rung order (reduction_rungs.inc); `best` runs the single-pass configuration
+/// tuned for this card and n.
 enum class Variant {
 #define MEMHIER_CLASSIC_RUNG(name, ...) name,
 #define MEMHIER_GRID_RUNG(name, ...) name,
@@ -54,10 +54,16 @@ const std::vector<Variant>& all_variants();
 /// The variant named `name`; throws std::invalid_argument naming the known ones.
 Variant variant_from_string(const std::string& name);
 
-/// The variant that `best` runs for n elements on the current device.
+/// The configuration `best` runs for n elements on the current device as far as the tuning
+/// cache knows (per card and n; the file every tuned family shares): best_b512_v4x4 below
+/// 2^21 elements (launch-bound) and at an n not yet tuned; never tunes.
 Variant best_variant_for(std::size_t n);
 
-/// Workspace bytes `v` needs for n elements on the current device (never 0).
+/// Forgets the tuned choices held in memory (the cache file is read again at the next call).
+void forget_tuning();
+
+/// Workspace bytes `v` needs for n elements on the current device (never 0); for best, the
+/// most any configuration it may run needs.
 std::size_t reduce_workspace_bytes(Variant v, std::size_t n);
 
 /// Workspace bytes enough for every variant at any size up to n, on the current device.
@@ -70,7 +76,11 @@ std::size_t reduce_workspace_bytes_all(std::size_t n);
 /// reduce_workspace_bytes(v, n) bytes and must not overlap `in` or `out`. Throws
 /// std::invalid_argument with one sentence for n == 0, null or misaligned pointers, a
 /// workspace too small, or an n too large for the variant's grid; CudaError for CUDA
-/// failures. The sum of an empty range is not defined here (n must be at least 1).
+/// failures. The sum of an empty range is not defined here (n must be at least 1). The first
+/// call of best at an n of 2^21 elements or more on a card decides its configuration by
+/// timing the candidates on `in` and `workspace` on `s` (synchronizing it; within about 30 ms
+/// of GPU time) unless the tuning cache knows n; while `s` is being captured it runs the
+/// untuned one.
 void reduce(Variant v, Op op, const float* in, std::size_t n, float* out, void* workspace,
             std::size_t workspace_bytes, cudaStream_t s = nullptr);
 

@@ -64,11 +64,13 @@ struct Plan {
   std::size_t bytes() const { return kHeaderBytes + sizeof(float) * (slots_a + slots_b); }
 };
 
+/// The plan of a variant other than best (best is resolved to its configuration first).
 Plan plan(Variant v, std::size_t n) {
-  if (!known(v)) throw std::invalid_argument("reduction: unknown variant value.");
+  if (!known(v) || v == Variant::best)
+    throw std::invalid_argument("reduction: unknown variant value.");
   if (n == 0) throw std::invalid_argument("reduction: n must be at least 1.");
   Plan p;
-  p.v = v == Variant::best ? choose_best(n) : v;
+  p.v = v;
   if (const std::size_t e = classic_elems_per_block(p.v)) {
     const std::size_t a = n / e + (n % e != 0);
     if (a > static_cast<std::size_t>(INT_MAX))
@@ -88,6 +90,14 @@ Plan plan(Variant v, std::size_t n) {
   p.grid = static_cast<unsigned>(std::min(needed, resident));
   p.slots_a = p.grid;
   return p;
+}
+
+/// The workspace `v` needs for n elements: for best, the most any of its candidates needs.
+std::size_t workspace_bytes(Variant v, std::size_t n) {
+  if (v != Variant::best) return plan(v, n).bytes();
+  std::size_t bytes = 0;
+  for (Variant c : best_candidates()) bytes = std::max(bytes, plan(c, n).bytes());
+  return bytes;
 }
 
 std::uintptr_t addr(const void* p) {
@@ -132,11 +142,12 @@ Variant variant_from_string(const std::string& name) {
 }
 
 Variant best_variant_for(std::size_t n) {
-  return detail::choose_best(n);
+  return detail::cached_best(n);
 }
 
 std::size_t reduce_workspace_bytes(Variant v, std::size_t n) {
-  return detail::plan(v, std::max<std::size_t>(n, 1)).bytes();
+  if (!detail::known(v)) throw std::invalid_argument("reduction: unknown variant value.");
+  return detail::workspace_bytes(v, std::max<std::size_t>(n, 1));
 }
 
 std::size_t reduce_workspace_bytes_all(std::size_t n) {
@@ -162,15 +173,17 @@ void reduce(Variant v, Op op, const float* in, std::size_t n, float* out, void* 
     throw std::invalid_argument("reduce: in and out must be 4-byte (float) aligned.");
   if (addr(workspace) % alignof(unsigned))
     throw std::invalid_argument("reduce: the workspace must be 4-byte aligned.");
-  const detail::Plan p = detail::plan(v, n);
-  if (workspace_bytes < p.bytes())
+  const std::size_t need = detail::workspace_bytes(v, n);
+  if (workspace_bytes < need)
     throw std::invalid_argument(
-        "reduce: variant " + std::string(to_string(p.v)) + " needs a " + std::to_string(p.bytes()) +
+        "reduce: variant " + std::string(to_string(v)) + " needs a " + std::to_string(need) +
         "-byte workspace for n = " + std::to_string(n) + ", got " +
         std::to_string(workspace_bytes) + " (size it with reduce_workspace_bytes).");
-  if (detail::overlap(workspace, p.bytes(), in, n * sizeof(float)) ||
-      detail::overlap(workspace, p.bytes(), out, sizeof(float)))
+  if (detail::overlap(workspace, need, in, n * sizeof(float)) ||
+      detail::overlap(workspace, need, out, sizeof(float)))
     throw std::invalid_argument("reduce: the workspace overlaps in or out.");
+  const detail::Plan p = detail::plan(
+      v == Variant::best ? detail::choose_best(op, in, n, workspace, need, s) : v, n);
 
   detail::Launch l;
   l.op = op;

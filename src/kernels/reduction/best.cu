@@ -1,6 +1,6 @@
-// Rungs 8 and 9: two tuned configurations of the single-pass kernel, registered
-// separately so a GPU run can compare them, and `best` (the last rung), which dispatches on
-// n. Both take their ticket with one acquire-release atomic instead of rung 7's two fences.
+// Rungs 8 and 9: two configurations of the single-pass kernel, registered separately so a
+// GPU run can compare them; `best` (the last rung) runs the one tuned for the card and n
+// (tuner.cpp). Both take their ticket with one acquire-release atomic instead of rung 7's two fences.
 //  - best_b512_v4x4: 512 threads, 4 float4 (64 bytes) per thread per step, ld.global.nc:
 //    a grid step of resident blocks covers about 17 MB on an H100 (4 blocks per SM).
 //  - best_b256_v4x8_l2pf: 256 threads, 8 float4 (128 bytes) in flight per thread per
@@ -29,12 +29,5 @@ void launch_best_b512_v4x4(const Launch& l) {
 void launch_best_b256_v4x8_l2pf(const Launch& l) {
   launch_single_pass_config<256, 8, Load::l2_prefetch_256, Ticket::acq_rel>(l);
 }
-
-// Measured on an H100 (2026-11-22, exp harness, L2 flushed, full grids, median of 80):
-// at 2^28, CUB 358.8 us; 512 x 2 float4 with fences 356.8 (1.005x); 512 x 4 354.6
-// (1.012x); 256 x 4 354.7; 256 x 8 368.1 and 256 x 16 359.1 (a grid step of 35 MB or
-// more reads slower); the L2::256B hint 372.7. One configuration serves every size until
-// a card says otherwise.
-Variant choose_best(std::size_t /*n*/) { return Variant::best_b512_v4x4; }
 
 }  // namespace memhier::reduction::detail

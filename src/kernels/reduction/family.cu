@@ -12,6 +12,7 @@
 
 #include "kernels/families.hpp"
 #include "kernels/reduction/stream.hpp"
+#include "kernels/tuning/record.hpp"
 #include "memhier/claims/ladders.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
@@ -218,6 +219,25 @@ registry::Family reduction_family() {
   variant(Variant::name, ++rung_no, technique, {source, claim}, d::config().sum_kernel, \
           d::config().block_threads, nullptr),
 #include "memhier/kernels/reduction_rungs.inc"
+  };
+  // The configuration tuned for this card at n.
+  f.variants.back().runs = [](const std::string& shape) {
+    const std::vector<std::int64_t> dims = registry::parse_shape(shape, 1, "reduction");
+    return std::string(rd::to_string(d::cached_best(static_cast<std::size_t>(dims[0]))));
+  };
+  f.tune = [](const std::string& shape, bool retune) {
+    const std::vector<std::int64_t> dims = registry::parse_shape(shape, 1, "reduction");
+    const std::size_t n = static_cast<std::size_t>(dims[0]);
+    const std::size_t ws_bytes = rd::reduce_workspace_bytes(Variant::best, n);
+    core::require_device_memory(4.0 * static_cast<double>(n) + static_cast<double>(ws_bytes),
+                                "reduction " + shape);
+    core::DeviceBuffer<float> in(n);
+    core::DeviceBuffer<char> ws(ws_bytes);
+    core::fill_random(in.data(), n, 1u, -1.f, 1.f, nullptr);
+    MEMHIER_CUDA(cudaMemset(ws.data(), 0, ws_bytes));
+    MEMHIER_CUDA(cudaDeviceSynchronize());
+    return memhier::tuning::tune_record(
+        "reduction", shape, d::tune_best(rd::Op::sum, in.data(), n, ws.data(), ws_bytes, retune));
   };
   f.read_dominated = true;  // every input read once, one word (or 256 bins) written
   f.claims.checks = claims::reduction_checks;

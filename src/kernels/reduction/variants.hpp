@@ -5,8 +5,10 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <vector>
 
 #include "memhier/kernels/reduction.hpp"
+#include "memhier/kernels/tuning_budget.hpp"
 
 namespace memhier::reduction::detail {
 
@@ -50,8 +52,23 @@ struct GridConfig {
 #define MEMHIER_BEST(...)
 #include "memhier/kernels/reduction_rungs.inc"
 
-/// The configuration `best` runs for n elements (best.cu).
-Variant choose_best(std::size_t n);
+// tuner.cpp: `best`'s single-pass configuration per card and n.
+
+/// The configurations `best` chooses among, the one it runs untuned first.
+const std::vector<Variant>& best_candidates();
+
+/// The configuration `best` runs for this validated call on the current device: the untuned
+/// one under 2^21 elements (launch-bound), else the one the tuning cache knows for n, else
+/// timed now on `in` and `workspace` (sized for best) into a scratch output.
+Variant choose_best(Op op, const float* in, std::size_t n, void* workspace,
+                    std::size_t workspace_bytes, cudaStream_t stream);
+
+/// choose_best with what it cost; `retune` times the candidates even when a choice is known.
+memhier::tuning::Outcome tune_best(Op op, const float* in, std::size_t n, void* workspace,
+                                   std::size_t workspace_bytes, bool retune);
+
+/// The configuration `best` runs for n as far as the cache knows; never tunes.
+Variant cached_best(std::size_t n);
 
 }  // namespace memhier::reduction::detail
 
