@@ -87,10 +87,11 @@ def bench(family: str, variants: Optional[Sequence[str]] = None,
 def tune(family: str, shapes: Sequence[str], retune: bool = False) -> List[Dict[str, Any]]:
     """Chooses ``best``'s configuration at each shape now and keeps it in the tuning cache
     (``memhier tune FAMILY --shapes ...``; FAMILY a ladder whose best is tuned, "gemm",
-    "gemm_bf16" or "stencil"; shapes in its form, such as "4096x4096x4096" or "8192x8192:7").
-    One dict per shape: shape, config, source
+    "gemm_bf16", "stencil", "transpose" or "reduction"; shapes in its form, such as
+    "4096x4096x4096" or "8192x8192:7"). One dict per shape: shape, config, source
     ("cache", "tuned now" or "untuned default"), timed and candidates (how many were timed of
-    how many), launches, tuning_ms. ``retune=True`` times again where the cache knows a shape.
+    how many), launches, tuning_ms (the decision's wall time) and gpu_ms (of it, the launches'
+    GPU time). ``retune=True`` times again where the cache knows a shape.
     ValueError for a family that is not tuned or a bad shape (before any GPU); NoDeviceError
     without a usable GPU."""
     if isinstance(shapes, str):

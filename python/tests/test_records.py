@@ -118,9 +118,11 @@ def test_tune_fills_the_cache_and_then_costs_nothing(tmp_path, monkeypatch):
     first = memhier.tune("gemm_bf16", ["1024x1024x1024"], retune=True)
     assert [r["shape"] for r in first] == ["1024x1024x1024"]
     assert first[0]["source"] == "tuned now" and first[0]["config"] and first[0]["timed"] >= 1
+    # The launches' GPU time is part of the decision's wall time.
+    assert 0 < first[0]["gpu_ms"] <= first[0]["tuning_ms"]
     again = memhier.tune("gemm_bf16", "1024x1024x1024")
     assert again[0]["source"] == "cache" and again[0]["config"] == first[0]["config"]
-    assert again[0]["tuning_ms"] == 0
+    assert again[0]["tuning_ms"] == 0 and again[0]["gpu_ms"] == 0
 
 
 def test_explain_bad_input_and_no_ncu(monkeypatch):

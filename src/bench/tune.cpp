@@ -46,21 +46,22 @@ report::Section tune_section(const registry::Family& family,
       "exact shape) for later calls and processes. A decision from the cache times nothing; a "
       "new one times the candidates the family's model of this card keeps (GEMM: tiles and "
       "waves on its SMs; stencil: shared memory, resident blocks and bytes in flight; "
-      "transpose: its four float4 rungs, all timed), each "
-      "warmed up on a corner of the problem, run once, the close ones again; its time is "
-      "the wall time of the whole decision, scratch allocation included.");
+      "transpose and reduction: all their rungs), each "
+      "warmed up on a corner of the problem, run once, the close ones again. Its time is "
+      "the wall time of the whole decision, scratch allocation included; of it, the GPU time "
+      "is its launches' own (CUDA events), which a busy host does not stretch.");
   report::Table t;
   t.id = "tune-" + family.name;
   t.title = family.title + ": tuned configurations";
   t.columns = {{"shape", "", "shape"},           {"config", "", "config"},
                {"from", "", "source"},           {"timed", "", "timed"},
                {"candidates", "", "candidates"}, {"launches", "", "launches"},
-               {"tuning", "ms", "tuning_ms"}};
+               {"tuning", "ms", "tuning_ms"},    {"of it GPU", "ms", "gpu_ms"}};
   for (const registry::TuneRecord& r : records) {
     const char* source = r.cached ? "cache" : r.tuned ? "tuned now" : "untuned default";
     t.rows.push_back({Value::str(r.shape), Value::str(r.config), Value::str(source),
                       Value::integer(r.timed), Value::integer(r.candidates),
-                      Value::integer(r.launches), Value::num(r.ms, 1)});
+                      Value::integer(r.launches), Value::num(r.ms, 1), Value::num(r.gpu_ms, 1)});
   }
   s.tables.push_back(std::move(t));
   return s;

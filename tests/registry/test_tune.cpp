@@ -52,12 +52,13 @@ TEST(Tune, TheTableSaysWhereEachChoiceCameFromAndWhatItCost) {
   tuned.timed = 9;
   tuned.launches = 26;
   tuned.ms = 31.4;
+  tuned.gpu_ms = 22.5;
   registry::TuneRecord cached = tuned;
   cached.shape = "4096x4096x4096";
   cached.tuned = false;
   cached.cached = true;
   cached.timed = cached.launches = 0;
-  cached.ms = 0;
+  cached.ms = cached.gpu_ms = 0;
   const report::Section s = bench::tune_section(family("gemm_bf16"), {tuned, cached});
   ASSERT_EQ(s.tables.size(), 1u);
   const report::Table& t = s.tables[0];
@@ -72,8 +73,10 @@ TEST(Tune, TheTableSaysWhereEachChoiceCameFromAndWhatItCost) {
   EXPECT_EQ(cell(0, "timed").number, 9);
   EXPECT_EQ(cell(0, "candidates").number, 10);
   EXPECT_DOUBLE_EQ(cell(0, "tuning_ms").number, 31.4);
+  EXPECT_DOUBLE_EQ(cell(0, "gpu_ms").number, 22.5);
   EXPECT_EQ(cell(1, "source").text, "cache");
   EXPECT_EQ(cell(1, "tuning_ms").number, 0);
+  EXPECT_EQ(cell(1, "gpu_ms").number, 0);
 }
 
 // The ladder's table shows the rung `best` ran beside it, and has no such column where no

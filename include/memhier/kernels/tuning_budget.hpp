@@ -43,13 +43,14 @@ double look_share(double run_ms, std::size_t candidates, double first_budget_ms)
 int slice_k(int k, double share);
 
 /// What tuning one shape cost: how many candidates there were, how many the model kept and
-/// were timed, the launches (warm-ups included) and the wall time from the first call to the
-/// choice.
+/// were timed, the launches (warm-ups included), the wall time from the first call to the
+/// choice, and the GPU time of the launches: the part a busy host does not stretch.
 struct TuningCost {
   int candidates = 0;
   int timed = 0;
   int launches = 0;
   double ms = 0;
+  double gpu_ms = 0;
 };
 
 /// What `best` decided for one problem: the candidate it runs, whether that came from the

@@ -79,6 +79,7 @@ struct TuneRecord {
   int timed = 0;        ///< those the model kept and that ran
   int launches = 0;     ///< kernel launches, warm-ups included
   double ms = 0;        ///< wall time of the decision, ms
+  double gpu_ms = 0;    ///< GPU time of its launches (event-timed, warm-ups included), ms
 };
 
 /// A profiled family's counters: variant -> ncu key (profile::Metric::key) -> value summed

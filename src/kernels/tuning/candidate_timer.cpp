@@ -39,6 +39,7 @@ Timed time_candidates(std::size_t scratch_bytes, const std::vector<ScratchLaunch
     MEMHIER_CUDA(cudaEventSynchronize(s.stop));
     float ms = 0;
     MEMHIER_CUDA(cudaEventElapsedTime(&ms, s.start, s.stop));
+    out.gpu_ms += ms;
     return static_cast<double>(ms);
   };
   const auto at_share = [&](std::size_t i, double share, double* ran) {

@@ -29,6 +29,7 @@ struct Timed {
   std::vector<double> ms;  ///< each candidate's minimum in ms, -1 for one not timed
   int timed = 0;           ///< candidates that ran
   int launches = 0;        ///< launches, warm-ups included
+  double gpu_ms = 0;       ///< the launches' summed event times, warm-ups included
   double share = 1;        ///< the share of the problem `ms` timed (tuning::look_share)
 };
 

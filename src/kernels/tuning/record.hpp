@@ -21,6 +21,7 @@ inline registry::TuneRecord tune_record(const std::string& family, const std::st
   r.timed = o.cost.timed;
   r.launches = o.cost.launches;
   r.ms = o.cost.ms;
+  r.gpu_ms = o.cost.gpu_ms;
   return r;
 }
 

@@ -84,6 +84,7 @@ class Tuner {
       const Timed t = Traits::time(p, order, kFirstLookMs, kSecondLookMs, stream);
       out.cost.timed = t.timed;
       out.cost.launches = t.launches;
+      out.cost.gpu_ms = t.gpu_ms;
       out.cost.ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       if (t.fastest < 0) return nullptr;  // no scratch memory, or no candidate ran
@@ -103,7 +104,7 @@ class Tuner {
       out.cached = !tuned;
       out.tuned = tuned;
     }
-    if (!out.tuned) out.cost = {out.cost.candidates, 0, 0, 0.0};
+    if (!out.tuned) out.cost = {out.cost.candidates, 0, 0, 0.0, 0.0};
     return out;
   }
 
@@ -168,6 +169,7 @@ class Tuner {
       if (t.ms[i] >= 0) ms[Traits::name(order[i])] = t.ms[i];
     e["min_ms"] = ms;
     e["tuning_ms"] = cost.ms;
+    e["gpu_ms"] = cost.gpu_ms;
     e["timed"] = cost.timed;
     e["candidates"] = cost.candidates;
     e["launches"] = cost.launches;
