@@ -1,6 +1,6 @@
 // Rungs 8 and 9: two configurations of the single-pass kernel, registered separately so a
 // GPU run can compare them; `best` (the last rung) runs the one tuned for the card and n
-// (tuner.cpp). Both take their ticket with one acquire-release atomic instead of rung 7's two fences.
+// (tuner.cpp). Both take their ticket with one acquire-release atomic, not rung 7's two fences.
 //  - best_b512_v4x4: 512 threads, 4 float4 (64 bytes) per thread per step, ld.global.nc:
 //    a grid step of resident blocks covers about 17 MB on an H100 (4 blocks per SM).
 //  - best_b256_v4x8_l2pf: 256 threads, 8 float4 (128 bytes) in flight per thread per
