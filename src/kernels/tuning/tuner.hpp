@@ -120,10 +120,13 @@ class Tuner {
   }
 
   /// The choice known for a problem whose key's shape part is `shape` on the current device
-  /// ("" if none), the disk cache included; never tunes.
+  /// ("" if none, and without a usable device), the disk cache included; never tunes.
   std::string known(const std::string& shape) {
     int dev = 0;
-    MEMHIER_CUDA(cudaGetDevice(&dev));
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+      cudaGetLastError();  // a query: no device knows nothing, and is no error here
+      return {};
+    }
     return memo_.known(entry_key(prefix(dev), Traits::kFamily, shape), cache_path(), valid);
   }
 
