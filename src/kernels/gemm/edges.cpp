@@ -1,7 +1,7 @@
 // best's ragged-edge candidates of the SGEMM ladder (cfg_edges_128x256x8_8x16, staged_edges):
 // C's whole 128x256 tiles, its last rows and its last columns each through the kernel that
-// suits them, as the bf16 ladder's ws_edges_128x256 does. Host code: the kernels are other
-// rungs' launchers, called on sub-matrices (each part reads and writes only its own C).
+// suits them. Host code: the kernels are other rungs' launchers, called on sub-matrices (each
+// part reads and writes only its own C).
 #include <stdexcept>
 #include <string>
 

@@ -27,8 +27,10 @@ namespace {
 /// Below this many elements (8 MiB) a reduction is launch-bound: the untuned rung runs.
 constexpr std::size_t kMinTunedElements = std::size_t(1) << 21;
 
-/// What runs without tuning. On an H100 (2026-11-22, L2 flushed, median of 80) at 2^28 it
-/// read 354.6 us against CUB's 358.8, 256 x 8 float4 368.1 and the L2::256B hint 372.7.
+/// What runs without tuning (below 2^21 elements, and where a tuning cannot run). A named
+/// card's data, not a rule: the H100 measured it fastest at 2^28 (2026-11-22, L2 flushed,
+/// median of 80: 354.6 us, CUB 358.8, 256 x 8 float4 368.1, the L2::256B hint 372.7), and the
+/// H200's tuner kept it there (3c0ad5c); another card's tuner may choose otherwise.
 constexpr Variant kUntuned = Variant::best_b512_v4x4;
 
 /// The warm-up's extent: as many elements as the other families' 256 x 256 corner.
@@ -115,9 +117,11 @@ tuning::Outcome tune_best(Op op, const float* in, std::size_t n, void* workspace
 }
 
 Variant cached_best(std::size_t n) {
-  if (n < kMinTunedElements) return kUntuned;
+  Problem p;
+  p.n = n;
+  if (!ReductionTuning::worth_tuning(p)) return kUntuned;
   Variant v = kUntuned;
-  const std::string known = tuner().known(std::to_string(n));
+  const std::string known = tuner().known(ReductionTuning::shape_text(p));
   return !known.empty() && ReductionTuning::parse(known, &v) ? v : kUntuned;
 }
 
