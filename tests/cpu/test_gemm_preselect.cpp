@@ -177,20 +177,21 @@ TEST(GemmPreselect, AnEdgesCandidateCountsOnlyWholeTilesAndDeclinesCWithoutARagg
   tuning::TileFacts edges = plain;
   edges.trims_edges = true;
   edges.split_rounds = 1;
-  // 4099x4097: 32 x 16 whole tiles (3.88 waves on 132 SMs, its last wave unsplit within one
-  // round), no tile spent on the 3 rows and 1 column past them; the plain tile runs 33 x 17.
-  const auto ranked = tuning::predict(4099, 4097, 132, {plain, edges});
+  constexpr int kH200Sms = 132;  // a named card's data: the H200's SM count
+  // 4099x4097: 32 x 16 whole tiles (3.88 waves on the H200's SMs, its last wave unsplit within
+  // one round), no tile spent on the 3 rows and 1 column past them; the plain tile runs 33 x 17.
+  const auto ranked = tuning::predict(4099, 4097, kH200Sms, {plain, edges});
   EXPECT_EQ(ranked.front().candidate, 1u);
   EXPECT_TRUE(ranked.front().runs);
   EXPECT_EQ(ranked.front().tiles, 512);
   EXPECT_DOUBLE_EQ(ranked.front().edge_fill, 1.0);
-  EXPECT_NEAR(ranked.front().wave_fill, 512.0 / (4 * 132), 1e-12);
+  EXPECT_NEAR(ranked.front().wave_fill, 512.0 / (4 * kH200Sms), 1e-12);
   EXPECT_EQ(ranked.back().tiles, 561);
   // Whole tiles only, or no whole tile: not its to run.
-  EXPECT_FALSE(tuning::predict(4096, 4096, 132, {edges}).front().runs);
-  EXPECT_FALSE(tuning::predict(127, 4097, 132, {edges}).front().runs);
-  EXPECT_FALSE(tuning::predict(4099, 255, 132, {edges}).front().runs);
-  EXPECT_TRUE(tuning::predict(4096, 4097, 132, {edges}).front().runs);
+  EXPECT_FALSE(tuning::predict(4096, 4096, kH200Sms, {edges}).front().runs);
+  EXPECT_FALSE(tuning::predict(127, 4097, kH200Sms, {edges}).front().runs);
+  EXPECT_FALSE(tuning::predict(4099, 255, kH200Sms, {edges}).front().runs);
+  EXPECT_TRUE(tuning::predict(4096, 4097, kH200Sms, {edges}).front().runs);
 }
 
 TEST(GemmPreselect, ASplitCandidateCountsItsSplitsAndDeclinesAFullCard) {
