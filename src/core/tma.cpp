@@ -46,6 +46,19 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder(std::string* why) {
   return fn;
 }
 
+CUtensorMapL2promotion promotion(TmaL2Promotion p) {
+  switch (p) {
+    case TmaL2Promotion::none:
+      return CU_TENSOR_MAP_L2_PROMOTION_NONE;
+    case TmaL2Promotion::b64:
+      return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
+    case TmaL2Promotion::b128:
+      return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+    default:
+      return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  }
+}
+
 CUtensorMapDataType data_type(int elem_bytes) {
   switch (elem_bytes) {
     case 1:
@@ -111,7 +124,7 @@ CUtensorMap encode_tiled(const Tensor2d& t, int rank, std::uint64_t layers,
                             t.swizzle == TmaSwizzle::b128  ? CU_TENSOR_MAP_SWIZZLE_128B
                             : t.swizzle == TmaSwizzle::b64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                                            : CU_TENSOR_MAP_SWIZZLE_NONE,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                            promotion(t.l2_promotion), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw std::runtime_error("cuTensorMapEncodeTiled refused a " +
                              (rank == 3 ? n(layers) + " x " : std::string()) + n(t.rows) + " x " +

@@ -39,6 +39,14 @@ TEST(StencilPreselect, SharedMemoryOfEachConfiguration) {
   EXPECT_EQ(kConfigs[1].smem_bytes(3), 34 * 34 * 16);
   EXPECT_EQ(kConfigs[1].tile_h(), 32);
   EXPECT_EQ(kConfigs[0].threads(), 256);
+  // A TMA box lands on a 128-byte boundary, so each of its buffers rounds up to 128 bytes:
+  // (32 + 6) rows of 544 bytes are 20672, twice 20736 for two stages.
+  const tuning::Config box{4, 8, 6, 2, tuning::Fill::tensor_box};
+  EXPECT_TRUE(box.needs_tma());
+  EXPECT_FALSE(kConfigs[0].needs_tma());
+  EXPECT_EQ(box.stage_bytes(7), 20736);
+  EXPECT_EQ(box.smem_bytes(7), 2 * 20736);
+  EXPECT_EQ(box.fill_bytes(7), 38.0 * 544);
 }
 
 TEST(StencilPreselect, TilesRoundsAndHalo) {

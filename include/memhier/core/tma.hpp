@@ -16,6 +16,11 @@ namespace memhier::core {
 /// each 128-byte row XORed with the row's index mod 8 (the bank-conflict-free layout).
 enum class TmaSwizzle { none, b64, b128 };
 
+/// How much more than the box's own sectors the L2 fetches around each access it misses on.
+/// 256 bytes suits boxes whose rows start and end on 256-byte lines; a box whose rows hang
+/// a few bytes over a line (a stencil's halo) reads the neighbouring lines through L2 for them.
+enum class TmaL2Promotion { none, b64, b128, b256 };
+
 /// A row-major 2-D tensor in global memory and the box (tile) one TMA operation moves.
 struct Tensor2d {
   const void* base = nullptr;
@@ -24,6 +29,7 @@ struct Tensor2d {
   int elem_bytes = 4;                ///< 1, 2, 4 or 8 (the copy does not look at the values)
   std::uint32_t box_cols = 0, box_rows = 0;
   TmaSwizzle swizzle = TmaSwizzle::none;
+  TmaL2Promotion l2_promotion = TmaL2Promotion::b256;
 };
 
 /// `layers` copies of a Tensor2d, `layer_pitch_bytes` apart: a third, outermost dimension. A

@@ -16,17 +16,32 @@ inline constexpr int kTileW = 128;
 /// Shared row of a tile in float4 chunks: the 32 of the outputs and one of halo on each side.
 inline constexpr int kTileW4 = kTileW / 4 + 2;
 
+/// How a tile and its halo reach shared memory.
+enum class Fill {
+  cp_async,    ///< every thread copies 16-byte chunks (cp.async), clamped columns by 4 bytes
+  tensor_box,  ///< one TMA 2-D box per tile, its out-of-image words patched (sm_90 and up)
+};
+
 /// One configuration of the best rung (a MEMHIER_TUNED line).
 struct Config {
   int warps = 8;            ///< warps per block
   int rows_per_thread = 8;  ///< output rows per thread (4 columns each)
   int min_blocks = 4;       ///< __launch_bounds__ blocks per SM; the persistent grid's cap
   int stages = 1;           ///< shared buffers: 2 fills the next tile during this one's compute
+  Fill fill = Fill::cp_async;
 
   constexpr int threads() const { return 32 * warps; }
   constexpr int tile_h() const { return warps * rows_per_thread; }
+  /// Shared bytes of one buffer: the tile with its halo, rounded to 128 bytes for a TMA box
+  /// (its destination's alignment).
+  constexpr int stage_bytes(int k) const {
+    const int raw = (tile_h() + k - 1) * kTileW4 * 16;
+    return fill == Fill::tensor_box ? (raw + 127) / 128 * 128 : raw;
+  }
   /// Dynamic shared memory per block for filter size k: `stages` tiles with a halo.
-  constexpr int smem_bytes(int k) const { return stages * (tile_h() + k - 1) * kTileW4 * 16; }
+  constexpr int smem_bytes(int k) const { return stages * stage_bytes(k); }
+  /// Whether the fill needs the Hopper copy engine (compute capability 9.0 or newer).
+  constexpr bool needs_tma() const { return fill != Fill::cp_async; }
   /// Bytes one tile's fill moves from global memory (the halo rows and chunks included).
   constexpr double fill_bytes(int k) const {
     return static_cast<double>(tile_h() + k - 1) * kTileW4 * 16;

@@ -265,7 +265,7 @@ registry::Family stencil_family() {
   make_variant(Variant::name, ++rung_no, technique, {source, claim}, d::symbol(kShown), d::threads),
 #define MEMHIER_SAME_RUNG(name, launch, symbol, threads, technique, source, claim) \
   make_variant(Variant::name, rung_no, technique, {source, claim}, d::symbol(kShown), d::threads),
-#define MEMHIER_TUNED(name, warps, rows_per_thread, min_blocks, stages, technique) \
+#define MEMHIER_TUNED(name, warps, rows_per_thread, min_blocks, stages, fill, technique) \
   make_tuned(Variant::name, tuned_lines++ == 0 ? ++rung_no : rung_no, technique,   \
              {MEMHIER_STENCIL_VEC, MEMHIER_STENCIL_VEC_CLAIM}, d::name##_symbol(kShown), kShown),
 #define MEMHIER_BEST(name, symbol, block_threads, technique, source, claim)                        \

@@ -37,9 +37,9 @@ bool tuned_config(Variant v, tuning::Config* out) {
   switch (v) {
 #define MEMHIER_RUNG(...)
 #define MEMHIER_BEST(...)
-#define MEMHIER_TUNED(name, warps, rows_per_thread, min_blocks, stages, ...) \
-  case Variant::name:                                                        \
-    *out = tuning::Config{warps, rows_per_thread, min_blocks, stages};       \
+#define MEMHIER_TUNED(name, warps, rows_per_thread, min_blocks, stages, fill, ...)              \
+  case Variant::name:                                                                         \
+    *out = tuning::Config{warps, rows_per_thread, min_blocks, stages, tuning::Fill::fill};    \
     return true;
 #include "memhier/kernels/stencil_rungs.inc"
     default:
@@ -131,6 +131,7 @@ struct StencilTuning {
           cudaFuncAttributes attr{};
           if (symbol && tuned_config(v, &c) &&
               cudaFuncGetAttributes(&attr, symbol) == cudaSuccess) {
+            if (c.needs_tma()) require_tma(symbol, c.smem_bytes(k), to_string(v));
             core::prepare_dynamic_smem(symbol, c.smem_bytes(k), to_string(v));
             // As the persistent launch sets it (vec4_async.cu): shared memory bounds its grid.
             if (c.stages > 1)
@@ -161,7 +162,10 @@ struct StencilTuning {
       tuned_config(v, &c);
       configs.push_back(c);
     }
-    return tuning::preselect(a.rows, a.cols, a.k, f.card, configs, f.blocks[(a.k - 3) / 2]);
+    // Every configuration the card runs and the model does not rule out is timed: the model
+    // does not see how a fill's instructions compete with a 7x7 filter's FMAs.
+    return tuning::preselect(a.rows, a.cols, a.k, f.card, configs, f.blocks[(a.k - 3) / 2],
+                             configs.size());
   }
 
   static memhier::tuning::Timed time(const Args& a, const std::vector<Variant>& order,

@@ -74,6 +74,10 @@ constexpr int kBest128x64Threads = 256;              ///< vec4_async.cu, 128x64 
 std::vector<Variant> tuned_variants();
 bool tuned_config(Variant v, tuning::Config* out);
 
+/// Throws std::invalid_argument (one sentence) unless this device runs `kernel`, a best_*
+/// configuration filled by TMA, with `smem` bytes of dynamic shared memory (vec4_async.cu).
+void require_tma(const void* kernel, int smem, const std::string& name);
+
 /// The configuration `best` runs for this validated call on the current device: from the
 /// tuning cache, else timed now (tuner.cpp); the untuned default at launch-bound shapes.
 Variant choose_best(const Args& a);
