@@ -125,8 +125,8 @@ void check_all_variants(const Shape& s, std::size_t offset, cudaStream_t stream)
                  std::to_string(offset));
     out.poison(stream);
     try {
-      stencil::stencil2d(v, in.data() + offset, out.data() + offset, s.rows, s.cols, w.data(),
-                         s.k, stream);
+      stencil::stencil2d(v, in.data() + offset, out.data() + offset, s.rows, s.cols, w.data(), s.k,
+                         stream);
     } catch (const std::invalid_argument& e) {
       // The configurations filled by TMA (best_*_tma*) need compute capability 9.0; below it
       // they decline in one sentence. Anywhere else a throw is a failure.

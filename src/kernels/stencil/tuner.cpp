@@ -37,9 +37,9 @@ bool tuned_config(Variant v, tuning::Config* out) {
   switch (v) {
 #define MEMHIER_RUNG(...)
 #define MEMHIER_BEST(...)
-#define MEMHIER_TUNED(name, warps, rows_per_thread, min_blocks, stages, fill, ...)              \
-  case Variant::name:                                                                         \
-    *out = tuning::Config{warps, rows_per_thread, min_blocks, stages, tuning::Fill::fill};    \
+#define MEMHIER_TUNED(name, warps, rows_per_thread, min_blocks, stages, fill, ...)         \
+  case Variant::name:                                                                      \
+    *out = tuning::Config{warps, rows_per_thread, min_blocks, stages, tuning::Fill::fill}; \
     return true;
 #include "memhier/kernels/stencil_rungs.inc"
     default:

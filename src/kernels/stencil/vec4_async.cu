@@ -13,9 +13,9 @@
 //   per thread. The words it holds outside the image arrive as zeros and are patched from the
 //   nearest border word, so the clamp rule stays the same.
 // A template over its tuning parameters (the MEMHIER_TUNED lines of stencil_rungs.inc): warps
-// per block, rows per thread, blocks per SM and pipeline stages. One stage is a block per
-// tile (fill, wait, compute); two is a persistent grid whose blocks issue the next tile's
-// cp.async fill into the other shared buffer before computing this one. `best` picks per
+// per block, rows per thread, blocks per SM, pipeline stages and the fill. One stage is a
+// block per tile (fill, wait, compute); two is a persistent grid whose blocks issue the next
+// tile's fill into the other shared buffer before computing this one. `best` picks per
 // card and shape (stencil/tuner.cpp). Shared memory is dynamic: a configuration the device
 // cannot fit declines.
 #include <cuda_pipeline.h>
@@ -98,7 +98,8 @@ __device__ __forceinline__ void patch_borders(float* tile, int rows, int cols, l
   const int hi = first + kTileWords > cols ? static_cast<int>(cols - first) : kTileWords;
   const int row_lo = r0 - R < 0 ? static_cast<int>(R - r0) : 0;
   const int row_hi = r0 - R + kRows > rows ? static_cast<int>(rows - (r0 - R)) : kRows;
-  const bool columns = lo > 0 || hi < kTileWords, rows_out = row_lo > 0 || row_hi < kRows;
+  const bool columns = lo > 0 || hi < kTileWords;
+  const bool rows_out = row_lo > 0 || row_hi < kRows;
   if (!columns && !rows_out) return;
   if (columns) {
     for (int idx = static_cast<int>(threadIdx.x); idx < kRows * kTileWords; idx += NT) {
@@ -241,8 +242,8 @@ __global__ void __launch_bounds__(32 * BY, MIN_BLOCKS)
       const long long next = t + gridDim.x;
       // The other buffer was last read in the previous iteration, before its closing barrier.
       if (next < tiles)
-        fill_tile_async<K, NT, TH>(smem + (buf ^ 1) * kStageFloats, in, rows, cols, col_tiles,
-                                   next, vec_in);
+        fill_tile_async<K, NT, TH>(smem + (buf ^ 1) * kStageFloats, in, rows, cols, col_tiles, next,
+                                   vec_in);
       __pipeline_commit();       // possibly empty: the groups stay one per tile
       __pipeline_wait_prior(1);  // this tile's group is done; the next one's stays in flight
       __syncthreads();
@@ -312,17 +313,16 @@ void require_tma(const void* kernel, int smem, const std::string& name) {
 // run_<name> and <name>_symbol of each MEMHIER_TUNED line of the table.
 #define MEMHIER_RUNG(...)
 #define MEMHIER_BEST(...)
-#define MEMHIER_TUNED(name, warps, rpt, min_blocks, stages, fill, ...)                     \
-  void run_##name(const Args& a) {                                                         \
-    with_filter_size(a.k, [&](auto k) {                                                    \
-      launch<decltype(k)::value, warps, rpt, min_blocks, stages, Fill::fill>(a, #name);    \
-    });                                                                                    \
-  }                                                                                        \
-  const void* name##_symbol(int k) {                                                       \
-    return symbol_for_filter_size(k, [](auto kk) {                                         \
-      return &vec4_async_kernel<decltype(kk)::value, warps, rpt, min_blocks, stages,       \
-                                Fill::fill>;                                               \
-    });                                                                                    \
+#define MEMHIER_TUNED(name, warps, rpt, min_blocks, stages, fill, ...)                            \
+  void run_##name(const Args& a) {                                                                \
+    with_filter_size(a.k, [&](auto k) {                                                           \
+      launch<decltype(k)::value, warps, rpt, min_blocks, stages, Fill::fill>(a, #name);           \
+    });                                                                                           \
+  }                                                                                               \
+  const void* name##_symbol(int k) {                                                              \
+    return symbol_for_filter_size(k, [](auto kk) {                                                \
+      return &vec4_async_kernel<decltype(kk)::value, warps, rpt, min_blocks, stages, Fill::fill>; \
+    });                                                                                           \
   }
 #include "memhier/kernels/stencil_rungs.inc"
 
