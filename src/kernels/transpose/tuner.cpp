@@ -142,9 +142,10 @@ memhier::tuning::Outcome tune_best(const float* in, float* out, int rows, int co
 }
 
 std::string cached_best(int rows, int cols) {
-  if (rows == 1 || cols == 1) return "";
-  // cudaMalloc'd bases (the bench's case): aligned, so only the size decides.
-  if (rows % 4 != 0 || cols % 4 != 0) return to_string(Variant::padded);
+  // cudaMalloc'd bases (the bench's case): aligned, so only the size decides; a null base
+  // stands for any 16-byte aligned one.
+  if (const std::optional<Variant> v = untimed(nullptr, nullptr, rows, cols))
+    return *v == Variant::best ? "" : to_string(*v);
   if (static_cast<double>(rows) * cols < kMinTunedElements) return to_string(kUntuned);
   const std::string known = tuner().known(shape_text(rows, cols));
   return known.empty() ? to_string(kUntuned) : known;
