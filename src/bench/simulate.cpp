@@ -51,9 +51,11 @@ SimulateItem simulate_one(const std::string& family, const std::string& variant,
     const auto t0 = std::chrono::steady_clock::now();
     model::LaunchSimulator sim(card);
     v.stream(shape, sim);
-    // The kernel's own sm_90 code (the only one built), read once after the cold start.
+    // The kernel's machine code this card would load, read once after the cold start.
     if (fetch_code && sim.resident_blocks() > 0)
-      if (const auto code = core::kernel_code_bytes(v.symbol)) sim.instruction_fetch(*code);
+      if (const auto code =
+              core::kernel_code_bytes(v.symbol, card.arch().cc_major, card.arch().cc_minor))
+        sim.instruction_fetch(*code);
     it.result = sim.finish();
     it.cpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     it.runs = it.result.instructions > 0;

@@ -56,9 +56,25 @@ std::vector<Section> sections(const std::string& b, std::uint64_t base = 0) {
   return out;
 }
 
-// Every ".text.NAME" of the device images in the file's .nv_fatbin: NAME -> largest size.
-std::map<std::string, std::int64_t> device_code(const std::string& b) {
-  std::map<std::string, std::int64_t> code;
+// One kernel's machine code in one architecture's image.
+struct MachineCode {
+  int sm = 0;              // major * 10 + minor (sm_90a: 90)
+  std::int64_t bytes = 0;  // its .text
+};
+
+// Every kernel of the images: mangled name -> its machine code per image.
+using Kernels = std::map<std::string, std::vector<MachineCode>>;
+
+// One device image (architecture `sm`): each ".text.NAME"'s size.
+void add_image(const std::string& b, std::uint64_t base, int sm, Kernels& out) {
+  for (const Section& s : sections(b, base))
+    if (s.name.rfind(".text.", 0) == 0)
+      out[s.name.substr(6)].push_back({sm, static_cast<std::int64_t>(s.size)});
+}
+
+// Every kernel of the device images in the file's .nv_fatbin, per architecture.
+Kernels device_code(const std::string& b) {
+  Kernels code;
   for (const Section& fat : sections(b)) {
     if (fat.name != ".nv_fatbin") continue;
     constexpr std::uint32_t kFatMagic = 0xBA55ED50u;
@@ -70,23 +86,32 @@ std::map<std::string, std::int64_t> device_code(const std::string& b) {
       }
       const std::uint64_t first = p + field<std::uint16_t>(b, p + 6);
       const std::uint64_t last = std::min(end, first + field<std::uint64_t>(b, p + 8));
-      for (std::uint64_t e = first; e + 16 <= last;) {  // entries: kind 2 holds an ELF image
+      for (std::uint64_t e = first; e + 32 <= last;) {  // entries: kind 2 holds an ELF image
         const auto kind = field<std::uint16_t>(b, e);
         const auto header = field<std::uint32_t>(b, e + 4);
         const auto payload = field<std::uint64_t>(b, e + 8);
+        const auto sm = static_cast<int>(field<std::uint32_t>(b, e + 28));  // 90 for sm_90(a)
         if (header == 0) break;
-        if (kind == 2)
-          for (const Section& s : sections(b, e + header))
-            if (s.name.rfind(".text.", 0) == 0) {
-              std::int64_t& v = code[s.name.substr(6)];
-              v = std::max(v, static_cast<std::int64_t>(s.size));
-            }
+        if (kind == 2) add_image(b, e + header, sm, code);
         e += header + payload;
       }
       p = std::max(last, p + 8);
     }
   }
   return code;
+}
+
+// Of one kernel's images, the one a card of cc major.minor loads: the highest architecture of
+// its major not above its minor (the largest code where two images share one).
+std::optional<std::int64_t> for_card(const std::vector<MachineCode>& images, int major,
+                                     int minor) {
+  std::optional<MachineCode> best;
+  for (const MachineCode& m : images) {
+    if (m.sm / 10 != major || m.sm % 10 > minor) continue;
+    if (!best || m.sm > best->sm || (m.sm == best->sm && m.bytes > best->bytes)) best = m;
+  }
+  if (!best) return std::nullopt;
+  return best->bytes;
 }
 
 // The function symbols of the host image: address (as linked) -> names.
@@ -107,7 +132,7 @@ std::multimap<std::uint64_t, std::string> host_functions(const std::string& b) {
 
 struct Image {
   std::multimap<std::uint64_t, std::string> functions;
-  std::map<std::string, std::int64_t> code;
+  Kernels code;
 };
 
 // The loaded file that holds `address` (the program, or a shared object such as the Python
@@ -152,14 +177,15 @@ const Image& image_of(const std::string& file) {
 }  // namespace
 
 std::optional<std::int64_t> code_bytes_in_file(const std::string& elf_bytes,
-                                               const std::string& mangled_name) {
-  const auto code = device_code(elf_bytes);
+                                               const std::string& mangled_name, int cc_major,
+                                               int cc_minor) {
+  const Kernels code = device_code(elf_bytes);
   const auto it = code.find(mangled_name);
   if (it == code.end()) return std::nullopt;
-  return it->second;
+  return for_card(it->second, cc_major, cc_minor);
 }
 
-std::optional<std::int64_t> kernel_code_bytes(const void* kernel) {
+std::optional<std::int64_t> kernel_code_bytes(const void* kernel, int cc_major, int cc_minor) {
   Holder holder;
   holder.address = reinterpret_cast<std::uintptr_t>(kernel);
   if (!kernel || dl_iterate_phdr(find_holder, &holder) == 0 || !holder.found) return std::nullopt;
@@ -167,7 +193,8 @@ std::optional<std::int64_t> kernel_code_bytes(const void* kernel) {
   const std::uint64_t linked = holder.address - holder.bias;
   const auto [first, last] = image.functions.equal_range(linked);
   for (auto f = first; f != last; ++f) {
-    if (const auto c = image.code.find(f->second); c != image.code.end()) return c->second;
+    if (const auto c = image.code.find(f->second); c != image.code.end())
+      return for_card(c->second, cc_major, cc_minor);
     // A static kernel's host name marks internal linkage ("detailL22double_buffered..."),
     // its device name does not; an L before a digit is only that mark in a mangled name.
     std::string device;
@@ -175,7 +202,8 @@ std::optional<std::int64_t> kernel_code_bytes(const void* kernel) {
       if (!(f->second[i] == 'L' && i + 1 < f->second.size() && f->second[i + 1] >= '0' &&
             f->second[i + 1] <= '9'))
         device += f->second[i];
-    if (const auto c = image.code.find(device); c != image.code.end()) return c->second;
+    if (const auto c = image.code.find(device); c != image.code.end())
+      return for_card(c->second, cc_major, cc_minor);
   }
   return std::nullopt;
 }

@@ -512,16 +512,23 @@ TEST(Stream, L2PromotionHitsTheNeighbourLine) {
 }
 
 // The transpose prefetch rung at 1024^2 (16 x 16 tiles of 64 x 64, all full): tile t prefetches
-// tile t + 66's 64 input rows of 256 bytes (8 sectors), so tiles 0..189 add 190 x 64 x 8 L2
-// load lookups to best_64x64's stream; DRAM still reads the 4 MiB input once.
+// tile t + ahead's 64 input rows of 256 bytes (8 sectors), `ahead` a twelfth of the blocks
+// resident on the card (the launcher's rule), so tiles 0..255 - ahead add (256 - ahead) x 64
+// x 8 L2 load lookups to best_64x64's stream; DRAM still reads the 4 MiB input once. On two
+// cards of different SM counts.
 TEST(Stream, TransposePrefetchLooksUpTheTileAhead) {
-  const auto& h100 = *memhier::model::find_card("h100");
-  const auto plain = accesses_only("transpose", "best_64x64", "1024x1024", h100);
-  const auto pf = accesses_only("transpose", "best_64x64_prefetch", "1024x1024", h100);
-  EXPECT_EQ(pf.result.traffic.l2_ld_sectors - plain.result.traffic.l2_ld_sectors, 190 * 64 * 8);
-  EXPECT_EQ(pf.result.traffic.dram_read_bytes(), 4.0 * 1024 * 1024);
-  EXPECT_EQ(pf.result.instructions, plain.result.instructions);
-  EXPECT_GT(pf.result.traffic.l2_hit_rate(), plain.result.traffic.l2_hit_rate());
+  for (const char* key : {"h100", "a100"}) {
+    const auto& card = *memhier::model::find_card(key);
+    const auto plain = accesses_only("transpose", "best_64x64", "1024x1024", card);
+    const auto pf = accesses_only("transpose", "best_64x64_prefetch", "1024x1024", card);
+    const long long ahead = std::max(1, card.sms * pf.result.blocks_per_sm / 12);
+    EXPECT_EQ(pf.result.traffic.l2_ld_sectors - plain.result.traffic.l2_ld_sectors,
+              (256 - ahead) * 64 * 8)
+        << key;
+    EXPECT_EQ(pf.result.traffic.dram_read_bytes(), 4.0 * 1024 * 1024) << key;
+    EXPECT_EQ(pf.result.instructions, plain.result.instructions) << key;
+    EXPECT_GT(pf.result.traffic.l2_hit_rate(), plain.result.traffic.l2_hit_rate()) << key;
+  }
 }
 
 // The one-output-per-thread stencil at 64x64 with a 3x3 filter, by hand: 16 tiles of 32x8
@@ -569,28 +576,37 @@ TEST(Stream, SoftmaxCountsByHand) {
   }
 }
 
-// The kernels' machine code, read from this test's own file with no GPU: every streamed GEMM
-// rung's kernel has some, the register-tiled warp tile far more than the naive rung, and the
-// replay fetches it once from DRAM. Bad input reads as nothing.
+// The kernels' machine code, read from this test's own file with no GPU for a card of the
+// table whose architecture the build holds: every streamed GEMM rung's kernel has some, the
+// register-tiled warp tile far more than the naive rung, and the replay fetches it once from
+// DRAM. A card this program holds no machine code for (cc 7.5: the oldest image built is
+// sm_80) and bad input read as nothing.
 TEST(KernelCode, TheKernelsOwnCodeIsReadFromTheProgram) {
   const Family& gemm = family("gemm");
+  const memhier::model::Card* card = nullptr;
+  for (const memhier::model::Card& c : memhier::model::all_cards())
+    if (memhier::core::kernel_code_bytes(gemm.variants.front().symbol, c.arch().cc_major,
+                                         c.arch().cc_minor))
+      card = &c;
+  ASSERT_NE(card, nullptr) << "no card of the table runs this build's machine code";
+  const int major = card->arch().cc_major, minor = card->arch().cc_minor;
   std::map<std::string, std::int64_t> code;
   for (const Variant& v : gemm.variants) {
     if (!v.stream) continue;  // best dispatches; the cuBLAS reference is no code of ours
-    const auto c = memhier::core::kernel_code_bytes(v.symbol);
+    const auto c = memhier::core::kernel_code_bytes(v.symbol, major, minor);
     ASSERT_TRUE(c.has_value()) << v.name;
     EXPECT_GT(*c, 0) << v.name;
     code[v.name] = *c;
+    EXPECT_FALSE(memhier::core::kernel_code_bytes(v.symbol, 7, 5).has_value()) << v.name;
   }
   EXPECT_GT(code["warp_tiled"], 8 * code["naive"]);
-  EXPECT_FALSE(memhier::core::kernel_code_bytes(nullptr).has_value());
-  EXPECT_FALSE(memhier::core::kernel_code_bytes(reinterpret_cast<const void*>(&family)));
-  EXPECT_FALSE(memhier::core::code_bytes_in_file("not an ELF file", "warp_tiled").has_value());
-  const auto a = memhier::bench::simulate_one("gemm", "warp_tiled", "257x255x129",
-                                              *memhier::model::find_card("h100"));
+  EXPECT_FALSE(memhier::core::kernel_code_bytes(nullptr, major, minor).has_value());
+  EXPECT_FALSE(
+      memhier::core::kernel_code_bytes(reinterpret_cast<const void*>(&family), major, minor));
+  EXPECT_FALSE(memhier::core::code_bytes_in_file("not an ELF file", "warp_tiled", major, minor));
+  const auto a = memhier::bench::simulate_one("gemm", "warp_tiled", "257x255x129", *card);
   EXPECT_EQ(a.result.code_bytes, code["warp_tiled"]);
-  const auto b = memhier::bench::simulate_one("gemm", "naive", "257x255x129",
-                                              *memhier::model::find_card("h100"));
+  const auto b = memhier::bench::simulate_one("gemm", "naive", "257x255x129", *card);
   // Both read A and B once (C is stored, not read): they differ by their code.
   EXPECT_NEAR(a.result.traffic.dram_read_bytes() - b.result.traffic.dram_read_bytes(),
               static_cast<double>(code["warp_tiled"] - code["naive"]), 32 * 2);

@@ -8,6 +8,7 @@
 // (resident_grid) and is unknown here.
 #include "kernels/transpose/predict.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
@@ -82,16 +83,21 @@ void tiled(Recorder& rec, int rows, int cols, Word word, int words) {
 // SASS per tile and warp (sm_90, nvcc 13.0): load phase behind a branch on full || in
 // bounds, 4 LDG.E.128.CONSTANT then 4 STS.128; store phase 4 LDS.128 for every thread, then
 // the kPasses = 4 streaming stores (st.global.cs.v4.f32), unchecked on full tiles, each
-// under its own check on edge tiles: one 16-byte store per lane each. `ahead` > 0: the
+// under its own check on edge tiles: one 16-byte store per lane each. `prefetch`: the
 // prefetch rung, whose first TH threads each bulk-prefetch one TW-float input row of tile
-// t + ahead into L2 before the loads (prefetch_tile: full tiles only).
+// t + ahead into L2 before the loads (prefetch_tile: full tiles only), `ahead` a twelfth of
+// the blocks the sink's card holds at once, the launcher's rule. The sink's occupancy assumes
+// 32 registers a thread, so it counts more blocks than a card whose registers bind: 88 on an
+// H100, where the kernel's 40 registers hold it to 6 an SM and the launcher takes 66.
 template <int TH, int TW>
-void vectorized(Recorder& rec, int rows, int cols, unsigned ahead = 0) {
+void vectorized(Recorder& rec, int rows, int cols, bool prefetch = false) {
   constexpr int kChunks = TH / 4;
   constexpr int kRowsPerPass = index::vec_rows_per_pass(TH);
   constexpr int kPasses = TW / kRowsPerPass;
   constexpr int kWarps = index::kVecThreads / model::kWarpSize;
   rec.launch(index::kVecThreads, TH * TW * static_cast<int>(kFloat));
+  const unsigned ahead =
+      prefetch ? std::max(1u, static_cast<unsigned>(rec.resident_blocks() / 12)) : 0;
   const TileGrid g = tile_grid(rows, cols, TH, TW);
   for (unsigned t = 0; t < g.count; ++t) {
     long long row0 = 0, col0 = 0;
@@ -228,12 +234,11 @@ void vectorized_32x128(Recorder& rec, int rows, int cols) {
     padded(rec, rows, cols);
 }
 
-// best_64x64_prefetch's stream: vectorized_64x64 with the bulk prefetches, `ahead` as the
-// launcher sets it on an H100 (a twelfth of 6 resident blocks on 132 SMs; the stream knows
-// no card), or the padded fallback.
+// best_64x64_prefetch's stream: vectorized_64x64 with the bulk prefetches, or the padded
+// fallback.
 void vectorized_64x64_prefetch(Recorder& rec, int rows, int cols) {
   if (rows % 4 == 0 && cols % 4 == 0)
-    vectorized<64, 64>(rec, rows, cols, 6 * 132 / 12);
+    vectorized<64, 64>(rec, rows, cols, true);
   else
     padded(rec, rows, cols);
 }
