@@ -12,6 +12,7 @@
 #include "gpu_test_util.hpp"
 #include "memhier/core/buffer.hpp"
 #include "memhier/core/check.hpp"
+#include "memhier/core/gate.hpp"
 #include "memhier/core/random.hpp"
 #include "memhier/kernels/stencil.hpp"
 
@@ -100,14 +101,6 @@ struct Shape {
   int rows, cols, k;
 };
 
-int compute_capability() {
-  int dev = 0, major = 0, minor = 0;
-  MEMHIER_CUDA(cudaGetDevice(&dev));
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  MEMHIER_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  return 10 * major + minor;
-}
-
 // All variants on one shape, with the image at `offset` floats into its buffers (offset 1:
 // 4-byte but not 16-byte aligned, so the best_* variants take their 4-byte paths).
 void check_all_variants(const Shape& s, std::size_t offset, cudaStream_t stream) {
@@ -130,7 +123,7 @@ void check_all_variants(const Shape& s, std::size_t offset, cudaStream_t stream)
     } catch (const std::invalid_argument& e) {
       // The configurations filled by TMA (best_*_tma*) need compute capability 9.0; below it
       // they decline in one sentence. Anywhere else a throw is a failure.
-      if (compute_capability() >= 90 ||
+      if (memhier::core::device_limits().cc_major >= 9 ||
           std::string(stencil::to_string(v)).find("_tma") == std::string::npos)
         throw;
       EXPECT_NE(std::string(e.what()).find("9.0"), std::string::npos) << e.what();
